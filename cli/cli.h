@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_CLI_H
+#define IBFM_CLI_H
+
+/* Shared pieces of the ibfm command's subcommands. */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "routing/fabric.h"
+
+/* Exit codes, documented in ibfm(8). */
+enum {
+	CLI_OK = 0,		/* done; for checks: nothing found */
+	CLI_FOUND = 1,		/* a check or diff found differences */
+	CLI_USAGE = 2,		/* bad command line */
+	CLI_INPUT = 3,		/* bad input file or parameters */
+	CLI_FAIL = 4,		/* could not do the work (I/O, memory) */
+};
+
+/* A subcommand: "topo gen" is group "topo", name "gen". */
+struct cli_cmd {
+	const char *group;
+	const char *name;
+	const char *args;	/* synopsis of its arguments */
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct cli_cmd cli_topo_cmds[];
+
+/* Prints "ibfm: " and the message to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Progress on stderr for long work, when stderr is a terminal or
+ * IBFM_PROGRESS=1: cli_progress_begin("parsing x.topo") ... _end().
+ */
+void cli_progress_begin(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+void cli_progress_end(void);
+
+/* Loads a topology file; prints the error and returns NULL on failure. */
+struct ibfm_fabric *cli_load_topo(const char *path);
+
+/* Parses a whole unsigned number in [min, max]; false if it is not one. */
+bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
+
+/* "desc"[port] of a port, for messages (static buffer, one at a time). */
+const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port,
+			 char *buf, size_t len);
+
+#endif /* IBFM_CLI_H */

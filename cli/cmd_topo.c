@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibfm topo gen|show|diff: make, summarise and compare topology files.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "routing/diff.h"
+#include "routing/gen.h"
+#include "routing/json.h"
+#include "routing/rank.h"
+#include "routing/topo.h"
+
+static const char gen_usage[] =
+	"Usage: ibfm topo gen --levels L --radix K [options] -o FILE\n"
+	"Writes a generated fat tree in the ibnetdiscover format (ibsim's net file).\n"
+	"\n"
+	"  -l, --levels L           switch levels: 2 or 3\n"
+	"  -k, --radix K            ports per switch (even, 4..254)\n"
+	"  -n, --hosts N            CAs (HCAs) in all; default: as many as fit\n"
+	"  -r, --rails R            HCAs per server, one per rail (rail-optimized)\n"
+	"      --oversub D:U        leaf oversubscription, e.g. 2:1 (default 1:1)\n"
+	"      --remove-links PCT   remove PCT%% of switch-to-switch links at random\n"
+	"      --remove-switches N  remove N switches above the leaves at random\n"
+	"  -s, --seed S             seed for the removals (default 1)\n"
+	"      --speed SPEED        SDR..XDR (default HDR; ibsim 0.10 knows up to HDR)\n"
+	"      --width W            lanes: 1, 2, 4, 8 or 12 (default 4)\n"
+	"  -o, --output FILE        where to write ('-' for standard output)\n"
+	"      --json               print what was generated as JSON\n"
+	"  -h, --help               this text\n"
+	"\n"
+	"Examples:\n"
+	"  ibfm topo gen --levels 2 --radix 36 -o fat.topo          # 648 hosts\n"
+	"  ibfm topo gen -l 3 -k 64 --hosts 45056 -o big.topo\n"
+	"  ibfm topo gen -l 2 -k 64 --rails 8 --hosts 512 -o rail.topo\n"
+	"  ibfm topo gen -l 2 -k 36 --remove-links 5 --seed 7 -o deg.topo\n";
+
+static bool parse_oversub(const char *s, unsigned radix, unsigned *down)
+{
+	unsigned d, u;
+	char tail;
+
+	if (sscanf(s, "%u:%u%c", &d, &u, &tail) != 2 || !d || !u)
+		return false;
+	/* Round host ports down so up-ports never fall below the ratio. */
+	*down = (unsigned)((unsigned long)radix * d / (d + u));
+	return *down >= 1 && *down < radix;
+}
+
+static void print_summary_json(const struct ibfm_fabric *f, unsigned levels,
+			       const char *path)
+{
+	struct ibfm_json j;
+
+	ibfm_json_init(&j, stdout, true);
+	ibfm_json_obj_begin(&j, NULL);
+	if (path)
+		ibfm_json_str(&j, "file", path);
+	ibfm_json_uint(&j, "switches", f->nswitches);
+	ibfm_json_uint(&j, "cas", f->ncas);
+	ibfm_json_uint(&j, "links", ibfm_fabric_count_links(f));
+	ibfm_json_uint(&j, "levels", levels);
+	ibfm_json_obj_end(&j);
+	ibfm_json_finish(&j);
+}
+
+enum { OPT_OVERSUB = 256, OPT_RLINKS, OPT_RSW, OPT_SPEED, OPT_WIDTH, OPT_JSON };
+
+static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
+		       const char **out, bool *json)
+{
+	static const struct option opts[] = {
+		{ "levels", required_argument, NULL, 'l' },
+		{ "radix", required_argument, NULL, 'k' },
+		{ "hosts", required_argument, NULL, 'n' },
+		{ "rails", required_argument, NULL, 'r' },
+		{ "oversub", required_argument, NULL, OPT_OVERSUB },
+		{ "remove-links", required_argument, NULL, OPT_RLINKS },
+		{ "remove-switches", required_argument, NULL, OPT_RSW },
+		{ "seed", required_argument, NULL, 's' },
+		{ "speed", required_argument, NULL, OPT_SPEED },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *oversub = NULL;
+	unsigned v;
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "l:k:n:r:s:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (!cli_parse_uint(optarg, 2, 3, &p->levels))
+				goto bad;
+			break;
+		case 'k':
+			if (!cli_parse_uint(optarg, 4, IBFM_MAX_PORTS, &p->radix))
+				goto bad;
+			break;
+		case 'n':
+			if (!cli_parse_uint(optarg, 1, 1U << 24, &p->hosts))
+				goto bad;
+			break;
+		case 'r':
+			if (!cli_parse_uint(optarg, 1, 64, &p->rails))
+				goto bad;
+			break;
+		case OPT_OVERSUB:
+			oversub = optarg;
+			break;
+		case OPT_RLINKS:
+			p->remove_links = strtod(optarg, &end);
+			if (*end || end == optarg || p->remove_links < 0 ||
+			    p->remove_links > 100)
+				goto bad;
+			break;
+		case OPT_RSW:
+			if (!cli_parse_uint(optarg, 0, 1U << 20, &p->remove_switches))
+				goto bad;
+			break;
+		case 's':
+			errno = 0;
+			p->seed = strtoull(optarg, &end, 0);
+			if (errno || *end || end == optarg)
+				goto bad;
+			break;
+		case OPT_SPEED:
+			p->speed = (uint8_t)ibfm_speed_parse(optarg, strlen(optarg));
+			if (!p->speed)
+				goto bad;
+			break;
+		case OPT_WIDTH:
+			if (!cli_parse_uint(optarg, 1, 12, &v) || !ibfm_width_valid(v))
+				goto bad;
+			p->width = (uint8_t)v;
+			break;
+		case 'o':
+			*out = optarg;
+			break;
+		case OPT_JSON:
+			*json = true;
+			break;
+		case 'h':
+			fputs(gen_usage, stdout);
+			exit(CLI_OK);
+		default:
+			fputs(gen_usage, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (!p->levels || !p->radix || !*out || optind < argc) {
+		cli_error("topo gen needs --levels, --radix and -o, and no other arguments");
+		fputs(gen_usage, stderr);
+		return CLI_USAGE;
+	}
+	if (oversub && !parse_oversub(oversub, p->radix, &p->down)) {
+		cli_error("--oversub %s: expected D:U such as 2:1 that leaves ports both ways", oversub);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+bad:
+	for (v = 0; opts[v].name && opts[v].val != c; v++)
+		;
+	cli_error("bad value for --%s: '%s' (see ibfm topo gen --help)",
+		  opts[v].name ? opts[v].name : "?", optarg);
+	return CLI_USAGE;
+}
+
+static int topo_gen(int argc, char **argv)
+{
+	struct ibfm_gen_params p = { .seed = 1 };
+	struct ibfm_fabric *f = NULL;
+	struct ibfm_err err;
+	const char *out = NULL;
+	bool json = false;
+	int rc;
+
+	rc = gen_options(argc, argv, &p, &out, &json);
+	if (rc)
+		return rc;
+	cli_progress_begin("generating a %u-level radix-%u fat tree", p.levels,
+			   p.radix);
+	if (ibfm_gen_build(&p, &f, &err)) {
+		cli_progress_end();
+		cli_error("%s", err.msg);
+		return CLI_INPUT;
+	}
+	cli_progress_end();
+	cli_progress_begin("writing %s", out);
+	if (!strcmp(out, "-"))
+		rc = ibfm_topo_write(f, stdout) ? CLI_FAIL : CLI_OK;
+	else if (ibfm_topo_write_file(f, out, &err)) {
+		cli_error("%s", err.msg);
+		rc = CLI_FAIL;
+	}
+	cli_progress_end();
+	if (!rc && json && strcmp(out, "-"))
+		print_summary_json(f, p.levels, out);
+	ibfm_fabric_destroy(f);
+	return rc;
+}
+
+static const char show_usage[] =
+	"Usage: ibfm topo show --topo FILE [--json]\n"
+	"Summarises a topology file: node counts, switch levels, links by rate.\n"
+	"\n"
+	"  -t, --topo FILE   ibnetdiscover output or an ibsim net file\n"
+	"      --json        one JSON object on standard output\n"
+	"  -h, --help        this text\n";
+
+/* Parses "--topo FILE [--json]" style options shared by show and diff. */
+static int file_options(int argc, char **argv, const char *usage,
+			const char **topo, const char **expected, bool *json)
+{
+	static const struct option opts[] = {
+		{ "topo", required_argument, NULL, 't' },
+		{ "expected", required_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "t:e:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			*topo = optarg;
+			break;
+		case 'e':
+			if (!expected)
+				goto usage;
+			*expected = optarg;
+			break;
+		case 'j':
+			*json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(CLI_OK);
+		default:
+			goto usage;
+		}
+	}
+	if (*topo && (!expected || *expected) && optind == argc)
+		return CLI_OK;
+usage:
+	fputs(usage, stderr);
+	return CLI_USAGE;
+}
+
+struct rate_count {
+	uint8_t width, speed;
+	uint32_t links;
+};
+
+/* Counts links per (width, speed); returns how many distinct rates. */
+static unsigned count_rates(const struct ibfm_fabric *f, struct rate_count *rc,
+			    unsigned max)
+{
+	unsigned n = 0, i;
+	uint32_t p;
+
+	for (p = 0; p < f->nports; p++) {
+		const struct ibfm_port *port = &f->ports[p];
+
+		if (port->peer == IBFM_NONE || port->peer < p)
+			continue;
+		for (i = 0; i < n; i++)
+			if (rc[i].width == port->width && rc[i].speed == port->speed)
+				break;
+		if (i == n && n < max)
+			rc[n++] = (struct rate_count){ port->width, port->speed, 0 };
+		if (i < n)
+			rc[i].links++;
+	}
+	return n;
+}
+
+static void show_text(const struct ibfm_fabric *f, const uint8_t *rank,
+		      unsigned levels, const struct rate_count *rates,
+		      unsigned nrates, uint32_t slow, uint32_t unranked)
+{
+	unsigned l, i;
+	uint32_t n, per;
+
+	printf("switches  %u\ncas       %u\nrouters   %u\nlinks     %u\nlevels    %u\n",
+	       f->nswitches, f->ncas, f->nnodes - f->nswitches - f->ncas,
+	       ibfm_fabric_count_links(f), levels);
+	for (l = 1; l <= levels; l++) {
+		for (per = 0, n = 0; n < f->nnodes; n++)
+			per += ibfm_node_is_switch(&f->nodes[n]) && rank[n] == l;
+		printf("  level %u: %u switches%s\n", l, per,
+		       l == 1 ? " (leaves)" : "");
+	}
+	printf("links by rate:\n");
+	for (i = 0; i < nrates; i++)
+		printf("  %2ux%-5s %8u  (%g Gb/s)\n", rates[i].width,
+		       ibfm_speed_name(rates[i].speed), rates[i].links,
+		       ibfm_link_gbps(rates[i].width, rates[i].speed));
+	printf("links below the fastest rate: %u\n", slow);
+	if (unranked)
+		printf("switches no leaf reaches: %u\n", unranked);
+}
+
+static int topo_show(int argc, char **argv)
+{
+	struct rate_count rates[64];
+	const char *topo = NULL;
+	struct ibfm_fabric *f;
+	uint32_t slow = 0, unranked = 0, n;
+	unsigned levels, nrates, i, l;
+	double best = 0;
+	bool json = false;
+	uint8_t *rank;
+	int rc;
+
+	rc = file_options(argc, argv, show_usage, &topo, NULL, &json);
+	if (rc)
+		return rc;
+	f = cli_load_topo(topo);
+	if (!f)
+		return CLI_INPUT;
+	rank = malloc(f->nnodes ? f->nnodes : 1);
+	if (!rank || ibfm_rank_detect(f, rank, &levels)) {
+		free(rank);
+		ibfm_fabric_destroy(f);
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	nrates = count_rates(f, rates, 64);
+	for (i = 0; i < nrates; i++)
+		if (ibfm_link_gbps(rates[i].width, rates[i].speed) > best)
+			best = ibfm_link_gbps(rates[i].width, rates[i].speed);
+	for (i = 0; i < nrates; i++)
+		if (ibfm_link_gbps(rates[i].width, rates[i].speed) < best)
+			slow += rates[i].links;
+	for (n = 0; n < f->nnodes; n++)
+		unranked += rank[n] == IBFM_RANK_NONE;
+
+	if (json) {
+		struct ibfm_json j;
+		char key[32];
+
+		ibfm_json_init(&j, stdout, true);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_str(&j, "file", topo);
+		ibfm_json_uint(&j, "switches", f->nswitches);
+		ibfm_json_uint(&j, "cas", f->ncas);
+		ibfm_json_uint(&j, "routers", f->nnodes - f->nswitches - f->ncas);
+		ibfm_json_uint(&j, "links", ibfm_fabric_count_links(f));
+		ibfm_json_uint(&j, "levels", levels);
+		ibfm_json_arr_begin(&j, "switches_per_level");
+		for (l = 1; l <= levels; l++) {
+			uint32_t per = 0;
+
+			for (n = 0; n < f->nnodes; n++)
+				per += ibfm_node_is_switch(&f->nodes[n]) && rank[n] == l;
+			ibfm_json_uint(&j, NULL, per);
+		}
+		ibfm_json_arr_end(&j);
+		ibfm_json_obj_begin(&j, "links_by_rate");
+		for (i = 0; i < nrates; i++) {
+			snprintf(key, sizeof(key), "%ux%s", rates[i].width,
+				 ibfm_speed_name(rates[i].speed));
+			ibfm_json_uint(&j, key, rates[i].links);
+		}
+		ibfm_json_obj_end(&j);
+		ibfm_json_uint(&j, "slow_links", slow);
+		ibfm_json_uint(&j, "unranked_switches", unranked);
+		ibfm_json_obj_end(&j);
+		ibfm_json_finish(&j);
+	} else {
+		show_text(f, rank, levels, rates, nrates, slow, unranked);
+	}
+	free(rank);
+	ibfm_fabric_destroy(f);
+	return CLI_OK;
+}
+
+static const char diff_usage[] =
+	"Usage: ibfm topo diff --expected FILE --topo FILE [--json]\n"
+	"Compares a fabric (e.g. ibnetdiscover output) with the one expected.\n"
+	"Nodes match by GUID, ports by number. Exit 0: same; 1: differences.\n"
+	"\n"
+	"  -e, --expected FILE  the fabric as it should be cabled\n"
+	"  -t, --topo FILE      the fabric as it is\n"
+	"      --json           one JSON object with a \"differences\" array\n"
+	"  -h, --help           this text\n";
+
+struct diff_out {
+	const struct ibfm_fabric *exp, *act;
+	struct ibfm_json *json;
+};
+
+static void put_port(struct diff_out *d, const struct ibfm_fabric *f,
+		     const char *key, uint32_t port)
+{
+	char buf[160];
+
+	if (port == IBFM_NONE)
+		return;
+	if (d->json) {
+		const struct ibfm_port *p = &f->ports[port];
+		const struct ibfm_node *n = &f->nodes[p->node];
+
+		ibfm_json_obj_begin(d->json, key);
+		ibfm_json_str(d->json, "desc", ibfm_fabric_str(f, n->desc));
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, n->guid);
+		ibfm_json_str(d->json, "guid", buf);
+		ibfm_json_uint(d->json, "port", p->num);
+		ibfm_json_obj_end(d->json);
+	} else {
+		printf(" %s %s", key, cli_port_str(f, port, buf, sizeof(buf)));
+	}
+}
+
+static void diff_item(void *ctx, const struct ibfm_diff_item *it)
+{
+	struct diff_out *d = ctx;
+
+	if (d->json) {
+		ibfm_json_obj_begin(d->json, NULL);
+		ibfm_json_str(d->json, "kind", ibfm_diff_kind_name(it->kind));
+	} else {
+		printf("%-16s", ibfm_diff_kind_name(it->kind));
+	}
+	if (it->kind == IBFM_DIFF_NODE_MISSING || it->kind == IBFM_DIFF_NODE_EXTRA) {
+		put_port(d, d->exp, "expected", it->exp_port);
+		put_port(d, d->act, "found", it->act_port);
+	} else {
+		put_port(d, d->exp, "expected", it->exp_port);
+		put_port(d, d->exp, "to", it->exp_peer);
+		put_port(d, d->act, "port", it->act_port);
+		put_port(d, d->act, "found", it->act_peer);
+	}
+	if (it->kind == IBFM_DIFF_LINK_DEGRADED && !d->json) {
+		const struct ibfm_port *e = &d->exp->ports[it->exp_port];
+		const struct ibfm_port *a = &d->act->ports[it->act_port];
+
+		printf(" at %ux%s, expected %ux%s", a->width,
+		       ibfm_speed_name(a->speed), e->width,
+		       ibfm_speed_name(e->speed));
+	}
+	if (d->json)
+		ibfm_json_obj_end(d->json);
+	else
+		putchar('\n');
+}
+
+static int topo_diff(int argc, char **argv)
+{
+	const char *topo = NULL, *expected = "";
+	struct ibfm_fabric *exp = NULL, *act = NULL;
+	struct diff_out d = { 0 };
+	struct ibfm_json j;
+	bool json = false;
+	unsigned count;
+	int rc;
+
+	expected = NULL;
+	rc = file_options(argc, argv, diff_usage, &topo, &expected, &json);
+	if (!rc && !expected) {
+		fputs(diff_usage, stderr);
+		rc = CLI_USAGE;
+	}
+	if (rc)
+		return rc;
+	exp = cli_load_topo(expected);
+	act = exp ? cli_load_topo(topo) : NULL;
+	if (!act) {
+		ibfm_fabric_destroy(exp);
+		return CLI_INPUT;
+	}
+	d.exp = exp;
+	d.act = act;
+	if (json) {
+		d.json = &j;
+		ibfm_json_init(&j, stdout, true);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_arr_begin(&j, "differences");
+	}
+	count = ibfm_diff_fabrics(exp, act, diff_item, &d);
+	if (json) {
+		ibfm_json_arr_end(&j);
+		ibfm_json_uint(&j, "count", count);
+		ibfm_json_obj_end(&j);
+		ibfm_json_finish(&j);
+	} else {
+		printf("%u difference%s\n", count, count == 1 ? "" : "s");
+	}
+	ibfm_fabric_destroy(exp);
+	ibfm_fabric_destroy(act);
+	return count ? CLI_FOUND : CLI_OK;
+}
+
+const struct cli_cmd cli_topo_cmds[] = {
+	{ "topo", "gen", "--levels L --radix K [...] -o FILE",
+	  "generate a fat-tree topology file", topo_gen },
+	{ "topo", "show", "--topo FILE [--json]",
+	  "summarise a topology file", topo_show },
+	{ "topo", "diff", "--expected FILE --topo FILE [--json]",
+	  "compare a fabric with the one expected", topo_diff },
+	{ 0 },
+};

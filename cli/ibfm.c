@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibfm: the operator's command. One binary, subcommands in groups
+ * ("ibfm topo gen"); each subcommand parses its own options.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cli/cli.h"
+
+static const struct cli_cmd *const groups[] = {
+	cli_topo_cmds,
+};
+
+static void usage(FILE *out)
+{
+	size_t g;
+	const struct cli_cmd *c;
+
+	fprintf(out,
+		"Usage: ibfm COMMAND [options]\n"
+		"InfiniBand fabric manager for AI training clusters.\n\n"
+		"Commands:\n");
+	for (g = 0; g < sizeof(groups) / sizeof(*groups); g++)
+		for (c = groups[g]; c->name; c++)
+			fprintf(out, "  %s %-5s %-40s %s\n", c->group, c->name,
+				c->args, c->summary);
+	fprintf(out,
+		"\n"
+		"  --help      this text; 'ibfm COMMAND --help' for a command\n"
+		"  --version   print the version\n\n"
+		"Exit codes: 0 done, 1 differences or problems found, 2 usage,\n"
+		"3 bad input, 4 failure. See ibfm(8).\n");
+}
+
+static const struct cli_cmd *find_cmd(const char *group, const char *name)
+{
+	const struct cli_cmd *c;
+	size_t g;
+
+	for (g = 0; g < sizeof(groups) / sizeof(*groups); g++)
+		for (c = groups[g]; c->name; c++)
+			if (!strcmp(c->group, group) && name &&
+			    !strcmp(c->name, name))
+				return c;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_cmd *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ibfm %s\n", PACKAGE_VERSION);
+		return CLI_OK;
+	}
+	cmd = find_cmd(argv[1], argc > 2 ? argv[2] : NULL);
+	if (!cmd) {
+		cli_error("unknown command '%s%s%s' (see ibfm --help)", argv[1],
+			  argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+		return CLI_USAGE;
+	}
+	/* The subcommand sees "topo gen" as its argv[0]. */
+	return cmd->run(argc - 2, argv + 2);
+}

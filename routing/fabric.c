@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+#include "routing/fabric.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool eq_node_guid(const void *ctx, uint32_t item, const void *key)
+{
+	const struct ibfm_fabric *f = ctx;
+
+	return f->nodes[item].guid == *(const uint64_t *)key;
+}
+
+static bool eq_port_guid(const void *ctx, uint32_t item, const void *key)
+{
+	const struct ibfm_fabric *f = ctx;
+
+	return f->ports[item].guid == *(const uint64_t *)key;
+}
+
+static bool eq_node_name(const void *ctx, uint32_t item, const void *key)
+{
+	const struct ibfm_fabric *f = ctx;
+
+	return !strcmp(f->strs + f->nodes[item].name, key);
+}
+
+static bool eq_node_desc(const void *ctx, uint32_t item, const void *key)
+{
+	const struct ibfm_fabric *f = ctx;
+
+	return !strcmp(f->strs + f->nodes[item].desc, key);
+}
+
+struct ibfm_fabric *ibfm_fabric_create(void)
+{
+	struct ibfm_fabric *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->strs_cap = 4096;
+	f->strs = malloc(f->strs_cap);
+	if (!f->strs) {
+		free(f);
+		return NULL;
+	}
+	f->strs[0] = '\0';
+	f->strs_len = 1;
+	return f;
+}
+
+void ibfm_fabric_destroy(struct ibfm_fabric *f)
+{
+	if (!f)
+		return;
+	free(f->nodes);
+	free(f->ports);
+	free(f->strs);
+	free(f->lid_port);
+	ibfm_idx_free(&f->by_guid);
+	ibfm_idx_free(&f->by_name);
+	ibfm_idx_free(&f->by_desc);
+	ibfm_idx_free(&f->by_pguid);
+	free(f);
+}
+
+/* Grows '*arr' (of 'size'-byte items) to hold at least 'want' items. */
+static int grow(void **arr, uint32_t *cap, uint32_t want, size_t size)
+{
+	uint32_t ncap = *cap ? *cap : 64;
+	void *p;
+
+	if (want <= *cap)
+		return 0;
+	while (ncap < want)
+		ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX : ncap * 2;
+	p = realloc(*arr, (size_t)ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int ibfm_fabric_reserve(struct ibfm_fabric *f, uint32_t nodes, uint32_t ports)
+{
+	if (grow((void **)&f->nodes, &f->nodes_cap, nodes, sizeof(*f->nodes)) ||
+	    grow((void **)&f->ports, &f->ports_cap, ports, sizeof(*f->ports)))
+		return -ENOMEM;
+	if (!f->by_guid.slots && (ibfm_idx_init(&f->by_guid, nodes) ||
+				  ibfm_idx_init(&f->by_name, nodes) ||
+				  ibfm_idx_init(&f->by_desc, nodes)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Appends 's' to the string pool; returns its offset or 0 on ENOMEM. */
+static uint32_t str_add(struct ibfm_fabric *f, const char *s, size_t len)
+{
+	uint32_t off;
+
+	if (!len)
+		return 0;
+	if (f->strs_len + len + 1 > f->strs_cap) {
+		size_t ncap = f->strs_cap * 2;
+		char *p;
+
+		while (ncap < f->strs_len + len + 1)
+			ncap *= 2;
+		if (ncap > UINT32_MAX)
+			return 0;
+		p = realloc(f->strs, ncap);
+		if (!p)
+			return 0;
+		f->strs = p;
+		f->strs_cap = ncap;
+	}
+	off = (uint32_t)f->strs_len;
+	memcpy(f->strs + off, s, len);
+	f->strs[off + len] = '\0';
+	f->strs_len += len + 1;
+	return off;
+}
+
+static int check_node_info(const struct ibfm_fabric *f,
+			   const struct ibfm_node_info *info,
+			   const char *name, struct ibfm_err *err)
+{
+	uint32_t other;
+
+	if (info->type != IBFM_NODE_CA && info->type != IBFM_NODE_SWITCH &&
+	    info->type != IBFM_NODE_ROUTER)
+		return ibfm_err_set(err, -EINVAL, "unknown node type %d",
+				    info->type);
+	if (!*name)
+		return ibfm_err_set(err, -EINVAL, "empty node name");
+	if (info->nports < 1 || info->nports > IBFM_MAX_PORTS)
+		return ibfm_err_set(err, -EINVAL,
+				    "node \"%s\" has %u ports: expected 1 to %d",
+				    name, info->nports, IBFM_MAX_PORTS);
+	if (!info->guid)
+		return ibfm_err_set(err, -EINVAL, "node \"%s\" has GUID 0",
+				    name);
+	other = ibfm_fabric_node_by_guid(f, info->guid);
+	if (other != IBFM_NONE)
+		return ibfm_err_set(err, -EEXIST,
+				    "duplicate GUID 0x%016" PRIx64
+				    ": node \"%s\" and node \"%s\"",
+				    info->guid, ibfm_fabric_str(f, f->nodes[other].name),
+				    name);
+	other = ibfm_fabric_node_by_name(f, name);
+	if (other != IBFM_NONE)
+		return ibfm_err_set(err, -EEXIST, "duplicate node name \"%s\"",
+				    name);
+	return 0;
+}
+
+int ibfm_fabric_add_node(struct ibfm_fabric *f,
+			 const struct ibfm_node_info *info, uint32_t *node,
+			 struct ibfm_err *err)
+{
+	char gname[24];
+	const char *name = info->name;
+	const char *desc;
+	struct ibfm_node *n;
+	uint32_t id, p;
+	int rc;
+
+	if (!name) {
+		snprintf(gname, sizeof(gname), "%s-%016" PRIx64,
+			 info->type == IBFM_NODE_SWITCH ? "S" :
+			 info->type == IBFM_NODE_ROUTER ? "R" : "H",
+			 info->guid);
+		name = gname;
+	}
+	desc = info->desc ? info->desc : name;
+	rc = check_node_info(f, info, name, err);
+	if (rc)
+		return rc;
+	if (ibfm_fabric_reserve(f, f->nnodes + 1, f->nports + info->nports + 1))
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+
+	id = f->nnodes;
+	n = &f->nodes[id];
+	memset(n, 0, sizeof(*n));
+	n->guid = info->guid;
+	n->sysguid = info->sysguid ? info->sysguid : info->guid;
+	n->type = (uint8_t)info->type;
+	n->nports = (uint8_t)info->nports;
+	n->port0 = f->nports;
+	n->name = str_add(f, name, strlen(name));
+	n->desc = str_add(f, desc, strlen(desc));
+	if (!n->name || (*desc && !n->desc))
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	if (ibfm_idx_add(&f->by_guid, ibfm_idx_hash_u64(n->guid), id) ||
+	    ibfm_idx_add(&f->by_name, ibfm_idx_hash_str(name), id) ||
+	    ibfm_idx_add(&f->by_desc, ibfm_idx_hash_str(desc), id))
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+
+	for (p = 0; p <= info->nports; p++) {
+		struct ibfm_port *port = &f->ports[n->port0 + p];
+
+		memset(port, 0, sizeof(*port));
+		port->node = id;
+		port->num = (uint8_t)p;
+		port->peer = IBFM_NONE;
+		port->guid = info->type == IBFM_NODE_SWITCH ? info->guid :
+							      info->guid + p;
+		port->state = IBFM_PORT_DOWN;
+	}
+	f->nports += info->nports + 1;
+	f->nnodes++;
+	if (info->type == IBFM_NODE_SWITCH)
+		f->nswitches++;
+	else if (info->type == IBFM_NODE_CA)
+		f->ncas++;
+	if (node)
+		*node = id;
+	return 0;
+}
+
+int ibfm_fabric_link(struct ibfm_fabric *f, uint32_t a, uint32_t b,
+		     uint8_t width, uint8_t speed)
+{
+	struct ibfm_port *pa, *pb;
+
+	if (a >= f->nports || b >= f->nports || a == b)
+		return -EINVAL;
+	pa = &f->ports[a];
+	pb = &f->ports[b];
+	if (!pa->num || !pb->num)
+		return -EINVAL;
+	if (pa->peer != IBFM_NONE || pb->peer != IBFM_NONE)
+		return -EBUSY;
+	pa->peer = b;
+	pb->peer = a;
+	pa->width = pb->width = width;
+	pa->speed = pb->speed = speed;
+	pa->state = pb->state = IBFM_PORT_ACTIVE;
+	return 0;
+}
+
+void ibfm_fabric_unlink(struct ibfm_fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	if (q == IBFM_NONE)
+		return;
+	f->ports[p].peer = IBFM_NONE;
+	f->ports[q].peer = IBFM_NONE;
+	f->ports[p].state = f->ports[q].state = IBFM_PORT_DOWN;
+}
+
+/* Whether port 'p' carries its own GUID and LID (switch port 0, CA ports). */
+static bool port_addressable(const struct ibfm_fabric *f, uint32_t p)
+{
+	const struct ibfm_port *port = &f->ports[p];
+
+	return ibfm_node_is_switch(&f->nodes[port->node]) ? port->num == 0 :
+							   port->num != 0;
+}
+
+static const char *port_owner(const struct ibfm_fabric *f, uint32_t p)
+{
+	return ibfm_fabric_str(f, f->nodes[f->ports[p].node].name);
+}
+
+static int index_port_guids(struct ibfm_fabric *f, struct ibfm_err *err)
+{
+	struct ibfm_idx idx;
+	uint32_t p;
+
+	if (ibfm_idx_init(&idx, f->nnodes))
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	for (p = 0; p < f->nports; p++) {
+		uint64_t guid = f->ports[p].guid;
+		uint64_t h = ibfm_idx_hash_u64(guid);
+		uint32_t other;
+
+		if (!port_addressable(f, p))
+			continue;
+		other = ibfm_idx_find(&idx, h, eq_port_guid, f, &guid);
+		if (other != IBFM_NONE) {
+			ibfm_idx_free(&idx);
+			return ibfm_err_set(err, -EEXIST,
+					    "duplicate port GUID 0x%016" PRIx64
+					    ": \"%s\"[%u] and \"%s\"[%u]",
+					    guid, port_owner(f, other),
+					    f->ports[other].num, port_owner(f, p),
+					    f->ports[p].num);
+		}
+		if (ibfm_idx_add(&idx, h, p)) {
+			ibfm_idx_free(&idx);
+			return ibfm_err_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	ibfm_idx_free(&f->by_pguid);
+	f->by_pguid = idx;
+	return 0;
+}
+
+static int index_lids(struct ibfm_fabric *f, struct ibfm_err *err)
+{
+	uint32_t max_lid = 0, p, l, *map;
+
+	for (p = 0; p < f->nports; p++) {
+		const struct ibfm_port *port = &f->ports[p];
+		uint32_t top = port->lid + (1U << port->lmc) - 1;
+
+		if (!port->lid || !port_addressable(f, p))
+			continue;
+		if (port->lmc > 7 || top > IBFM_LID_UNICAST_MAX)
+			return ibfm_err_set(err, -ERANGE,
+					    "\"%s\"[%u]: LID %u with LMC %u "
+					    "passes the unicast LID space (0x%X)",
+					    port_owner(f, p), port->num,
+					    port->lid, port->lmc,
+					    IBFM_LID_UNICAST_MAX);
+		if (top > max_lid)
+			max_lid = top;
+	}
+	map = malloc(((size_t)max_lid + 1) * sizeof(*map));
+	if (!map)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	memset(map, 0xff, ((size_t)max_lid + 1) * sizeof(*map));
+	for (p = 0; p < f->nports; p++) {
+		const struct ibfm_port *port = &f->ports[p];
+
+		if (!port->lid || !port_addressable(f, p))
+			continue;
+		for (l = port->lid; l < port->lid + (1U << port->lmc); l++) {
+			if (map[l] != IBFM_NONE) {
+				uint32_t o = map[l];
+
+				free(map);
+				return ibfm_err_set(err, -EEXIST,
+						    "duplicate LID %u: \"%s\"[%u] and \"%s\"[%u]",
+						    l, port_owner(f, o), f->ports[o].num,
+						    port_owner(f, p), port->num);
+			}
+			map[l] = p;
+		}
+	}
+	free(f->lid_port);
+	f->lid_port = map;
+	f->max_lid = max_lid;
+	return 0;
+}
+
+int ibfm_fabric_finish(struct ibfm_fabric *f, struct ibfm_err *err)
+{
+	int rc = index_port_guids(f, err);
+
+	return rc ? rc : index_lids(f, err);
+}
+
+uint32_t ibfm_fabric_node_by_guid(const struct ibfm_fabric *f, uint64_t guid)
+{
+	return ibfm_idx_find(&f->by_guid, ibfm_idx_hash_u64(guid),
+			     eq_node_guid, f, &guid);
+}
+
+uint32_t ibfm_fabric_node_by_name(const struct ibfm_fabric *f, const char *name)
+{
+	return ibfm_idx_find(&f->by_name, ibfm_idx_hash_str(name),
+			     eq_node_name, f, name);
+}
+
+uint32_t ibfm_fabric_node_by_desc(const struct ibfm_fabric *f, const char *desc)
+{
+	return ibfm_idx_find(&f->by_desc, ibfm_idx_hash_str(desc),
+			     eq_node_desc, f, desc);
+}
+
+uint32_t ibfm_fabric_port_by_guid(const struct ibfm_fabric *f, uint64_t guid)
+{
+	return ibfm_idx_find(&f->by_pguid, ibfm_idx_hash_u64(guid),
+			     eq_port_guid, f, &guid);
+}
+
+uint32_t ibfm_fabric_port_by_lid(const struct ibfm_fabric *f, uint32_t lid)
+{
+	if (!f->lid_port || lid > f->max_lid)
+		return IBFM_NONE;
+	return f->lid_port[lid];
+}
+
+uint32_t ibfm_fabric_count_links(const struct ibfm_fabric *f)
+{
+	uint32_t p, n = 0;
+
+	for (p = 0; p < f->nports; p++)
+		if (f->ports[p].peer != IBFM_NONE && f->ports[p].peer > p)
+			n++;
+	return n;
+}
+
+static const char *const speed_names[IBFM_SPEED_COUNT] = {
+	[IBFM_SPEED_UNKNOWN] = "?",   [IBFM_SPEED_SDR] = "SDR",
+	[IBFM_SPEED_DDR] = "DDR",     [IBFM_SPEED_QDR] = "QDR",
+	[IBFM_SPEED_FDR10] = "FDR10", [IBFM_SPEED_FDR] = "FDR",
+	[IBFM_SPEED_EDR] = "EDR",     [IBFM_SPEED_HDR] = "HDR",
+	[IBFM_SPEED_NDR] = "NDR",     [IBFM_SPEED_XDR] = "XDR",
+};
+
+/* Data rate per lane in Gb/s, after line encoding. */
+static const double speed_gbps[IBFM_SPEED_COUNT] = {
+	[IBFM_SPEED_SDR] = 2.0,	   [IBFM_SPEED_DDR] = 4.0,
+	[IBFM_SPEED_QDR] = 8.0,	   [IBFM_SPEED_FDR10] = 10.0,
+	[IBFM_SPEED_FDR] = 13.64,  [IBFM_SPEED_EDR] = 25.0,
+	[IBFM_SPEED_HDR] = 50.0,   [IBFM_SPEED_NDR] = 100.0,
+	[IBFM_SPEED_XDR] = 200.0,
+};
+
+const char *ibfm_speed_name(unsigned speed)
+{
+	return speed < IBFM_SPEED_COUNT ? speed_names[speed] : "?";
+}
+
+enum ibfm_speed ibfm_speed_parse(const char *s, size_t len)
+{
+	unsigned i;
+
+	for (i = IBFM_SPEED_SDR; i < IBFM_SPEED_COUNT; i++)
+		if (strlen(speed_names[i]) == len &&
+		    !memcmp(speed_names[i], s, len))
+			return (enum ibfm_speed)i;
+	return IBFM_SPEED_UNKNOWN;
+}
+
+bool ibfm_width_valid(unsigned width)
+{
+	return width == 1 || width == 2 || width == 4 || width == 8 ||
+	       width == 12;
+}
+
+double ibfm_link_gbps(unsigned width, unsigned speed)
+{
+	if (!ibfm_width_valid(width) || speed >= IBFM_SPEED_COUNT)
+		return 0;
+	return width * speed_gbps[speed];
+}
+
+const char *ibfm_node_type_name(unsigned type)
+{
+	switch (type) {
+	case IBFM_NODE_SWITCH:
+		return "Switch";
+	case IBFM_NODE_CA:
+		return "Ca";
+	case IBFM_NODE_ROUTER:
+		return "Rt";
+	default:
+		return "?";
+	}
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "routing/json.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+
+void ibfm_json_init(struct ibfm_json *j, FILE *out, bool pretty)
+{
+	j->out = out;
+	j->depth = 0;
+	j->pretty = pretty;
+	j->first[0] = true;
+}
+
+static void put_escaped(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* Writes the comma, indentation and key that come before a value. */
+static void member(struct ibfm_json *j, const char *key)
+{
+	unsigned i;
+
+	if (!j->first[j->depth])
+		fputc(',', j->out);
+	j->first[j->depth] = false;
+	if (j->pretty && j->depth) {
+		fputc('\n', j->out);
+		for (i = 0; i < j->depth; i++)
+			fputs("  ", j->out);
+	}
+	if (key) {
+		put_escaped(j->out, key);
+		fputs(j->pretty ? ": " : ":", j->out);
+	}
+}
+
+static void open_level(struct ibfm_json *j, const char *key, char c)
+{
+	member(j, key);
+	fputc(c, j->out);
+	assert(j->depth + 1 < IBFM_JSON_DEPTH);
+	j->first[++j->depth] = true;
+}
+
+static void close_level(struct ibfm_json *j, char c)
+{
+	bool empty = j->first[j->depth];
+	unsigned i;
+
+	assert(j->depth > 0);
+	j->depth--;
+	if (j->pretty && !empty) {
+		fputc('\n', j->out);
+		for (i = 0; i < j->depth; i++)
+			fputs("  ", j->out);
+	}
+	fputc(c, j->out);
+}
+
+void ibfm_json_obj_begin(struct ibfm_json *j, const char *key)
+{
+	open_level(j, key, '{');
+}
+
+void ibfm_json_obj_end(struct ibfm_json *j)
+{
+	close_level(j, '}');
+}
+
+void ibfm_json_arr_begin(struct ibfm_json *j, const char *key)
+{
+	open_level(j, key, '[');
+}
+
+void ibfm_json_arr_end(struct ibfm_json *j)
+{
+	close_level(j, ']');
+}
+
+void ibfm_json_str(struct ibfm_json *j, const char *key, const char *v)
+{
+	member(j, key);
+	put_escaped(j->out, v);
+}
+
+void ibfm_json_int(struct ibfm_json *j, const char *key, int64_t v)
+{
+	member(j, key);
+	fprintf(j->out, "%" PRId64, v);
+}
+
+void ibfm_json_uint(struct ibfm_json *j, const char *key, uint64_t v)
+{
+	member(j, key);
+	fprintf(j->out, "%" PRIu64, v);
+}
+
+void ibfm_json_double(struct ibfm_json *j, const char *key, double v)
+{
+	member(j, key);
+	if (isfinite(v))
+		fprintf(j->out, "%.15g", v);
+	else
+		fputs("null", j->out);
+}
+
+void ibfm_json_bool(struct ibfm_json *j, const char *key, bool v)
+{
+	member(j, key);
+	fputs(v ? "true" : "false", j->out);
+}
+
+int ibfm_json_finish(struct ibfm_json *j)
+{
+	fputc('\n', j->out);
+	return ferror(j->out) ? -EIO : 0;
+}
