@@ -399,31 +399,48 @@ struct diff_out {
 	struct ibfm_json *json;
 };
 
+/* One end of a difference: text "desc"[port] (guid), or a JSON object. */
 static void put_port(struct diff_out *d, const struct ibfm_fabric *f,
-		     const char *key, uint32_t port)
+		     const char *key, const char *sep, uint32_t port)
 {
 	char buf[160];
 
-	if (port == IBFM_NONE)
-		return;
-	if (d->json) {
-		const struct ibfm_port *p = &f->ports[port];
-		const struct ibfm_node *n = &f->nodes[p->node];
+	const struct ibfm_port *p = &f->ports[port];
+	const struct ibfm_node *n = &f->nodes[p->node];
+	bool node_only = !strcmp(key, "node");
 
+	if (d->json) {
 		ibfm_json_obj_begin(d->json, key);
 		ibfm_json_str(d->json, "desc", ibfm_fabric_str(f, n->desc));
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64, n->guid);
 		ibfm_json_str(d->json, "guid", buf);
-		ibfm_json_uint(d->json, "port", p->num);
+		if (!node_only)
+			ibfm_json_uint(d->json, "port", p->num);
 		ibfm_json_obj_end(d->json);
+	} else if (node_only) {
+		printf("%s\"%s\" (0x%016" PRIx64 ")", sep,
+		       ibfm_fabric_str(f, n->desc), n->guid);
 	} else {
-		printf(" %s %s", key, cli_port_str(f, port, buf, sizeof(buf)));
+		printf("%s%s", sep, cli_port_str(f, port, buf, sizeof(buf)));
 	}
+}
+
+static void put_rate(struct diff_out *d, const char *key,
+		     const struct ibfm_port *p)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ux%s", p->width, ibfm_speed_name(p->speed));
+	if (d->json)
+		ibfm_json_str(d->json, key, buf);
+	else
+		printf(" %s %s", key, buf);
 }
 
 static void diff_item(void *ctx, const struct ibfm_diff_item *it)
 {
 	struct diff_out *d = ctx;
+	char buf[32];
 
 	if (d->json) {
 		ibfm_json_obj_begin(d->json, NULL);
@@ -431,22 +448,43 @@ static void diff_item(void *ctx, const struct ibfm_diff_item *it)
 	} else {
 		printf("%-16s", ibfm_diff_kind_name(it->kind));
 	}
-	if (it->kind == IBFM_DIFF_NODE_MISSING || it->kind == IBFM_DIFF_NODE_EXTRA) {
-		put_port(d, d->exp, "expected", it->exp_port);
-		put_port(d, d->act, "found", it->act_port);
-	} else {
-		put_port(d, d->exp, "expected", it->exp_port);
-		put_port(d, d->exp, "to", it->exp_peer);
-		put_port(d, d->act, "port", it->act_port);
-		put_port(d, d->act, "found", it->act_peer);
-	}
-	if (it->kind == IBFM_DIFF_LINK_DEGRADED && !d->json) {
-		const struct ibfm_port *e = &d->exp->ports[it->exp_port];
-		const struct ibfm_port *a = &d->act->ports[it->act_port];
-
-		printf(" at %ux%s, expected %ux%s", a->width,
-		       ibfm_speed_name(a->speed), e->width,
-		       ibfm_speed_name(e->speed));
+	switch (it->kind) {
+	case IBFM_DIFF_NODE_EXTRA:
+		put_port(d, d->act, "node", " ", it->act_port);
+		break;
+	case IBFM_DIFF_NODE_MISSING:
+		put_port(d, d->exp, "node", " ", it->exp_port);
+		break;
+	case IBFM_DIFF_LINK_EXTRA:
+		put_port(d, d->act, "port", " ", it->act_port);
+		if (it->act_peer != IBFM_NONE)
+			put_port(d, d->act, "peer", " - ", it->act_peer);
+		break;
+	case IBFM_DIFF_LINK_MISSING:
+	case IBFM_DIFF_LINK_DEGRADED:
+		put_port(d, d->exp, "port", " ", it->exp_port);
+		if (it->exp_peer != IBFM_NONE)
+			put_port(d, d->exp, "peer", " - ", it->exp_peer);
+		if (it->kind == IBFM_DIFF_LINK_DEGRADED) {
+			put_rate(d, "at", &d->act->ports[it->act_port]);
+			put_rate(d, "expected", &d->exp->ports[it->exp_port]);
+		}
+		break;
+	case IBFM_DIFF_LINK_WRONG_PEER:
+		put_port(d, d->exp, "port", " ", it->exp_port);
+		put_port(d, d->exp, "expected_peer", " expected ", it->exp_peer);
+		if (it->act_peer != IBFM_NONE)
+			put_port(d, d->act, "found_peer", ", found ", it->act_peer);
+		break;
+	case IBFM_DIFF_PORT_GUID:
+		put_port(d, d->exp, "port", " ", it->exp_port);
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64,
+			 d->act->ports[it->act_port].guid);
+		if (d->json)
+			ibfm_json_str(d->json, "found_guid", buf);
+		else
+			printf(" has PortGUID %s", buf);
+		break;
 	}
 	if (d->json)
 		ibfm_json_obj_end(d->json);

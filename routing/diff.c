@@ -47,6 +47,32 @@ static unsigned diff_nodes(const struct ibfm_fabric *a,
 	return count;
 }
 
+/* Switch port 0 and CA/router ports carry a PortGUID of their own. */
+static bool has_own_guid(const struct ibfm_fabric *f, uint32_t p)
+{
+	const struct ibfm_port *port = &f->ports[p];
+
+	return ibfm_node_is_switch(&f->nodes[port->node]) == (port->num == 0);
+}
+
+static unsigned diff_port_guids(const struct ibfm_fabric *exp,
+				const struct ibfm_fabric *act, ibfm_diff_fn fn,
+				void *ctx)
+{
+	unsigned count = 0;
+	uint32_t p, ap;
+
+	for (p = 0; p < exp->nports; p++) {
+		if (!has_own_guid(exp, p))
+			continue;
+		ap = same_port(exp, p, act);
+		if (ap != IBFM_NONE && act->ports[ap].guid != exp->ports[p].guid)
+			count += report(fn, ctx, IBFM_DIFF_PORT_GUID, p,
+					IBFM_NONE, ap, IBFM_NONE);
+	}
+	return count;
+}
+
 static bool slower(const struct ibfm_port *exp, const struct ibfm_port *act)
 {
 	return (exp->width && act->width < exp->width) ||
@@ -60,6 +86,7 @@ unsigned ibfm_diff_fabrics(const struct ibfm_fabric *exp,
 	unsigned count = diff_nodes(exp, act, true, fn, ctx);
 	uint32_t p;
 
+	count += diff_port_guids(exp, act, fn, ctx);
 	for (p = 0; p < exp->nports; p++) {
 		uint32_t q = exp->ports[p].peer, ap, aq;
 
@@ -86,13 +113,16 @@ unsigned ibfm_diff_fabrics(const struct ibfm_fabric *exp,
 	}
 	count += diff_nodes(act, exp, false, fn, ctx);
 	for (p = 0; p < act->nports; p++) {
-		uint32_t q = act->ports[p].peer;
+		uint32_t q = act->ports[p].peer, ep, eq;
 
 		if (q == IBFM_NONE || q < p)
 			continue;
-		/* Explained when either end is expected to be cabled. */
-		if (linked(exp, same_port(act, p, exp)) ||
-		    linked(exp, same_port(act, q, exp)))
+		ep = same_port(act, p, exp);
+		eq = same_port(act, q, exp);
+		/* Explained by an extra node, or by either end being
+		 * expected to be cabled (a wrong peer, reported above). */
+		if (ep == IBFM_NONE || eq == IBFM_NONE || linked(exp, ep) ||
+		    linked(exp, eq))
 			continue;
 		count += report(fn, ctx, IBFM_DIFF_LINK_EXTRA, IBFM_NONE,
 				IBFM_NONE, p, q);
@@ -115,6 +145,8 @@ const char *ibfm_diff_kind_name(enum ibfm_diff_kind kind)
 		return "link-wrong-peer";
 	case IBFM_DIFF_LINK_DEGRADED:
 		return "link-degraded";
+	case IBFM_DIFF_PORT_GUID:
+		return "port-guid";
 	}
 	return "?";
 }

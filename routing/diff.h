@@ -11,7 +11,8 @@
  * a node missing or extra; a link missing (both ends exist, neither
  * port is cabled), extra (cabled, but not expected on either port), or
  * on the wrong peer (a port cabled elsewhere than expected); a link up
- * at a lower width or speed than expected. Cost O(ports).
+ * at a lower width or speed than expected; a port whose PortGUID
+ * changed (a replaced HCA keeps no GUID). Cost O(ports).
  */
 
 #include "routing/fabric.h"
@@ -26,6 +27,8 @@ enum ibfm_diff_kind {
 					 * act_peer (or IBFM_NONE) */
 	IBFM_DIFF_LINK_DEGRADED,	/* exp_port - exp_peer, act_port's
 					 * width/speed lower */
+	IBFM_DIFF_PORT_GUID,	/* exp_port and act_port: same node and
+				 * number, other PortGUID */
 };
 
 struct ibfm_diff_item {

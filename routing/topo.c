@@ -172,6 +172,27 @@ static void copy_str(char *dst, const char *src, uint32_t len)
 	dst[len] = '\0';
 }
 
+enum setting { SET_GUID, SET_SYSGUID, SET_VENDID, SET_DEVID };
+
+static const struct {
+	const char *kw;
+	enum setting what;
+	int type;		/* node type, for SET_GUID */
+} settings[] = {
+	{ "switchguid", SET_GUID, IBFM_NODE_SWITCH },
+	{ "caguid", SET_GUID, IBFM_NODE_CA },
+	{ "hcaguids", SET_GUID, IBFM_NODE_CA },
+	{ "rtguid", SET_GUID, IBFM_NODE_ROUTER },
+	{ "sysimgguid", SET_SYSGUID, 0 },
+	{ "vendid", SET_VENDID, 0 },
+	{ "devid", SET_DEVID, 0 },
+};
+
+static bool kw_is(const char *kw, size_t kwlen, const char *word)
+{
+	return kwlen == strlen(word) && !memcmp(kw, word, kwlen);
+}
+
 /* "keyword=value" lines that set what the next node record gets. */
 static int parse_assign(struct parser *p, const char *kw, size_t kwlen,
 			struct cur *c)
@@ -180,49 +201,48 @@ static int parse_assign(struct parser *p, const char *kw, size_t kwlen,
 						   "module", "pdebug" };
 	uint64_t v;
 	size_t i;
-	int type = 0;
 
 	for (i = 0; i < sizeof(unsupported) / sizeof(*unsupported); i++)
-		if (kwlen == strlen(unsupported[i]) &&
-		    !memcmp(kw, unsupported[i], kwlen))
+		if (kw_is(kw, kwlen, unsupported[i]))
 			return perr(p, -EINVAL, "T13",
 				    "ibsim directive \"%.*s=\" is not supported: "
 				    "write the fabric out in full",
 				    (int)kwlen, kw);
-	skip_ws(c);
-	if (!get_u64(c, 0, &v))
-		return malformed(p, "a number after '='");
-	if (kwlen == 10 && !memcmp(kw, "switchguid", 10))
-		type = IBFM_NODE_SWITCH;
-	else if ((kwlen == 6 && !memcmp(kw, "caguid", 6)) ||
-		 (kwlen == 8 && !memcmp(kw, "hcaguids", 8)))
-		type = IBFM_NODE_CA;
-	else if (kwlen == 6 && !memcmp(kw, "rtguid", 6))
-		type = IBFM_NODE_ROUTER;
-	else if (kwlen == 10 && !memcmp(kw, "sysimgguid", 10))
-		p->sysguid = v;
-	else if (kwlen == 6 && !memcmp(kw, "vendid", 6))
-		p->vendid = (uint32_t)v;
-	else if (kwlen == 5 && !memcmp(kw, "devid", 5))
-		p->devid = (uint32_t)v;
-	else
+	for (i = 0; i < sizeof(settings) / sizeof(*settings); i++)
+		if (kw_is(kw, kwlen, settings[i].kw))
+			break;
+	if (i == sizeof(settings) / sizeof(*settings))
 		return perr(p, -EINVAL, "T02",
 			    "unknown setting \"%.*s\": expected switchguid, "
 			    "caguid, rtguid, sysimgguid, vendid or devid",
 			    (int)kwlen, kw);
-	if (type)
-		p->next_guid[type] = v;
+	skip_ws(c);
+	if (!get_u64(c, 0, &v))
+		return malformed(p, "a number after '='");
+	switch (settings[i].what) {
+	case SET_GUID:
+		p->next_guid[settings[i].type] = v;
+		break;
+	case SET_SYSGUID:
+		p->sysguid = v;
+		break;
+	case SET_VENDID:
+		p->vendid = (uint32_t)v;
+		break;
+	case SET_DEVID:
+		p->devid = (uint32_t)v;
+		break;
+	}
 	return 0;
 }
 
 static int node_type_of(const char *kw, size_t len)
 {
-	if (len == 6 && !memcmp(kw, "Switch", 6))
+	if (kw_is(kw, len, "Switch"))
 		return IBFM_NODE_SWITCH;
-	if ((len == 2 && !memcmp(kw, "Ca", 2)) ||
-	    (len == 3 && !memcmp(kw, "Hca", 3)))
+	if (kw_is(kw, len, "Ca") || kw_is(kw, len, "Hca"))
 		return IBFM_NODE_CA;
-	if (len == 2 && !memcmp(kw, "Rt", 2))
+	if (kw_is(kw, len, "Rt"))
 		return IBFM_NODE_ROUTER;
 	return 0;
 }
@@ -501,10 +521,9 @@ static int parse_line(struct parser *p, struct cur *c)
 		c->s++;
 	kwlen = c->s - kw;
 	p->node = IBFM_NONE;
-	if (kwlen == 7 && !memcmp(kw, "Chassis", 7))
+	if (kw_is(kw, kwlen, "Chassis"))
 		return 0;	/* ibnetdiscover -g grouping: no fabric data */
-	if ((kwlen == 7 && !memcmp(kw, "include", 7)) ||
-	    (kwlen == 2 && !memcmp(kw, "do", 2)))
+	if (kw_is(kw, kwlen, "include") || kw_is(kw, kwlen, "do"))
 		return perr(p, -EINVAL, "T13",
 			    "ibsim directive \"%.*s\" is not supported: write "
 			    "the fabric out in full", (int)kwlen, kw);

@@ -1,0 +1,51 @@
+#!/bin/bash
+# The ibfm command on topology files: help, generation, summaries, bad
+# input and diffs, as an operator runs them.
+. "$TESTLIB"
+
+json_int() { # json_int FILE KEY: the integer value of "KEY" in FILE
+	sed -n "s/^ *\"$2\": \([0-9]*\),\{0,1\}$/\1/p" "$1" | head -1
+}
+
+for c in "topo gen" "topo show" "topo diff"; do
+	check "ibfm $c --help" bash -c "\"$IBFM\" $c --help | grep -q '^Usage: ibfm $c'"
+done
+check "ibfm --help lists commands" bash -c "\"$IBFM\" --help | grep -q 'topo gen'"
+check "unknown command exits 2" bash -c "\"$IBFM\" frobnicate; test \$? -eq 2"
+
+"$IBFM" topo gen --levels 3 --radix 8 -o "$T/t3.topo" >/dev/null
+"$IBFM" topo show --topo "$T/t3.topo" --json >"$T/show.json"
+check "show: 80 switches" test "$(json_int "$T/show.json" switches)" = 80
+check "show: 128 cas" test "$(json_int "$T/show.json" cas)" = 128
+check "show: 384 links" test "$(json_int "$T/show.json" links)" = 384
+check "show: 3 levels" test "$(json_int "$T/show.json" levels)" = 3
+
+"$IBFM" topo gen -l 2 -k 36 --rails 8 --hosts 576 --oversub 2:1 -o "$T/rail.topo" --json >"$T/gen.json"
+check "gen --json: 576 cas" test "$(json_int "$T/gen.json" cas)" = 576
+# 72 servers, SU of 24 servers: 3 SUs x 8 rails = 24 leaves, 12 spines.
+check "gen rails+oversub: 36 switches" test "$(json_int "$T/gen.json" switches)" = 36
+check "rail-r5 leaf carries mlx5_5 only" bash -c \
+	"awk '/# \"leaf-r5-02\"/{on=1;next} /^$/{on=0} on && /mlx5_/' '$T/rail.topo' | grep -v -q 'mlx5_[^5]' && \
+	 awk '/# \"leaf-r5-02\"/{on=1;next} /^$/{on=0} on && /mlx5_5/' '$T/rail.topo' | grep -c . | grep -qx 24"
+
+check "gen refuses too many hosts (exit 3)" bash -c \
+	"\"$IBFM\" topo gen -l 2 -k 8 --hosts 33 -o '$T/x.topo' 2>'$T/err'; test \$? -eq 3 && grep -q 'holds at most 32' '$T/err' && test ! -e '$T/x.topo'"
+check "gen refuses a bad radix (exit 2)" bash -c \
+	"\"$IBFM\" topo gen -l 2 -k abc -o '$T/x.topo' 2>'$T/err'; test \$? -eq 2 && grep -q \"bad value for --radix: 'abc'\" '$T/err'"
+
+for f in missing-peer port-range duplicate-guid asymmetric node-type truncated duplicate-lid; do
+	check "bad input $f: exit 3 with file:line" bash -c \
+		"\"$IBFM\" topo show --topo '$FIXTURES/bad-$f.topo' >'$T/out' 2>'$T/err'; test \$? -eq 3 && grep -q 'bad-$f.topo:[0-9]*: T[0-9][0-9] \|bad-$f.topo: T11' '$T/err' && test ! -s '$T/out'"
+done
+
+"$IBFM" topo gen -l 2 -k 12 -o "$T/a.topo"
+"$IBFM" topo gen -l 2 -k 12 --remove-links 10 --seed 4 -o "$T/b.topo"
+check "diff of a file with itself: exit 0" "$IBFM" topo diff --expected "$T/a.topo" --topo "$T/a.topo"
+"$IBFM" topo diff --expected "$T/a.topo" --topo "$T/b.topo" --json >"$T/diff.json"
+rc=$?
+# 10% of 72 switch links, rounded: 7 missing.
+check "diff finds removed links: exit 1" test $rc -eq 1
+check "diff counts 7 link-missing" test "$(grep -c '"kind": "link-missing"' "$T/diff.json")" = 7
+check "diff JSON count is 7" test "$(json_int "$T/diff.json" count)" = 7
+
+finish
