@@ -95,8 +95,8 @@ bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v)
 	return true;
 }
 
-const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port,
-			 char *buf, size_t len)
+const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
+			 size_t len)
 {
 	const struct ibfm_port *p = &f->ports[port];
 	const struct ibfm_node *n = &f->nodes[p->node];

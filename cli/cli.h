@@ -11,18 +11,18 @@
 
 /* Exit codes, documented in ibfm(8). */
 enum {
-	CLI_OK = 0,		/* done; for checks: nothing found */
-	CLI_FOUND = 1,		/* a check or diff found differences */
-	CLI_USAGE = 2,		/* bad command line */
-	CLI_INPUT = 3,		/* bad input file or parameters */
-	CLI_FAIL = 4,		/* could not do the work (I/O, memory) */
+	CLI_OK = 0,    /* done; for checks: nothing found */
+	CLI_FOUND = 1, /* a check or diff found differences */
+	CLI_USAGE = 2, /* bad command line */
+	CLI_INPUT = 3, /* bad input file or parameters */
+	CLI_FAIL = 4,  /* could not do the work (I/O, memory) */
 };
 
 /* A subcommand: "topo gen" is group "topo", name "gen". */
 struct cli_cmd {
 	const char *group;
 	const char *name;
-	const char *args;	/* synopsis of its arguments */
+	const char *args; /* synopsis of its arguments */
 	const char *summary;
 	int (*run)(int argc, char **argv);
 };
@@ -47,7 +47,7 @@ struct ibfm_fabric *cli_load_topo(const char *path);
 bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
 
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
-const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port,
-			 char *buf, size_t len);
+const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
+			 size_t len);
 
 #endif /* IBFM_CLI_H */

@@ -51,22 +51,7 @@ static bool parse_oversub(const char *s, unsigned radix, unsigned *down)
 	return *down >= 1 && *down < radix;
 }
 
-static void print_summary_json(const struct ibfm_fabric *f, unsigned levels,
-			       const char *path)
-{
-	struct ibfm_json j;
-
-	ibfm_json_init(&j, stdout, true);
-	ibfm_json_obj_begin(&j, NULL);
-	if (path)
-		ibfm_json_str(&j, "file", path);
-	ibfm_json_uint(&j, "switches", f->nswitches);
-	ibfm_json_uint(&j, "cas", f->ncas);
-	ibfm_json_uint(&j, "links", ibfm_fabric_count_links(f));
-	ibfm_json_uint(&j, "levels", levels);
-	ibfm_json_obj_end(&j);
-	ibfm_json_finish(&j);
-}
+static int show(const struct ibfm_fabric *f, const char *file, bool json);
 
 enum { OPT_OVERSUB = 256, OPT_RLINKS, OPT_RSW, OPT_SPEED, OPT_WIDTH, OPT_JSON };
 
@@ -94,14 +79,16 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "l:k:n:r:s:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "l:k:n:r:s:o:h", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'l':
 			if (!cli_parse_uint(optarg, 2, 3, &p->levels))
 				goto bad;
 			break;
 		case 'k':
-			if (!cli_parse_uint(optarg, 4, IBFM_MAX_PORTS, &p->radix))
+			if (!cli_parse_uint(optarg, 4, IBFM_MAX_PORTS,
+					    &p->radix))
 				goto bad;
 			break;
 		case 'n':
@@ -122,7 +109,8 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 				goto bad;
 			break;
 		case OPT_RSW:
-			if (!cli_parse_uint(optarg, 0, 1U << 20, &p->remove_switches))
+			if (!cli_parse_uint(optarg, 0, 1U << 20,
+					    &p->remove_switches))
 				goto bad;
 			break;
 		case 's':
@@ -132,12 +120,14 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 				goto bad;
 			break;
 		case OPT_SPEED:
-			p->speed = (uint8_t)ibfm_speed_parse(optarg, strlen(optarg));
+			p->speed = (uint8_t)ibfm_speed_parse(optarg,
+							     strlen(optarg));
 			if (!p->speed)
 				goto bad;
 			break;
 		case OPT_WIDTH:
-			if (!cli_parse_uint(optarg, 1, 12, &v) || !ibfm_width_valid(v))
+			if (!cli_parse_uint(optarg, 1, 12, &v) ||
+			    !ibfm_width_valid(v))
 				goto bad;
 			p->width = (uint8_t)v;
 			break;
@@ -156,12 +146,15 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 		}
 	}
 	if (!p->levels || !p->radix || !*out || optind < argc) {
-		cli_error("topo gen needs --levels, --radix and -o, and no other arguments");
+		cli_error(
+			"topo gen needs --levels, --radix and -o, and no other arguments");
 		fputs(gen_usage, stderr);
 		return CLI_USAGE;
 	}
 	if (oversub && !parse_oversub(oversub, p->radix, &p->down)) {
-		cli_error("--oversub %s: expected D:U such as 2:1 that leaves ports both ways", oversub);
+		cli_error(
+			"--oversub %s: expected D:U such as 2:1 that leaves ports both ways",
+			oversub);
 		return CLI_USAGE;
 	}
 	return CLI_OK;
@@ -202,7 +195,7 @@ static int topo_gen(int argc, char **argv)
 	}
 	cli_progress_end();
 	if (!rc && json && strcmp(out, "-"))
-		print_summary_json(f, p.levels, out);
+		rc = show(f, out, true);
 	ibfm_fabric_destroy(f);
 	return rc;
 }
@@ -260,11 +253,22 @@ struct rate_count {
 	uint32_t links;
 };
 
-/* Counts links per (width, speed); returns how many distinct rates. */
-static unsigned count_rates(const struct ibfm_fabric *f, struct rate_count *rc,
-			    unsigned max)
+#define MAX_RATES 64
+
+/* What "topo show" reports, computed once for text and JSON alike. */
+struct topo_summary {
+	uint32_t switches, cas, routers, links;
+	unsigned levels;
+	uint32_t per_level[IBFM_RANK_NONE]; /* switches at rank 1.. */
+	struct rate_count rates[MAX_RATES]; /* links per width x speed */
+	unsigned nrates;
+	uint32_t slow;	   /* links below the fastest rate */
+	uint32_t unranked; /* switches no leaf reaches */
+};
+
+static void count_rates(const struct ibfm_fabric *f, struct topo_summary *s)
 {
-	unsigned n = 0, i;
+	unsigned i;
 	uint32_t p;
 
 	for (p = 0; p < f->nports; p++) {
@@ -272,53 +276,130 @@ static unsigned count_rates(const struct ibfm_fabric *f, struct rate_count *rc,
 
 		if (port->peer == IBFM_NONE || port->peer < p)
 			continue;
-		for (i = 0; i < n; i++)
-			if (rc[i].width == port->width && rc[i].speed == port->speed)
+		for (i = 0; i < s->nrates; i++)
+			if (s->rates[i].width == port->width &&
+			    s->rates[i].speed == port->speed)
 				break;
-		if (i == n && n < max)
-			rc[n++] = (struct rate_count){ port->width, port->speed, 0 };
-		if (i < n)
-			rc[i].links++;
+		if (i == s->nrates && s->nrates < MAX_RATES)
+			s->rates[s->nrates++] =
+				(struct rate_count){ port->width, port->speed,
+						     0 };
+		if (i < s->nrates)
+			s->rates[i].links++;
 	}
-	return n;
 }
 
-static void show_text(const struct ibfm_fabric *f, const uint8_t *rank,
-		      unsigned levels, const struct rate_count *rates,
-		      unsigned nrates, uint32_t slow, uint32_t unranked)
+static double rate_gbps(const struct rate_count *r)
+{
+	return ibfm_link_gbps(r->width, r->speed);
+}
+
+static int summarize(const struct ibfm_fabric *f, struct topo_summary *s)
+{
+	uint8_t *rank = malloc(f->nnodes ? f->nnodes : 1);
+	double best = 0;
+	unsigned i;
+	uint32_t n;
+
+	memset(s, 0, sizeof(*s));
+	if (!rank || ibfm_rank_detect(f, rank, &s->levels)) {
+		free(rank);
+		return -ENOMEM;
+	}
+	s->switches = f->nswitches;
+	s->cas = f->ncas;
+	s->routers = f->nnodes - f->nswitches - f->ncas;
+	s->links = ibfm_fabric_count_links(f);
+	for (n = 0; n < f->nnodes; n++) {
+		if (!ibfm_node_is_switch(&f->nodes[n]))
+			continue;
+		if (rank[n] == IBFM_RANK_NONE)
+			s->unranked++;
+		else
+			s->per_level[rank[n]]++;
+	}
+	free(rank);
+	count_rates(f, s);
+	for (i = 0; i < s->nrates; i++)
+		if (rate_gbps(&s->rates[i]) > best)
+			best = rate_gbps(&s->rates[i]);
+	for (i = 0; i < s->nrates; i++)
+		if (rate_gbps(&s->rates[i]) < best)
+			s->slow += s->rates[i].links;
+	return 0;
+}
+
+static void show_text(const struct topo_summary *s)
 {
 	unsigned l, i;
-	uint32_t n, per;
 
 	printf("switches  %u\ncas       %u\nrouters   %u\nlinks     %u\nlevels    %u\n",
-	       f->nswitches, f->ncas, f->nnodes - f->nswitches - f->ncas,
-	       ibfm_fabric_count_links(f), levels);
-	for (l = 1; l <= levels; l++) {
-		for (per = 0, n = 0; n < f->nnodes; n++)
-			per += ibfm_node_is_switch(&f->nodes[n]) && rank[n] == l;
-		printf("  level %u: %u switches%s\n", l, per,
+	       s->switches, s->cas, s->routers, s->links, s->levels);
+	for (l = 1; l <= s->levels; l++)
+		printf("  level %u: %u switches%s\n", l, s->per_level[l],
 		       l == 1 ? " (leaves)" : "");
-	}
 	printf("links by rate:\n");
-	for (i = 0; i < nrates; i++)
-		printf("  %2ux%-5s %8u  (%g Gb/s)\n", rates[i].width,
-		       ibfm_speed_name(rates[i].speed), rates[i].links,
-		       ibfm_link_gbps(rates[i].width, rates[i].speed));
-	printf("links below the fastest rate: %u\n", slow);
-	if (unranked)
-		printf("switches no leaf reaches: %u\n", unranked);
+	for (i = 0; i < s->nrates; i++)
+		printf("  %2ux%-5s %8u  (%g Gb/s)\n", s->rates[i].width,
+		       ibfm_speed_name(s->rates[i].speed), s->rates[i].links,
+		       rate_gbps(&s->rates[i]));
+	printf("links below the fastest rate: %u\n", s->slow);
+	if (s->unranked)
+		printf("switches no leaf reaches: %u\n", s->unranked);
+}
+
+static void show_json(const struct topo_summary *s, const char *file)
+{
+	struct ibfm_json j;
+	char key[32];
+	unsigned l, i;
+
+	ibfm_json_init(&j, stdout, true);
+	ibfm_json_obj_begin(&j, NULL);
+	ibfm_json_str(&j, "file", file);
+	ibfm_json_uint(&j, "switches", s->switches);
+	ibfm_json_uint(&j, "cas", s->cas);
+	ibfm_json_uint(&j, "routers", s->routers);
+	ibfm_json_uint(&j, "links", s->links);
+	ibfm_json_uint(&j, "levels", s->levels);
+	ibfm_json_arr_begin(&j, "switches_per_level");
+	for (l = 1; l <= s->levels; l++)
+		ibfm_json_uint(&j, NULL, s->per_level[l]);
+	ibfm_json_arr_end(&j);
+	ibfm_json_obj_begin(&j, "links_by_rate");
+	for (i = 0; i < s->nrates; i++) {
+		snprintf(key, sizeof(key), "%ux%s", s->rates[i].width,
+			 ibfm_speed_name(s->rates[i].speed));
+		ibfm_json_uint(&j, key, s->rates[i].links);
+	}
+	ibfm_json_obj_end(&j);
+	ibfm_json_uint(&j, "slow_links", s->slow);
+	ibfm_json_uint(&j, "unranked_switches", s->unranked);
+	ibfm_json_obj_end(&j);
+	ibfm_json_finish(&j);
+}
+
+/* Prints the summary of 'f'; CLI_OK or CLI_FAIL. */
+static int show(const struct ibfm_fabric *f, const char *file, bool json)
+{
+	struct topo_summary s;
+
+	if (summarize(f, &s)) {
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	if (json)
+		show_json(&s, file);
+	else
+		show_text(&s);
+	return CLI_OK;
 }
 
 static int topo_show(int argc, char **argv)
 {
-	struct rate_count rates[64];
 	const char *topo = NULL;
 	struct ibfm_fabric *f;
-	uint32_t slow = 0, unranked = 0, n;
-	unsigned levels, nrates, i, l;
-	double best = 0;
 	bool json = false;
-	uint8_t *rank;
 	int rc;
 
 	rc = file_options(argc, argv, show_usage, &topo, NULL, &json);
@@ -327,61 +408,9 @@ static int topo_show(int argc, char **argv)
 	f = cli_load_topo(topo);
 	if (!f)
 		return CLI_INPUT;
-	rank = malloc(f->nnodes ? f->nnodes : 1);
-	if (!rank || ibfm_rank_detect(f, rank, &levels)) {
-		free(rank);
-		ibfm_fabric_destroy(f);
-		cli_error("out of memory");
-		return CLI_FAIL;
-	}
-	nrates = count_rates(f, rates, 64);
-	for (i = 0; i < nrates; i++)
-		if (ibfm_link_gbps(rates[i].width, rates[i].speed) > best)
-			best = ibfm_link_gbps(rates[i].width, rates[i].speed);
-	for (i = 0; i < nrates; i++)
-		if (ibfm_link_gbps(rates[i].width, rates[i].speed) < best)
-			slow += rates[i].links;
-	for (n = 0; n < f->nnodes; n++)
-		unranked += rank[n] == IBFM_RANK_NONE;
-
-	if (json) {
-		struct ibfm_json j;
-		char key[32];
-
-		ibfm_json_init(&j, stdout, true);
-		ibfm_json_obj_begin(&j, NULL);
-		ibfm_json_str(&j, "file", topo);
-		ibfm_json_uint(&j, "switches", f->nswitches);
-		ibfm_json_uint(&j, "cas", f->ncas);
-		ibfm_json_uint(&j, "routers", f->nnodes - f->nswitches - f->ncas);
-		ibfm_json_uint(&j, "links", ibfm_fabric_count_links(f));
-		ibfm_json_uint(&j, "levels", levels);
-		ibfm_json_arr_begin(&j, "switches_per_level");
-		for (l = 1; l <= levels; l++) {
-			uint32_t per = 0;
-
-			for (n = 0; n < f->nnodes; n++)
-				per += ibfm_node_is_switch(&f->nodes[n]) && rank[n] == l;
-			ibfm_json_uint(&j, NULL, per);
-		}
-		ibfm_json_arr_end(&j);
-		ibfm_json_obj_begin(&j, "links_by_rate");
-		for (i = 0; i < nrates; i++) {
-			snprintf(key, sizeof(key), "%ux%s", rates[i].width,
-				 ibfm_speed_name(rates[i].speed));
-			ibfm_json_uint(&j, key, rates[i].links);
-		}
-		ibfm_json_obj_end(&j);
-		ibfm_json_uint(&j, "slow_links", slow);
-		ibfm_json_uint(&j, "unranked_switches", unranked);
-		ibfm_json_obj_end(&j);
-		ibfm_json_finish(&j);
-	} else {
-		show_text(f, rank, levels, rates, nrates, slow, unranked);
-	}
-	free(rank);
+	rc = show(f, topo, json);
 	ibfm_fabric_destroy(f);
-	return CLI_OK;
+	return rc;
 }
 
 static const char diff_usage[] =
@@ -430,7 +459,8 @@ static void put_rate(struct diff_out *d, const char *key,
 {
 	char buf[32];
 
-	snprintf(buf, sizeof(buf), "%ux%s", p->width, ibfm_speed_name(p->speed));
+	snprintf(buf, sizeof(buf), "%ux%s", p->width,
+		 ibfm_speed_name(p->speed));
 	if (d->json)
 		ibfm_json_str(d->json, key, buf);
 	else
@@ -472,9 +502,11 @@ static void diff_item(void *ctx, const struct ibfm_diff_item *it)
 		break;
 	case IBFM_DIFF_LINK_WRONG_PEER:
 		put_port(d, d->exp, "port", " ", it->exp_port);
-		put_port(d, d->exp, "expected_peer", " expected ", it->exp_peer);
+		put_port(d, d->exp, "expected_peer", " expected ",
+			 it->exp_peer);
 		if (it->act_peer != IBFM_NONE)
-			put_port(d, d->act, "found_peer", ", found ", it->act_peer);
+			put_port(d, d->act, "found_peer", ", found ",
+				 it->act_peer);
 		break;
 	case IBFM_DIFF_PORT_GUID:
 		put_port(d, d->exp, "port", " ", it->exp_port);
@@ -541,8 +573,8 @@ static int topo_diff(int argc, char **argv)
 const struct cli_cmd cli_topo_cmds[] = {
 	{ "topo", "gen", "--levels L --radix K [...] -o FILE",
 	  "generate a fat-tree topology file", topo_gen },
-	{ "topo", "show", "--topo FILE [--json]",
-	  "summarise a topology file", topo_show },
+	{ "topo", "show", "--topo FILE [--json]", "summarise a topology file",
+	  topo_show },
 	{ "topo", "diff", "--expected FILE --topo FILE [--json]",
 	  "compare a fabric with the one expected", topo_diff },
 	{ 0 },

@@ -18,10 +18,9 @@ static void usage(FILE *out)
 	size_t g;
 	const struct cli_cmd *c;
 
-	fprintf(out,
-		"Usage: ibfm COMMAND [options]\n"
-		"InfiniBand fabric manager for AI training clusters.\n\n"
-		"Commands:\n");
+	fprintf(out, "Usage: ibfm COMMAND [options]\n"
+		     "InfiniBand fabric manager for AI training clusters.\n\n"
+		     "Commands:\n");
 	for (g = 0; g < sizeof(groups) / sizeof(*groups); g++)
 		for (c = groups[g]; c->name; c++)
 			fprintf(out, "  %s %-5s %-40s %s\n", c->group, c->name,

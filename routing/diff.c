@@ -40,8 +40,8 @@ static unsigned diff_nodes(const struct ibfm_fabric *a,
 		if (ibfm_fabric_node_by_guid(b, a->nodes[n].guid) != IBFM_NONE)
 			continue;
 		count += missing ? report(fn, ctx, IBFM_DIFF_NODE_MISSING, p0,
-					  IBFM_NONE, IBFM_NONE, IBFM_NONE) :
-				   report(fn, ctx, IBFM_DIFF_NODE_EXTRA,
+					  IBFM_NONE, IBFM_NONE, IBFM_NONE)
+				 : report(fn, ctx, IBFM_DIFF_NODE_EXTRA,
 					  IBFM_NONE, IBFM_NONE, p0, IBFM_NONE);
 	}
 	return count;
@@ -66,7 +66,8 @@ static unsigned diff_port_guids(const struct ibfm_fabric *exp,
 		if (!has_own_guid(exp, p))
 			continue;
 		ap = same_port(exp, p, act);
-		if (ap != IBFM_NONE && act->ports[ap].guid != exp->ports[p].guid)
+		if (ap != IBFM_NONE &&
+		    act->ports[ap].guid != exp->ports[p].guid)
 			count += report(fn, ctx, IBFM_DIFF_PORT_GUID, p,
 					IBFM_NONE, ap, IBFM_NONE);
 	}
@@ -95,11 +96,12 @@ unsigned ibfm_diff_fabrics(const struct ibfm_fabric *exp,
 		ap = same_port(exp, p, act);
 		aq = same_port(exp, q, act);
 		if (ap == IBFM_NONE || aq == IBFM_NONE)
-			continue;	/* a missing node, reported above */
+			continue; /* a missing node, reported above */
 		if (act->ports[ap].peer == aq) {
 			if (slower(&exp->ports[p], &act->ports[ap]))
-				count += report(fn, ctx, IBFM_DIFF_LINK_DEGRADED,
-						p, q, ap, aq);
+				count +=
+					report(fn, ctx, IBFM_DIFF_LINK_DEGRADED,
+					       p, q, ap, aq);
 		} else if (!linked(act, ap) && !linked(act, aq)) {
 			count += report(fn, ctx, IBFM_DIFF_LINK_MISSING, p, q,
 					ap, aq);

@@ -18,23 +18,23 @@
 #include "routing/fabric.h"
 
 enum ibfm_diff_kind {
-	IBFM_DIFF_NODE_MISSING,	/* exp_port: the node's port 0 */
-	IBFM_DIFF_NODE_EXTRA,	/* act_port: the node's port 0 */
-	IBFM_DIFF_LINK_MISSING,	/* exp_port - exp_peer */
-	IBFM_DIFF_LINK_EXTRA,	/* act_port - act_peer */
-	IBFM_DIFF_LINK_WRONG_PEER,	/* exp_port - exp_peer; act_port is
+	IBFM_DIFF_NODE_MISSING,	   /* exp_port: the node's port 0 */
+	IBFM_DIFF_NODE_EXTRA,	   /* act_port: the node's port 0 */
+	IBFM_DIFF_LINK_MISSING,	   /* exp_port - exp_peer */
+	IBFM_DIFF_LINK_EXTRA,	   /* act_port - act_peer */
+	IBFM_DIFF_LINK_WRONG_PEER, /* exp_port - exp_peer; act_port is
 					 * that port in 'act', cabled to
 					 * act_peer (or IBFM_NONE) */
-	IBFM_DIFF_LINK_DEGRADED,	/* exp_port - exp_peer, act_port's
+	IBFM_DIFF_LINK_DEGRADED,   /* exp_port - exp_peer, act_port's
 					 * width/speed lower */
-	IBFM_DIFF_PORT_GUID,	/* exp_port and act_port: same node and
+	IBFM_DIFF_PORT_GUID,	   /* exp_port and act_port: same node and
 				 * number, other PortGUID */
 };
 
 struct ibfm_diff_item {
 	enum ibfm_diff_kind kind;
-	uint32_t exp_port, exp_peer;	/* ports of the expected fabric */
-	uint32_t act_port, act_peer;	/* ports of the actual fabric */
+	uint32_t exp_port, exp_peer; /* ports of the expected fabric */
+	uint32_t act_port, act_peer; /* ports of the actual fabric */
 };
 
 typedef void (*ibfm_diff_fn)(void *ctx, const struct ibfm_diff_item *item);

@@ -22,8 +22,8 @@
 #define IBFM_ERR_MSG_MAX 512
 
 struct ibfm_err {
-	int code;			/* the negative errno that was returned */
-	char msg[IBFM_ERR_MSG_MAX];	/* one line, no trailing newline */
+	int code;		    /* the negative errno that was returned */
+	char msg[IBFM_ERR_MSG_MAX]; /* one line, no trailing newline */
 };
 
 /*

@@ -126,8 +126,8 @@ static uint32_t str_add(struct ibfm_fabric *f, const char *s, size_t len)
 }
 
 static int check_node_info(const struct ibfm_fabric *f,
-			   const struct ibfm_node_info *info,
-			   const char *name, struct ibfm_err *err)
+			   const struct ibfm_node_info *info, const char *name,
+			   struct ibfm_err *err)
 {
 	uint32_t other;
 
@@ -138,9 +138,10 @@ static int check_node_info(const struct ibfm_fabric *f,
 	if (!*name)
 		return ibfm_err_set(err, -EINVAL, "empty node name");
 	if (info->nports < 1 || info->nports > IBFM_MAX_PORTS)
-		return ibfm_err_set(err, -EINVAL,
-				    "node \"%s\" has %u ports: expected 1 to %d",
-				    name, info->nports, IBFM_MAX_PORTS);
+		return ibfm_err_set(
+			err, -EINVAL,
+			"node \"%s\" has %u ports: expected 1 to %d", name,
+			info->nports, IBFM_MAX_PORTS);
 	if (!info->guid)
 		return ibfm_err_set(err, -EINVAL, "node \"%s\" has GUID 0",
 				    name);
@@ -149,7 +150,8 @@ static int check_node_info(const struct ibfm_fabric *f,
 		return ibfm_err_set(err, -EEXIST,
 				    "duplicate GUID 0x%016" PRIx64
 				    ": node \"%s\" and node \"%s\"",
-				    info->guid, ibfm_fabric_str(f, f->nodes[other].name),
+				    info->guid,
+				    ibfm_fabric_str(f, f->nodes[other].name),
 				    name);
 	other = ibfm_fabric_node_by_name(f, name);
 	if (other != IBFM_NONE)
@@ -171,8 +173,9 @@ int ibfm_fabric_add_node(struct ibfm_fabric *f,
 
 	if (!name) {
 		snprintf(gname, sizeof(gname), "%s-%016" PRIx64,
-			 info->type == IBFM_NODE_SWITCH ? "S" :
-			 info->type == IBFM_NODE_ROUTER ? "R" : "H",
+			 info->type == IBFM_NODE_SWITCH	  ? "S"
+			 : info->type == IBFM_NODE_ROUTER ? "R"
+							  : "H",
 			 info->guid);
 		name = gname;
 	}
@@ -207,8 +210,8 @@ int ibfm_fabric_add_node(struct ibfm_fabric *f,
 		port->node = id;
 		port->num = (uint8_t)p;
 		port->peer = IBFM_NONE;
-		port->guid = info->type == IBFM_NODE_SWITCH ? info->guid :
-							      info->guid + p;
+		port->guid = info->type == IBFM_NODE_SWITCH ? info->guid
+							    : info->guid + p;
 		port->state = IBFM_PORT_DOWN;
 	}
 	f->nports += info->nports + 1;
@@ -259,8 +262,8 @@ static bool port_addressable(const struct ibfm_fabric *f, uint32_t p)
 {
 	const struct ibfm_port *port = &f->ports[p];
 
-	return ibfm_node_is_switch(&f->nodes[port->node]) ? port->num == 0 :
-							   port->num != 0;
+	return ibfm_node_is_switch(&f->nodes[port->node]) ? port->num == 0
+							  : port->num != 0;
 }
 
 static const char *port_owner(const struct ibfm_fabric *f, uint32_t p)
@@ -289,8 +292,8 @@ static int index_port_guids(struct ibfm_fabric *f, struct ibfm_err *err)
 					    "duplicate port GUID 0x%016" PRIx64
 					    ": \"%s\"[%u] and \"%s\"[%u]",
 					    guid, port_owner(f, other),
-					    f->ports[other].num, port_owner(f, p),
-					    f->ports[p].num);
+					    f->ports[other].num,
+					    port_owner(f, p), f->ports[p].num);
 		}
 		if (ibfm_idx_add(&idx, h, p)) {
 			ibfm_idx_free(&idx);
@@ -313,12 +316,12 @@ static int index_lids(struct ibfm_fabric *f, struct ibfm_err *err)
 		if (!port->lid || !port_addressable(f, p))
 			continue;
 		if (port->lmc > 7 || top > IBFM_LID_UNICAST_MAX)
-			return ibfm_err_set(err, -ERANGE,
-					    "\"%s\"[%u]: LID %u with LMC %u "
-					    "passes the unicast LID space (0x%X)",
-					    port_owner(f, p), port->num,
-					    port->lid, port->lmc,
-					    IBFM_LID_UNICAST_MAX);
+			return ibfm_err_set(
+				err, -ERANGE,
+				"\"%s\"[%u]: LID %u with LMC %u "
+				"passes the unicast LID space (0x%X)",
+				port_owner(f, p), port->num, port->lid,
+				port->lmc, IBFM_LID_UNICAST_MAX);
 		if (top > max_lid)
 			max_lid = top;
 	}
@@ -336,10 +339,11 @@ static int index_lids(struct ibfm_fabric *f, struct ibfm_err *err)
 				uint32_t o = map[l];
 
 				free(map);
-				return ibfm_err_set(err, -EEXIST,
-						    "duplicate LID %u: \"%s\"[%u] and \"%s\"[%u]",
-						    l, port_owner(f, o), f->ports[o].num,
-						    port_owner(f, p), port->num);
+				return ibfm_err_set(
+					err, -EEXIST,
+					"duplicate LID %u: \"%s\"[%u] and \"%s\"[%u]",
+					l, port_owner(f, o), f->ports[o].num,
+					port_owner(f, p), port->num);
 			}
 			map[l] = p;
 		}
@@ -359,20 +363,20 @@ int ibfm_fabric_finish(struct ibfm_fabric *f, struct ibfm_err *err)
 
 uint32_t ibfm_fabric_node_by_guid(const struct ibfm_fabric *f, uint64_t guid)
 {
-	return ibfm_idx_find(&f->by_guid, ibfm_idx_hash_u64(guid),
-			     eq_node_guid, f, &guid);
+	return ibfm_idx_find(&f->by_guid, ibfm_idx_hash_u64(guid), eq_node_guid,
+			     f, &guid);
 }
 
 uint32_t ibfm_fabric_node_by_name(const struct ibfm_fabric *f, const char *name)
 {
-	return ibfm_idx_find(&f->by_name, ibfm_idx_hash_str(name),
-			     eq_node_name, f, name);
+	return ibfm_idx_find(&f->by_name, ibfm_idx_hash_str(name), eq_node_name,
+			     f, name);
 }
 
 uint32_t ibfm_fabric_node_by_desc(const struct ibfm_fabric *f, const char *desc)
 {
-	return ibfm_idx_find(&f->by_desc, ibfm_idx_hash_str(desc),
-			     eq_node_desc, f, desc);
+	return ibfm_idx_find(&f->by_desc, ibfm_idx_hash_str(desc), eq_node_desc,
+			     f, desc);
 }
 
 uint32_t ibfm_fabric_port_by_guid(const struct ibfm_fabric *f, uint64_t guid)
@@ -408,10 +412,10 @@ static const char *const speed_names[IBFM_SPEED_COUNT] = {
 
 /* Data rate per lane in Gb/s, after line encoding. */
 static const double speed_gbps[IBFM_SPEED_COUNT] = {
-	[IBFM_SPEED_SDR] = 2.0,	   [IBFM_SPEED_DDR] = 4.0,
-	[IBFM_SPEED_QDR] = 8.0,	   [IBFM_SPEED_FDR10] = 10.0,
-	[IBFM_SPEED_FDR] = 13.64,  [IBFM_SPEED_EDR] = 25.0,
-	[IBFM_SPEED_HDR] = 50.0,   [IBFM_SPEED_NDR] = 100.0,
+	[IBFM_SPEED_SDR] = 2.0,	  [IBFM_SPEED_DDR] = 4.0,
+	[IBFM_SPEED_QDR] = 8.0,	  [IBFM_SPEED_FDR10] = 10.0,
+	[IBFM_SPEED_FDR] = 13.64, [IBFM_SPEED_EDR] = 25.0,
+	[IBFM_SPEED_HDR] = 50.0,  [IBFM_SPEED_NDR] = 100.0,
 	[IBFM_SPEED_XDR] = 200.0,
 };
 

@@ -29,7 +29,7 @@
 #include "routing/idx.h"
 
 #define IBFM_NONE UINT32_MAX
-#define IBFM_MAX_PORTS 254	/* largest NumPorts the fabric accepts */
+#define IBFM_MAX_PORTS 254 /* largest NumPorts the fabric accepts */
 #define IBFM_LID_UNICAST_MAX 0xBFFF
 
 /* The values of NodeInfo:NodeType. */
@@ -64,28 +64,28 @@ enum ibfm_port_state {
 };
 
 struct ibfm_node {
-	uint64_t guid;		/* NodeGUID */
-	uint64_t sysguid;	/* SystemImageGUID */
-	uint32_t port0;		/* index of this node's port 0 in ports[] */
-	uint32_t name;		/* string offset: the record's id, unique */
-	uint32_t desc;		/* string offset: NodeDescription */
-	uint32_t vendid;	/* NodeInfo:VendorID */
-	uint16_t devid;		/* NodeInfo:DeviceID */
-	uint8_t type;		/* enum ibfm_node_type */
-	uint8_t nports;		/* NumPorts, not counting port 0 */
-	uint8_t esp0;		/* switch: enhanced port 0 */
+	uint64_t guid;	  /* NodeGUID */
+	uint64_t sysguid; /* SystemImageGUID */
+	uint32_t port0;	  /* index of this node's port 0 in ports[] */
+	uint32_t name;	  /* string offset: the record's id, unique */
+	uint32_t desc;	  /* string offset: NodeDescription */
+	uint32_t vendid;  /* NodeInfo:VendorID */
+	uint16_t devid;	  /* NodeInfo:DeviceID */
+	uint8_t type;	  /* enum ibfm_node_type */
+	uint8_t nports;	  /* NumPorts, not counting port 0 */
+	uint8_t esp0;	  /* switch: enhanced port 0 */
 };
 
 struct ibfm_port {
-	uint64_t guid;		/* PortGUID (a switch's ports share port 0's) */
-	uint32_t node;		/* owning node */
-	uint32_t peer;		/* port at the other end, or IBFM_NONE */
-	uint16_t lid;		/* base LID, 0 when not assigned */
-	uint8_t num;		/* port number on its node */
-	uint8_t lmc;		/* LID mask control */
-	uint8_t width;		/* active lanes: 1, 2, 4, 8, 12; 0 unknown */
-	uint8_t speed;		/* enum ibfm_speed */
-	uint8_t state;		/* enum ibfm_port_state */
+	uint64_t guid; /* PortGUID (a switch's ports share port 0's) */
+	uint32_t node; /* owning node */
+	uint32_t peer; /* port at the other end, or IBFM_NONE */
+	uint16_t lid;  /* base LID, 0 when not assigned */
+	uint8_t num;   /* port number on its node */
+	uint8_t lmc;   /* LID mask control */
+	uint8_t width; /* active lanes: 1, 2, 4, 8, 12; 0 unknown */
+	uint8_t speed; /* enum ibfm_speed */
+	uint8_t state; /* enum ibfm_port_state */
 };
 
 struct ibfm_fabric {
@@ -93,26 +93,26 @@ struct ibfm_fabric {
 	struct ibfm_port *ports;
 	uint32_t nnodes, nodes_cap;
 	uint32_t nports, ports_cap;
-	uint32_t nswitches;	/* nodes of type switch */
-	uint32_t ncas;		/* nodes of type CA */
-	char *strs;		/* string pool; offset 0 is "" */
+	uint32_t nswitches; /* nodes of type switch */
+	uint32_t ncas;	    /* nodes of type CA */
+	char *strs;	    /* string pool; offset 0 is "" */
 	size_t strs_len, strs_cap;
-	struct ibfm_idx by_guid;	/* node GUID -> node */
-	struct ibfm_idx by_name;	/* record name -> node */
-	struct ibfm_idx by_desc;	/* NodeDescription -> node (not unique) */
-	struct ibfm_idx by_pguid;	/* port GUID -> port (after finish) */
-	uint32_t *lid_port;	/* LID -> port, IBFM_NONE (after finish) */
-	uint32_t max_lid;	/* highest LID in lid_port */
+	struct ibfm_idx by_guid;  /* node GUID -> node */
+	struct ibfm_idx by_name;  /* record name -> node */
+	struct ibfm_idx by_desc;  /* NodeDescription -> node (not unique) */
+	struct ibfm_idx by_pguid; /* port GUID -> port (after finish) */
+	uint32_t *lid_port;	  /* LID -> port, IBFM_NONE (after finish) */
+	uint32_t max_lid;	  /* highest LID in lid_port */
 };
 
 /* What a new node is; strings are copied. */
 struct ibfm_node_info {
 	enum ibfm_node_type type;
-	unsigned nports;	/* 1..IBFM_MAX_PORTS */
-	uint64_t guid;		/* must be unique and non-zero */
-	uint64_t sysguid;	/* 0: same as guid */
-	const char *name;	/* unique record id; NULL: made from the GUID */
-	const char *desc;	/* NodeDescription; NULL: the name */
+	unsigned nports;  /* 1..IBFM_MAX_PORTS */
+	uint64_t guid;	  /* must be unique and non-zero */
+	uint64_t sysguid; /* 0: same as guid */
+	const char *name; /* unique record id; NULL: made from the GUID */
+	const char *desc; /* NodeDescription; NULL: the name */
 };
 
 /* Returns an empty fabric, or NULL when out of memory. */
@@ -154,8 +154,10 @@ int ibfm_fabric_finish(struct ibfm_fabric *f, struct ibfm_err *err);
 
 /* Lookups; each returns an index or IBFM_NONE. */
 uint32_t ibfm_fabric_node_by_guid(const struct ibfm_fabric *f, uint64_t guid);
-uint32_t ibfm_fabric_node_by_name(const struct ibfm_fabric *f, const char *name);
-uint32_t ibfm_fabric_node_by_desc(const struct ibfm_fabric *f, const char *desc);
+uint32_t ibfm_fabric_node_by_name(const struct ibfm_fabric *f,
+				  const char *name);
+uint32_t ibfm_fabric_node_by_desc(const struct ibfm_fabric *f,
+				  const char *desc);
 uint32_t ibfm_fabric_port_by_guid(const struct ibfm_fabric *f, uint64_t guid);
 uint32_t ibfm_fabric_port_by_lid(const struct ibfm_fabric *f, uint32_t lid);
 

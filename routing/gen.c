@@ -23,35 +23,40 @@ int ibfm_gen_shape(const struct ibfm_gen_params *p, struct ibfm_gen_shape *s,
 		return ibfm_err_set(err, -EINVAL,
 				    "--levels %u: expected 2 or 3", p->levels);
 	if (k < 4 || k > IBFM_MAX_PORTS || k % 2)
-		return ibfm_err_set(err, -EINVAL,
-				    "--radix %u: expected an even number from 4 to %d",
-				    k, IBFM_MAX_PORTS);
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--radix %u: expected an even number from 4 to %d", k,
+			IBFM_MAX_PORTS);
 	s->down = p->down ? p->down : k / 2;
 	if (s->down >= k)
-		return ibfm_err_set(err, -EINVAL,
-				    "%u host ports per leaf leave no up-port on a radix-%u switch",
-				    s->down, k);
+		return ibfm_err_set(
+			err, -EINVAL,
+			"%u host ports per leaf leave no up-port on a radix-%u switch",
+			s->down, k);
 	s->up = k - s->down;
 	if (p->levels == 3 && s->up > leaves_per_pod)
-		return ibfm_err_set(err, -EINVAL,
-				    "%u up-ports per leaf: a 3-level tree of radix %u has at most %u spines per pod",
-				    s->up, k, leaves_per_pod);
+		return ibfm_err_set(
+			err, -EINVAL,
+			"%u up-ports per leaf: a 3-level tree of radix %u has at most %u spines per pod",
+			s->up, k, leaves_per_pod);
 	if (rails > s->down * 64)
-		return ibfm_err_set(err, -EINVAL, "--rails %u: too many", rails);
+		return ibfm_err_set(err, -EINVAL, "--rails %u: too many",
+				    rails);
 	max_leaves = p->levels == 2 ? k : k * leaves_per_pod;
 	/* Leaves come in groups of 'rails' (one SU), so round down. */
 	s->max_hosts = max_leaves / rails * rails * s->down;
 	s->hosts = p->hosts ? p->hosts : s->max_hosts;
 	if (s->hosts % rails)
-		return ibfm_err_set(err, -EINVAL,
-				    "--hosts %u is not a multiple of --rails %u (hosts count HCAs)",
-				    s->hosts, rails);
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--hosts %u is not a multiple of --rails %u (hosts count HCAs)",
+			s->hosts, rails);
 	if (s->hosts > s->max_hosts)
-		return ibfm_err_set(err, -EINVAL,
-				    "--hosts %u: a %u-level radix-%u tree with %u host ports per leaf%s holds at most %u",
-				    s->hosts, p->levels, k, s->down,
-				    rails > 1 ? " and these rails" : "",
-				    s->max_hosts);
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--hosts %u: a %u-level radix-%u tree with %u host ports per leaf%s holds at most %u",
+			s->hosts, p->levels, k, s->down,
+			rails > 1 ? " and these rails" : "", s->max_hosts);
 	s->servers = s->hosts / rails;
 	s->leaves = div_up(s->servers, s->down) * rails;
 	if (p->levels == 2) {
@@ -105,8 +110,8 @@ struct gen {
 	const struct ibfm_gen_params *p;
 	struct ibfm_gen_shape s;
 	struct ibfm_fabric *f;
-	uint32_t *sw;		/* logical switch -> node, IBFM_NONE if removed */
-	uint32_t nsw;		/* leaves, then spines, then cores */
+	uint32_t *sw; /* logical switch -> node, IBFM_NONE if removed */
+	uint32_t nsw; /* leaves, then spines, then cores */
 	uint8_t width, speed;
 	struct ibfm_err *err;
 };
@@ -122,7 +127,7 @@ static int add_switch(struct gen *g, uint32_t logical, const char *desc)
 	int rc;
 
 	if (g->sw[logical] == IBFM_NONE - 1) {
-		g->sw[logical] = IBFM_NONE;	/* chosen for removal */
+		g->sw[logical] = IBFM_NONE; /* chosen for removal */
 		return 0;
 	}
 	rc = ibfm_fabric_add_node(g->f, &info, &g->sw[logical], g->err);
@@ -199,11 +204,12 @@ static int add_hosts(struct gen *g)
 			rc = ibfm_fabric_add_node(g->f, &info, &node, g->err);
 			if (rc)
 				return rc;
-			rc = ibfm_fabric_link(g->f,
-					      ibfm_fabric_port(g->f, g->sw[leaf],
-							       srv % s->down + 1),
-					      ibfm_fabric_port(g->f, node, 1),
-					      g->width, g->speed);
+			rc = ibfm_fabric_link(
+				g->f,
+				ibfm_fabric_port(g->f, g->sw[leaf],
+						 srv % s->down + 1),
+				ibfm_fabric_port(g->f, node, 1), g->width,
+				g->speed);
 			if (rc)
 				return rc;
 		}
@@ -276,9 +282,10 @@ static int choose_removed(struct gen *g, uint64_t *rng)
 	if (!g->p->remove_switches)
 		return 0;
 	if (g->p->remove_switches > above)
-		return ibfm_err_set(g->err, -EINVAL,
-				    "--remove-switches %u: the fabric has only %u switches above the leaves",
-				    g->p->remove_switches, above);
+		return ibfm_err_set(
+			g->err, -EINVAL,
+			"--remove-switches %u: the fabric has only %u switches above the leaves",
+			g->p->remove_switches, above);
 	cand = malloc(above * sizeof(*cand));
 	if (!cand)
 		return ibfm_err_set(g->err, -ENOMEM, "out of memory");
@@ -300,9 +307,10 @@ int ibfm_gen_build(const struct ibfm_gen_params *p, struct ibfm_fabric **out,
 	int rc;
 
 	if (p->remove_links < 0 || p->remove_links > 100)
-		return ibfm_err_set(err, -EINVAL,
-				    "--remove-links %g: expected a percentage from 0 to 100",
-				    p->remove_links);
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--remove-links %g: expected a percentage from 0 to 100",
+			p->remove_links);
 	rc = ibfm_gen_shape(p, &g.s, err);
 	if (rc)
 		return rc;

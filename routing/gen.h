@@ -38,25 +38,25 @@
 #include "routing/fabric.h"
 
 struct ibfm_gen_params {
-	unsigned levels;	/* switch levels: 2 or 3 */
-	unsigned radix;		/* ports per switch, even, 4..254 */
-	unsigned hosts;		/* CAs (HCAs) in all; 0: as many as fit */
-	unsigned rails;		/* HCAs per server; 0 or 1: no rails */
-	unsigned down;		/* host ports per leaf; 0: radix / 2 */
-	double remove_links;	/* percent of switch-switch links removed */
-	unsigned remove_switches;	/* non-leaf switches removed */
-	uint64_t seed;		/* for the removals */
-	uint8_t width;		/* link width; 0: 4x */
-	uint8_t speed;		/* enum ibfm_speed; 0: HDR */
+	unsigned levels;	  /* switch levels: 2 or 3 */
+	unsigned radix;		  /* ports per switch, even, 4..254 */
+	unsigned hosts;		  /* CAs (HCAs) in all; 0: as many as fit */
+	unsigned rails;		  /* HCAs per server; 0 or 1: no rails */
+	unsigned down;		  /* host ports per leaf; 0: radix / 2 */
+	double remove_links;	  /* percent of switch-switch links removed */
+	unsigned remove_switches; /* non-leaf switches removed */
+	uint64_t seed;		  /* for the removals */
+	uint8_t width;		  /* link width; 0: 4x */
+	uint8_t speed;		  /* enum ibfm_speed; 0: HDR */
 };
 
 /* The shape the parameters give, before removals. */
 struct ibfm_gen_shape {
-	unsigned down, up;	/* leaf host ports and up-ports */
+	unsigned down, up; /* leaf host ports and up-ports */
 	unsigned leaves, spines, cores;
-	unsigned pods;		/* 3 levels: pods in use */
+	unsigned pods; /* 3 levels: pods in use */
 	unsigned hosts, servers;
-	unsigned max_hosts;	/* hosts the full tree would have */
+	unsigned max_hosts; /* hosts the full tree would have */
 };
 
 /*

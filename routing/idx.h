@@ -20,14 +20,13 @@
 #define IBFM_IDX_NONE UINT32_MAX
 
 struct ibfm_idx {
-	uint64_t *slots;	/* (hash32 << 32) | (item + 1); 0 = empty */
-	uint32_t mask;		/* capacity - 1, capacity a power of two */
-	uint32_t count;		/* items stored */
+	uint64_t *slots; /* (hash32 << 32) | (item + 1); 0 = empty */
+	uint32_t mask;	 /* capacity - 1, capacity a power of two */
+	uint32_t count;	 /* items stored */
 };
 
 /* Says whether 'item' has the key 'key'; 'ctx' is the caller's. */
-typedef bool (*ibfm_idx_eq_fn)(const void *ctx, uint32_t item,
-			       const void *key);
+typedef bool (*ibfm_idx_eq_fn)(const void *ctx, uint32_t item, const void *key);
 
 /* Prepares an empty index sized for 'expected' items; 0 or -ENOMEM. */
 int ibfm_idx_init(struct ibfm_idx *idx, uint32_t expected);

@@ -34,19 +34,23 @@ static void put_escaped(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* Writes the comma, indentation and key that come before a value. */
-static void member(struct ibfm_json *j, const char *key)
+static void newline(struct ibfm_json *j)
 {
 	unsigned i;
 
+	fputc('\n', j->out);
+	for (i = 0; i < j->depth; i++)
+		fputs("  ", j->out);
+}
+
+/* Writes the comma, indentation and key that come before a value. */
+static void member(struct ibfm_json *j, const char *key)
+{
 	if (!j->first[j->depth])
 		fputc(',', j->out);
 	j->first[j->depth] = false;
-	if (j->pretty && j->depth) {
-		fputc('\n', j->out);
-		for (i = 0; i < j->depth; i++)
-			fputs("  ", j->out);
-	}
+	if (j->pretty && j->depth)
+		newline(j);
 	if (key) {
 		put_escaped(j->out, key);
 		fputs(j->pretty ? ": " : ":", j->out);
@@ -64,15 +68,11 @@ static void open_level(struct ibfm_json *j, const char *key, char c)
 static void close_level(struct ibfm_json *j, char c)
 {
 	bool empty = j->first[j->depth];
-	unsigned i;
 
 	assert(j->depth > 0);
 	j->depth--;
-	if (j->pretty && !empty) {
-		fputc('\n', j->out);
-		for (i = 0; i < j->depth; i++)
-			fputs("  ", j->out);
-	}
+	if (j->pretty && !empty)
+		newline(j);
 	fputc(c, j->out);
 }
 

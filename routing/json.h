@@ -21,8 +21,8 @@
 struct ibfm_json {
 	FILE *out;
 	unsigned depth;
-	bool pretty;			/* newline and indent per member */
-	bool first[IBFM_JSON_DEPTH];	/* no member written yet at depth */
+	bool pretty;		     /* newline and indent per member */
+	bool first[IBFM_JSON_DEPTH]; /* no member written yet at depth */
 };
 
 void ibfm_json_init(struct ibfm_json *j, FILE *out, bool pretty);

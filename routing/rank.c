@@ -51,7 +51,8 @@ int ibfm_rank_detect(const struct ibfm_fabric *f, uint8_t *rank,
 			if (q == IBFM_NONE)
 				continue;
 			m = f->ports[q].node;
-			if (rank[m] != IBFM_RANK_NONE || r + 1 >= IBFM_RANK_NONE)
+			if (rank[m] != IBFM_RANK_NONE ||
+			    r + 1 >= IBFM_RANK_NONE)
 				continue;
 			rank[m] = (uint8_t)(r + 1);
 			queue[tail++] = m;

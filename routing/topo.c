@@ -15,27 +15,27 @@
 
 /* A port line whose peer is resolved once every record is read. */
 struct pend {
-	uint32_t port;		/* local port index */
-	uint32_t line;		/* where it was declared */
-	const char *rname;	/* remote record name, in the text */
+	uint32_t port;	   /* local port index */
+	uint32_t line;	   /* where it was declared */
+	const char *rname; /* remote record name, in the text */
 	uint32_t rlen;
-	uint32_t rport;		/* remote port number */
-	uint64_t rguid;		/* remote port GUID in "(...)", 0 if none */
+	uint32_t rport; /* remote port number */
+	uint64_t rguid; /* remote port GUID in "(...)", 0 if none */
 };
 
 struct parser {
 	const char *fname;
 	struct ibfm_fabric *f;
 	struct ibfm_err *err;
-	uint32_t line;		/* current line number, from 1 */
-	bool last_line;		/* the current line has no newline after it */
-	uint32_t node;		/* current record, IBFM_NONE outside one */
-	uint64_t next_guid[4];	/* ibsim's GUID counters, by node type */
-	uint64_t sysguid;	/* from "sysimgguid=", for the next node */
+	uint32_t line;	       /* current line number, from 1 */
+	bool last_line;	       /* the current line has no newline after it */
+	uint32_t node;	       /* current record, IBFM_NONE outside one */
+	uint64_t next_guid[4]; /* ibsim's GUID counters, by node type */
+	uint64_t sysguid;      /* from "sysimgguid=", for the next node */
 	uint32_t vendid, devid;
 	struct pend *pend;
 	size_t npend, pend_cap;
-	uint32_t *node_line;	/* header line of each node */
+	uint32_t *node_line; /* header line of each node */
 	size_t node_line_cap;
 };
 
@@ -70,7 +70,8 @@ static bool get_u64(struct cur *c, int base, uint64_t *v)
 
 	if (base == 0) {
 		base = 10;
-		if (c->e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (c->e - s > 2 && s[0] == '0' &&
+		    (s[1] == 'x' || s[1] == 'X')) {
 			base = 16;
 			s += 2;
 		}
@@ -78,9 +79,10 @@ static bool get_u64(struct cur *c, int base, uint64_t *v)
 	if (s >= c->e || !isxdigit((unsigned char)*s))
 		return false;
 	for (; s < c->e && isxdigit((unsigned char)*s); s++) {
-		unsigned d = isdigit((unsigned char)*s) ?
-				     (unsigned)(*s - '0') :
-				     (unsigned)(tolower((unsigned char)*s) - 'a' + 10);
+		unsigned d = isdigit((unsigned char)*s)
+				     ? (unsigned)(*s - '0')
+				     : (unsigned)(tolower((unsigned char)*s) -
+						  'a' + 10);
 
 		if (d >= (unsigned)base || x > (UINT64_MAX - d) / base)
 			return false;
@@ -152,17 +154,18 @@ static int perr(struct parser *p, int code, const char *id, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return ibfm_err_set(p->err, code, "%s:%u: %s %s", p->fname, p->line,
-			    id, what);
+	return ibfm_err_set(p->err, code, "%s:%u: %s %s", p->fname, p->line, id,
+			    what);
 }
 
 /* Error for a line that does not have the expected shape. */
 static int malformed(struct parser *p, const char *expected)
 {
 	if (p->last_line)
-		return perr(p, -EINVAL, "T02",
-			    "truncated file: the last line ends early, expected %s",
-			    expected);
+		return perr(
+			p, -EINVAL, "T02",
+			"truncated file: the last line ends early, expected %s",
+			expected);
 	return perr(p, -EINVAL, "T02", "malformed line: expected %s", expected);
 }
 
@@ -177,7 +180,7 @@ enum setting { SET_GUID, SET_SYSGUID, SET_VENDID, SET_DEVID };
 static const struct {
 	const char *kw;
 	enum setting what;
-	int type;		/* node type, for SET_GUID */
+	int type; /* node type, for SET_GUID */
 } settings[] = {
 	{ "switchguid", SET_GUID, IBFM_NODE_SWITCH },
 	{ "caguid", SET_GUID, IBFM_NODE_CA },
@@ -204,10 +207,11 @@ static int parse_assign(struct parser *p, const char *kw, size_t kwlen,
 
 	for (i = 0; i < sizeof(unsupported) / sizeof(*unsupported); i++)
 		if (kw_is(kw, kwlen, unsupported[i]))
-			return perr(p, -EINVAL, "T13",
-				    "ibsim directive \"%.*s=\" is not supported: "
-				    "write the fabric out in full",
-				    (int)kwlen, kw);
+			return perr(
+				p, -EINVAL, "T13",
+				"ibsim directive \"%.*s=\" is not supported: "
+				"write the fabric out in full",
+				(int)kwlen, kw);
 	for (i = 0; i < sizeof(settings) / sizeof(*settings); i++)
 		if (kw_is(kw, kwlen, settings[i].kw))
 			break;
@@ -331,7 +335,8 @@ static int parse_header(struct parser *p, int type, struct cur *c)
 	if (id != IBFM_NONE)
 		return perr(p, -EEXIST, "T05",
 			    "duplicate GUID 0x%016" PRIx64 ": node \"%s\" and "
-			    "node \"%s\" (line %u)", p->next_guid[type], name,
+			    "node \"%s\" (line %u)",
+			    p->next_guid[type], name,
 			    ibfm_fabric_str(p->f, p->f->nodes[id].name),
 			    p->node_line[id]);
 	id = ibfm_fabric_node_by_name(p->f, name);
@@ -403,35 +408,34 @@ static bool get_paren_guid(struct cur *c, uint64_t *guid)
  * port before the remote's quoted description, then "lid RL 4xHDR".
  */
 static void port_comment(struct parser *p, struct ibfm_port *port,
-			 struct cur *c)
+			 const struct cur *c)
 {
-	struct cur pre = *c, post = *c;
 	const char *q1 = memchr(c->s, '"', c->e - c->s);
 	const char *q2 = q1 ? memchr(q1 + 1, '"', c->e - q1 - 1) : NULL;
+	struct cur pre = { c->s, q2 ? q1 : c->e };
+	struct cur post = { q2 ? q2 + 1 : c->s, c->e };
+	struct cur rate;
+	const char *name;
 	uint32_t v, width;
 
-	if (q2) {
-		pre.e = q1;
-		post.s = q2 + 1;
-	}
 	if (!ibfm_node_is_switch(&p->f->nodes[port->node])) {
 		if (find_uint(&pre, "lid ", 0xFFFF, &v))
 			port->lid = (uint16_t)v;
 		if (find_uint(&pre, "lmc ", 7, &v))
 			port->lmc = (uint8_t)v;
 	}
-	post.s = find(&post, "lid ");
-	if (!post.s || !get_uint(&post, 0xFFFF, &v))
+	rate.s = find(&post, "lid ");
+	rate.e = c->e;
+	if (!rate.s || !get_uint(&rate, 0xFFFF, &v))
 		return;
-	skip_ws(&post);
-	if (!get_uint(&post, 12, &width) || !eat(&post, 'x') ||
+	skip_ws(&rate);
+	if (!get_uint(&rate, 12, &width) || !eat(&rate, 'x') ||
 	    !ibfm_width_valid(width))
 		return;
-	pre.s = post.s;
-	while (post.s < post.e && isalnum((unsigned char)*post.s))
-		post.s++;
+	for (name = rate.s; rate.s < rate.e && isalnum((unsigned char)*rate.s);)
+		rate.s++;
 	port->width = (uint8_t)width;
-	port->speed = (uint8_t)ibfm_speed_parse(pre.s, post.s - pre.s);
+	port->speed = (uint8_t)ibfm_speed_parse(name, rate.s - name);
 }
 
 static int add_pend(struct parser *p, const struct pend *pd)
@@ -466,16 +470,19 @@ static int parse_port_line(struct parser *p, struct cur *c)
 	if (!get_uint(c, 0xFFFF, &num) || !eat(c, ']'))
 		return malformed(p, "\"[port]\" at the start of a port line");
 	if (num < 1 || num > n->nports)
-		return perr(p, -EINVAL, "T03",
-			    "port %u out of range: node \"%s\" has ports 1 to %u",
-			    num, ibfm_fabric_str(p->f, n->name), n->nports);
+		return perr(
+			p, -EINVAL, "T03",
+			"port %u out of range: node \"%s\" has ports 1 to %u",
+			num, ibfm_fabric_str(p->f, n->name), n->nports);
 	if (!get_paren_guid(c, &lguid) || !skip_ext(c))
-		return malformed(p, "\"(portguid)\" or \"[ext N]\" after the port");
+		return malformed(
+			p, "\"(portguid)\" or \"[ext N]\" after the port");
 	skip_ws(c);
 	if (!at(c, '"'))
 		return malformed(p, "a quoted remote node name");
 	if (!get_quoted(c, &pd.rname, &pd.rlen))
-		return malformed(p, "a closing '\"' after the remote node name");
+		return malformed(p,
+				 "a closing '\"' after the remote node name");
 	if (!eat(c, '[') || !get_uint(c, 0xFFFF, &pd.rport) || !eat(c, ']'))
 		return malformed(p, "\"[port]\" after the remote node name");
 	skip_ws(c);
@@ -509,7 +516,7 @@ static int parse_line(struct parser *p, struct cur *c)
 
 	skip_ws(c);
 	if (c->s == c->e) {
-		p->node = IBFM_NONE;	/* a blank line ends a record */
+		p->node = IBFM_NONE; /* a blank line ends a record */
 		return 0;
 	}
 	if (*c->s == '#')
@@ -522,26 +529,30 @@ static int parse_line(struct parser *p, struct cur *c)
 	kwlen = c->s - kw;
 	p->node = IBFM_NONE;
 	if (kw_is(kw, kwlen, "Chassis"))
-		return 0;	/* ibnetdiscover -g grouping: no fabric data */
+		return 0; /* ibnetdiscover -g grouping: no fabric data */
 	if (kw_is(kw, kwlen, "include") || kw_is(kw, kwlen, "do"))
 		return perr(p, -EINVAL, "T13",
 			    "ibsim directive \"%.*s\" is not supported: write "
-			    "the fabric out in full", (int)kwlen, kw);
+			    "the fabric out in full",
+			    (int)kwlen, kw);
 	skip_ws(c);
 	if (kwlen && eat(c, '='))
 		return parse_assign(p, kw, kwlen, c);
 	if (!kwlen || c->s == c->e || !isdigit((unsigned char)*c->s))
-		return malformed(p, "a node record (\"Switch N \\\"name\\\"\"), "
-				    "a port line \"[N] ...\" or \"key=value\"");
+		return malformed(p,
+				 "a node record (\"Switch N \\\"name\\\"\"), "
+				 "a port line \"[N] ...\" or \"key=value\"");
 	type = node_type_of(kw, kwlen);
 	if (!type)
 		return perr(p, -EINVAL, "T04",
 			    "unknown node type \"%.*s\": expected Switch, Ca, "
-			    "Hca or Rt", (int)kwlen, kw);
+			    "Hca or Rt",
+			    (int)kwlen, kw);
 	return parse_header(p, type, c);
 }
 
-static const char *pend_local_name(const struct parser *p, const struct pend *pd)
+static const char *pend_local_name(const struct parser *p,
+				   const struct pend *pd)
 {
 	const struct ibfm_fabric *f = p->f;
 
@@ -565,7 +576,8 @@ static int resolve_links(struct parser *p)
 		if (rn == IBFM_NONE)
 			return perr(p, -EINVAL, "T07",
 				    "missing peer: node \"%s\" is not defined "
-				    "in the file", rname);
+				    "in the file",
+				    rname);
 		if (pd->rport < 1 || pd->rport > f->nodes[rn].nports)
 			return perr(p, -EINVAL, "T03",
 				    "remote port %u out of range: node \"%s\" "
@@ -580,27 +592,32 @@ static int resolve_links(struct parser *p)
 
 		p->line = pd->line;
 		if (rp->peer == IBFM_NONE)
-			return perr(p, -EINVAL, "T08",
-				    "asymmetric link: \"%s\"[%u] names \"%s\"[%u], "
-				    "which lists no link on that port",
-				    pend_local_name(p, pd), lp->num,
-				    ibfm_fabric_str(f, f->nodes[rp->node].name),
-				    rp->num);
+			return perr(
+				p, -EINVAL, "T08",
+				"asymmetric link: \"%s\"[%u] names \"%s\"[%u], "
+				"which lists no link on that port",
+				pend_local_name(p, pd), lp->num,
+				ibfm_fabric_str(f, f->nodes[rp->node].name),
+				rp->num);
 		if (rp->peer != pd->port)
-			return perr(p, -EINVAL, "T08",
-				    "asymmetric link: \"%s\"[%u] names \"%s\"[%u], "
-				    "which names \"%s\"[%u]",
-				    pend_local_name(p, pd), lp->num,
-				    ibfm_fabric_str(f, f->nodes[rp->node].name),
-				    rp->num,
-				    ibfm_fabric_str(f, f->nodes[f->ports[rp->peer].node].name),
-				    f->ports[rp->peer].num);
+			return perr(
+				p, -EINVAL, "T08",
+				"asymmetric link: \"%s\"[%u] names \"%s\"[%u], "
+				"which names \"%s\"[%u]",
+				pend_local_name(p, pd), lp->num,
+				ibfm_fabric_str(f, f->nodes[rp->node].name),
+				rp->num,
+				ibfm_fabric_str(
+					f,
+					f->nodes[f->ports[rp->peer].node].name),
+				f->ports[rp->peer].num);
 		if (pd->rguid && rp->guid != pd->rguid)
-			return perr(p, -EINVAL, "T14",
-				    "port GUID mismatch: \"%s\"[%u] is 0x%016" PRIx64
-				    " but this line says 0x%016" PRIx64,
-				    ibfm_fabric_str(f, f->nodes[rp->node].name),
-				    rp->num, rp->guid, pd->rguid);
+			return perr(
+				p, -EINVAL, "T14",
+				"port GUID mismatch: \"%s\"[%u] is 0x%016" PRIx64
+				" but this line says 0x%016" PRIx64,
+				ibfm_fabric_str(f, f->nodes[rp->node].name),
+				rp->num, rp->guid, pd->rguid);
 	}
 	return 0;
 }
@@ -737,7 +754,8 @@ static void write_node(const struct ibfm_fabric *f, uint32_t id, FILE *out)
 			ibfm_fabric_str(f, n->desc),
 			n->esp0 ? "enhanced" : "base", p0->lid, p0->lmc);
 	else
-		fprintf(out, "%sguid=0x%" PRIx64 "\n%s\t%u \"%s\"\t\t# \"%s\"\n",
+		fprintf(out,
+			"%sguid=0x%" PRIx64 "\n%s\t%u \"%s\"\t\t# \"%s\"\n",
 			n->type == IBFM_NODE_ROUTER ? "rt" : "ca", n->guid,
 			ibfm_node_type_name(n->type), n->nports, name,
 			ibfm_fabric_str(f, n->desc));
@@ -754,15 +772,17 @@ static void write_node(const struct ibfm_fabric *f, uint32_t id, FILE *out)
 		fprintf(out, "[%u]", i);
 		if (!ibfm_node_is_switch(n))
 			fprintf(out, "(%" PRIx64 ") ", lp->guid);
-		fprintf(out, "\t\"%s\"[%u]", ibfm_fabric_str(f, rn->name), rp->num);
+		fprintf(out, "\t\"%s\"[%u]", ibfm_fabric_str(f, rn->name),
+			rp->num);
 		if (!ibfm_node_is_switch(rn))
 			fprintf(out, "(%" PRIx64 ") ", rp->guid);
 		if (ibfm_node_is_switch(n))
 			fprintf(out, "\t\t# \"%s\" lid %u",
-				ibfm_fabric_str(f, rn->desc), remote_lid(f, rp));
+				ibfm_fabric_str(f, rn->desc),
+				remote_lid(f, rp));
 		else
-			fprintf(out, "\t\t# lid %u lmc %u \"%s\" lid %u", lp->lid,
-				lp->lmc, ibfm_fabric_str(f, rn->desc),
+			fprintf(out, "\t\t# lid %u lmc %u \"%s\" lid %u",
+				lp->lid, lp->lmc, ibfm_fabric_str(f, rn->desc),
 				remote_lid(f, rp));
 		write_link_info(lp, out);
 	}

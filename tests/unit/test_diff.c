@@ -20,7 +20,8 @@ static void collect(void *ctx, const struct ibfm_diff_item *it)
 
 static struct ibfm_fabric *tree(unsigned remove_switches)
 {
-	struct ibfm_gen_params p = { .levels = 2, .radix = 8,
+	struct ibfm_gen_params p = { .levels = 2,
+				     .radix = 8,
 				     .remove_switches = remove_switches };
 	struct ibfm_fabric *f = NULL;
 
@@ -64,8 +65,10 @@ static void test_planted_link_faults(void **state)
 	s2p2 = port_of(act, "spine-02", 2);
 	ibfm_fabric_unlink(act, l2p5);
 	ibfm_fabric_unlink(act, l2p6);
-	assert_int_equal(ibfm_fabric_link(act, l2p5, s2p2, 4, IBFM_SPEED_HDR), 0);
-	assert_int_equal(ibfm_fabric_link(act, l2p6, s1p2, 4, IBFM_SPEED_HDR), 0);
+	assert_int_equal(ibfm_fabric_link(act, l2p5, s2p2, 4, IBFM_SPEED_HDR),
+			 0);
+	assert_int_equal(ibfm_fabric_link(act, l2p6, s1p2, 4, IBFM_SPEED_HDR),
+			 0);
 	/* Degraded: leaf-03[5] came up at 4xEDR, leaf-03[6] at 1xHDR. */
 	act->ports[port_of(act, "leaf-03", 5)].speed = IBFM_SPEED_EDR;
 	act->ports[port_of(act, "leaf-03", 6)].width = 1;
@@ -83,8 +86,10 @@ static void test_planted_link_faults(void **state)
 	assert_int_equal(s.last[IBFM_DIFF_LINK_EXTRA].act_port,
 			 port_of(act, "leaf-04", 5));
 	/* The second wrong peer: leaf-02[6] expected on spine-02, found on spine-01. */
-	assert_int_equal(s.last[IBFM_DIFF_LINK_WRONG_PEER].exp_port, port_of(exp, "leaf-02", 6));
-	assert_int_equal(s.last[IBFM_DIFF_LINK_WRONG_PEER].exp_peer, port_of(exp, "spine-02", 2));
+	assert_int_equal(s.last[IBFM_DIFF_LINK_WRONG_PEER].exp_port,
+			 port_of(exp, "leaf-02", 6));
+	assert_int_equal(s.last[IBFM_DIFF_LINK_WRONG_PEER].exp_peer,
+			 port_of(exp, "spine-02", 2));
 	assert_int_equal(s.last[IBFM_DIFF_LINK_WRONG_PEER].act_peer, s1p2);
 	ibfm_fabric_destroy(exp);
 	ibfm_fabric_destroy(act);
@@ -116,7 +121,8 @@ static void test_port_guid_change(void **state)
 	act->ports[ibfm_fabric_port(act, ca, 1)].guid = 0x1234;
 	assert_int_equal(ibfm_diff_fabrics(exp, act, collect, &s), 1);
 	assert_int_equal(s.kinds[IBFM_DIFF_PORT_GUID], 1);
-	assert_string_equal(ibfm_diff_kind_name(IBFM_DIFF_PORT_GUID), "port-guid");
+	assert_string_equal(ibfm_diff_kind_name(IBFM_DIFF_PORT_GUID),
+			    "port-guid");
 	ibfm_fabric_destroy(exp);
 	ibfm_fabric_destroy(act);
 }

@@ -7,8 +7,9 @@
 static uint32_t add(struct ibfm_fabric *f, enum ibfm_node_type type,
 		    unsigned nports, uint64_t guid, const char *desc)
 {
-	struct ibfm_node_info info = { .type = type, .nports = nports,
-				       .guid = guid, .desc = desc };
+	struct ibfm_node_info info = {
+		.type = type, .nports = nports, .guid = guid, .desc = desc
+	};
 	struct ibfm_err err;
 	uint32_t n = IBFM_NONE;
 
@@ -58,9 +59,11 @@ static void test_ports_follow_ibsim_guid_rule(void **state)
 static void test_rejects_bad_nodes_and_keeps_state(void **state)
 {
 	struct ibfm_fabric *f = *state;
-	struct ibfm_node_info dup = { .type = IBFM_NODE_CA, .nports = 1,
+	struct ibfm_node_info dup = { .type = IBFM_NODE_CA,
+				      .nports = 1,
 				      .guid = 0x100 };
-	struct ibfm_node_info many = { .type = IBFM_NODE_SWITCH, .nports = 255,
+	struct ibfm_node_info many = { .type = IBFM_NODE_SWITCH,
+				       .nports = 255,
 				       .guid = 0x900 };
 	struct ibfm_node_info bad = { .type = 7, .nports = 1, .guid = 0x901 };
 	struct ibfm_err err;
@@ -85,8 +88,9 @@ static void test_links_and_unlinks(void **state)
 	assert_int_equal(f->ports[b].state, IBFM_PORT_ACTIVE);
 	assert_int_equal(ibfm_fabric_count_links(f), 1);
 	/* A cabled port cannot take a second cable, nor port 0 any. */
-	assert_int_equal(ibfm_fabric_link(f, a, ibfm_fabric_port(f, 1, 2), 4, 1),
-			 -EBUSY);
+	assert_int_equal(
+		ibfm_fabric_link(f, a, ibfm_fabric_port(f, 1, 2), 4, 1),
+		-EBUSY);
 	assert_int_equal(ibfm_fabric_link(f, f->nodes[0].port0,
 					  ibfm_fabric_port(f, 1, 2), 4, 1),
 			 -EINVAL);
@@ -106,7 +110,8 @@ static void test_finish_indexes_lids(void **state)
 	f->ports[ibfm_fabric_port(f, 1, 1)].lmc = 2;
 	assert_int_equal(ibfm_fabric_finish(f, &err), 0);
 	assert_int_equal(ibfm_fabric_port_by_lid(f, 1), f->nodes[0].port0);
-	assert_int_equal(ibfm_fabric_port_by_lid(f, 7), ibfm_fabric_port(f, 1, 1));
+	assert_int_equal(ibfm_fabric_port_by_lid(f, 7),
+			 ibfm_fabric_port(f, 1, 1));
 	assert_int_equal(ibfm_fabric_port_by_lid(f, 8), IBFM_NONE);
 	assert_int_equal(ibfm_fabric_port_by_guid(f, 0x201),
 			 ibfm_fabric_port(f, 1, 1));
@@ -139,7 +144,8 @@ static void test_duplicate_port_guid(void **state)
 
 	f->ports[ibfm_fabric_port(f, 1, 2)].guid = 0x201;
 	assert_int_equal(ibfm_fabric_finish(f, &err), -EEXIST);
-	assert_non_null(strstr(err.msg, "duplicate port GUID 0x0000000000000201"));
+	assert_non_null(
+		strstr(err.msg, "duplicate port GUID 0x0000000000000201"));
 }
 
 static void test_speeds(void **state)
@@ -158,12 +164,20 @@ static void test_speeds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ports_follow_ibsim_guid_rule, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rejects_bad_nodes_and_keeps_state, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_links_and_unlinks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_finish_indexes_lids, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_finish_refuses_lids_past_unicast_space, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_duplicate_port_guid, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_ports_follow_ibsim_guid_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_rejects_bad_nodes_and_keeps_state, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_links_and_unlinks, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_finish_indexes_lids, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_finish_refuses_lids_past_unicast_space, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_port_guid, setup,
+						teardown),
 		cmocka_unit_test(test_speeds),
 	};
 

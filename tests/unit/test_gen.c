@@ -35,8 +35,9 @@ static void assert_every_port_used(const struct ibfm_fabric *f)
 		if (!ibfm_node_is_switch(&f->nodes[n]))
 			continue;
 		for (i = 1; i <= f->nodes[n].nports; i++)
-			assert_int_not_equal(f->ports[ibfm_fabric_port(f, n, i)].peer,
-					     IBFM_NONE);
+			assert_int_not_equal(
+				f->ports[ibfm_fabric_port(f, n, i)].peer,
+				IBFM_NONE);
 	}
 }
 
@@ -84,8 +85,9 @@ static void test_partial_pods_keep_cores(void **state)
 
 static void test_rails_put_hca_r_on_rail_r(void **state)
 {
-	struct ibfm_gen_params p = { .levels = 2, .radix = 16, .rails = 4,
-				     .hosts = 64 };
+	struct ibfm_gen_params p = {
+		.levels = 2, .radix = 16, .rails = 4, .hosts = 64
+	};
 	struct ibfm_fabric *f = build(&p);
 	uint32_t n;
 	unsigned seen = 0;
@@ -102,10 +104,12 @@ static void test_rails_put_hca_r_on_rail_r(void **state)
 		if (ibfm_node_is_switch(ca))
 			continue;
 		assert_int_equal(sscanf(ibfm_fabric_str(f, ca->desc),
-					"node%u mlx5_%u", &srv, &rail), 2);
+					"node%u mlx5_%u", &srv, &rail),
+				 2);
 		leaf = &f->nodes[f->ports[f->ports[ca->port0 + 1].peer].node];
 		assert_int_equal(sscanf(ibfm_fabric_str(f, leaf->desc),
-					"leaf-r%u-%u", &lrail, &su), 2);
+					"leaf-r%u-%u", &lrail, &su),
+				 2);
 		assert_int_equal(lrail, rail);
 		assert_int_equal(su, (srv - 1) / 8 + 1);
 		seen++;
@@ -129,8 +133,9 @@ static void test_oversubscribed_leaves(void **state)
 static void test_removals_are_seeded_and_counted(void **state)
 {
 	struct ibfm_gen_params full = { .levels = 2, .radix = 36 };
-	struct ibfm_gen_params p = { .levels = 2, .radix = 36,
-				     .remove_links = 5, .seed = 7 };
+	struct ibfm_gen_params p = {
+		.levels = 2, .radix = 36, .remove_links = 5, .seed = 7
+	};
 	struct ibfm_fabric *f0 = build(&full), *a = build(&p), *b, *c;
 	uint32_t inter = 36 * 18;
 
@@ -152,15 +157,17 @@ static void test_removals_are_seeded_and_counted(void **state)
 
 static void test_remove_switches_spares_leaves(void **state)
 {
-	struct ibfm_gen_params p = { .levels = 3, .radix = 8,
-				     .remove_switches = 5, .seed = 1 };
+	struct ibfm_gen_params p = {
+		.levels = 3, .radix = 8, .remove_switches = 5, .seed = 1
+	};
 	struct ibfm_fabric *f = build(&p);
 	uint32_t n, leaves = 0;
 
 	(void)state;
 	assert_int_equal(f->nswitches, 80 - 5);
 	for (n = 0; n < f->nnodes; n++)
-		leaves += !strncmp(ibfm_fabric_str(f, f->nodes[n].desc), "leaf-", 5);
+		leaves += !strncmp(ibfm_fabric_str(f, f->nodes[n].desc),
+				   "leaf-", 5);
 	assert_int_equal(leaves, 32);
 	assert_int_equal(f->ncas, 128);
 	ibfm_fabric_destroy(f);
@@ -188,14 +195,18 @@ static void test_refuses_impossible_shapes(void **state)
 	expect_bad(&p, "--radix 35");
 	p.radix = 36;
 	p.hosts = 649;
-	expect_bad(&p, "--hosts 649: a 2-level radix-36 tree with 18 host ports per leaf holds at most 648");
+	expect_bad(
+		&p,
+		"--hosts 649: a 2-level radix-36 tree with 18 host ports per leaf holds at most 648");
 	p.hosts = 30;
 	p.rails = 4;
 	expect_bad(&p, "--hosts 30 is not a multiple of --rails 4");
 	p.rails = 0;
 	p.hosts = 0;
 	p.remove_switches = 19;
-	expect_bad(&p, "--remove-switches 19: the fabric has only 18 switches above the leaves");
+	expect_bad(
+		&p,
+		"--remove-switches 19: the fabric has only 18 switches above the leaves");
 	p.remove_switches = 0;
 	p.remove_links = 101;
 	expect_bad(&p, "--remove-links 101");

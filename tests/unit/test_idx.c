@@ -22,13 +22,15 @@ static void test_finds_every_key_after_growth(void **state)
 	assert_int_equal(ibfm_idx_init(&idx, 4), 0);
 	for (i = 0; i < N; i++) {
 		keys[i] = 0x0002c90300000000ULL + 2 * i;
-		assert_int_equal(ibfm_idx_add(&idx, ibfm_idx_hash_u64(keys[i]), i), 0);
+		assert_int_equal(
+			ibfm_idx_add(&idx, ibfm_idx_hash_u64(keys[i]), i), 0);
 	}
 	assert_int_equal(idx.count, N);
 	assert_true(idx.mask + 1 >= 2 * N);
 	for (i = 0; i < N; i++)
 		assert_int_equal(ibfm_idx_find(&idx, ibfm_idx_hash_u64(keys[i]),
-					       eq_u64, keys, &keys[i]), i);
+					       eq_u64, keys, &keys[i]),
+				 i);
 	{
 		uint64_t absent = 0x0002c90300000001ULL;
 
@@ -37,7 +39,7 @@ static void test_finds_every_key_after_growth(void **state)
 				 IBFM_IDX_NONE);
 	}
 	ibfm_idx_free(&idx);
-	ibfm_idx_free(&idx);	/* freeing twice is harmless */
+	ibfm_idx_free(&idx); /* freeing twice is harmless */
 	free(keys);
 }
 
@@ -59,7 +61,8 @@ static void test_colliding_hashes_compare_keys(void **state)
 	for (i = 0; i < 3; i++)
 		assert_int_equal(ibfm_idx_add(&idx, 42, i), 0);
 	for (i = 0; i < 3; i++)
-		assert_int_equal(ibfm_idx_find(&idx, 42, eq_str, names, names[i]), i);
+		assert_int_equal(
+			ibfm_idx_find(&idx, 42, eq_str, names, names[i]), i);
 	assert_int_equal(ibfm_idx_find(&idx, 42, eq_str, names, "core-01"),
 			 IBFM_IDX_NONE);
 	assert_int_not_equal(ibfm_idx_hash_str("leaf-01"),

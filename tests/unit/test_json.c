@@ -28,10 +28,10 @@ static void test_nested_compact_output(void **state)
 	ibfm_json_obj_end(&j);
 	assert_int_equal(ibfm_json_finish(&j), 0);
 	fclose(mem);
-	assert_string_equal(buf,
-			    "{\"name\":\"leaf \\\"01\\\"\\n\\u0001\",\"delta\":-3,"
-			    "\"guid\":783964675506178,\"load\":0.5,\"ok\":true,"
-			    "\"levels\":[36,18],\"empty\":{}}\n");
+	assert_string_equal(
+		buf, "{\"name\":\"leaf \\\"01\\\"\\n\\u0001\",\"delta\":-3,"
+		     "\"guid\":783964675506178,\"load\":0.5,\"ok\":true,"
+		     "\"levels\":[36,18],\"empty\":{}}\n");
 	free(buf);
 }
 

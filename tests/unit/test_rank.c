@@ -35,17 +35,17 @@ static void test_ranks_of_a_three_level_tree(void **state)
 
 static void test_switch_without_leaf_is_unranked(void **state)
 {
-	static const char net[] =
-		"Switch 4 \"leaf\"\n[1] \"h\"[1]\n\n"
-		"Switch 4 \"lonely\"\n\n"
-		"Ca 1 \"h\"\n[1] \"leaf\"[1]\n";
+	static const char net[] = "Switch 4 \"leaf\"\n[1] \"h\"[1]\n\n"
+				  "Switch 4 \"lonely\"\n\n"
+				  "Ca 1 \"h\"\n[1] \"leaf\"[1]\n";
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_err err;
 	uint8_t rank[3];
 	unsigned levels;
 
 	(void)state;
-	assert_int_equal(ibfm_topo_parse(net, sizeof(net) - 1, "t", &f, &err), 0);
+	assert_int_equal(ibfm_topo_parse(net, sizeof(net) - 1, "t", &f, &err),
+			 0);
 	assert_int_equal(ibfm_rank_detect(f, rank, &levels), 0);
 	assert_int_equal(levels, 1);
 	assert_int_equal(rank[ibfm_fabric_node_by_name(f, "leaf")], 1);

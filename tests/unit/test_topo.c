@@ -119,8 +119,9 @@ static void test_bad_missing_peer(void **state)
 static void test_bad_port_range(void **state)
 {
 	(void)state;
-	expect_error("bad-port-range.topo", -EINVAL,
-		     ":4: T03 port 7 out of range: node \"S-1\" has ports 1 to 4");
+	expect_error(
+		"bad-port-range.topo", -EINVAL,
+		":4: T03 port 7 out of range: node \"S-1\" has ports 1 to 4");
 }
 
 static void test_bad_duplicate_guid(void **state)
@@ -177,19 +178,23 @@ static void test_bad_lines(void **state)
 	expect_text_error("# only a comment\n", "T12");
 	expect_text_error("[1] \"x\"[1]\n", "t:1: T10 port line outside");
 	expect_text_error("Switch 4 \"a", "t:1: T02 truncated file");
-	expect_text_error("Switch 4 \"a\n", "t:1: T02 malformed line: expected a closing");
+	expect_text_error("Switch 4 \"a\n",
+			  "t:1: T02 malformed line: expected a closing");
 	expect_text_error("Switch 4 \"a\"\n[1] \"a\"\n",
 			  "t:2: T02 malformed line: expected \"[port]\" after");
 	expect_text_error("Switch 300 \"a\"\n", "T02");
-	expect_text_error("Switch 0 \"a\"\n", "t:1: T03 node \"a\" has 0 ports");
+	expect_text_error("Switch 0 \"a\"\n",
+			  "t:1: T03 node \"a\" has 0 ports");
 	expect_text_error("Switch 4 \"a\"\n[1] \"b\"[1]\n[1] \"b\"[2]\n",
 			  "t:3: T09 port 1 of \"a\" listed twice");
 	expect_text_error("include \"other.net\"\n", "t:1: T13");
 	expect_text_error("width=4\n", "t:1: T13");
-	expect_text_error("colour=blue\n", "t:1: T02 unknown setting \"colour\"");
+	expect_text_error("colour=blue\n",
+			  "t:1: T02 unknown setting \"colour\"");
 	expect_text_error("hello world\n", "t:1: T02 malformed line");
-	expect_text_error("Switch 4 \"a\"\nSwitch 4 \"a\"\n",
-			  "t:2: T06 duplicate node name \"a\" (first at line 1)");
+	expect_text_error(
+		"Switch 4 \"a\"\nSwitch 4 \"a\"\n",
+		"t:2: T06 duplicate node name \"a\" (first at line 1)");
 	expect_text_error("switchguid=0x5\nSwitch 4 \"a\"\n[1] \"h\"[1](99)\n\n"
 			  "caguid=0x7\nCa 1 \"h\"\n[1] \"a\"[1]\n",
 			  "t:3: T14 port GUID mismatch");
@@ -211,7 +216,8 @@ static void roundtrip(const struct ibfm_gen_params *p)
 		fail_msg("%s", err.msg);
 	assert_int_equal(ibfm_diff_fabrics(f, g, NULL, NULL), 0);
 	assert_int_equal(g->nnodes, f->nnodes);
-	assert_int_equal(ibfm_fabric_count_links(g), ibfm_fabric_count_links(f));
+	assert_int_equal(ibfm_fabric_count_links(g),
+			 ibfm_fabric_count_links(f));
 	free(buf);
 	ibfm_fabric_destroy(f);
 	ibfm_fabric_destroy(g);
@@ -221,9 +227,12 @@ static void test_write_parse_roundtrip(void **state)
 {
 	struct ibfm_gen_params two = { .levels = 2, .radix = 16 };
 	struct ibfm_gen_params three = { .levels = 3, .radix = 8, .rails = 2 };
-	struct ibfm_gen_params deg = { .levels = 3, .radix = 12,
-				       .remove_links = 10, .remove_switches = 2,
-				       .seed = 3, .speed = IBFM_SPEED_NDR };
+	struct ibfm_gen_params deg = { .levels = 3,
+				       .radix = 12,
+				       .remove_links = 10,
+				       .remove_switches = 2,
+				       .seed = 3,
+				       .speed = IBFM_SPEED_NDR };
 
 	(void)state;
 	roundtrip(&two);

@@ -1,0 +1,21 @@
+#!/bin/bash
+# ibfm's two entry points (see README.md):
+#   ./run.sh demo   install what is missing, build, run the demo on ibsim
+#   ./run.sh test   install what is missing, build, run every test
+set -euo pipefail
+cd "$(dirname "$0")"
+
+case "${1:-}" in
+demo)
+	scripts/setup.sh
+	exec scripts/demo.sh
+	;;
+test)
+	scripts/setup.sh
+	exec scripts/test.sh
+	;;
+*)
+	echo "usage: ./run.sh demo|test" >&2
+	exit 2
+	;;
+esac
