@@ -27,7 +27,9 @@ struct cli_cmd {
 	int (*run)(int argc, char **argv);
 };
 
+/* Tables end with an entry whose group is NULL; name NULL: one word. */
 extern const struct cli_cmd cli_topo_cmds[];
+extern const struct cli_cmd cli_route_cmds[];
 
 /* Prints "ibfm: " and the message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

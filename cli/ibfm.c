@@ -11,7 +11,17 @@
 
 static const struct cli_cmd *const groups[] = {
 	cli_topo_cmds,
+	cli_route_cmds,
 };
+
+static const char *cmd_name(const struct cli_cmd *c)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", c->group, c->name ? " " : "",
+		 c->name ? c->name : "");
+	return buf;
+}
 
 static void usage(FILE *out)
 {
@@ -22,9 +32,9 @@ static void usage(FILE *out)
 		     "InfiniBand fabric manager for AI training clusters.\n\n"
 		     "Commands:\n");
 	for (g = 0; g < sizeof(groups) / sizeof(*groups); g++)
-		for (c = groups[g]; c->name; c++)
-			fprintf(out, "  %s %-5s %-40s %s\n", c->group, c->name,
-				c->args, c->summary);
+		for (c = groups[g]; c->group; c++)
+			fprintf(out, "  %-10s %-46s %s\n", cmd_name(c), c->args,
+				c->summary);
 	fprintf(out,
 		"\n"
 		"  --help      this text; 'ibfm COMMAND --help' for a command\n"
@@ -39,9 +49,9 @@ static const struct cli_cmd *find_cmd(const char *group, const char *name)
 	size_t g;
 
 	for (g = 0; g < sizeof(groups) / sizeof(*groups); g++)
-		for (c = groups[g]; c->name; c++)
-			if (!strcmp(c->group, group) && name &&
-			    !strcmp(c->name, name))
+		for (c = groups[g]; c->group; c++)
+			if (!strcmp(c->group, group) &&
+			    (!c->name || (name && !strcmp(c->name, name))))
 				return c;
 	return NULL;
 }
@@ -69,6 +79,8 @@ int main(int argc, char **argv)
 			  argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
 		return CLI_USAGE;
 	}
-	/* The subcommand sees "topo gen" as its argv[0]. */
+	/* The subcommand sees its last word ("gen" of "topo gen") as argv[0]. */
+	if (!cmd->name)
+		return cmd->run(argc - 1, argv + 1);
 	return cmd->run(argc - 2, argv + 2);
 }

@@ -361,6 +361,60 @@ int ibfm_fabric_finish(struct ibfm_fabric *f, struct ibfm_err *err)
 	return rc ? rc : index_lids(f, err);
 }
 
+/* Ports an SM gives a LID: switch port 0 and connected CA ports. */
+static bool needs_lid(const struct ibfm_fabric *f, uint32_t p)
+{
+	return port_addressable(f, p) &&
+	       (f->ports[p].num == 0 || f->ports[p].peer != IBFM_NONE);
+}
+
+int ibfm_fabric_assign_lids(struct ibfm_fabric *f, unsigned lmc,
+			    struct ibfm_err *err)
+{
+	uint32_t p, next = 1, missing = 0;
+
+	for (p = 0; p < f->nports; p++)
+		missing += needs_lid(f, p) && !f->ports[p].lid;
+	if (!missing)
+		return ibfm_fabric_finish(f, err);
+	if (lmc > 7)
+		return ibfm_err_set(err, -EINVAL, "LMC %u: expected 0 to 7",
+				    lmc);
+	/* Count first: a fabric that does not fit is refused untouched. */
+	for (p = 0; p < f->nports; p++) {
+		if (!needs_lid(f, p))
+			continue;
+		if (ibfm_node_is_switch(&f->nodes[f->ports[p].node])) {
+			next++;
+			continue;
+		}
+		next = (next + (1U << lmc) - 1) & ~((1U << lmc) - 1);
+		next += 1U << lmc;
+	}
+	if (next - 1 > IBFM_LID_UNICAST_MAX)
+		return ibfm_err_set(err, -ERANGE,
+				    "the fabric needs LIDs up to %u (LMC %u): "
+				    "past the unicast LID space 0x%X",
+				    next - 1, lmc, IBFM_LID_UNICAST_MAX);
+	next = 1;
+	for (p = 0; p < f->nports; p++) {
+		struct ibfm_port *port = &f->ports[p];
+
+		if (!needs_lid(f, p))
+			continue;
+		if (ibfm_node_is_switch(&f->nodes[port->node])) {
+			port->lid = (uint16_t)next++;
+			port->lmc = 0;
+			continue;
+		}
+		next = (next + (1U << lmc) - 1) & ~((1U << lmc) - 1);
+		port->lid = (uint16_t)next;
+		port->lmc = (uint8_t)lmc;
+		next += 1U << lmc;
+	}
+	return ibfm_fabric_finish(f, err);
+}
+
 uint32_t ibfm_fabric_node_by_guid(const struct ibfm_fabric *f, uint64_t guid)
 {
 	return ibfm_idx_find(&f->by_guid, ibfm_idx_hash_u64(guid), eq_node_guid,

@@ -152,6 +152,16 @@ void ibfm_fabric_unlink(struct ibfm_fabric *f, uint32_t p);
  */
 int ibfm_fabric_finish(struct ibfm_fabric *f, struct ibfm_err *err);
 
+/*
+ * Gives every switch (port 0) and CA port a LID, in node order, CA base
+ * LIDs aligned to 2^lmc, unless every such port has one already (as in
+ * ibnetdiscover output taken under a running SM). Finishes 'f'.
+ * -ERANGE when the LIDs would pass the unicast space (0xBFFF): they are
+ * never wrapped, and 'f' keeps its LIDs.
+ */
+int ibfm_fabric_assign_lids(struct ibfm_fabric *f, unsigned lmc,
+			    struct ibfm_err *err);
+
 /* Lookups; each returns an index or IBFM_NONE. */
 uint32_t ibfm_fabric_node_by_guid(const struct ibfm_fabric *f, uint64_t guid);
 uint32_t ibfm_fabric_node_by_name(const struct ibfm_fabric *f,

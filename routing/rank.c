@@ -62,3 +62,25 @@ int ibfm_rank_detect(const struct ibfm_fabric *f, uint8_t *rank,
 	*levels = top;
 	return 0;
 }
+
+uint32_t ibfm_rank_hosts(const struct ibfm_fabric *f, const uint8_t *rank,
+			 uint32_t *ports)
+{
+	uint32_t n, count = 0;
+	unsigned i;
+
+	for (n = 0; n < f->nnodes; n++) {
+		const struct ibfm_node *sw = &f->nodes[n];
+
+		if (!ibfm_node_is_switch(sw) || rank[n] != 1)
+			continue;
+		for (i = 1; i <= sw->nports; i++) {
+			uint32_t q = f->ports[sw->port0 + i].peer;
+
+			if (q != IBFM_NONE &&
+			    !ibfm_node_is_switch(&f->nodes[f->ports[q].node]))
+				ports[count++] = q;
+		}
+	}
+	return count;
+}

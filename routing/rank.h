@@ -26,4 +26,14 @@
 int ibfm_rank_detect(const struct ibfm_fabric *f, uint8_t *rank,
 		     unsigned *levels);
 
+/*
+ * The host order: CA (and router) ports on switches of rank 1, by
+ * switch in node order, then by switch port. Routing balances over it
+ * and traffic patterns ("host i sends to host i + k") are defined on
+ * it, so the two agree. Stores up to f->nports port indexes in 'ports'
+ * and returns how many.
+ */
+uint32_t ibfm_rank_hosts(const struct ibfm_fabric *f, const uint8_t *rank,
+			 uint32_t *ports);
+
 #endif /* IBFM_RANK_H */

@@ -814,3 +814,54 @@ int ibfm_topo_write_file(const struct ibfm_fabric *f, const char *path,
 				    strerror(errno));
 	return 0;
 }
+
+int ibfm_topo_read_guids(const char *path, uint64_t **guids, size_t *n,
+			 struct ibfm_err *err)
+{
+	FILE *in = fopen(path, "r");
+	uint64_t *list = NULL, v;
+	size_t count = 0, cap = 0;
+	char line[256];
+	uint32_t no = 0;
+
+	if (!in)
+		return ibfm_err_set(err, -errno, "%s: G01 cannot open: %s",
+				    path, strerror(errno));
+	while (fgets(line, sizeof(line), in)) {
+		struct cur c = { line, line + strcspn(line, "#\n") };
+
+		no++;
+		skip_ws(&c);
+		if (c.s == c.e)
+			continue;
+		if (c.e - c.s > 2 && c.s[0] == '0' &&
+		    (c.s[1] == 'x' || c.s[1] == 'X'))
+			c.s += 2;
+		if (!get_u64(&c, 16, &v) || (skip_ws(&c), c.s != c.e) || !v) {
+			free(list);
+			fclose(in);
+			return ibfm_err_set(
+				err, -EINVAL,
+				"%s:%u: G02 expected one non-zero GUID such as 0x0002c90200000001",
+				path, no);
+		}
+		if (count == cap) {
+			uint64_t *bigger;
+
+			cap = cap ? 2 * cap : 64;
+			bigger = realloc(list, cap * sizeof(*list));
+			if (!bigger) {
+				free(list);
+				fclose(in);
+				return ibfm_err_set(err, -ENOMEM,
+						    "out of memory");
+			}
+			list = bigger;
+		}
+		list[count++] = v;
+	}
+	fclose(in);
+	*guids = list;
+	*n = count;
+	return 0;
+}

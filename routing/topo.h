@@ -46,4 +46,13 @@ int ibfm_topo_write(const struct ibfm_fabric *f, FILE *out);
 int ibfm_topo_write_file(const struct ibfm_fabric *f, const char *path,
 			 struct ibfm_err *err);
 
+/*
+ * Reads a GUID list file, as OpenSM's root_guid_file and io_guid_file:
+ * one GUID per line (0x-prefixed or bare hex), '#' comments, blank
+ * lines. On success '*guids' (malloc'ed, the caller frees) holds '*n'.
+ * Errors name FILE:LINE (ids G01, G02).
+ */
+int ibfm_topo_read_guids(const char *path, uint64_t **guids, size_t *n,
+			 struct ibfm_err *err);
+
 #endif /* IBFM_TOPO_H */

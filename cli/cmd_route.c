@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibfm route|check|eval: route a fabric with ibfm's fat-tree engine, and
+ * check or evaluate forwarding tables, ibfm's or OpenSM's (--lfts).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "routing/ftree.h"
+#include "routing/json.h"
+#include "routing/lft.h"
+#include "routing/topo.h"
+#include "routing/verify.h"
+
+struct route_args {
+	const char *topo, *lfts, *dump, *roots, *io;
+	unsigned lmc;
+	bool json;
+	int pattern;
+	struct ibfm_pattern_opts popts;
+};
+
+/* The fabric and its tables, from ibfm's engine or an OpenSM dump. */
+struct routed {
+	struct ibfm_fabric *f;
+	struct ibfm_lfts lfts;
+	struct ibfm_ftree_stats stats;
+	double route_ms;
+	bool ours;
+};
+
+enum {
+	OPT_LFTS = 256,
+	OPT_DUMP,
+	OPT_ROOTS,
+	OPT_IO,
+	OPT_LMC,
+	OPT_JSON,
+	OPT_PATTERN,
+	OPT_SEED,
+	OPT_COUNT
+};
+
+static const struct option route_opts[] = {
+	{ "topo", required_argument, NULL, 't' },
+	{ "lfts", required_argument, NULL, OPT_LFTS },
+	{ "dump-lfts", required_argument, NULL, OPT_DUMP },
+	{ "root-guids", required_argument, NULL, OPT_ROOTS },
+	{ "io-guids", required_argument, NULL, OPT_IO },
+	{ "lmc", required_argument, NULL, OPT_LMC },
+	{ "pattern", required_argument, NULL, OPT_PATTERN },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 },
+};
+
+static int parse_args(int argc, char **argv, const char *usage,
+		      struct route_args *a)
+{
+	unsigned v;
+	int c;
+
+	a->pattern = -1;
+	while ((c = getopt_long(argc, argv, "t:h", route_opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			a->topo = optarg;
+			break;
+		case OPT_LFTS:
+			a->lfts = optarg;
+			break;
+		case OPT_DUMP:
+			a->dump = optarg;
+			break;
+		case OPT_ROOTS:
+			a->roots = optarg;
+			break;
+		case OPT_IO:
+			a->io = optarg;
+			break;
+		case OPT_LMC:
+			if (!cli_parse_uint(optarg, 0, 7, &a->lmc))
+				goto bad;
+			break;
+		case OPT_PATTERN:
+			a->pattern = ibfm_pattern_parse(optarg);
+			if (a->pattern < 0)
+				goto bad;
+			break;
+		case OPT_SEED:
+			if (!cli_parse_uint(optarg, 0, UINT32_MAX, &v))
+				goto bad;
+			a->popts.seed = v;
+			break;
+		case OPT_COUNT:
+			if (!cli_parse_uint(optarg, 1, 1U << 20,
+					    &a->popts.count))
+				goto bad;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(CLI_OK);
+		default:
+			fputs(usage, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (!a->topo || optind < argc) {
+		fputs(usage, stderr);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+bad:
+	for (v = 0; route_opts[v].name && route_opts[v].val != c; v++)
+		;
+	cli_error("bad value for --%s: '%s'", route_opts[v].name, optarg);
+	return CLI_USAGE;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int read_guids(const char *path, uint64_t **g, size_t *n)
+{
+	struct ibfm_err err;
+
+	*g = NULL;
+	*n = 0;
+	if (!path)
+		return 0;
+	if (ibfm_topo_read_guids(path, g, n, &err)) {
+		cli_error("%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int route_ours(const struct route_args *a, struct routed *r)
+{
+	struct ibfm_ftree_opts o = { 0 };
+	uint64_t *roots = NULL, *io = NULL;
+	struct ibfm_ftree *t = NULL;
+	struct ibfm_err err;
+	int rc = CLI_INPUT;
+	double t0;
+
+	if (read_guids(a->roots, &roots, &o.nroots) ||
+	    read_guids(a->io, &io, &o.nio))
+		goto out;
+	o.roots = roots;
+	o.io = io;
+	if (ibfm_fabric_assign_lids(r->f, a->lmc, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	cli_progress_begin("routing %u switches", r->f->nswitches);
+	t0 = now_ms();
+	if (ibfm_ftree_create(r->f, &o, &t, &err) ||
+	    ibfm_ftree_route(t, &r->lfts, &err)) {
+		cli_progress_end();
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	r->route_ms = now_ms() - t0;
+	cli_progress_end();
+	r->stats = *ibfm_ftree_stats(t);
+	r->ours = true;
+	rc = CLI_OK;
+out:
+	ibfm_ftree_destroy(t);
+	free(roots);
+	free(io);
+	return rc;
+}
+
+/* Loads the fabric, then routes it or reads OpenSM's tables for it. */
+static int load_routed(const struct route_args *a, struct routed *r)
+{
+	struct ibfm_err err;
+
+	memset(r, 0, sizeof(*r));
+	r->f = cli_load_topo(a->topo);
+	if (!r->f)
+		return CLI_INPUT;
+	if (!a->lfts)
+		return route_ours(a, r);
+	cli_progress_begin("reading %s", a->lfts);
+	if (ibfm_lfts_read_dump(r->f, a->lfts, &r->lfts, &err)) {
+		cli_progress_end();
+		cli_error("%s", err.msg);
+		return CLI_INPUT;
+	}
+	cli_progress_end();
+	return CLI_OK;
+}
+
+static void routed_free(struct routed *r)
+{
+	ibfm_lfts_free(&r->lfts);
+	ibfm_fabric_destroy(r->f);
+}
+
+static int write_dump(const struct routed *r, const char *path)
+{
+	FILE *out = fopen(path, "w");
+	int rc;
+
+	if (!out) {
+		cli_error("%s: cannot create: %s", path, strerror(errno));
+		return CLI_FAIL;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	rc = ibfm_lfts_write_dump(r->f, &r->lfts, out);
+	if (fclose(out) || rc) {
+		cli_error("%s: write failed", path);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+static const char route_usage[] =
+	"Usage: ibfm route --topo FILE [options]\n"
+	"Routes a fabric with ibfm's fat-tree engine (up/down, d-mod-k balance).\n"
+	"\n"
+	"  -t, --topo FILE        topology (ibnetdiscover format)\n"
+	"      --lmc N            LIDs per CA port: 2^N paths (default 0)\n"
+	"      --root-guids FILE  top-level switch GUIDs (OpenSM root_guid_file)\n"
+	"      --io-guids FILE    CAs that are not compute nodes (io_guid_file)\n"
+	"      --dump-lfts OUT    write the tables as OpenSM's opensm-lfts.dump\n"
+	"      --json             one JSON object\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"LIDs are assigned in node order when the topology has none.\n"
+	"Example: ibfm route --topo fat.topo --dump-lfts fat.lfts --json\n";
+
+static int cmd_route(int argc, char **argv)
+{
+	struct route_args a = { 0 };
+	struct routed r = { 0 };
+	int rc;
+
+	rc = parse_args(argc, argv, route_usage, &a);
+	if (rc)
+		return rc;
+	if (a.lfts) {
+		cli_error(
+			"route computes tables; use check or eval with --lfts");
+		return CLI_USAGE;
+	}
+	rc = load_routed(&a, &r);
+	if (!rc && a.dump)
+		rc = write_dump(&r, a.dump);
+	if (!rc && a.json) {
+		struct ibfm_json j;
+
+		ibfm_json_init(&j, stdout, true);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_str(&j, "engine", "ibfm-ftree");
+		ibfm_json_double(&j, "route_ms", r.route_ms);
+		ibfm_json_uint(&j, "switches", r.f->nswitches);
+		ibfm_json_uint(&j, "lids", r.stats.lids);
+		ibfm_json_uint(&j, "top_lid", r.lfts.top_lid);
+		ibfm_json_uint(&j, "levels", r.stats.levels);
+		ibfm_json_uint(&j, "lft_bytes",
+			       (uint64_t)r.lfts.nsw * r.lfts.stride);
+		ibfm_json_uint(&j, "unranked_switches", r.stats.unranked);
+		ibfm_json_uint(&j, "no_updown_pairs", r.stats.no_updown);
+		ibfm_json_uint(&j, "no_updown_switch_pairs",
+			       r.stats.no_updown_sw);
+		ibfm_json_obj_end(&j);
+		ibfm_json_finish(&j);
+	} else if (!rc) {
+		printf("engine ibfm-ftree: %u switches, %u LIDs, %u levels, routed in %.1f ms\n",
+		       r.f->nswitches, r.stats.lids, r.stats.levels,
+		       r.route_ms);
+		if (r.stats.unranked)
+			printf("switches without a rank (not routed through): %u\n",
+			       r.stats.unranked);
+	}
+	if (!rc && r.stats.no_updown_sw)
+		cli_error(
+			"note R04: %" PRIu64
+			" (leaf, switch LID) pairs have no up/down path and stay unrouted",
+			r.stats.no_updown_sw);
+	if (!rc && r.stats.no_updown)
+		cli_error(
+			"warning R03: %" PRIu64
+			" (leaf, LID) pairs are connected only by paths that are not up/down and stay unrouted, e.g. leaf \"%s\" to \"%s\"",
+			r.stats.no_updown,
+			ibfm_fabric_str(
+				r.f, r.f->nodes[r.stats.no_updown_leaf].desc),
+			ibfm_fabric_str(
+				r.f,
+				r.f->nodes[r.stats.no_updown_target].desc));
+	if (r.f)
+		routed_free(&r);
+	return rc;
+}
+
+static const char check_usage[] =
+	"Usage: ibfm check --topo FILE [--lfts DUMP] [options] [--json]\n"
+	"Walks the forwarding tables: every CA to every LID (reachability, routing\n"
+	"loops, path lengths) and the channel dependency graph (credit loops).\n"
+	"Checks ibfm's own routes, or OpenSM's with --lfts opensm-lfts.dump.\n"
+	"Exit 0 only when there is no unreachable pair, routing loop or credit loop.\n"
+	"\n"
+	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
+	"      --lfts DUMP     OpenSM's opensm-lfts.dump (log flag 0x40)\n"
+	"      --lmc, --root-guids, --io-guids   as for ibfm route\n"
+	"      --json          one JSON object\n"
+	"  -h, --help          this text\n";
+
+static void port_desc(const struct ibfm_fabric *f, uint32_t p, char *buf,
+		      size_t len)
+{
+	cli_port_str(f, p, buf, len);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	struct route_args a = { 0 };
+	struct ibfm_reach_result rr;
+	struct ibfm_cdg_result cr;
+	struct ibfm_err err;
+	struct routed r = { 0 };
+	char buf[200];
+	unsigned h;
+	int rc;
+
+	rc = parse_args(argc, argv, check_usage, &a);
+	if (!rc)
+		rc = load_routed(&a, &r);
+	if (rc)
+		goto out;
+	cli_progress_begin("walking every CA to every LID");
+	if (ibfm_verify_reach(r.f, &r.lfts, &rr, &err)) {
+		cli_error("%s", err.msg);
+		rc = CLI_FAIL;
+		goto out;
+	}
+	cli_progress_end();
+	cli_progress_begin("building the channel dependency graph");
+	if (ibfm_verify_credit_loops(r.f, &r.lfts, &cr, &err)) {
+		cli_error("%s", err.msg);
+		rc = CLI_FAIL;
+		goto out;
+	}
+	cli_progress_end();
+	if (a.json) {
+		struct ibfm_json j;
+
+		ibfm_json_init(&j, stdout, true);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_str(&j, "lfts", a.lfts ? a.lfts : "ibfm-ftree");
+		ibfm_json_uint(&j, "pairs", rr.pairs);
+		ibfm_json_uint(&j, "unreachable_pairs", rr.unreachable);
+		ibfm_json_uint(&j, "unreachable_ca_pairs", rr.unreachable_ca);
+		ibfm_json_uint(&j, "routing_loops", rr.loops);
+		ibfm_json_uint(&j, "credit_loops", cr.loops);
+		ibfm_json_uint(&j, "channels", cr.channels);
+		ibfm_json_uint(&j, "dependencies", cr.deps);
+		ibfm_json_obj_begin(&j, "path_lengths");
+		for (h = 1; h <= IBFM_VERIFY_MAX_HOPS; h++)
+			if (rr.hops[h]) {
+				snprintf(buf, sizeof(buf), "%u", h);
+				ibfm_json_uint(&j, buf, rr.hops[h]);
+			}
+		ibfm_json_obj_end(&j);
+		ibfm_json_arr_begin(&j, "credit_loop_links");
+		for (h = 0; h < cr.cycle_len; h++) {
+			port_desc(r.f, cr.cycle[h], buf, sizeof(buf));
+			ibfm_json_str(&j, NULL, buf);
+		}
+		ibfm_json_arr_end(&j);
+		ibfm_json_obj_end(&j);
+		ibfm_json_finish(&j);
+	} else {
+		printf("pairs checked      %" PRIu64
+		       "\nunreachable pairs  %" PRIu64 " (%" PRIu64
+		       " to CAs)\nrouting loops      %" PRIu64
+		       "\ncredit loops       %u\n",
+		       rr.pairs, rr.unreachable, rr.unreachable_ca, rr.loops,
+		       cr.loops);
+		printf("path lengths (links):");
+		for (h = 1; h <= IBFM_VERIFY_MAX_HOPS; h++)
+			if (rr.hops[h])
+				printf(" %u:%" PRIu64, h, rr.hops[h]);
+		putchar('\n');
+		if (rr.bad_lid) {
+			port_desc(r.f, rr.bad_src, buf, sizeof(buf));
+			printf("e.g. %s to LID %u is not delivered\n", buf,
+			       rr.bad_lid);
+		}
+		for (h = 0; h < cr.cycle_len; h++) {
+			port_desc(r.f, cr.cycle[h], buf, sizeof(buf));
+			printf("%s %s\n", h ? "        " : "credit loop:", buf);
+		}
+	}
+	rc = rr.unreachable || rr.loops || cr.loops ? CLI_FOUND : CLI_OK;
+out:
+	if (r.f)
+		routed_free(&r);
+	return rc;
+}
+
+static const char eval_usage[] =
+	"Usage: ibfm eval --topo FILE [--lfts DUMP] --pattern P [options] [--json]\n"
+	"Loads links with a traffic pattern over the host order (leaf, then port)\n"
+	"and reports the most and mean loaded links (flows per directed link).\n"
+	"\n"
+	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
+	"      --lfts DUMP     OpenSM's opensm-lfts.dump instead of ibfm's routes\n"
+	"      --pattern P     shift (every k, or a sample above 4096 hosts), ring,\n"
+	"                      all2all, random (seeded permutations)\n"
+	"      --count N       shifts or permutations to evaluate\n"
+	"      --seed S        random: seed (default 0)\n"
+	"      --lmc, --root-guids, --io-guids   as for ibfm route\n"
+	"      --json          one JSON object\n"
+	"  -h, --help          this text\n";
+
+static int cmd_eval(int argc, char **argv)
+{
+	struct route_args a = { 0 };
+	struct ibfm_load_result lr;
+	struct ibfm_err err;
+	struct routed r;
+	char buf[200];
+	int rc;
+
+	r.f = NULL;
+	rc = parse_args(argc, argv, eval_usage, &a);
+	if (!rc && a.pattern < 0) {
+		cli_error("eval needs --pattern shift|ring|all2all|random");
+		rc = CLI_USAGE;
+	}
+	if (!rc)
+		rc = load_routed(&a, &r);
+	if (rc)
+		goto out;
+	cli_progress_begin("evaluating %s", ibfm_pattern_name(a.pattern));
+	if (ibfm_verify_pattern(r.f, &r.lfts, a.pattern, &a.popts, &lr, &err)) {
+		cli_error("%s", err.msg);
+		rc = CLI_FAIL;
+		goto out;
+	}
+	cli_progress_end();
+	buf[0] = '\0';
+	if (lr.max_load > 0)
+		cli_port_str(r.f, lr.max_port, buf, sizeof(buf));
+	if (a.json) {
+		struct ibfm_json j;
+
+		ibfm_json_init(&j, stdout, true);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_str(&j, "pattern", ibfm_pattern_name(a.pattern));
+		ibfm_json_str(&j, "lfts", a.lfts ? a.lfts : "ibfm-ftree");
+		ibfm_json_uint(&j, "hosts", lr.hosts);
+		ibfm_json_uint(&j, "evaluated", lr.evaluated);
+		ibfm_json_double(&j, "max_load", lr.max_load);
+		ibfm_json_double(&j, "mean_load", lr.mean_load);
+		ibfm_json_str(&j, "max_link", buf);
+		ibfm_json_uint(&j, "max_at", lr.max_k);
+		ibfm_json_uint(&j, "links_at_max", lr.max_channels);
+		ibfm_json_uint(&j, "unrouted_flows", lr.unrouted);
+		ibfm_json_obj_end(&j);
+		ibfm_json_finish(&j);
+	} else {
+		printf("%s over %u hosts (%u evaluated): max load %g, mean load %.3f\n",
+		       ibfm_pattern_name(a.pattern), lr.hosts, lr.evaluated,
+		       lr.max_load, lr.mean_load);
+		if (lr.max_load > 0)
+			printf("most loaded: %s sending (%u links at max, instance %u)\n",
+			       buf, lr.max_channels, lr.max_k);
+		if (lr.unrouted)
+			printf("unrouted flows: %" PRIu64 "\n", lr.unrouted);
+	}
+out:
+	if (r.f)
+		routed_free(&r);
+	return rc;
+}
+
+const struct cli_cmd cli_route_cmds[] = {
+	{ "route", NULL, "--topo FILE [--dump-lfts OUT] [--json]",
+	  "route a fabric with ibfm's fat-tree engine", cmd_route },
+	{ "check", NULL, "--topo FILE [--lfts DUMP] [--json]",
+	  "reachability, routing loops and credit loops of the LFTs",
+	  cmd_check },
+	{ "eval", NULL, "--topo FILE [--lfts DUMP] --pattern P [--json]",
+	  "link load of a traffic pattern on the LFTs", cmd_eval },
+	{ 0 },
+};

@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: MIT
+#include "routing/ftree.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/rank.h"
+
+enum { DIR_NONE = 0, DIR_UP, DIR_DOWN };
+enum { MODE_NONE = 0, MODE_SELF, MODE_DOWN, MODE_UP };
+
+/* A switch-to-switch link seen from one end. */
+struct hop {
+	uint32_t peer;	   /* switch index at the other end */
+	uint8_t port;	   /* this end's port */
+	uint8_t peer_port; /* the other end's port */
+};
+
+struct sw {
+	uint32_t node;
+	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
+	uint32_t rr;	   /* round-robin position over the parents */
+	uint32_t active;   /* == stamp: carries compute traffic */
+	uint32_t dgen;	   /* == t->dgen: dport leads down to target */
+	uint32_t base;	   /* parent index of the base LID's route */
+	uint8_t dport;
+	uint8_t rank;
+	bool compute; /* a leaf with compute hosts */
+	bool uniform; /* every parent reaches the same switches */
+};
+
+/* A destination: the LIDs of one port. */
+struct dest {
+	uint32_t target; /* switch index of its switch (or leaf) */
+	uint32_t port;	 /* fabric port index of the destination */
+	uint16_t lid;
+	uint8_t nlids; /* 2^LMC */
+	uint8_t out;   /* the target's port to it (0 for a switch) */
+	bool compute;  /* moves round-robin positions */
+};
+
+struct ibfm_ftree {
+	const struct ibfm_fabric *f;
+	uint32_t nsw, words; /* switches; 64-bit words per bitset */
+	struct sw *sw;
+	struct hop *hops;	 /* all parents lists */
+	uint32_t *order;	 /* switch indexes by rank, unranked last */
+	uint32_t *node_sw;	 /* fabric node -> switch index */
+	uint8_t *port_dir;	 /* fabric port -> DIR_* */
+	uint64_t *down, *updown; /* nsw bitsets of 'words' each */
+	uint32_t *queue;
+	uint32_t *comp; /* switch -> connected component */
+	uint8_t *mode;	/* per switch, for the current target: MODE_* */
+	struct dest *dests;
+	uint32_t ndests;
+	uint32_t *lid_dest; /* LID -> dest index */
+	uint32_t top_lid;
+	uint32_t stamp, dgen;
+	uint8_t *rank; /* per fabric node */
+	bool *io;      /* per fabric port: an I/O node's port */
+	struct ibfm_ftree_stats stats;
+};
+
+static bool bit(const uint64_t *set, uint32_t i)
+{
+	return set[i >> 6] >> (i & 63) & 1;
+}
+
+static uint64_t *row_of(const struct ibfm_ftree *t, uint64_t *sets, uint32_t s)
+{
+	return sets + (size_t)s * t->words;
+}
+
+static void ranks_from_roots(const struct ibfm_fabric *f, const uint64_t *roots,
+			     size_t nroots, uint8_t *rank, uint32_t *queue,
+			     unsigned *levels)
+{
+	uint32_t head = 0, tail = 0, n, top = 0;
+	size_t i;
+	uint8_t *dist = malloc(f->nnodes);
+
+	if (!dist)
+		return;
+	memset(dist, IBFM_RANK_NONE, f->nnodes);
+	for (i = 0; i < nroots; i++) {
+		n = ibfm_fabric_node_by_guid(f, roots[i]);
+		if (n != IBFM_NONE && dist[n] == IBFM_RANK_NONE) {
+			dist[n] = 0;
+			queue[tail++] = n;
+		}
+	}
+	while (head < tail) {
+		const struct ibfm_node *nd = &f->nodes[queue[head]];
+		unsigned d = dist[queue[head++]], p;
+
+		if (d > top)
+			top = d;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t q = f->ports[nd->port0 + p].peer, m;
+
+			if (q == IBFM_NONE)
+				continue;
+			m = f->ports[q].node;
+			if (!ibfm_node_is_switch(&f->nodes[m]) ||
+			    dist[m] != IBFM_RANK_NONE)
+				continue;
+			dist[m] = (uint8_t)(d + 1);
+			queue[tail++] = m;
+		}
+	}
+	for (n = 0; n < f->nnodes; n++)
+		if (ibfm_node_is_switch(&f->nodes[n]))
+			rank[n] = dist[n] == IBFM_RANK_NONE
+					  ? IBFM_RANK_NONE
+					  : (uint8_t)(top + 1 - dist[n]);
+	*levels = top + 1;
+	free(dist);
+}
+
+/* Parents, port directions and the rank order, from the fabric's links. */
+static int build_adjacency(struct ibfm_ftree *t)
+{
+	const struct ibfm_fabric *f = t->f;
+	uint32_t s, nh = 0, i, r, k = 0;
+
+	memset(t->port_dir, DIR_NONE, f->nports);
+	for (s = 0; s < t->nsw; s++) {
+		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
+		unsigned my = t->rank[t->sw[s].node], p;
+
+		t->sw[s].up0 = nh;
+		t->sw[s].nup = 0;
+		t->sw[s].rank = (uint8_t)my;
+		t->sw[s].compute = false;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t port = nd->port0 + p, q = f->ports[port].peer;
+			uint32_t m;
+			unsigned theirs;
+
+			if (q == IBFM_NONE)
+				continue;
+			m = f->ports[q].node;
+			if (!ibfm_node_is_switch(&f->nodes[m])) {
+				t->port_dir[port] = DIR_DOWN;
+				if (!t->io[q])
+					t->sw[s].compute = true;
+				continue;
+			}
+			theirs = t->rank[m];
+			if (my == IBFM_RANK_NONE || theirs == IBFM_RANK_NONE)
+				continue;
+			if (theirs == my + 1) {
+				t->port_dir[port] = DIR_UP;
+				t->hops[nh++] =
+					(struct hop){ t->node_sw[m], (uint8_t)p,
+						      f->ports[q].num };
+				t->sw[s].nup++;
+			} else if (theirs + 1 == my) {
+				t->port_dir[port] = DIR_DOWN;
+			}
+		}
+	}
+	for (r = 1; r <= IBFM_RANK_NONE; r++)
+		for (i = 0; i < t->nsw; i++)
+			if (t->sw[i].rank == r)
+				t->order[k++] = i;
+	return 0;
+}
+
+/*
+ * Whether all parents of 's' reach the same switches: then any parent
+ * is as good as another for every destination, and the choice is O(1).
+ */
+static bool parents_alike(const struct ibfm_ftree *t, uint32_t s)
+{
+	const struct sw *w = &t->sw[s];
+	const uint64_t *first;
+	uint32_t h;
+
+	if (w->nup < 2)
+		return w->nup == 1;
+	first = row_of(t, t->updown, t->hops[w->up0].peer);
+	for (h = 1; h < w->nup; h++)
+		if (memcmp(first,
+			   row_of(t, t->updown, t->hops[w->up0 + h].peer),
+			   t->words * 8))
+			return false;
+	return true;
+}
+
+/* down[] bottom-up, then updown[] top-down, in rank order. */
+static void build_reach(struct ibfm_ftree *t)
+{
+	uint32_t i, w, h;
+
+	memset(t->down, 0, (size_t)t->nsw * t->words * 8);
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t s = t->order[i];
+
+		row_of(t, t->down, s)[s >> 6] |= 1ULL << (s & 63);
+	}
+	/* A child's set is final before its parents read it. */
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t s = t->order[i];
+		const uint64_t *mine = row_of(t, t->down, s);
+
+		for (h = 0; h < t->sw[s].nup; h++) {
+			uint64_t *up = row_of(t, t->down,
+					      t->hops[t->sw[s].up0 + h].peer);
+
+			for (w = 0; w < t->words; w++)
+				up[w] |= mine[w];
+		}
+	}
+	memcpy(t->updown, t->down, (size_t)t->nsw * t->words * 8);
+	for (i = t->nsw; i-- > 0;) {
+		uint32_t s = t->order[i];
+		uint64_t *mine = row_of(t, t->updown, s);
+
+		for (h = 0; h < t->sw[s].nup; h++) {
+			const uint64_t *up = row_of(
+				t, t->updown, t->hops[t->sw[s].up0 + h].peer);
+
+			for (w = 0; w < t->words; w++)
+				mine[w] |= up[w];
+		}
+	}
+	for (i = 0; i < t->nsw; i++)
+		t->sw[i].uniform = parents_alike(t, i);
+}
+
+static void mark_io(struct ibfm_ftree *t, const struct ibfm_ftree_opts *o)
+{
+	const struct ibfm_fabric *f = t->f;
+	size_t i;
+	unsigned p;
+
+	for (i = 0; o && i < o->nio; i++) {
+		uint32_t n = ibfm_fabric_node_by_guid(f, o->io[i]);
+		uint32_t port = ibfm_fabric_port_by_guid(f, o->io[i]);
+
+		if (n != IBFM_NONE && !ibfm_node_is_switch(&f->nodes[n]))
+			for (p = 1; p <= f->nodes[n].nports; p++)
+				t->io[f->nodes[n].port0 + p] = true;
+		if (port != IBFM_NONE && f->ports[port].num)
+			t->io[port] = true;
+	}
+}
+
+static void add_dest(struct ibfm_ftree *t, uint32_t port, uint32_t target,
+		     uint8_t out)
+{
+	const struct ibfm_port *p = &t->f->ports[port];
+	struct dest *d = &t->dests[t->ndests++];
+
+	d->port = port;
+	d->target = target;
+	d->out = out;
+	d->lid = p->lid;
+	d->nlids = (uint8_t)(1U << p->lmc);
+	d->compute = !t->io[port] && p->num != 0;
+	if (p->lid + d->nlids - 1U > t->top_lid)
+		t->top_lid = p->lid + d->nlids - 1U;
+}
+
+/* Compute hosts in host order, then I/O nodes, then switch LIDs. */
+static int build_dests(struct ibfm_ftree *t)
+{
+	const struct ibfm_fabric *f = t->f;
+	uint32_t *hosts = malloc((f->nports + 1) * sizeof(*hosts));
+	uint32_t nh, i, s, l;
+	int pass;
+
+	if (!hosts)
+		return -ENOMEM;
+	nh = ibfm_rank_hosts(f, t->rank, hosts);
+	t->ndests = 0;
+	t->top_lid = 0;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < nh; i++) {
+			const struct ibfm_port *p = &f->ports[hosts[i]];
+			const struct ibfm_port *at = &f->ports[p->peer];
+
+			if (p->lid && t->io[hosts[i]] == (pass == 1))
+				add_dest(t, hosts[i], t->node_sw[at->node],
+					 at->num);
+		}
+	free(hosts);
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t p0 = f->nodes[t->sw[s].node].port0;
+
+		if (f->ports[p0].lid)
+			add_dest(t, p0, s, 0);
+	}
+	t->lid_dest = malloc(((size_t)t->top_lid + 1) * sizeof(*t->lid_dest));
+	if (!t->lid_dest)
+		return -ENOMEM;
+	memset(t->lid_dest, 0xff,
+	       ((size_t)t->top_lid + 1) * sizeof(*t->lid_dest));
+	for (i = 0; i < t->ndests; i++)
+		for (l = 0; l < t->dests[i].nlids; l++)
+			t->lid_dest[t->dests[i].lid + l] = i;
+	return 0;
+}
+
+int ibfm_ftree_create(const struct ibfm_fabric *f,
+		      const struct ibfm_ftree_opts *opts,
+		      struct ibfm_ftree **out, struct ibfm_err *err)
+{
+	struct ibfm_ftree *t = calloc(1, sizeof(*t));
+	uint32_t n, s = 0, links = 0;
+	size_t i;
+
+	if (!t)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	t->f = f;
+	t->nsw = f->nswitches;
+	t->words = (t->nsw + 63) / 64;
+	for (n = 0; n < f->nnodes; n++)
+		if (ibfm_node_is_switch(&f->nodes[n]))
+			links += f->nodes[n].nports;
+	t->sw = calloc(t->nsw + 1, sizeof(*t->sw));
+	t->hops = calloc(links + 1, sizeof(*t->hops));
+	t->order = calloc(t->nsw + 1, sizeof(*t->order));
+	t->node_sw = calloc(f->nnodes + 1, sizeof(*t->node_sw));
+	t->port_dir = calloc(f->nports + 1, 1);
+	t->down = calloc((size_t)t->nsw * t->words + 1, 8);
+	t->updown = calloc((size_t)t->nsw * t->words + 1, 8);
+	t->queue = calloc(f->nnodes + 1, sizeof(*t->queue));
+	t->comp = calloc(t->nsw + 1, sizeof(*t->comp));
+	t->mode = calloc(t->nsw + 1, 1);
+	t->dests = calloc(f->nports + 1, sizeof(*t->dests));
+	t->rank = calloc(f->nnodes + 1, 1);
+	t->io = calloc(f->nports + 1, sizeof(*t->io));
+	if (!t->sw || !t->hops || !t->order || !t->node_sw || !t->port_dir ||
+	    !t->down || !t->updown || !t->queue || !t->comp || !t->mode ||
+	    !t->dests || !t->rank || !t->io) {
+		ibfm_ftree_destroy(t);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (n = 0; n < f->nnodes; n++) {
+		t->node_sw[n] = IBFM_NONE;
+		if (ibfm_node_is_switch(&f->nodes[n])) {
+			t->node_sw[n] = s;
+			t->sw[s++].node = n;
+		}
+	}
+	for (i = 0; opts && i < opts->nroots; i++) {
+		n = ibfm_fabric_node_by_guid(f, opts->roots[i]);
+		if (n == IBFM_NONE || !ibfm_node_is_switch(&f->nodes[n])) {
+			ibfm_ftree_destroy(t);
+			return ibfm_err_set(err, -EINVAL,
+					    "R01 root GUID 0x%016" PRIx64
+					    " is not a switch of the fabric",
+					    opts->roots[i]);
+		}
+	}
+	if (opts && opts->nroots) {
+		ibfm_rank_detect(f, t->rank, &t->stats.levels);
+		ranks_from_roots(f, opts->roots, opts->nroots, t->rank,
+				 t->queue, &t->stats.levels);
+	} else if (ibfm_rank_detect(f, t->rank, &t->stats.levels)) {
+		ibfm_ftree_destroy(t);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	if (!t->stats.levels) {
+		ibfm_ftree_destroy(t);
+		return ibfm_err_set(err, -EINVAL,
+				    "R02 no leaf switch: no switch has a CA "
+				    "on it, so there is no fat tree to route");
+	}
+	mark_io(t, opts);
+	build_adjacency(t);
+	for (s = 0; s < t->nsw; s++)
+		t->stats.unranked += t->sw[s].rank == IBFM_RANK_NONE;
+	if (build_dests(t)) {
+		ibfm_ftree_destroy(t);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	*out = t;
+	return 0;
+}
+
+void ibfm_ftree_destroy(struct ibfm_ftree *t)
+{
+	if (!t)
+		return;
+	free(t->sw);
+	free(t->hops);
+	free(t->order);
+	free(t->node_sw);
+	free(t->port_dir);
+	free(t->down);
+	free(t->updown);
+	free(t->queue);
+	free(t->comp);
+	free(t->mode);
+	free(t->dests);
+	free(t->lid_dest);
+	free(t->rank);
+	free(t->io);
+	free(t);
+}
+
+const struct ibfm_ftree_stats *ibfm_ftree_stats(const struct ibfm_ftree *t)
+{
+	return &t->stats;
+}
+
+/*
+ * Marks the ancestors of switch 'x' (the switches whose down[] holds it)
+ * with their port down towards it: one walk up from 'x'.
+ */
+static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
+{
+	uint32_t head = 0, tail = 0, h, s;
+
+	t->dgen++;
+	t->queue[tail++] = x;
+	while (head < tail) {
+		const struct sw *c = &t->sw[t->queue[head++]];
+
+		for (h = 0; h < c->nup; h++) {
+			const struct hop *hp = &t->hops[c->up0 + h];
+			struct sw *p = &t->sw[hp->peer];
+
+			if (p->dgen == t->dgen || hp->peer == x)
+				continue;
+			p->dgen = t->dgen;
+			p->dport = hp->peer_port;
+			t->queue[tail++] = hp->peer;
+		}
+	}
+	/* What each switch does for this target, read once per target. */
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+
+		if (s == x)
+			t->mode[s] = MODE_SELF;
+		else if (w->rank == IBFM_RANK_NONE)
+			t->mode[s] = MODE_NONE;
+		else if (w->dgen == t->dgen)
+			t->mode[s] = MODE_DOWN;
+		else if (bit(row_of(t, t->updown, s), x))
+			t->mode[s] = MODE_UP;
+		else
+			t->mode[s] = MODE_NONE;
+	}
+}
+
+/*
+ * The parent index of switch 's' towards 'x': the 'skip'-th valid one
+ * from position 'from', cyclically. IBFM_NONE if none is valid.
+ */
+static uint32_t pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x,
+			uint32_t from, uint32_t skip)
+{
+	const struct sw *w = &t->sw[s];
+	uint32_t i, valid = 0, h = from;
+
+	if (w->uniform && w->nup) {
+		h = from + skip % w->nup;
+		return h >= w->nup ? h - w->nup : h;
+	}
+	for (i = 0; i < w->nup; i++, h++) {
+		if (h >= w->nup)
+			h -= w->nup;
+
+		if (!bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
+			continue;
+		if (valid++ == skip)
+			return h;
+	}
+	/* Fewer valid parents than paths wanted: wrap around them. */
+	return valid ? pick_up(t, s, x, from, skip % valid) : IBFM_NONE;
+}
+
+/* A leaf that cannot reach a connected destination by going up, then down. */
+static void note_no_updown(struct ibfm_ftree *t, uint32_t leaf,
+			   const struct dest *d)
+{
+	if (!d->out) {
+		t->stats.no_updown_sw += d->nlids;
+		return;
+	}
+	if (!t->stats.no_updown) {
+		t->stats.no_updown_leaf = t->sw[leaf].node;
+		t->stats.no_updown_target = t->sw[d->target].node;
+	}
+	t->stats.no_updown += d->nlids;
+}
+
+/* Connected components of the switch graph, over every link. */
+static void build_components(struct ibfm_ftree *t)
+{
+	const struct ibfm_fabric *f = t->f;
+	uint32_t s, head, tail;
+	unsigned p;
+
+	for (s = 0; s < t->nsw; s++)
+		t->comp[s] = IBFM_NONE;
+	for (s = 0; s < t->nsw; s++) {
+		if (t->comp[s] != IBFM_NONE)
+			continue;
+		head = tail = 0;
+		t->comp[s] = s;
+		t->queue[tail++] = s;
+		while (head < tail) {
+			const struct ibfm_node *nd =
+				&f->nodes[t->sw[t->queue[head++]].node];
+
+			for (p = 1; p <= nd->nports; p++) {
+				uint32_t q = f->ports[nd->port0 + p].peer, m;
+
+				if (q == IBFM_NONE)
+					continue;
+				m = t->node_sw[f->ports[q].node];
+				if (m == IBFM_NONE || t->comp[m] != IBFM_NONE)
+					continue;
+				t->comp[m] = s;
+				t->queue[tail++] = m;
+			}
+		}
+	}
+}
+
+/*
+ * Entries are computed destination by destination, but stored switch by
+ * switch: a chunk of LIDs is routed into a LID-major buffer, then
+ * copied into the rows, so each row is touched once per chunk rather
+ * than once per LID (a TLB and cache miss each time on big fabrics).
+ */
+#define CHUNK 64
+
+struct chunk {
+	uint8_t *buf; /* CHUNK columns of nsw entries */
+	uint32_t lid[CHUNK + 128];
+	uint32_t n;
+};
+
+static void chunk_flush(const struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			struct chunk *c)
+{
+	uint32_t s, j;
+
+	for (s = 0; s < t->nsw; s++) {
+		uint8_t *row = ibfm_lfts_row(lfts, s);
+
+		for (j = 0; j < c->n; j++)
+			row[c->lid[j]] = c->buf[(size_t)j * t->nsw + s];
+	}
+	c->n = 0;
+}
+
+/* Routes one destination's LIDs on every switch, into the chunk. */
+static void route_dest(struct ibfm_ftree *t, struct chunk *c,
+		       const struct dest *d)
+{
+	uint32_t x = d->target, i, k, stamp = ++t->stamp;
+	uint8_t *col = c->buf + (size_t)c->n * t->nsw;
+	size_t n = t->nsw;
+
+	for (k = 0; k < d->nlids; k++)
+		c->lid[c->n++] = d->lid + k;
+	memset(col, IBFM_LFT_NONE, n * d->nlids);
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t s = t->order[i], h;
+		struct sw *w = &t->sw[s];
+		uint8_t port;
+
+		switch (t->mode[s]) {
+		case MODE_NONE:
+			if (w->rank == 1 && t->comp[s] == t->comp[x])
+				note_no_updown(t, s, d);
+			continue;
+		case MODE_SELF:
+		case MODE_DOWN:
+			port = t->mode[s] == MODE_SELF ? d->out : w->dport;
+			for (k = 0; k < d->nlids; k++)
+				col[k * n + s] = port;
+			continue;
+		}
+		if (w->compute && d->compute)
+			w->active = stamp;
+		h = pick_up(t, s, x, w->rr, 0);
+		w->base = h;
+		if (w->active == stamp) {
+			w->rr = h + 1 == w->nup ? 0 : h + 1;
+			t->sw[t->hops[w->up0 + h].peer].active = stamp;
+		}
+		col[s] = t->hops[w->up0 + h].port;
+		for (k = 1; k < d->nlids; k++)
+			col[k * n + s] =
+				t->hops[w->up0 + pick_up(t, s, x, h, k)].port;
+	}
+}
+
+int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		     struct ibfm_err *err)
+{
+	struct chunk c = { 0 };
+	uint32_t i, s, last = IBFM_NONE;
+	int rc;
+
+	ibfm_lfts_free(lfts);
+	rc = ibfm_lfts_init(lfts, t->f, t->top_lid, err);
+	if (rc)
+		return rc;
+	/* A destination has at most 128 LIDs (LMC 7). */
+	c.buf = malloc((size_t)(CHUNK + 128) * t->nsw + 1);
+	if (!c.buf) {
+		ibfm_lfts_free(lfts);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (s = 0; s < t->nsw; s++) {
+		t->sw[s].rr = 0;
+		t->sw[s].active = 0;
+	}
+	t->stamp = 0;
+	t->stats.no_updown = 0;
+	t->stats.no_updown_sw = 0;
+	t->stats.lids = 0;
+	build_reach(t);
+	build_components(t);
+	for (i = 0; i < t->ndests; i++) {
+		const struct dest *d = &t->dests[i];
+
+		if (d->target != last) {
+			walk_up_from(t, d->target);
+			last = d->target;
+		}
+		if (c.n + d->nlids > CHUNK)
+			chunk_flush(t, lfts, &c);
+		route_dest(t, &c, d);
+		t->stats.lids += d->nlids;
+	}
+	chunk_flush(t, lfts, &c);
+	free(c.buf);
+	return 0;
+}
+
+/* The parent index of 's' whose link leaves by 'port', or IBFM_NONE. */
+static uint32_t up_index(const struct ibfm_ftree *t, uint32_t s, uint8_t port)
+{
+	const struct sw *w = &t->sw[s];
+	uint32_t h;
+
+	for (h = 0; h < w->nup; h++)
+		if (t->hops[w->up0 + h].port == port)
+			return h;
+	return IBFM_NONE;
+}
+
+/* Whether 'port' of switch 's' leads down to a switch that reaches 'x'. */
+static bool leads_down_to(const struct ibfm_ftree *t, uint32_t s, uint8_t port,
+			  uint32_t x)
+{
+	const struct ibfm_fabric *f = t->f;
+	uint32_t gp = f->nodes[t->sw[s].node].port0 + port, c;
+
+	if (port > f->nodes[t->sw[s].node].nports ||
+	    t->port_dir[gp] != DIR_DOWN)
+		return false;
+	c = t->node_sw[f->ports[f->ports[gp].peer].node];
+	return c != IBFM_NONE && bit(row_of(t, t->down, c), x);
+}
+
+/* The entry switch 's' should have for LID 'd->lid + k', keeping 'e' if it is valid. */
+static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
+		      const struct dest *d, uint8_t e)
+{
+	const struct sw *w = &t->sw[s];
+	uint32_t x = d->target, h;
+
+	if (t->f->ports[d->port].num && t->f->ports[d->port].peer == IBFM_NONE)
+		return IBFM_LFT_NONE; /* the CA is gone */
+	if (s == x)
+		return d->out;
+	if (w->rank == IBFM_RANK_NONE)
+		return IBFM_LFT_NONE;
+	if (w->dgen == t->dgen)
+		return leads_down_to(t, s, e, x) ? e : w->dport;
+	if (!bit(row_of(t, t->updown, s), x))
+		return IBFM_LFT_NONE;
+	h = e == IBFM_LFT_NONE ? IBFM_NONE : up_index(t, s, e);
+	if (h != IBFM_NONE &&
+	    bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
+		return e;
+	h = pick_up(t, s, x, h == IBFM_NONE ? w->rr : h, 0);
+	return t->hops[w->up0 + h].port;
+}
+
+struct snapshot {
+	uint64_t *down, *updown;
+	uint8_t *dir;
+};
+
+static void snapshot_free(struct snapshot *o)
+{
+	free(o->down);
+	free(o->updown);
+	free(o->dir);
+}
+
+static int snapshot_take(const struct ibfm_ftree *t, struct snapshot *o)
+{
+	size_t bytes = (size_t)t->nsw * t->words * 8;
+
+	o->down = malloc(bytes + 8);
+	o->updown = malloc(bytes + 8);
+	o->dir = malloc(t->f->nports + 1);
+	if (!o->down || !o->updown || !o->dir) {
+		snapshot_free(o);
+		return -ENOMEM;
+	}
+	memcpy(o->down, t->down, bytes);
+	memcpy(o->updown, t->updown, bytes);
+	memcpy(o->dir, t->port_dir, t->f->nports);
+	return 0;
+}
+
+/* Marks the destinations that the change may have broken in 'need'. */
+static void find_affected(const struct ibfm_ftree *t, const struct snapshot *o,
+			  const struct ibfm_lfts *lfts, uint64_t *changed,
+			  bool *need)
+{
+	const struct ibfm_fabric *f = t->f;
+	uint32_t s, w, i, lid;
+	unsigned p;
+
+	for (s = 0; s < t->nsw; s++) {
+		const uint64_t *od = row_of(t, o->down, s),
+			       *nd = row_of(t, t->down, s);
+		const uint64_t *ou = row_of(t, o->updown, s),
+			       *nu = row_of(t, t->updown, s);
+
+		for (w = 0; w < t->words; w++)
+			changed[w] |= (od[w] ^ nd[w]) | (ou[w] ^ nu[w]);
+	}
+	for (i = 0; i < t->ndests; i++) {
+		const struct dest *d = &t->dests[i];
+
+		need[i] = bit(changed, d->target) ||
+			  (f->ports[d->port].num &&
+			   f->ports[d->port].peer == IBFM_NONE);
+	}
+	/* Entries that leave by a port that no longer carries a link. */
+	for (s = 0; s < t->nsw; s++) {
+		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
+		const uint8_t *row = ibfm_lfts_row(lfts, s);
+
+		for (p = 1; p <= nd->nports; p++) {
+			if (o->dir[nd->port0 + p] == DIR_NONE ||
+			    t->port_dir[nd->port0 + p] != DIR_NONE)
+				continue;
+			for (lid = 0; lid <= lfts->top_lid && lid <= t->top_lid;
+			     lid++)
+				if (row[lid] == p &&
+				    t->lid_dest[lid] != IBFM_NONE)
+					need[t->lid_dest[lid]] = true;
+		}
+	}
+}
+
+int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		      struct ibfm_ftree_delta *delta, struct ibfm_err *err)
+{
+	uint32_t nblocks = lfts->stride / IBFM_LFT_BLOCK, i, j, s, k;
+	uint64_t *changed = calloc(t->words + 1, 8);
+	uint8_t *dirty = calloc((size_t)t->nsw * nblocks + 1, 1);
+	bool *need = calloc(t->ndests + 1, sizeof(*need));
+	struct snapshot old = { 0 };
+	uint32_t last = IBFM_NONE;
+
+	memset(delta, 0, sizeof(*delta));
+	if (!changed || !dirty || !need || snapshot_take(t, &old)) {
+		free(changed);
+		free(dirty);
+		free(need);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	build_adjacency(t);
+	build_reach(t);
+	build_components(t);
+	find_affected(t, &old, lfts, changed, need);
+	for (i = 0; i < t->ndests; i++) {
+		const struct dest *d = &t->dests[i];
+
+		if (!need[i])
+			continue;
+		if (d->target != last) {
+			walk_up_from(t, d->target);
+			last = d->target;
+		}
+		delta->lids += d->nlids;
+		for (j = 0; j < t->nsw; j++) {
+			uint8_t *row;
+
+			s = t->order[j];
+			row = ibfm_lfts_row(lfts, s);
+			for (k = 0; k < d->nlids; k++) {
+				uint8_t e = repair(t, s, d, row[d->lid + k]);
+
+				if (e == row[d->lid + k])
+					continue;
+				row[d->lid + k] = e;
+				delta->entries++;
+				dirty[(size_t)s * nblocks +
+				      (d->lid + k) / IBFM_LFT_BLOCK] = 1;
+			}
+		}
+	}
+	for (i = 0; i < t->nsw * nblocks; i++)
+		delta->blocks += dirty[i];
+	snapshot_free(&old);
+	free(changed);
+	free(dirty);
+	free(need);
+	return 0;
+}

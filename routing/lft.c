@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+#include "routing/lft.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE (2UL << 20)
+
+/*
+ * Routing writes one byte in every switch's row per LID: with 4 KB pages
+ * each write is a TLB miss. Large tables go on transparent huge pages
+ * (where the kernel allows them), which cuts routing time several-fold.
+ */
+static uint8_t *alloc_tables(size_t bytes)
+{
+	size_t rounded = (bytes + HUGE_PAGE) & ~(HUGE_PAGE - 1);
+	void *p;
+
+	if (bytes < HUGE_PAGE)
+		return malloc(bytes + 1);
+	p = aligned_alloc(HUGE_PAGE, rounded);
+	if (p)
+		madvise(p, rounded, MADV_HUGEPAGE);
+	return p;
+}
+
+int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
+		   uint32_t top_lid, struct ibfm_err *err)
+{
+	uint32_t n, sw = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (top_lid > IBFM_LID_UNICAST_MAX)
+		return ibfm_err_set(
+			err, -ERANGE,
+			"LID %u passes the unicast LID space (0x%X)", top_lid,
+			IBFM_LID_UNICAST_MAX);
+	t->nsw = f->nswitches;
+	t->top_lid = top_lid;
+	t->stride =
+		(top_lid + IBFM_LFT_BLOCK) / IBFM_LFT_BLOCK * IBFM_LFT_BLOCK;
+	t->sw_node = malloc((t->nsw + 1) * sizeof(*t->sw_node));
+	t->node_sw = malloc((f->nnodes + 1) * sizeof(*t->node_sw));
+	t->ports = alloc_tables((size_t)t->nsw * t->stride);
+	if (!t->sw_node || !t->node_sw || !t->ports) {
+		ibfm_lfts_free(t);
+		return ibfm_err_set(err, -ENOMEM,
+				    "out of memory for %u x %u LFT bytes",
+				    f->nswitches, t->stride);
+	}
+	memset(t->ports, IBFM_LFT_NONE, (size_t)t->nsw * t->stride);
+	for (n = 0; n < f->nnodes; n++) {
+		t->node_sw[n] = IBFM_NONE;
+		if (ibfm_node_is_switch(&f->nodes[n])) {
+			t->node_sw[n] = sw;
+			t->sw_node[sw++] = n;
+		}
+	}
+	return 0;
+}
+
+void ibfm_lfts_free(struct ibfm_lfts *t)
+{
+	if (!t)
+		return;
+	free(t->sw_node);
+	free(t->node_sw);
+	free(t->ports);
+	memset(t, 0, sizeof(*t));
+}
+
+static const char *type_str(unsigned type)
+{
+	switch (type) {
+	case IBFM_NODE_SWITCH:
+		return "Switch";
+	case IBFM_NODE_ROUTER:
+		return "Router";
+	default:
+		return "Channel Adapter";
+	}
+}
+
+int ibfm_lfts_write_dump(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			 FILE *out)
+{
+	uint32_t sw, lid;
+
+	for (sw = 0; sw < t->nsw; sw++) {
+		const struct ibfm_node *n = &f->nodes[t->sw_node[sw]];
+		const uint8_t *row = ibfm_lfts_row(t, sw);
+
+		fprintf(out,
+			"Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64
+			" ('%s'):\n",
+			t->top_lid, f->ports[n->port0].lid, n->guid,
+			ibfm_fabric_str(f, n->desc));
+		for (lid = 0; lid <= t->top_lid; lid++) {
+			uint32_t p = ibfm_fabric_port_by_lid(f, lid);
+
+			if (row[lid] > n->nports)
+				continue;
+			fprintf(out, "0x%04x %03u # ", lid, row[lid]);
+			if (p == IBFM_NONE) {
+				fputs("unknown node and type\n", out);
+				continue;
+			}
+			fprintf(out, "%s portguid 0x%016" PRIx64 ": '%s'\n",
+				type_str(f->nodes[f->ports[p].node].type),
+				f->ports[p].guid,
+				ibfm_fabric_str(
+					f, f->nodes[f->ports[p].node].desc));
+		}
+		fprintf(out, "%u lids dumped\n", t->top_lid);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* One LID the dump ties to a port GUID. */
+struct dump_lid {
+	uint32_t lid;
+	uint64_t guid;
+	uint32_t line;
+};
+
+struct dump {
+	const char *path;
+	struct ibfm_fabric *f;
+	struct ibfm_lfts t;
+	struct dump_lid *lids;
+	size_t nlids, cap;
+	struct ibfm_err *err;
+};
+
+static int dump_error(struct dump *d, uint32_t line, const char *what,
+		      const char *detail)
+{
+	return ibfm_err_set(d->err, -EINVAL, "%s:%u: L%s %s", d->path, line,
+			    what, detail);
+}
+
+/* First pass: the switch headers, to size the tables. */
+static int scan_headers(struct dump *d, FILE *in, uint32_t *top)
+{
+	char line[512];
+	uint32_t no = 0, hi;
+
+	*top = 0;
+	while (fgets(line, sizeof(line), in)) {
+		no++;
+		if (strncmp(line, "Unicast lids [", 14))
+			continue;
+		if (sscanf(line, "Unicast lids [0-%u]", &hi) != 1)
+			return dump_error(
+				d, no, "01",
+				"malformed switch header: expected \"Unicast lids [0-N] of switch Lid L guid 0x...\"");
+		if (hi > *top)
+			*top = hi;
+	}
+	return 0;
+}
+
+static int remember_lid(struct dump *d, uint32_t lid, uint64_t guid,
+			uint32_t line)
+{
+	if (d->nlids == d->cap) {
+		size_t ncap = d->cap ? 2 * d->cap : 4096;
+		struct dump_lid *n = realloc(d->lids, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		d->lids = n;
+		d->cap = ncap;
+	}
+	d->lids[d->nlids++] = (struct dump_lid){ lid, guid, line };
+	return 0;
+}
+
+static int parse_entries(struct dump *d, FILE *in)
+{
+	char line[512], msg[160];
+	uint32_t no = 0, sw = IBFM_NONE, lid, port;
+	uint64_t guid;
+
+	while (fgets(line, sizeof(line), in)) {
+		const char *pg;
+
+		no++;
+		if (!strncmp(line, "Unicast lids [", 14)) {
+			const char *g = strstr(line, " guid 0x");
+			uint32_t n;
+
+			if (!g || sscanf(g, " guid 0x%" SCNx64, &guid) != 1)
+				return dump_error(
+					d, no, "01",
+					"malformed switch header: expected \"guid 0x...\"");
+			n = ibfm_fabric_node_by_guid(d->f, guid);
+			if (n == IBFM_NONE || d->t.node_sw[n] == IBFM_NONE) {
+				snprintf(msg, sizeof(msg),
+					 "switch GUID 0x%016" PRIx64
+					 " is not a switch of the topology",
+					 guid);
+				return dump_error(d, no, "02", msg);
+			}
+			sw = d->t.node_sw[n];
+			continue;
+		}
+		if (strncmp(line, "0x", 2))
+			continue; /* "N lids dumped" and blank lines */
+		if (sw == IBFM_NONE)
+			return dump_error(d, no, "03",
+					  "LFT entry before any switch header");
+		if (sscanf(line, "0x%x %u", &lid, &port) != 2 ||
+		    lid > d->t.top_lid)
+			return dump_error(
+				d, no, "03",
+				"malformed entry: expected \"0xLID PORT # ...\"");
+		if (port > d->f->nodes[d->t.sw_node[sw]].nports) {
+			snprintf(
+				msg, sizeof(msg),
+				"port %u out of range: the switch has %u ports",
+				port, d->f->nodes[d->t.sw_node[sw]].nports);
+			return dump_error(d, no, "04", msg);
+		}
+		ibfm_lfts_row(&d->t, sw)[lid] = (uint8_t)port;
+		pg = strstr(line, "portguid 0x");
+		if (pg && sscanf(pg, "portguid 0x%" SCNx64, &guid) == 1 &&
+		    remember_lid(d, lid, guid, no))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Applies the dump's LIDs to the fabric: base LID and LMC per port. */
+static int apply_lids(struct dump *d)
+{
+	struct ibfm_fabric *f = d->f;
+	uint16_t *lo = calloc(f->nports + 1, sizeof(*lo));
+	uint16_t *hi = calloc(f->nports + 1, sizeof(*hi));
+	size_t i;
+	uint32_t p;
+	char msg[160];
+	int rc = 0;
+
+	if (!lo || !hi) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < d->nlids; i++) {
+		uint16_t l = (uint16_t)d->lids[i].lid;
+
+		p = ibfm_fabric_port_by_guid(f, d->lids[i].guid);
+		if (p == IBFM_NONE) {
+			snprintf(msg, sizeof(msg),
+				 "port GUID 0x%016" PRIx64
+				 " is not in the topology",
+				 d->lids[i].guid);
+			rc = dump_error(d, d->lids[i].line, "05", msg);
+			goto out;
+		}
+		if (!lo[p] || l < lo[p])
+			lo[p] = l;
+		if (l > hi[p])
+			hi[p] = l;
+	}
+	for (p = 0; p < f->nports; p++) {
+		uint8_t lmc = 0;
+
+		if (!lo[p])
+			continue;
+		while ((1U << lmc) < (unsigned)(hi[p] - lo[p] + 1))
+			lmc++;
+		f->ports[p].lid = lo[p];
+		f->ports[p].lmc = lmc;
+	}
+out:
+	free(lo);
+	free(hi);
+	return rc;
+}
+
+int ibfm_lfts_read_dump(struct ibfm_fabric *f, const char *path,
+			struct ibfm_lfts *t, struct ibfm_err *err)
+{
+	struct dump d = { .path = path, .f = f, .err = err };
+	struct ibfm_port *saved = NULL;
+	uint32_t top;
+	FILE *in;
+	int rc;
+
+	in = fopen(path, "r");
+	if (!in)
+		return ibfm_err_set(err, -errno, "%s: L00 cannot open: %s",
+				    path, strerror(errno));
+	rc = scan_headers(&d, in, &top);
+	if (!rc)
+		rc = ibfm_lfts_init(&d.t, f, top, err);
+	rewind(in);
+	if (!rc)
+		rc = parse_entries(&d, in);
+	fclose(in);
+	if (!rc) {
+		saved = malloc((size_t)f->nports * sizeof(*saved));
+		rc = saved ? 0 : -ENOMEM;
+	}
+	if (!rc) {
+		memcpy(saved, f->ports, (size_t)f->nports * sizeof(*saved));
+		rc = apply_lids(&d);
+		if (!rc)
+			rc = ibfm_fabric_finish(f, err);
+		if (rc) {
+			/* Put the fabric back as it was. */
+			memcpy(f->ports, saved,
+			       (size_t)f->nports * sizeof(*saved));
+			ibfm_fabric_finish(f, NULL);
+		}
+	}
+	if (rc == -ENOMEM)
+		ibfm_err_set(err, rc, "%s: out of memory", path);
+	free(saved);
+	free(d.lids);
+	if (rc) {
+		ibfm_lfts_free(&d.t);
+		return rc;
+	}
+	*t = d.t;
+	return 0;
+}

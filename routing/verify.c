@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: MIT
+#include "routing/verify.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/rank.h"
+
+enum { ST_OK = 1, ST_DROP, ST_LOOP, ST_BUSY };
+enum { HOP_HERE, HOP_NEXT_IS_DEST, HOP_DROP, HOP_ON };
+
+/* Where packets for one LID go, resolved lazily per switch. */
+struct walker {
+	const struct ibfm_fabric *f;
+	const struct ibfm_lfts *t;
+	uint32_t lid, dport; /* the LID and the port that owns it */
+	uint32_t gen;
+	uint32_t *stamp; /* == gen: state/hops are for this LID */
+	uint8_t *state, *hops;
+	uint32_t *stack;
+};
+
+static int walker_init(struct walker *w, const struct ibfm_fabric *f,
+		       const struct ibfm_lfts *t)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->t = t;
+	w->stamp = calloc(t->nsw + 1, sizeof(*w->stamp));
+	w->state = calloc(t->nsw + 1, 1);
+	w->hops = calloc(t->nsw + 1, 1);
+	w->stack = calloc(t->nsw + 1, sizeof(*w->stack));
+	return w->stamp && w->state && w->hops && w->stack ? 0 : -ENOMEM;
+}
+
+static void walker_free(struct walker *w)
+{
+	free(w->stamp);
+	free(w->state);
+	free(w->hops);
+	free(w->stack);
+}
+
+static void walker_lid(struct walker *w, uint32_t lid)
+{
+	w->lid = lid;
+	w->dport = ibfm_fabric_port_by_lid(w->f, lid);
+	w->gen++;
+}
+
+/* One step at switch 's': the sending port in '*gp', the next switch in '*next'. */
+static int hop(const struct walker *w, uint32_t s, uint32_t *gp, uint32_t *next)
+{
+	const struct ibfm_fabric *f = w->f;
+	const struct ibfm_node *n = &f->nodes[w->t->sw_node[s]];
+	uint8_t e;
+	uint32_t q;
+
+	if (w->dport == n->port0)
+		return HOP_HERE;
+	e = w->lid <= w->t->top_lid ? ibfm_lfts_row(w->t, s)[w->lid]
+				    : IBFM_LFT_NONE;
+	if (e == 0 || e > n->nports)
+		return HOP_DROP;
+	*gp = n->port0 + e;
+	q = f->ports[*gp].peer;
+	if (q == IBFM_NONE)
+		return HOP_DROP;
+	if (q == w->dport)
+		return HOP_NEXT_IS_DEST;
+	*next = w->t->node_sw[f->ports[q].node];
+	return *next == IBFM_NONE ? HOP_DROP : HOP_ON;
+}
+
+/* The fate of a packet for the current LID entering switch 's'. */
+static uint8_t resolve(struct walker *w, uint32_t s)
+{
+	uint32_t n = 0, cur = s, gp, nx;
+	uint8_t res, rh = 0;
+
+	for (;;) {
+		int r;
+
+		if (w->stamp[cur] == w->gen) {
+			res = w->state[cur] == ST_BUSY ? ST_LOOP
+						       : w->state[cur];
+			rh = w->hops[cur];
+			break;
+		}
+		w->stamp[cur] = w->gen;
+		w->state[cur] = ST_BUSY;
+		r = hop(w, cur, &gp, &nx);
+		if (r == HOP_ON) {
+			w->stack[n++] = cur;
+			cur = nx;
+			continue;
+		}
+		res = r == HOP_DROP ? ST_DROP : ST_OK;
+		rh = r == HOP_NEXT_IS_DEST ? 1 : 0;
+		w->state[cur] = res;
+		w->hops[cur] = rh;
+		break;
+	}
+	while (n > 0) {
+		uint32_t v = w->stack[--n];
+
+		if (res == ST_OK && rh < IBFM_VERIFY_MAX_HOPS)
+			rh++;
+		w->state[v] = res;
+		w->hops[v] = rh;
+	}
+	return w->state[s] == ST_BUSY ? ST_LOOP : w->state[s];
+}
+
+/* Source CAs per switch; the host list in host order in '*hosts'. */
+static int count_sources(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			 uint32_t **hosts, uint32_t *nhosts, uint32_t **per_sw)
+{
+	uint8_t *rank = malloc(f->nnodes + 1);
+	unsigned levels;
+	uint32_t i;
+
+	*hosts = malloc((f->nports + 1) * sizeof(**hosts));
+	*per_sw = calloc(t->nsw + 1, sizeof(**per_sw));
+	if (!rank || !*hosts || !*per_sw ||
+	    ibfm_rank_detect(f, rank, &levels)) {
+		free(rank);
+		free(*hosts);
+		free(*per_sw);
+		return -ENOMEM;
+	}
+	*nhosts = ibfm_rank_hosts(f, rank, *hosts);
+	for (i = 0; i < *nhosts; i++)
+		(*per_sw)[t->node_sw[f->ports[f->ports[(*hosts)[i]].peer].node]]++;
+	free(rank);
+	return 0;
+}
+
+/* The switch a CA port hangs on, or IBFM_NONE. */
+static uint32_t leaf_of(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			uint32_t port)
+{
+	uint32_t q = port == IBFM_NONE ? IBFM_NONE : f->ports[port].peer;
+
+	if (q == IBFM_NONE || !f->ports[port].num)
+		return IBFM_NONE;
+	return t->node_sw[f->ports[q].node];
+}
+
+int ibfm_verify_reach(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		      struct ibfm_reach_result *r, struct ibfm_err *err)
+{
+	uint32_t *hosts, nhosts, *per_sw, lid, s;
+	struct walker w;
+
+	memset(r, 0, sizeof(*r));
+	if (walker_init(&w, f, t) ||
+	    count_sources(f, t, &hosts, &nhosts, &per_sw)) {
+		walker_free(&w);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t self;
+
+		walker_lid(&w, lid);
+		if (w.dport == IBFM_NONE)
+			continue;
+		self = leaf_of(f, t, w.dport);
+		for (s = 0; s < t->nsw; s++) {
+			uint32_t n = per_sw[s] - (s == self);
+			uint8_t st;
+
+			if (!n)
+				continue;
+			st = resolve(&w, s);
+			r->pairs += n;
+			if (st == ST_OK) {
+				r->hops[w.hops[s] + 1 > IBFM_VERIFY_MAX_HOPS
+						? IBFM_VERIFY_MAX_HOPS
+						: w.hops[s] + 1] += n;
+				continue;
+			}
+			if (st == ST_LOOP) {
+				r->loops += n;
+			} else {
+				r->unreachable += n;
+				if (f->ports[w.dport].num)
+					r->unreachable_ca += n;
+			}
+			if (!r->bad_lid) {
+				uint32_t i;
+
+				for (i = 0; i < nhosts; i++)
+					if (leaf_of(f, t, hosts[i]) == s &&
+					    hosts[i] != w.dport)
+						break;
+				r->bad_src = hosts[i];
+				r->bad_lid = lid;
+			}
+		}
+	}
+	free(hosts);
+	free(per_sw);
+	walker_free(&w);
+	return 0;
+}
+
+/* Tarjan's strongly connected components, iteratively, over channels. */
+struct cdg {
+	const struct ibfm_fabric *f;
+	const struct ibfm_lfts *t;
+	uint64_t *succ; /* per port: 4 words, the next switch's out-ports */
+	uint32_t *index, *low, *stack, *cstack, *iter;
+	bool *on;
+	uint32_t counter, sp, csp;
+};
+
+static uint32_t channel_next(const struct cdg *g, uint32_t c)
+{
+	return g->f->ports[g->f->ports[c].peer].node;
+}
+
+static bool is_channel(const struct ibfm_fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	return q != IBFM_NONE && f->ports[p].num &&
+	       ibfm_node_is_switch(&f->nodes[f->ports[p].node]) &&
+	       ibfm_node_is_switch(&f->nodes[f->ports[q].node]);
+}
+
+/* Next successor of channel 'c' from iterator position '*it', or IBFM_NONE. */
+static uint32_t succ_from(const struct cdg *g, uint32_t c, uint32_t *it)
+{
+	const uint64_t *bits = g->succ + (size_t)c * 4;
+
+	while (*it < 256) {
+		uint32_t o = (*it)++;
+
+		if (bits[o >> 6] >> (o & 63) & 1)
+			return g->f->nodes[channel_next(g, c)].port0 + o;
+	}
+	return IBFM_NONE;
+}
+
+/* Follows successors inside one SCC until a channel repeats: one cycle. */
+static void extract_cycle(const struct cdg *g, uint32_t start,
+			  uint32_t comp_low, struct ibfm_cdg_result *r)
+{
+	uint32_t path[IBFM_VERIFY_CYCLE_MAX * 4], n = 0, c = start, i;
+
+	for (;;) {
+		uint32_t it = 0, nx;
+
+		for (i = 0; i < n; i++)
+			if (path[i] == c)
+				break;
+		if (i < n || n == sizeof(path) / sizeof(*path)) {
+			for (r->cycle_len = 0;
+			     i < n && r->cycle_len < IBFM_VERIFY_CYCLE_MAX; i++)
+				r->cycle[r->cycle_len++] = path[i];
+			return;
+		}
+		path[n++] = c;
+		do
+			nx = succ_from(g, c, &it);
+		while (nx != IBFM_NONE && g->low[nx] != comp_low);
+		if (nx == IBFM_NONE)
+			return;
+		c = nx;
+	}
+}
+
+static void strongconnect(struct cdg *g, uint32_t v0, struct ibfm_cdg_result *r)
+{
+	uint32_t v, w;
+
+	g->cstack[g->csp++] = v0;
+	g->index[v0] = g->low[v0] = ++g->counter;
+	g->stack[g->sp++] = v0;
+	g->on[v0] = true;
+	g->iter[v0] = 0;
+	while (g->csp) {
+		v = g->cstack[g->csp - 1];
+		w = succ_from(g, v, &g->iter[v]);
+		if (w != IBFM_NONE) {
+			if (!g->index[w]) {
+				g->index[w] = g->low[w] = ++g->counter;
+				g->stack[g->sp++] = w;
+				g->on[w] = true;
+				g->iter[w] = 0;
+				g->cstack[g->csp++] = w;
+			} else if (g->on[w] && g->index[w] < g->low[v]) {
+				g->low[v] = g->index[w];
+			}
+			continue;
+		}
+		g->csp--;
+		if (g->csp) {
+			uint32_t u = g->cstack[g->csp - 1];
+
+			if (g->low[v] < g->low[u])
+				g->low[u] = g->low[v];
+		}
+		if (g->low[v] != g->index[v])
+			continue;
+		/* v roots a component: pop it, and note it if it cycles. */
+		{
+			uint32_t size = 0, x;
+
+			do {
+				x = g->stack[--g->sp];
+				g->on[x] = false;
+				g->low[x] = g->index[v];
+				size++;
+			} while (x != v);
+			if (size > 1) {
+				if (!r->loops)
+					extract_cycle(g, v, g->index[v], r);
+				r->loops++;
+			}
+		}
+	}
+}
+
+static int add_dependencies(struct cdg *g, struct walker *w, uint32_t *per_sw,
+			    struct ibfm_cdg_result *r)
+{
+	const struct ibfm_lfts *t = g->t;
+	uint32_t lid, s, *seen = calloc(t->nsw + 1, sizeof(*seen));
+
+	if (!seen)
+		return -ENOMEM;
+	for (lid = 1; lid <= g->f->max_lid; lid++) {
+		walker_lid(w, lid);
+		if (w->dport == IBFM_NONE)
+			continue;
+		for (s = 0; s < t->nsw; s++) {
+			uint32_t cur = s, in = IBFM_NONE, gp, nx, hops = 0;
+
+			if (!per_sw[s] || seen[s] == w->gen)
+				continue;
+			/* Follow the route; stop after adding the edge into a
+			 * switch whose onward edges this LID already has. */
+			while (hops++ <= t->nsw) {
+				int rc = hop(w, cur, &gp, &nx);
+				bool was_seen = seen[cur] == w->gen;
+				uint64_t *bits;
+
+				if (rc == HOP_HERE || rc == HOP_DROP)
+					break;
+				if (in != IBFM_NONE) {
+					bits = g->succ + (size_t)in * 4;
+					if (!(bits[g->f->ports[gp].num >> 6] >>
+						      (g->f->ports[gp].num &
+						       63) &
+					      1)) {
+						bits[g->f->ports[gp].num >> 6] |=
+							1ULL
+							<< (g->f->ports[gp].num &
+							    63);
+						r->deps++;
+					}
+				}
+				seen[cur] = w->gen;
+				if (was_seen || rc != HOP_ON)
+					break;
+				in = gp;
+				cur = nx;
+			}
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
+			     const struct ibfm_lfts *t,
+			     struct ibfm_cdg_result *r, struct ibfm_err *err)
+{
+	struct cdg g = { .f = f, .t = t };
+	uint32_t *hosts = NULL, nhosts, *per_sw = NULL, p;
+	struct walker w;
+	int rc = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	g.succ = calloc((size_t)f->nports * 4 + 4, 8);
+	g.index = calloc(f->nports + 1, sizeof(*g.index));
+	g.low = calloc(f->nports + 1, sizeof(*g.low));
+	g.stack = calloc(f->nports + 1, sizeof(*g.stack));
+	g.cstack = calloc(f->nports + 1, sizeof(*g.cstack));
+	g.iter = calloc(f->nports + 1, sizeof(*g.iter));
+	g.on = calloc(f->nports + 1, sizeof(*g.on));
+	if (walker_init(&w, f, t) || !g.succ || !g.index || !g.low ||
+	    !g.stack || !g.cstack || !g.iter || !g.on ||
+	    count_sources(f, t, &hosts, &nhosts, &per_sw))
+		goto out;
+	rc = add_dependencies(&g, &w, per_sw, r);
+	if (rc)
+		goto out;
+	for (p = 0; p < f->nports; p++) {
+		if (!is_channel(f, p))
+			continue;
+		r->channels++;
+		if (!g.index[p])
+			strongconnect(&g, p, r);
+	}
+out:
+	free(hosts);
+	free(per_sw);
+	walker_free(&w);
+	free(g.succ);
+	free(g.index);
+	free(g.low);
+	free(g.stack);
+	free(g.cstack);
+	free(g.iter);
+	free(g.on);
+	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
+}
+
+int ibfm_pattern_parse(const char *s)
+{
+	static const char *const names[] = { "shift", "ring", "all2all",
+					     "random" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+const char *ibfm_pattern_name(enum ibfm_pattern p)
+{
+	switch (p) {
+	case IBFM_PATTERN_SHIFT:
+		return "shift";
+	case IBFM_PATTERN_RING:
+		return "ring";
+	case IBFM_PATTERN_ALL2ALL:
+		return "all2all";
+	case IBFM_PATTERN_RANDOM:
+		return "random";
+	}
+	return "?";
+}
+
+struct loads {
+	const struct ibfm_fabric *f;
+	const struct ibfm_lfts *t;
+	uint32_t *load;	   /* per sending port */
+	uint32_t *touched; /* ports with load > 0 */
+	uint32_t ntouched;
+	uint64_t unrouted;
+};
+
+static void add_load(struct loads *l, uint32_t port, uint32_t n)
+{
+	if (!l->load[port])
+		l->touched[l->ntouched++] = port;
+	l->load[port] += n;
+}
+
+/* Adds one flow from CA port 'src' to the base LID of CA port 'dst'. */
+static void flow(struct loads *l, struct walker *w, uint32_t src, uint32_t dst)
+{
+	uint32_t s = leaf_of(l->f, l->t, src), gp, nx, hops = 0;
+
+	walker_lid(w, l->f->ports[dst].lid);
+	if (s == IBFM_NONE) {
+		l->unrouted++;
+		return;
+	}
+	add_load(l, src, 1);
+	while (hops++ <= l->t->nsw) {
+		int rc = hop(w, s, &gp, &nx);
+
+		if (rc == HOP_DROP || rc == HOP_HERE)
+			break;
+		add_load(l, gp, 1);
+		if (rc == HOP_NEXT_IS_DEST)
+			return;
+		s = nx;
+	}
+	l->unrouted++;
+}
+
+/* Closes one instance: folds its loads into 'r' and clears them. */
+static void close_instance(struct loads *l, struct ibfm_load_result *r,
+			   uint32_t k, double *mean_sum)
+{
+	uint64_t sum = 0;
+	uint32_t i, max = 0, at = 0, nmax = 0;
+
+	for (i = 0; i < l->ntouched; i++) {
+		uint32_t v = l->load[l->touched[i]];
+
+		sum += v;
+		if (v > max) {
+			max = v;
+			at = l->touched[i];
+			nmax = 0;
+		}
+		nmax += v == max;
+	}
+	if (max > r->max_load) {
+		r->max_load = max;
+		r->max_port = at;
+		r->max_k = k;
+		r->max_channels = nmax;
+	}
+	if (l->ntouched)
+		*mean_sum += (double)sum / l->ntouched;
+	for (i = 0; i < l->ntouched; i++)
+		l->load[l->touched[i]] = 0;
+	l->ntouched = 0;
+	r->evaluated++;
+}
+
+/* splitmix64, as the generator uses, for seeded permutations. */
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void run_shifts(struct loads *l, struct walker *w, const uint32_t *hosts,
+		       uint32_t n, const struct ibfm_pattern_opts *o, bool ring,
+		       struct ibfm_load_result *r, double *mean)
+{
+	uint32_t want = o && o->count ? o->count : (n <= 4096 ? n : 256);
+	uint32_t step, k, i;
+
+	if (ring)
+		want = 1;
+	if (want > n - 1)
+		want = n - 1;
+	/* Evenly spaced shifts, always including k = 1. */
+	step = want ? (n - 1) / want : 1;
+	for (k = 1; want && k < n && r->evaluated < want;
+	     k += step ? step : 1) {
+		for (i = 0; i < n; i++)
+			flow(l, w, hosts[i], hosts[(i + k) % n]);
+		close_instance(l, r, k, mean);
+	}
+}
+
+static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
+		       uint32_t n, const struct ibfm_pattern_opts *o,
+		       struct ibfm_load_result *r, double *mean)
+{
+	uint64_t rng = o ? o->seed : 1;
+	uint32_t count = o && o->count ? o->count : 16, c, i;
+	uint32_t *perm = malloc(n * sizeof(*perm));
+
+	if (!perm)
+		return;
+	for (c = 0; c < count; c++) {
+		for (i = 0; i < n; i++)
+			perm[i] = i;
+		for (i = n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)(rng_next(&rng) % (i + 1)),
+				 x = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = x;
+		}
+		for (i = 0; i < n; i++)
+			if (perm[i] != i)
+				flow(l, w, hosts[i], hosts[perm[i]]);
+		close_instance(l, r, c, mean);
+	}
+	free(perm);
+}
+
+/*
+ * All-to-all, one destination at a time: a switch's flows towards it
+ * are its own hosts' plus what its neighbours send it, so switches are
+ * folded in order of decreasing distance to the destination.
+ */
+static int run_all2all(struct loads *l, struct walker *w, const uint32_t *hosts,
+		       uint32_t n, const uint32_t *per_sw,
+		       struct ibfm_load_result *r, double *mean)
+{
+	const struct ibfm_lfts *t = l->t;
+	uint32_t *cnt = calloc(t->nsw + 1, sizeof(*cnt));
+	uint32_t *byd = malloc((t->nsw + 1) * sizeof(*byd));
+	uint32_t bucket[IBFM_VERIFY_MAX_HOPS + 2];
+	uint32_t d, s, i, h, pos;
+
+	if (!cnt || !byd) {
+		free(cnt);
+		free(byd);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		add_load(l, hosts[i], n - 1);
+	for (d = 0; d < n; d++) {
+		uint32_t self;
+
+		walker_lid(w, l->f->ports[hosts[d]].lid);
+		self = leaf_of(l->f, t, hosts[d]);
+		memset(bucket, 0, sizeof(bucket));
+		for (s = 0; s < t->nsw; s++) {
+			cnt[s] = per_sw[s] - (s == self);
+			if (cnt[s] && resolve(w, s) != ST_OK)
+				l->unrouted += cnt[s];
+			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
+				bucket[w->hops[s]]++;
+		}
+		/* Counting sort by hops, farthest first. */
+		for (pos = 0, h = IBFM_VERIFY_MAX_HOPS + 1; h-- > 0;) {
+			uint32_t c = bucket[h];
+
+			bucket[h] = pos;
+			pos += c;
+		}
+		for (s = 0; s < t->nsw; s++)
+			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
+				byd[bucket[w->hops[s]]++] = s;
+		for (i = 0; i < pos; i++) {
+			uint32_t v = byd[i], gp, nx;
+			int rc;
+
+			if (!cnt[v])
+				continue;
+			rc = hop(w, v, &gp, &nx);
+			if (rc == HOP_HERE)
+				continue;
+			add_load(l, gp, cnt[v]);
+			if (rc == HOP_ON)
+				cnt[nx] += cnt[v];
+		}
+	}
+	close_instance(l, r, 0, mean);
+	free(cnt);
+	free(byd);
+	return 0;
+}
+
+int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			enum ibfm_pattern pattern,
+			const struct ibfm_pattern_opts *opts,
+			struct ibfm_load_result *r, struct ibfm_err *err)
+{
+	struct loads l = { .f = f, .t = t };
+	uint32_t *hosts = NULL, n = 0, *per_sw = NULL;
+	double mean = 0;
+	struct walker w;
+	int rc = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	l.load = calloc(f->nports + 1, sizeof(*l.load));
+	l.touched = calloc(f->nports + 1, sizeof(*l.touched));
+	if (walker_init(&w, f, t) || !l.load || !l.touched ||
+	    count_sources(f, t, &hosts, &n, &per_sw))
+		goto out;
+	r->hosts = n;
+	rc = 0;
+	if (n < 2)
+		goto out;
+	switch (pattern) {
+	case IBFM_PATTERN_SHIFT:
+	case IBFM_PATTERN_RING:
+		run_shifts(&l, &w, hosts, n, opts, pattern == IBFM_PATTERN_RING,
+			   r, &mean);
+		break;
+	case IBFM_PATTERN_RANDOM:
+		run_random(&l, &w, hosts, n, opts, r, &mean);
+		break;
+	case IBFM_PATTERN_ALL2ALL:
+		rc = run_all2all(&l, &w, hosts, n, per_sw, r, &mean);
+		break;
+	}
+	r->unrouted = l.unrouted;
+	if (r->evaluated)
+		r->mean_load = mean / r->evaluated;
+out:
+	free(hosts);
+	free(per_sw);
+	free(l.load);
+	free(l.touched);
+	walker_free(&w);
+	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
+}

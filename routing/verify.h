@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_VERIFY_H
+#define IBFM_VERIFY_H
+
+/*
+ * DOC: checks of forwarding tables, whoever computed them.
+ *
+ * Reachability: for each destination LID, one pass over the switches
+ * resolves where a packet entering each switch ends (delivered after N
+ * hops, dropped, or looping), memoised, so all CA-to-LID pairs cost
+ * O(switches x LIDs) rather than O(CAs x LIDs x hops).
+ *
+ * Credit loops: the channel dependency graph (a channel is a directed
+ * switch-to-switch link; channel a depends on b when some CA's route to
+ * some LID takes a then b) must be acyclic for the routes to be free of
+ * deadlock (Dally and Seitz). Its strongly connected components with
+ * more than one channel are the credit loops; one cycle is reported
+ * with its links.
+ *
+ * Traffic patterns over the host order (ibfm_rank_hosts): shift (host i
+ * to host i + k, every k, or a fixed sample of k on large fabrics),
+ * ring (k = 1, NCCL's ring over the host order), all-to-all (counted
+ * per destination along its routing tree, O(switches x hosts)) and
+ * seeded random permutations. The load of a directed channel is the
+ * number of flows crossing it; max_load is the largest, mean_load the
+ * mean over channels that carry any flow.
+ */
+
+#include <stdint.h>
+
+#include "routing/err.h"
+#include "routing/fabric.h"
+#include "routing/lft.h"
+
+#define IBFM_VERIFY_MAX_HOPS 32
+
+struct ibfm_reach_result {
+	uint64_t pairs;		 /* (source CA port, destination LID) pairs */
+	uint64_t unreachable;	 /* pairs whose packet is dropped */
+	uint64_t unreachable_ca; /* of those, pairs to a CA's LID */
+	uint64_t loops;		 /* pairs whose packet loops */
+	uint64_t hops[IBFM_VERIFY_MAX_HOPS + 1]; /* links per delivered path */
+	uint32_t bad_src; /* an unreachable or looping pair: CA port */
+	uint32_t bad_lid; /* and LID (0 when none) */
+};
+
+int ibfm_verify_reach(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		      struct ibfm_reach_result *r, struct ibfm_err *err);
+
+#define IBFM_VERIFY_CYCLE_MAX 64
+
+struct ibfm_cdg_result {
+	uint32_t channels;  /* directed switch-to-switch links */
+	uint64_t deps;	    /* distinct dependencies */
+	uint32_t loops;	    /* strongly connected components with a cycle */
+	uint32_t cycle_len; /* one cycle: its channels, as sending ports */
+	uint32_t cycle[IBFM_VERIFY_CYCLE_MAX];
+};
+
+int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
+			     const struct ibfm_lfts *t,
+			     struct ibfm_cdg_result *r, struct ibfm_err *err);
+
+enum ibfm_pattern {
+	IBFM_PATTERN_SHIFT,
+	IBFM_PATTERN_RING,
+	IBFM_PATTERN_ALL2ALL,
+	IBFM_PATTERN_RANDOM,
+};
+
+struct ibfm_pattern_opts {
+	uint64_t seed;	/* random: seed */
+	uint32_t count; /* random: permutations; shift: max shifts
+				 * evaluated (0: all when hosts <= 4096,
+				 * else 256) */
+};
+
+struct ibfm_load_result {
+	uint32_t hosts;	       /* hosts in the pattern */
+	uint32_t evaluated;    /* shifts or permutations evaluated */
+	double max_load;       /* over every evaluated instance */
+	double mean_load;      /* mean over instances of the mean load */
+	uint32_t max_port;     /* a channel carrying max_load (sending port) */
+	uint32_t max_k;	       /* the shift or permutation where it was */
+	uint32_t max_channels; /* channels at max_load in that instance */
+	uint64_t unrouted;     /* flows dropped or looping */
+};
+
+int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			enum ibfm_pattern pattern,
+			const struct ibfm_pattern_opts *opts,
+			struct ibfm_load_result *r, struct ibfm_err *err);
+
+/* "shift", "ring", "all2all", "random"; -1 if none. */
+int ibfm_pattern_parse(const char *s);
+const char *ibfm_pattern_name(enum ibfm_pattern p);
+
+#endif /* IBFM_VERIFY_H */
