@@ -438,12 +438,15 @@ static int cmd_eval(int argc, char **argv)
 	struct route_args a = { 0 };
 	struct ibfm_load_result lr;
 	struct ibfm_err err;
-	struct routed r;
+	struct routed r = { 0 };
+	uint64_t *io = NULL;
 	char buf[200];
 	int rc;
 
-	r.f = NULL;
 	rc = parse_args(argc, argv, eval_usage, &a);
+	if (!rc && read_guids(a.io, &io, &a.popts.nio))
+		rc = CLI_INPUT;
+	a.popts.io = io;
 	if (!rc && a.pattern < 0) {
 		cli_error("eval needs --pattern shift|ring|all2all|random");
 		rc = CLI_USAGE;
@@ -492,6 +495,7 @@ static int cmd_eval(int argc, char **argv)
 out:
 	if (r.f)
 		routed_free(&r);
+	free(io);
 	return rc;
 }
 

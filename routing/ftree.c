@@ -28,8 +28,9 @@ struct sw {
 	uint32_t base;	   /* parent index of the base LID's route */
 	uint8_t dport;
 	uint8_t rank;
-	bool compute; /* a leaf with compute hosts */
-	bool uniform; /* every parent reaches the same switches */
+	bool compute;	     /* a leaf with compute hosts */
+	bool uniform;	     /* every parent reaches the same switches */
+	bool uniform_leaves; /* every parent reaches the same leaves */
 };
 
 /* A destination: the LIDs of one port. */
@@ -40,6 +41,7 @@ struct dest {
 	uint8_t nlids; /* 2^LMC */
 	uint8_t out;   /* the target's port to it (0 for a switch) */
 	bool compute;  /* moves round-robin positions */
+	bool to_leaf;  /* the target is a leaf (a CA's LID) */
 };
 
 struct ibfm_ftree {
@@ -51,6 +53,7 @@ struct ibfm_ftree {
 	uint32_t *node_sw;	 /* fabric node -> switch index */
 	uint8_t *port_dir;	 /* fabric port -> DIR_* */
 	uint64_t *down, *updown; /* nsw bitsets of 'words' each */
+	uint64_t *leaves;	 /* bitset of the leaves */
 	uint32_t *queue;
 	uint32_t *comp; /* switch -> connected component */
 	uint8_t *mode;	/* per switch, for the current target: MODE_* */
@@ -174,20 +177,24 @@ static int build_adjacency(struct ibfm_ftree *t)
  * Whether all parents of 's' reach the same switches: then any parent
  * is as good as another for every destination, and the choice is O(1).
  */
-static bool parents_alike(const struct ibfm_ftree *t, uint32_t s)
+static bool parents_alike(const struct ibfm_ftree *t, uint32_t s,
+			  const uint64_t *mask)
 {
 	const struct sw *w = &t->sw[s];
 	const uint64_t *first;
-	uint32_t h;
+	uint32_t h, i;
 
 	if (w->nup < 2)
 		return w->nup == 1;
 	first = row_of(t, t->updown, t->hops[w->up0].peer);
-	for (h = 1; h < w->nup; h++)
-		if (memcmp(first,
-			   row_of(t, t->updown, t->hops[w->up0 + h].peer),
-			   t->words * 8))
-			return false;
+	for (h = 1; h < w->nup; h++) {
+		const uint64_t *other =
+			row_of(t, t->updown, t->hops[w->up0 + h].peer);
+
+		for (i = 0; i < t->words; i++)
+			if ((first[i] ^ other[i]) & (mask ? mask[i] : ~0ULL))
+				return false;
+	}
 	return true;
 }
 
@@ -228,8 +235,15 @@ static void build_reach(struct ibfm_ftree *t)
 				mine[w] |= up[w];
 		}
 	}
+	memset(t->leaves, 0, t->words * 8);
 	for (i = 0; i < t->nsw; i++)
-		t->sw[i].uniform = parents_alike(t, i);
+		if (t->sw[i].rank == 1)
+			t->leaves[i >> 6] |= 1ULL << (i & 63);
+	for (i = 0; i < t->nsw; i++) {
+		t->sw[i].uniform = parents_alike(t, i, NULL);
+		t->sw[i].uniform_leaves =
+			t->sw[i].uniform || parents_alike(t, i, t->leaves);
+	}
 }
 
 static void mark_io(struct ibfm_ftree *t, const struct ibfm_ftree_opts *o)
@@ -262,6 +276,7 @@ static void add_dest(struct ibfm_ftree *t, uint32_t port, uint32_t target,
 	d->lid = p->lid;
 	d->nlids = (uint8_t)(1U << p->lmc);
 	d->compute = !t->io[port] && p->num != 0;
+	d->to_leaf = t->rank[t->sw[target].node] == 1;
 	if (p->lid + d->nlids - 1U > t->top_lid)
 		t->top_lid = p->lid + d->nlids - 1U;
 }
@@ -332,6 +347,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->queue = calloc(f->nnodes + 1, sizeof(*t->queue));
 	t->comp = calloc(t->nsw + 1, sizeof(*t->comp));
 	t->mode = calloc(t->nsw + 1, 1);
+	t->leaves = calloc(t->words + 1, 8);
 	t->dests = calloc(f->nports + 1, sizeof(*t->dests));
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
@@ -398,6 +414,7 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->queue);
 	free(t->comp);
 	free(t->mode);
+	free(t->leaves);
 	free(t->dests);
 	free(t->lid_dest);
 	free(t->rank);
@@ -461,7 +478,9 @@ static uint32_t pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x,
 	const struct sw *w = &t->sw[s];
 	uint32_t i, valid = 0, h = from;
 
-	if (w->uniform && w->nup) {
+	if ((w->uniform ||
+	     (w->uniform_leaves && t->rank[t->sw[x].node] == 1)) &&
+	    w->nup) {
 		h = from + skip % w->nup;
 		return h >= w->nup ? h - w->nup : h;
 	}
@@ -567,10 +586,17 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		c->lid[c->n++] = d->lid + k;
 	memset(col, IBFM_LFT_NONE, n * d->nlids);
 	for (i = 0; i < t->nsw; i++) {
-		uint32_t s = t->order[i], h;
+		uint32_t s = t->order[i], h, from;
 		struct sw *w = &t->sw[s];
+		/* A leaf spreads compute hosts by their index in host order
+		 * (d-mod-k), whatever their leaf: even when I/O nodes or
+		 * uneven leaves break the host count per leaf. */
+		bool leaf_turn = w->compute && d->compute;
 		uint8_t port;
 
+		from = w->rr;
+		if (leaf_turn && w->nup && ++w->rr == w->nup)
+			w->rr = 0;
 		switch (t->mode[s]) {
 		case MODE_NONE:
 			if (w->rank == 1 && t->comp[s] == t->comp[x])
@@ -583,12 +609,16 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 				col[k * n + s] = port;
 			continue;
 		}
-		if (w->compute && d->compute)
+		if (leaf_turn)
 			w->active = stamp;
-		h = pick_up(t, s, x, w->rr, 0);
+		/* Any parent serves when they all reach the same. */
+		h = w->uniform || (w->uniform_leaves && d->to_leaf)
+			    ? from
+			    : pick_up(t, s, x, from, 0);
 		w->base = h;
 		if (w->active == stamp) {
-			w->rr = h + 1 == w->nup ? 0 : h + 1;
+			if (!leaf_turn)
+				w->rr = h + 1 == w->nup ? 0 : h + 1;
 			t->sw[t->hops[w->up0 + h].peer].active = stamp;
 		}
 		col[s] = t->hops[w->up0 + h].port;

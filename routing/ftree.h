@@ -24,13 +24,15 @@
  * form, on any fabric, degraded or not.
  *
  * Balance: destinations are taken in host order (leaf, then port),
- * compute hosts first, then I/O nodes, then switch LIDs. Each switch
- * keeps a round-robin position over its up-ports that advances only
- * when traffic of compute hosts really crosses the switch for that
- * destination (the switch is "active": a leaf with compute hosts, or a
- * parent chosen by an active child). On a full fat tree this gives
- * d-mod-k: leaf up-port = i mod U, then (i / U) mod U' one level up, so
- * every shift permutation loads each link with one flow. I/O nodes and
+ * compute hosts first, then I/O nodes, then switch LIDs. A leaf sends
+ * compute host i up its port i mod U (the next valid one on a degraded
+ * leaf). Every higher switch keeps a round-robin position over its
+ * up-ports that advances only when traffic of compute hosts really
+ * crosses it for that destination (it is "active": chosen by an active
+ * child). On a full fat tree this is d-mod-k: (i / U) mod U' one level
+ * up, and so on, so every shift permutation loads each link with one
+ * flow; with uneven leaves or I/O nodes among the hosts the leaf choice
+ * still follows the host index, which keeps the compute shifts even. I/O nodes and
  * switch LIDs take routes without moving the positions. With LMC > 0,
  * LID base + k leaves each switch by the k-th valid up-port after the
  * base LID's: 2^LMC paths that differ at every level with enough ports.

@@ -273,18 +273,34 @@ static void extract_cycle(const struct cdg *g, uint32_t start,
 	}
 }
 
+/* v roots a component: pop it, and note it if it holds a cycle. */
+static void pop_component(struct cdg *g, uint32_t v, struct ibfm_cdg_result *r)
+{
+	uint32_t size = 0, x;
+
+	do {
+		x = g->stack[--g->sp];
+		g->on[x] = false;
+		g->low[x] = g->index[v];
+		size++;
+	} while (x != v);
+	if (size > 1) {
+		if (!r->loops)
+			extract_cycle(g, v, g->index[v], r);
+		r->loops++;
+	}
+}
+
 static void strongconnect(struct cdg *g, uint32_t v0, struct ibfm_cdg_result *r)
 {
-	uint32_t v, w;
-
 	g->cstack[g->csp++] = v0;
 	g->index[v0] = g->low[v0] = ++g->counter;
 	g->stack[g->sp++] = v0;
 	g->on[v0] = true;
 	g->iter[v0] = 0;
 	while (g->csp) {
-		v = g->cstack[g->csp - 1];
-		w = succ_from(g, v, &g->iter[v]);
+		uint32_t v = g->cstack[g->csp - 1];
+		uint32_t w = succ_from(g, v, &g->iter[v]);
 		if (w != IBFM_NONE) {
 			if (!g->index[w]) {
 				g->index[w] = g->low[w] = ++g->counter;
@@ -304,29 +320,25 @@ static void strongconnect(struct cdg *g, uint32_t v0, struct ibfm_cdg_result *r)
 			if (g->low[v] < g->low[u])
 				g->low[u] = g->low[v];
 		}
-		if (g->low[v] != g->index[v])
-			continue;
-		/* v roots a component: pop it, and note it if it cycles. */
-		{
-			uint32_t size = 0, x;
-
-			do {
-				x = g->stack[--g->sp];
-				g->on[x] = false;
-				g->low[x] = g->index[v];
-				size++;
-			} while (x != v);
-			if (size > 1) {
-				if (!r->loops)
-					extract_cycle(g, v, g->index[v], r);
-				r->loops++;
-			}
-		}
+		if (g->low[v] == g->index[v])
+			pop_component(g, v, r);
 	}
 }
 
-static int add_dependencies(struct cdg *g, struct walker *w, uint32_t *per_sw,
-			    struct ibfm_cdg_result *r)
+/* Records that channel 'in' feeds out-port 'out' of the next switch. */
+static bool add_dep(struct cdg *g, uint32_t in, unsigned out)
+{
+	uint64_t *word = g->succ + (size_t)in * 4 + (out >> 6);
+	uint64_t mask = 1ULL << (out & 63);
+
+	if (*word & mask)
+		return false;
+	*word |= mask;
+	return true;
+}
+
+static int add_dependencies(struct cdg *g, struct walker *w,
+			    const uint32_t *per_sw, struct ibfm_cdg_result *r)
 {
 	const struct ibfm_lfts *t = g->t;
 	uint32_t lid, s, *seen = calloc(t->nsw + 1, sizeof(*seen));
@@ -347,23 +359,12 @@ static int add_dependencies(struct cdg *g, struct walker *w, uint32_t *per_sw,
 			while (hops++ <= t->nsw) {
 				int rc = hop(w, cur, &gp, &nx);
 				bool was_seen = seen[cur] == w->gen;
-				uint64_t *bits;
 
 				if (rc == HOP_HERE || rc == HOP_DROP)
 					break;
-				if (in != IBFM_NONE) {
-					bits = g->succ + (size_t)in * 4;
-					if (!(bits[g->f->ports[gp].num >> 6] >>
-						      (g->f->ports[gp].num &
-						       63) &
-					      1)) {
-						bits[g->f->ports[gp].num >> 6] |=
-							1ULL
-							<< (g->f->ports[gp].num &
-							    63);
-						r->deps++;
-					}
-				}
+				if (in != IBFM_NONE &&
+				    add_dep(g, in, g->f->ports[gp].num))
+					r->deps++;
 				seen[cur] = w->gen;
 				if (was_seen || rc != HOP_ON)
 					break;
@@ -644,13 +645,33 @@ static int run_all2all(struct loads *l, struct walker *w, const uint32_t *hosts,
 	return 0;
 }
 
+/* Leaves I/O nodes out of the host list; returns the new count. */
+static uint32_t drop_io(const struct ibfm_fabric *f, uint32_t *hosts,
+			uint32_t n, const struct ibfm_pattern_opts *o)
+{
+	uint32_t i, k = 0;
+	size_t j;
+
+	for (i = 0; i < n; i++) {
+		const struct ibfm_port *p = &f->ports[hosts[i]];
+		bool io = false;
+
+		for (j = 0; o && j < o->nio && !io; j++)
+			io = o->io[j] == p->guid ||
+			     o->io[j] == f->nodes[p->node].guid;
+		if (!io)
+			hosts[k++] = hosts[i];
+	}
+	return k;
+}
+
 int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 			enum ibfm_pattern pattern,
 			const struct ibfm_pattern_opts *opts,
 			struct ibfm_load_result *r, struct ibfm_err *err)
 {
 	struct loads l = { .f = f, .t = t };
-	uint32_t *hosts = NULL, n = 0, *per_sw = NULL;
+	uint32_t *hosts = NULL, n = 0, *per_sw = NULL, i;
 	double mean = 0;
 	struct walker w;
 	int rc = -ENOMEM;
@@ -661,6 +682,10 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	if (walker_init(&w, f, t) || !l.load || !l.touched ||
 	    count_sources(f, t, &hosts, &n, &per_sw))
 		goto out;
+	n = drop_io(f, hosts, n, opts);
+	memset(per_sw, 0, t->nsw * sizeof(*per_sw));
+	for (i = 0; i < n; i++)
+		per_sw[leaf_of(f, t, hosts[i])]++;
 	r->hosts = n;
 	rc = 0;
 	if (n < 2)

@@ -69,6 +69,8 @@ enum ibfm_pattern {
 };
 
 struct ibfm_pattern_opts {
+	const uint64_t *io; /* CAs (node or port GUIDs) left out */
+	size_t nio;
 	uint64_t seed;	/* random: seed */
 	uint32_t count; /* random: permutations; shift: max shifts
 				 * evaluated (0: all when hosts <= 4096,
