@@ -752,32 +752,105 @@ static int snapshot_take(const struct ibfm_ftree *t, struct snapshot *o)
 	return 0;
 }
 
-/* Marks the destinations that the change may have broken in 'need'. */
-static void find_affected(const struct ibfm_ftree *t, const struct snapshot *o,
-			  const struct ibfm_lfts *lfts, uint64_t *changed,
-			  bool *need)
+/*
+ * The work of an update. A switch's entry for target X can only have
+ * gone bad if its own reach of X changed, if the switch its entry leads
+ * to had its reach of X changed, or if the entry leaves by a dead port:
+ * so for each X only the switches whose reach of X changed, and their
+ * neighbours, are checked, plus the entries on dead ports.
+ */
+struct fixes {
+	uint32_t *first; /* per target X: start of its switches in 'chg' */
+	uint32_t *chg;	 /* switches whose down[]/updown[] bit X changed */
+	uint64_t *dead;	 /* (dest index << 32 | switch) on dead ports */
+	size_t ndead, cap;
+	uint32_t *stamp; /* per switch: == gen when listed */
+	uint32_t *list, gen;
+	uint8_t *dirty; /* per (switch, LFT block) */
+	uint32_t nblocks;
+};
+
+static void fixes_free(struct fixes *x)
+{
+	free(x->first);
+	free(x->chg);
+	free(x->dead);
+	free(x->stamp);
+	free(x->list);
+	free(x->dirty);
+}
+
+/* Bit X of switch s's reach that differs from the snapshot, word 'w'. */
+static uint64_t xor_word(const struct ibfm_ftree *t, const struct snapshot *o,
+			 uint32_t s, uint32_t w)
+{
+	return (row_of(t, o->down, s)[w] ^ row_of(t, t->down, s)[w]) |
+	       (row_of(t, o->updown, s)[w] ^ row_of(t, t->updown, s)[w]);
+}
+
+/* Lists, per target switch, the switches whose reach of it changed. */
+static int collect_changes(const struct ibfm_ftree *t, const struct snapshot *o,
+			   struct fixes *x)
+{
+	uint32_t s, w, total = 0, X;
+
+	x->first = calloc(t->nsw + 2, sizeof(*x->first));
+	if (!x->first)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++)
+		for (w = 0; w < t->words; w++)
+			for (uint64_t m = xor_word(t, o, s, w); m; m &= m - 1)
+				x->first[(w << 6) + __builtin_ctzll(m) + 1]++;
+	for (X = 0; X < t->nsw; X++) {
+		total += x->first[X + 1];
+		x->first[X + 1] = total;
+	}
+	x->chg = malloc((total + 1) * sizeof(*x->chg));
+	if (!x->chg)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++)
+		for (w = 0; w < t->words; w++)
+			for (uint64_t m = xor_word(t, o, s, w); m; m &= m - 1)
+				x->chg[x->first[(w << 6) + __builtin_ctzll(m)]++] =
+					s;
+	/* Filling moved each start to the next one's: shift back. */
+	for (X = t->nsw; X > 0; X--)
+		x->first[X] = x->first[X - 1];
+	x->first[0] = 0;
+	return 0;
+}
+
+static int push_dead(struct fixes *x, uint32_t dest, uint32_t s)
+{
+	if (x->ndead == x->cap) {
+		size_t ncap = x->cap ? 2 * x->cap : 1024;
+		uint64_t *n = realloc(x->dead, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->dead = n;
+		x->cap = ncap;
+	}
+	x->dead[x->ndead++] = (uint64_t)dest << 32 | s;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Entries that leave by a port that carried a link and no longer does. */
+static int collect_dead(const struct ibfm_ftree *t, const struct snapshot *o,
+			const struct ibfm_lfts *lfts, struct fixes *x)
 {
 	const struct ibfm_fabric *f = t->f;
-	uint32_t s, w, i, lid;
+	uint32_t s, lid,
+		top = lfts->top_lid < t->top_lid ? lfts->top_lid : t->top_lid;
 	unsigned p;
 
-	for (s = 0; s < t->nsw; s++) {
-		const uint64_t *od = row_of(t, o->down, s),
-			       *nd = row_of(t, t->down, s);
-		const uint64_t *ou = row_of(t, o->updown, s),
-			       *nu = row_of(t, t->updown, s);
-
-		for (w = 0; w < t->words; w++)
-			changed[w] |= (od[w] ^ nd[w]) | (ou[w] ^ nu[w]);
-	}
-	for (i = 0; i < t->ndests; i++) {
-		const struct dest *d = &t->dests[i];
-
-		need[i] = bit(changed, d->target) ||
-			  (f->ports[d->port].num &&
-			   f->ports[d->port].peer == IBFM_NONE);
-	}
-	/* Entries that leave by a port that no longer carries a link. */
 	for (s = 0; s < t->nsw; s++) {
 		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
 		const uint8_t *row = ibfm_lfts_row(lfts, s);
@@ -786,68 +859,130 @@ static void find_affected(const struct ibfm_ftree *t, const struct snapshot *o,
 			if (o->dir[nd->port0 + p] == DIR_NONE ||
 			    t->port_dir[nd->port0 + p] != DIR_NONE)
 				continue;
-			for (lid = 0; lid <= lfts->top_lid && lid <= t->top_lid;
-			     lid++)
+			for (lid = 0; lid <= top; lid++)
 				if (row[lid] == p &&
-				    t->lid_dest[lid] != IBFM_NONE)
-					need[t->lid_dest[lid]] = true;
+				    t->lid_dest[lid] != IBFM_NONE &&
+				    push_dead(x, t->lid_dest[lid], s))
+					return -ENOMEM;
 		}
 	}
+	/* By destination, so each target is walked once. */
+	qsort(x->dead, x->ndead, sizeof(*x->dead), cmp_u64);
+	return 0;
+}
+
+/* Repairs the entries of switch 's' for all LIDs of 'd'. */
+static void fix_entries(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			struct fixes *x, uint32_t s, const struct dest *d,
+			struct ibfm_ftree_delta *delta)
+{
+	uint8_t *row = ibfm_lfts_row(lfts, s);
+	uint32_t k;
+
+	for (k = 0; k < d->nlids; k++) {
+		uint32_t lid = d->lid + k;
+		uint8_t e = repair(t, s, d, row[lid]);
+
+		if (e == row[lid])
+			continue;
+		row[lid] = e;
+		delta->entries++;
+		x->dirty[(size_t)s * x->nblocks + lid / IBFM_LFT_BLOCK] = 1;
+	}
+}
+
+static void list_add(struct fixes *x, uint32_t s, uint32_t *n)
+{
+	if (x->stamp[s] == x->gen)
+		return;
+	x->stamp[s] = x->gen;
+	x->list[(*n)++] = s;
+}
+
+/* The switches whose reach of 'X' changed, and their neighbours. */
+static uint32_t check_list(const struct ibfm_ftree *t, struct fixes *x,
+			   uint32_t X)
+{
+	const struct ibfm_fabric *f = t->f;
+	uint32_t i, n = 0;
+	unsigned p;
+
+	x->gen++;
+	for (i = x->first[X]; i < x->first[X + 1]; i++) {
+		uint32_t s = x->chg[i];
+		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
+
+		list_add(x, s, &n);
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t q = f->ports[nd->port0 + p].peer, m;
+
+			if (q == IBFM_NONE)
+				continue;
+			m = t->node_sw[f->ports[q].node];
+			if (m != IBFM_NONE)
+				list_add(x, m, &n);
+		}
+	}
+	return n;
 }
 
 int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		      struct ibfm_ftree_delta *delta, struct ibfm_err *err)
 {
-	uint32_t nblocks = lfts->stride / IBFM_LFT_BLOCK, i, j, s, k;
-	uint64_t *changed = calloc(t->words + 1, 8);
-	uint8_t *dirty = calloc((size_t)t->nsw * nblocks + 1, 1);
-	bool *need = calloc(t->ndests + 1, sizeof(*need));
+	struct fixes x = { .nblocks = lfts->stride / IBFM_LFT_BLOCK };
 	struct snapshot old = { 0 };
-	uint32_t last = IBFM_NONE;
+	uint32_t i, j, last = IBFM_NONE;
+	size_t b;
+	int rc = -ENOMEM;
 
 	memset(delta, 0, sizeof(*delta));
-	if (!changed || !dirty || !need || snapshot_take(t, &old)) {
-		free(changed);
-		free(dirty);
-		free(need);
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	}
+	x.stamp = calloc(t->nsw + 1, sizeof(*x.stamp));
+	x.list = calloc(t->nsw + 1, sizeof(*x.list));
+	x.dirty = calloc((size_t)t->nsw * x.nblocks + 1, 1);
+	if (!x.stamp || !x.list || !x.dirty || snapshot_take(t, &old))
+		goto out;
 	build_adjacency(t);
 	build_reach(t);
 	build_components(t);
-	find_affected(t, &old, lfts, changed, need);
+	if (collect_changes(t, &old, &x) || collect_dead(t, &old, lfts, &x))
+		goto out;
 	for (i = 0; i < t->ndests; i++) {
 		const struct dest *d = &t->dests[i];
+		uint32_t n;
+		bool gone = t->f->ports[d->port].num &&
+			    t->f->ports[d->port].peer == IBFM_NONE;
 
-		if (!need[i])
+		if (!gone && x.first[d->target] == x.first[d->target + 1])
 			continue;
 		if (d->target != last) {
 			walk_up_from(t, d->target);
 			last = d->target;
 		}
 		delta->lids += d->nlids;
-		for (j = 0; j < t->nsw; j++) {
-			uint8_t *row;
-
-			s = t->order[j];
-			row = ibfm_lfts_row(lfts, s);
-			for (k = 0; k < d->nlids; k++) {
-				uint8_t e = repair(t, s, d, row[d->lid + k]);
-
-				if (e == row[d->lid + k])
-					continue;
-				row[d->lid + k] = e;
-				delta->entries++;
-				dirty[(size_t)s * nblocks +
-				      (d->lid + k) / IBFM_LFT_BLOCK] = 1;
-			}
+		if (gone) {
+			/* The CA went away: its LIDs are routed nowhere. */
+			for (j = 0; j < t->nsw; j++)
+				fix_entries(t, lfts, &x, j, d, delta);
+			continue;
 		}
+		n = check_list(t, &x, d->target);
+		for (j = 0; j < n; j++)
+			fix_entries(t, lfts, &x, x.list[j], d, delta);
 	}
-	for (i = 0; i < t->nsw * nblocks; i++)
-		delta->blocks += dirty[i];
+	for (b = 0; b < x.ndead; b++) {
+		const struct dest *d = &t->dests[x.dead[b] >> 32];
+
+		if (d->target != last) {
+			walk_up_from(t, d->target);
+			last = d->target;
+		}
+		fix_entries(t, lfts, &x, (uint32_t)x.dead[b], d, delta);
+	}
+	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
+		delta->blocks += x.dirty[b];
+	rc = 0;
+out:
 	snapshot_free(&old);
-	free(changed);
-	free(dirty);
-	free(need);
-	return 0;
+	fixes_free(&x);
+	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
 }

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_route: the cost of routing a generated fat tree with ibfm's
+ * engine, and the quality of the routes.
+ *
+ *   bench_route [-l L] [-k K] [-n HOSTS] [-r RUNS] [-q]
+ *
+ * Prints one table row: hosts, switches, LIDs, full route time (median
+ * of RUNS, engine set-up included), the lower bound (allocating and
+ * writing switches x LIDs bytes once), incremental reroute after one
+ * failed link (median over RUNS different links, half leaf up-links,
+ * half spine up-links), entries and blocks that reroute changed, peak
+ * RSS, and max link load for shift, ring and all-to-all. -q skips the
+ * load figures.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "routing/ftree.h"
+#include "routing/gen.h"
+#include "routing/verify.h"
+
+/* Keeps the compiler from dropping the lower-bound memset. */
+static volatile uint8_t sink;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void die(const struct ibfm_err *err)
+{
+	fprintf(stderr, "bench_route: %s\n", err->msg);
+	exit(1);
+}
+
+/* The up-link of the i-th switch whose description starts with 'kind'. */
+static uint32_t uplink(const struct ibfm_fabric *f, const char *kind,
+		       unsigned i, unsigned down)
+{
+	uint32_t n;
+
+	for (n = 0; n < f->nnodes; n++) {
+		const struct ibfm_node *sw = &f->nodes[n];
+
+		if (strncmp(ibfm_fabric_str(f, sw->desc), kind, strlen(kind)) ||
+		    i--)
+			continue;
+		return sw->port0 + down + 1;
+	}
+	return IBFM_NONE;
+}
+
+static double load(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		   enum ibfm_pattern p)
+{
+	struct ibfm_load_result r;
+	struct ibfm_err err;
+
+	if (ibfm_verify_pattern(f, t, p, NULL, &r, &err))
+		die(&err);
+	return r.max_load;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibfm_gen_params p = { .levels = 3, .radix = 64 };
+	double route[16], reroute[16], t0, lower;
+	struct ibfm_ftree_delta delta = { 0 };
+	struct ibfm_fabric *f = NULL;
+	struct ibfm_ftree *e = NULL;
+	struct ibfm_lfts lfts = { 0 };
+	struct ibfm_err err;
+	struct rusage ru;
+	uint64_t entries = 0, blocks = 0;
+	int runs = 5, c, i, quiet = 0;
+	uint8_t *mem;
+	size_t bytes;
+
+	while ((c = getopt(argc, argv, "l:k:n:r:q")) != -1) {
+		switch (c) {
+		case 'l':
+			p.levels = (unsigned)atoi(optarg);
+			break;
+		case 'k':
+			p.radix = (unsigned)atoi(optarg);
+			break;
+		case 'n':
+			p.hosts = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			runs = atoi(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: bench_route [-l L] [-k K] [-n HOSTS] [-r RUNS] [-q]\n");
+			return 2;
+		}
+	}
+	if (runs < 1 || runs > 16)
+		runs = 5;
+	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
+		die(&err);
+	for (i = 0; i < runs; i++) {
+		t0 = now_ms();
+		ibfm_ftree_destroy(e);
+		if (ibfm_ftree_create(f, NULL, &e, &err) ||
+		    ibfm_ftree_route(e, &lfts, &err))
+			die(&err);
+		route[i] = now_ms() - t0;
+	}
+	/* The lower bound: fresh memory for the tables, written once. */
+	bytes = (size_t)lfts.nsw * lfts.stride;
+	t0 = now_ms();
+	mem = malloc(bytes);
+	memset(mem, 0xff, bytes);
+	sink = mem[bytes / 2];
+	lower = now_ms() - t0;
+	free(mem);
+	for (i = 0; i < runs; i++) {
+		uint32_t port = uplink(f, i % 2 ? "spine-" : "leaf-", 7 * i + 1,
+				       p.radix / 2);
+
+		if (port == IBFM_NONE || f->ports[port].peer == IBFM_NONE) {
+			reroute[i] = 0;
+			continue;
+		}
+		ibfm_fabric_unlink(f, port);
+		t0 = now_ms();
+		if (ibfm_ftree_update(e, &lfts, &delta, &err))
+			die(&err);
+		reroute[i] = now_ms() - t0;
+		entries += delta.entries;
+		blocks += delta.blocks;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("| %u-level radix %u | %u | %u | %u | %.1f ms | %.1f ms | %.2f ms | %.0f | %.0f | %.1f MB | %.0f MB |",
+	       p.levels, p.radix, f->ncas, f->nswitches, lfts.top_lid,
+	       median(route, runs), lower, median(reroute, runs),
+	       (double)entries / runs, (double)blocks / runs, bytes / 1e6,
+	       ru.ru_maxrss / 1024.0);
+	if (!quiet) {
+		/* Loads on the full fabric: route it again without the failures. */
+		ibfm_ftree_destroy(e);
+		ibfm_fabric_destroy(f);
+		if (ibfm_gen_build(&p, &f, &err) ||
+		    ibfm_fabric_assign_lids(f, 0, &err) ||
+		    ibfm_ftree_create(f, NULL, &e, &err) ||
+		    ibfm_ftree_route(e, &lfts, &err))
+			die(&err);
+		printf(" %g | %g | %g |", load(f, &lfts, IBFM_PATTERN_SHIFT),
+		       load(f, &lfts, IBFM_PATTERN_RING),
+		       load(f, &lfts, IBFM_PATTERN_ALL2ALL));
+	}
+	putchar('\n');
+	ibfm_ftree_destroy(e);
+	ibfm_lfts_free(&lfts);
+	ibfm_fabric_destroy(f);
+	return 0;
+}
