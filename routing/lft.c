@@ -153,7 +153,9 @@ static int scan_headers(struct dump *d, FILE *in, uint32_t *top)
 		no++;
 		if (strncmp(line, "Unicast lids [", 14))
 			continue;
-		if (sscanf(line, "Unicast lids [0-%u]", &hi) != 1)
+		/* OpenSM writes "[0-N]", ibroute "[0x0-0xN]". */
+		if (sscanf(line, "Unicast lids [0-%u]", &hi) != 1 &&
+		    sscanf(line, "Unicast lids [0x%*x-0x%x]", &hi) != 1)
 			return dump_error(
 				d, no, "01",
 				"malformed switch header: expected \"Unicast lids [0-N] of switch Lid L guid 0x...\"");

@@ -50,8 +50,8 @@ static inline uint8_t *ibfm_lfts_row(const struct ibfm_lfts *t, uint32_t sw)
 }
 
 /*
- * Reads OpenSM's opensm-lfts.dump (log flag 0x40, also the format of
- * the console's "dump_conf"-era LFT dumps) for the fabric 'f'. Switches
+ * Reads OpenSM's opensm-lfts.dump (log flag 0x40), or the output of
+ * "ibroute" for some or all switches, for the fabric 'f'. Switches
  * match by GUID. The dump names the port GUID behind every LID, so LIDs
  * of 'f' are taken from it (a generated topology has none), and 'f' is
  * finished again. Errors give FILE:LINE. On failure 't' and 'f' are as

@@ -63,17 +63,36 @@ int ibfm_rank_detect(const struct ibfm_fabric *f, uint8_t *rank,
 	return 0;
 }
 
+struct leaf_key {
+	uint64_t guid;
+	uint32_t node;
+};
+
+static int cmp_leaf_key(const void *a, const void *b)
+{
+	uint64_t x = ((const struct leaf_key *)a)->guid;
+	uint64_t y = ((const struct leaf_key *)b)->guid;
+
+	return (x > y) - (x < y);
+}
+
 uint32_t ibfm_rank_hosts(const struct ibfm_fabric *f, const uint8_t *rank,
 			 uint32_t *ports)
 {
-	uint32_t n, count = 0;
+	uint32_t n, count = 0, nleaves = 0, l;
+	struct leaf_key *leaves = malloc((f->nnodes + 1) * sizeof(*leaves));
 	unsigned i;
 
-	for (n = 0; n < f->nnodes; n++) {
-		const struct ibfm_node *sw = &f->nodes[n];
+	if (!leaves)
+		return 0;
+	for (n = 0; n < f->nnodes; n++)
+		if (ibfm_node_is_switch(&f->nodes[n]) && rank[n] == 1)
+			leaves[nleaves++] = (struct leaf_key){ f->nodes[n].guid, n };
+	/* By GUID: the same order however the fabric was read or found. */
+	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_key);
+	for (l = 0; l < nleaves; l++) {
+		const struct ibfm_node *sw = &f->nodes[leaves[l].node];
 
-		if (!ibfm_node_is_switch(sw) || rank[n] != 1)
-			continue;
 		for (i = 1; i <= sw->nports; i++) {
 			uint32_t q = f->ports[sw->port0 + i].peer;
 
@@ -82,5 +101,6 @@ uint32_t ibfm_rank_hosts(const struct ibfm_fabric *f, const uint8_t *rank,
 				ports[count++] = q;
 		}
 	}
+	free(leaves);
 	return count;
 }

@@ -28,7 +28,8 @@ int ibfm_rank_detect(const struct ibfm_fabric *f, uint8_t *rank,
 
 /*
  * The host order: CA (and router) ports on switches of rank 1, by
- * switch in node order, then by switch port. Routing balances over it
+ * switch GUID, then by switch port: the same order whatever order the
+ * fabric was read or discovered in. Routing balances over it
  * and traffic patterns ("host i sends to host i + k") are defined on
  * it, so the two agree. Stores up to f->nports port indexes in 'ports'
  * and returns how many.

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: libibfm_osm.so, the OpenSM plugin.
+ *
+ * A thin adapter: OpenSM's subnet in, LFTs out, a snapshot published.
+ * It registers the routing engine "ibfm" from the event plugin's
+ * create(). In ucast_build_fwd_tables, which OpenSM calls under its
+ * exclusive lock, it copies the subnet into a routing/ fabric, routes it
+ * (incrementally when the only change since the last pass is links that
+ * went away), and copies the tables into every switch's new_lft; OpenSM
+ * then sends only the 64-entry blocks that differ from what the switch
+ * has. Anything it cannot route it refuses with a logged reason and a
+ * negative return, and OpenSM's next engine routes instead: the plugin
+ * never takes OpenSM down.
+ *
+ * Options, in opensm.conf's event_plugin_options, space separated:
+ *   state_dir=DIR          where snapshot.json and lfts.dump go
+ *   root_guid_file=FILE    top switches (default: OpenSM's root_guid_file)
+ *   io_guid_file=FILE      non-compute CAs (default: OpenSM's io_guid_file)
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <opensm/osm_config.h>
+#include <complib/cl_qmap.h>
+#include <complib/cl_passivelock.h>
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_version.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_port.h>
+#include <opensm/osm_switch.h>
+
+#include "routing/snapshot.h"
+#include "routing/ftree.h"
+#include "routing/topo.h"
+
+#if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
+#error "libibfm_osm was written for OpenSM's event plugin interface version 2"
+#endif
+
+#define LOG_PREFIX "ibfm: "
+
+struct ibfm_osm {
+	osm_opensm_t *osm;
+	char *state_dir;
+	uint64_t *roots, *io;
+	size_t nroots, nio;
+	struct ibfm_fabric *fabric;	/* the last routed fabric */
+	struct ibfm_ftree *engine;	/* routes 'fabric' */
+	struct ibfm_lfts lfts;		/* its tables */
+	uint64_t generation;
+};
+
+static void plugin_free(struct ibfm_osm *p)
+{
+	if (!p)
+		return;
+	ibfm_ftree_destroy(p->engine);
+	ibfm_lfts_free(&p->lfts);
+	ibfm_fabric_destroy(p->fabric);
+	free(p->state_dir);
+	free(p->roots);
+	free(p->io);
+	free(p);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Reads a GUID list option; logs and fails on a bad file. */
+static int load_guids(struct ibfm_osm *p, const char *path, uint64_t **g,
+		      size_t *n)
+{
+	struct ibfm_err err;
+
+	if (!path || !*path)
+		return 0;
+	if (ibfm_topo_read_guids(path, g, n, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P02 %s\n",
+			err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parses "key=value key=value"; unknown keys are errors. */
+static int parse_options(struct ibfm_osm *p, const char *opts)
+{
+	char *copy = strdup(opts ? opts : ""), *save = NULL, *tok;
+	const char *roots = p->osm->subn.opt.root_guid_file;
+	const char *io = p->osm->subn.opt.io_guid_file;
+	int rc = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, " \t,", &save); tok && !rc;
+	     tok = strtok_r(NULL, " \t,", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq)
+			*eq++ = '\0';
+		if (eq && !strcmp(tok, "state_dir")) {
+			free(p->state_dir);
+			p->state_dir = strdup(eq);
+		} else if (eq && !strcmp(tok, "root_guid_file")) {
+			roots = eq;
+		} else if (eq && !strcmp(tok, "io_guid_file")) {
+			io = eq;
+		} else {
+			OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX
+				"ERR P01 event_plugin_options: unknown option \"%s\": "
+				"expected state_dir=, root_guid_file= or io_guid_file=\n",
+				tok);
+			rc = -1;
+		}
+	}
+	if (!rc)
+		rc = load_guids(p, roots, &p->roots, &p->nroots) ||
+		     load_guids(p, io, &p->io, &p->nio) ? -1 : 0;
+	free(copy);
+	return rc;
+}
+
+/* Adds every node of the subnet, with its port GUIDs and LIDs. */
+static int add_nodes(osm_subn_t *subn, struct ibfm_fabric *f,
+		     struct ibfm_err *err)
+{
+	cl_map_item_t *it;
+
+	for (it = cl_qmap_head(&subn->node_guid_tbl);
+	     it != cl_qmap_end(&subn->node_guid_tbl); it = cl_qmap_next(it)) {
+		osm_node_t *node = (osm_node_t *)it;
+		struct ibfm_node_info info = {
+			.type = osm_node_get_type(node),
+			.nports = osm_node_get_num_physp(node) - 1,
+			.guid = cl_ntoh64(osm_node_get_node_guid(node)),
+			.sysguid = cl_ntoh64(node->node_info.sys_guid),
+			.desc = node->print_desc,
+		};
+		uint32_t n;
+		unsigned i;
+
+		if (ibfm_fabric_add_node(f, &info, &n, err))
+			return -1;
+		for (i = 0; i <= info.nports; i++) {
+			osm_physp_t *ph = osm_node_get_physp_ptr(node, i);
+			struct ibfm_port *port = &f->ports[f->nodes[n].port0 + i];
+
+			if (!ph || !osm_physp_is_valid(ph))
+				continue;
+			port->guid = cl_ntoh64(osm_physp_get_port_guid(ph));
+			if ((info.type == IBFM_NODE_SWITCH) == (i == 0)) {
+				port->lid = cl_ntoh16(osm_physp_get_base_lid(ph));
+				port->lmc = osm_physp_get_lmc(ph);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Lanes of PortInfo:LinkWidthActive. */
+static uint8_t lanes(uint8_t width_active)
+{
+	switch (width_active) {
+	case 1:
+		return 1;
+	case 2:
+		return 4;
+	case 4:
+		return 8;
+	case 8:
+		return 12;
+	case 16:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* Connects the ports that OpenSM found cabled, each link once. */
+static int add_links(osm_subn_t *subn, struct ibfm_fabric *f)
+{
+	cl_map_item_t *it;
+
+	for (it = cl_qmap_head(&subn->node_guid_tbl);
+	     it != cl_qmap_end(&subn->node_guid_tbl); it = cl_qmap_next(it)) {
+		osm_node_t *node = (osm_node_t *)it;
+		uint32_t n = ibfm_fabric_node_by_guid(f, cl_ntoh64(osm_node_get_node_guid(node)));
+		unsigned i;
+
+		for (i = 1; i < osm_node_get_num_physp(node); i++) {
+			osm_physp_t *ph = osm_node_get_physp_ptr(node, i);
+			osm_physp_t *rem = ph ? osm_physp_get_remote(ph) : NULL;
+			uint32_t m, a, b;
+
+			if (!rem || !osm_physp_is_valid(rem))
+				continue;
+			m = ibfm_fabric_node_by_guid(f, cl_ntoh64(osm_node_get_node_guid(rem->p_node)));
+			if (m == IBFM_NONE)
+				return -1;
+			a = ibfm_fabric_port(f, n, i);
+			b = ibfm_fabric_port(f, m, osm_physp_get_port_num(rem));
+			if (a < b && ibfm_fabric_link(f, a, b, lanes(ph->port_info.link_width_active),
+						      IBFM_SPEED_UNKNOWN))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The subnet as a routing/ fabric: nodes, ports, LIDs, links. */
+static struct ibfm_fabric *fabric_from_subnet(struct ibfm_osm *p)
+{
+	struct ibfm_fabric *f = ibfm_fabric_create();
+	struct ibfm_err err = { .msg = "out of memory" };
+
+	if (!f || add_nodes(&p->osm->subn, f, &err) ||
+	    add_links(&p->osm->subn, f) || ibfm_fabric_finish(f, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P03 cannot model the subnet: %s\n", err.msg);
+		ibfm_fabric_destroy(f);
+		return NULL;
+	}
+	return f;
+}
+
+/*
+ * Whether 'now' is 'old' less some links: same nodes, ports and LIDs,
+ * and every link of 'now' also in 'old'. Then the old engine can repair
+ * its tables instead of routing from scratch.
+ */
+static bool only_links_lost(const struct ibfm_fabric *old,
+			    const struct ibfm_fabric *now)
+{
+	uint32_t i;
+
+	if (old->nnodes != now->nnodes || old->nports != now->nports)
+		return false;
+	for (i = 0; i < old->nnodes; i++)
+		if (old->nodes[i].guid != now->nodes[i].guid ||
+		    old->nodes[i].nports != now->nodes[i].nports)
+			return false;
+	for (i = 0; i < old->nports; i++) {
+		const struct ibfm_port *a = &old->ports[i], *b = &now->ports[i];
+
+		if (a->lid != b->lid || a->lmc != b->lmc || a->guid != b->guid)
+			return false;
+		if (b->peer != IBFM_NONE && b->peer != a->peer)
+			return false;
+	}
+	return true;
+}
+
+/* Routes 'f' from scratch; on success the plugin owns it. */
+static int route_full(struct ibfm_osm *p, struct ibfm_fabric *f)
+{
+	struct ibfm_ftree_opts o = { p->roots, p->nroots, p->io, p->nio };
+	struct ibfm_ftree *engine = NULL;
+	struct ibfm_lfts lfts = { 0 };
+	struct ibfm_err err;
+
+	if (ibfm_ftree_create(f, &o, &engine, &err) ||
+	    ibfm_ftree_route(engine, &lfts, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P04 %s\n", err.msg);
+		ibfm_ftree_destroy(engine);
+		ibfm_lfts_free(&lfts);
+		return -1;
+	}
+	ibfm_ftree_destroy(p->engine);
+	ibfm_lfts_free(&p->lfts);
+	ibfm_fabric_destroy(p->fabric);
+	p->engine = engine;
+	p->lfts = lfts;
+	p->fabric = f;
+	return 0;
+}
+
+/* Applies the lost links of 'now' to the routed fabric and repairs. */
+static int route_incremental(struct ibfm_osm *p, struct ibfm_fabric *now,
+			     struct ibfm_ftree_delta *delta)
+{
+	struct ibfm_err err;
+	uint32_t i;
+
+	for (i = 0; i < now->nports; i++)
+		if (now->ports[i].peer == IBFM_NONE &&
+		    p->fabric->ports[i].peer != IBFM_NONE)
+			ibfm_fabric_unlink(p->fabric, i);
+	if (ibfm_ftree_update(p->engine, &p->lfts, delta, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
+			err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Copies the tables into new_lft; returns the blocks that will change. */
+static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
+{
+	cl_qmap_t *tbl = &p->osm->subn.sw_guid_tbl;
+	cl_map_item_t *it;
+	uint64_t changed = 0;
+
+	*total = 0;
+	for (it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
+		osm_switch_t *sw = (osm_switch_t *)it;
+		uint32_t n = ibfm_fabric_node_by_guid(p->fabric,
+						      cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+		uint32_t s = n == IBFM_NONE ? IBFM_NONE : p->lfts.node_sw[n];
+		size_t len = sw->lft_size < p->lfts.stride ? sw->lft_size : p->lfts.stride;
+		size_t b;
+
+		if (s == IBFM_NONE || !sw->new_lft)
+			continue;
+		memcpy(sw->new_lft, ibfm_lfts_row(&p->lfts, s), len);
+		for (b = 0; b < sw->lft_size; b += IBFM_LFT_BLOCK) {
+			(*total)++;
+			if (!sw->lft || memcmp(sw->new_lft + b, sw->lft + b, IBFM_LFT_BLOCK))
+				changed++;
+		}
+	}
+	return changed;
+}
+
+static int build_lid_matrices(void *context)
+{
+	(void)context;
+	return 1;	/* OpenSM's own hop tables: multicast uses them */
+}
+
+static int ucast_build_fwd_tables(void *context)
+{
+	struct ibfm_osm *p = context;
+	struct ibfm_ftree_delta delta = { 0 };
+	const struct ibfm_ftree_stats *st;
+	struct ibfm_fabric *now;
+	uint64_t blocks, total;
+	bool incremental;
+	double t0 = now_ms(), ms;
+	int rc;
+
+	now = fabric_from_subnet(p);
+	if (!now)
+		return -1;
+	incremental = p->engine && only_links_lost(p->fabric, now);
+	if (incremental) {
+		rc = route_incremental(p, now, &delta);
+		ibfm_fabric_destroy(now);
+	} else {
+		rc = route_full(p, now);
+		if (rc)
+			ibfm_fabric_destroy(now);
+	}
+	if (rc)
+		return -1;
+	st = ibfm_ftree_stats(p->engine);
+	if (st->no_updown) {
+		const struct ibfm_fabric *f = p->fabric;
+
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX
+			"ERR P05 not a fat tree ibfm can route: %" PRIu64
+			" (leaf, CA LID) pairs are connected only by paths that "
+			"are not up/down, e.g. leaf \"%s\" to \"%s\"; leaving "
+			"this subnet to the next routing engine\n",
+			st->no_updown,
+			ibfm_fabric_str(f, f->nodes[st->no_updown_leaf].desc),
+			ibfm_fabric_str(f, f->nodes[st->no_updown_target].desc));
+		/* Start afresh next time: these tables were not used. */
+		ibfm_ftree_destroy(p->engine);
+		p->engine = NULL;
+		return -1;
+	}
+	blocks = copy_lfts(p, &total);
+	ms = now_ms() - t0;
+	p->generation++;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO, LOG_PREFIX
+		"routed %u switches, %u LIDs (%s) in %.1f ms; LFT blocks to "
+		"send: %" PRIu64 " of %" PRIu64 "; generation %" PRIu64 "\n",
+		p->fabric->nswitches, st->lids,
+		incremental ? "incremental" : "full", ms, blocks, total,
+		p->generation);
+	if (p->state_dir) {
+		struct ibfm_snapshot snap = {
+			.generation = p->generation,
+			.engine = "ibfm",
+			.route_ms = ms,
+			.incremental = incremental,
+			.blocks_changed = blocks,
+			.blocks_total = total,
+		};
+		char why[256];
+
+		if (ibfm_snapshot_publish(p->state_dir, p->fabric, &p->lfts,
+					  &snap, why, sizeof(why)))
+			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+				LOG_PREFIX "ERR P06 snapshot not published: %s\n", why);
+	}
+	return 0;
+}
+
+static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	(void)osm;
+	re->build_lid_matrices = build_lid_matrices;
+	re->ucast_build_fwd_tables = ucast_build_fwd_tables;
+	return 0;
+}
+
+static void *create(osm_opensm_t *osm)
+{
+	static const external_routing_engine_module_t module = {
+		.name = "ibfm",
+		.setup = engine_setup,
+	};
+	struct ibfm_osm *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->osm = osm;
+	if (parse_options(p, osm->subn.opt.event_plugin_options)) {
+		plugin_free(p);
+		return NULL;
+	}
+	if (p->state_dir)
+		p->generation = ibfm_snapshot_last_generation(p->state_dir);
+	if (osm_register_external_routing_engine(osm, &module, p) != CL_SUCCESS) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P07 cannot register the routing engine\n");
+		plugin_free(p);
+		return NULL;
+	}
+	OSM_LOG(&osm->log, OSM_LOG_INFO, LOG_PREFIX
+		"routing engine \"ibfm\" registered (state_dir %s, %zu root GUIDs, %zu I/O GUIDs)\n",
+		p->state_dir ? p->state_dir : "none", p->nroots, p->nio);
+	return p;
+}
+
+static void delete(void *data)
+{
+	plugin_free(data);
+}
+
+static void report(void *data, osm_epi_event_id_t id, void *event)
+{
+	/* Routing is reported from ucast_build_fwd_tables; the events carry
+	 * nothing this plugin needs yet. */
+	(void)data;
+	(void)id;
+	(void)event;
+}
+
+osm_event_plugin_t osm_event_plugin = {
+	.osm_version = OSM_VERSION,
+	.create = create,
+	.delete = delete,
+	.report = report,
+};

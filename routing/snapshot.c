@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#include "routing/snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "routing/json.h"
+
+typedef int (*write_fn)(FILE *out, const void *ctx);
+
+/* Writes DIR/NAME through a temporary file, fsync and rename. */
+static int write_atomic(const char *dir, const char *name, write_fn fn,
+			const void *ctx, char *why, size_t whylen)
+{
+	char tmp[4096], dst[4096];
+	FILE *out;
+	int fd, rc;
+
+	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.tmp", dir, name, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		rc = -errno;
+		snprintf(why, whylen, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	rc = fn(out, ctx);
+	if (fflush(out) || fsync(fileno(out)) || rc)
+		rc = rc ? rc : -errno;
+	if (fclose(out) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, dst))
+		rc = -errno;
+	if (rc) {
+		snprintf(why, whylen, "%s: %s", dst, strerror(-rc));
+		unlink(tmp);
+	}
+	return rc;
+}
+
+struct dump_ctx {
+	const struct ibfm_fabric *f;
+	const struct ibfm_lfts *t;
+	const struct ibfm_snapshot *s;
+};
+
+static int write_dump(FILE *out, const void *ctx)
+{
+	const struct dump_ctx *d = ctx;
+
+	return ibfm_lfts_write_dump(d->f, d->t, out);
+}
+
+static int write_json(FILE *out, const void *ctx)
+{
+	const struct dump_ctx *d = ctx;
+	struct ibfm_json j;
+
+	ibfm_json_init(&j, out, true);
+	ibfm_json_obj_begin(&j, NULL);
+	ibfm_json_uint(&j, "generation", d->s->generation);
+	ibfm_json_str(&j, "engine", d->s->engine);
+	ibfm_json_uint(&j, "time", (uint64_t)time(NULL));
+	ibfm_json_uint(&j, "switches", d->f->nswitches);
+	ibfm_json_uint(&j, "cas", d->f->ncas);
+	ibfm_json_uint(&j, "links", ibfm_fabric_count_links(d->f));
+	ibfm_json_uint(&j, "lids", d->f->max_lid);
+	ibfm_json_uint(&j, "top_lid", d->t->top_lid);
+	ibfm_json_double(&j, "route_ms", d->s->route_ms);
+	ibfm_json_bool(&j, "incremental", d->s->incremental);
+	ibfm_json_uint(&j, "blocks_changed", d->s->blocks_changed);
+	ibfm_json_uint(&j, "blocks_total", d->s->blocks_total);
+	ibfm_json_str(&j, "lfts", "lfts.dump");
+	ibfm_json_obj_end(&j);
+	return ibfm_json_finish(&j);
+}
+
+int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
+			  const struct ibfm_lfts *t,
+			  const struct ibfm_snapshot *s, char *why,
+			  size_t whylen)
+{
+	struct dump_ctx d = { f, t, s };
+	int rc, fd;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	rc = write_atomic(dir, "lfts.dump", write_dump, &d, why, whylen);
+	if (!rc)
+		rc = write_atomic(dir, "snapshot.json", write_json, &d, why,
+				  whylen);
+	/* Make the renames themselves durable. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	return rc;
+}
+
+uint64_t ibfm_snapshot_last_generation(const char *dir)
+{
+	char path[4096], line[256];
+	uint64_t gen = 0;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
+	in = fopen(path, "r");
+	if (!in)
+		return 0;
+	while (fgets(line, sizeof(line), in))
+		if (sscanf(line, " \"generation\": %" SCNu64, &gen) == 1)
+			break;
+	fclose(in);
+	return gen;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_SNAPSHOT_H
+#define IBFM_SNAPSHOT_H
+
+/*
+ * DOC: the state directory.
+ *
+ * After each routing pass the plugin publishes what it routed for the
+ * daemon and the CLI: DIR/lfts.dump (OpenSM's opensm-lfts.dump format)
+ * and DIR/snapshot.json (generation, engine, sizes, timing). Each file
+ * is written to a temporary name in DIR, flushed to disk and renamed
+ * over the old one, so a reader sees the old file or the new one, never
+ * a torn one. lfts.dump is replaced first: once snapshot.json says
+ * generation N, lfts.dump is generation N or newer.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing/fabric.h"
+#include "routing/lft.h"
+
+struct ibfm_snapshot {
+	uint64_t generation;	/* increases with every routing pass */
+	const char *engine;	/* "ibfm" */
+	double route_ms;
+	bool incremental;	/* repaired, not routed from scratch */
+	uint64_t blocks_changed;	/* LFT blocks OpenSM sends */
+	uint64_t blocks_total;
+};
+
+/*
+ * Publishes 'f', 't' and 's' in 'dir' (created if missing). 0, or -errno
+ * with a reason in 'why'.
+ */
+int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
+			  const struct ibfm_lfts *t,
+			  const struct ibfm_snapshot *s, char *why,
+			  size_t whylen);
+
+/* The generation of DIR/snapshot.json, 0 when there is none. */
+uint64_t ibfm_snapshot_last_generation(const char *dir);
+
+#endif /* IBFM_SNAPSHOT_H */
