@@ -85,3 +85,65 @@ sim_cmd() {
 sim_client() {
 	(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout 120 "$@")
 }
+
+# osm_conf FILE STATE_DIR ENGINES: an opensm.conf that loads the plugin.
+osm_conf() {
+	cat >"$1" <<CONF
+event_plugin_name ibfm_osm
+event_plugin_options state_dir=$2
+routing_engine $3
+force_log_flush TRUE
+CONF
+}
+
+# osm_start CONF [args]: OpenSM in the background on this test's ibsim,
+# attached to node001, plugin from the build tree; waits for SUBNET UP.
+osm_start() {
+	local conf=$1 i
+	shift
+	[ -x "${OPENSM:-}" ] || die "opensm not found (install opensm)"
+	(cd "$T" && SIM_HOST="node001 mlx5_0" OSM_CACHE_DIR="$T" OSM_TMP_DIR="$T" \
+		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
+		exec "$OPENSM" -F "$conf" -d2 -f "$T/opensm.log" "$@" >"$T/opensm.out" 2>&1) &
+	OSM_PID=$!
+	PIDS="$PIDS $OSM_PID"
+	for i in $(seq 1200); do
+		grep -q "SUBNET UP" "$T/opensm.log" 2>/dev/null && return 0
+		kill -0 "$OSM_PID" 2>/dev/null || die "OpenSM exited: $(tail -3 "$T/opensm.out")"
+		sleep 0.1
+	done
+	die "OpenSM not up after 120 s"
+}
+
+osm_stop() {
+	kill "$OSM_PID" 2>/dev/null
+	wait "$OSM_PID" 2>/dev/null
+}
+
+# wait_generation DIR N: until DIR/snapshot.json has generation >= N.
+wait_generation() {
+	local i g
+	for i in $(seq 600); do
+		g=$(sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$1/snapshot.json" 2>/dev/null)
+		[ -n "$g" ] && [ "$g" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# read_lfts DUMP OUT HOST: every switch's LFT as the switches hold it,
+# read with ibroute from HOST (switch LIDs from the plugin's dump).
+read_lfts() {
+	local lid
+	: >"$2"
+	for lid in $(sed -n 's/^Unicast lids .* of switch Lid \([0-9]*\) guid.*/\1/p' "$1"); do
+		SIM_HOST="$3" sim_client "$IBROUTE" "$lid" >>"$2" 2>/dev/null || return 1
+	done
+}
+
+# lft_entries FILE: "guid lid port" lines of a dump or of ibroute output
+# (both print entries as "0x%04x %03u").
+lft_entries() {
+	awk '/^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") g = $(i + 1); next }
+	     /^0x[0-9a-fA-F]+ [0-9]+ / { printf "%s %s %s\n", g, tolower($1), $2 }' "$1" | sort
+}
