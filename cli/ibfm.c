@@ -38,7 +38,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"  --help      this text; 'ibfm COMMAND --help' for a command\n"
-		"  --version   print the version\n\n"
+		"  --version   print the version\n"
+		"  --plugin-path  where the OpenSM plugin libibfm_osm.so is installed\n\n"
 		"Exit codes: 0 done, 1 differences or problems found, 2 usage,\n"
 		"3 bad input, 4 failure. See ibfm(8).\n");
 }
@@ -67,6 +68,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--plugin-path")) {
+		printf("%s\n", IBFM_PLUGIN_PATH);
 		return CLI_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {

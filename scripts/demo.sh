@@ -1,53 +1,65 @@
 #!/bin/bash
 # The demo on a simulated fabric: a generated 648-host fat tree in ibsim,
-# OpenSM routing it, and ibfm checking that what ibnetdiscover finds is
-# what was meant to be cabled, before and after a cable is pulled.
-# (OpenSM routes with its own ftree engine until the ibfm plugin lands.)
+# OpenSM routing it with the ibfm plugin, ibfm checking the cabling and
+# the routes, and a pulled cable repaired incrementally.
 set -u
 cd "$(dirname "$0")/.."
-export IBFM=$PWD/cli/ibfm
+export IBFM=$PWD/cli/ibfm PLUGIN_DIR=$PWD/plugin/.libs
 export IBSIM=${IBSIM:-$(command -v ibsim || echo /usr/sbin/ibsim)}
+export OPENSM=${OPENSM:-$(command -v opensm || echo /usr/sbin/opensm)}
 export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-OPENSM=${OPENSM:-$(command -v opensm || echo /usr/sbin/opensm)}
 IBNETDISCOVER=${IBNETDISCOVER:-$(command -v ibnetdiscover || echo /usr/sbin/ibnetdiscover)}
 IBTRACERT=${IBTRACERT:-$(command -v ibtracert || echo /usr/sbin/ibtracert)}
 . tests/integration/lib.sh
 
-step() { echo "[$1/6] $2" >&2; }
-export SIM_HOST="node001 mlx5_0"
+step() { echo "[$1/7] $2" >&2; }
+json_num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
+lid_of() { awk -v d="# \"$1\"" 'index($0, d) && /^Ca/ { getline; sub(/.*# lid /, ""); print $1; exit }' "$T/found.topo"; }
 
-step 1 "generating a 2-level radix-36 fat tree (648 hosts)"
+step 1 "generating a 2-level radix-36 fat tree (648 hosts, 54 switches)"
 "$IBFM" topo gen --levels 2 --radix 36 -o "$T/fabric.topo" || exit 1
-"$IBFM" topo show --topo "$T/fabric.topo"
 
 step 2 "starting ibsim on it"
 sim_start "$T/fabric.topo"
 
-step 3 "running OpenSM once (engine ftree) until SUBNET UP"
+step 3 "starting OpenSM with the ibfm plugin (routing_engine ibfm,minhop)"
+osm_conf "$T/opensm.conf" "$T/state" "ibfm,minhop"
 start=$(date +%s.%N)
-(cd "$T" && OSM_CACHE_DIR="$T" OSM_TMP_DIR="$T" LD_PRELOAD="$UMAD2SIM" \
-	timeout 300 "$OPENSM" -o -R ftree -d2 -f "$T/opensm.log" >"$T/opensm.out" 2>&1)
+osm_start "$T/opensm.conf"
 end=$(date +%s.%N)
-grep -q "SUBNET UP" "$T/opensm.log" || die "OpenSM did not reach SUBNET UP (see $T/opensm.log)"
-awk -v s="$start" -v e="$end" -v errs="$(grep -c ' ERR ' "$T/opensm.log")" \
-	'BEGIN { printf "OpenSM: SUBNET UP in %.1f s, %d ERR lines in its log\n", e - s, errs }'
+wait_generation "$T/state" 1 || die "no snapshot from the plugin"
+awk -v s="$start" -v e="$end" 'BEGIN { printf "OpenSM: SUBNET UP %.1f s after start\n", e - s }'
+sed -n 's/.*ucast_build_fwd_tables: //p' "$T/opensm.log" | head -1
+grep -o '[a-z]* tables configured on all switches' "$T/opensm.log" | head -1
+echo "ERR lines in OpenSM's log: $(grep -c ' ERR ' "$T/opensm.log")"
 
-step 4 "discovering with ibnetdiscover and comparing with the expected file"
-sim_client "$IBNETDISCOVER" >"$T/found.topo" 2>/dev/null
+step 4 "discovering with ibnetdiscover and comparing with the expected cabling"
+SIM_HOST="node001 mlx5_0" sim_client "$IBNETDISCOVER" >"$T/found.topo" 2>/dev/null
+"$IBFM" topo show --topo "$T/found.topo"
 "$IBFM" topo diff --expected "$T/fabric.topo" --topo "$T/found.topo"
 
-step 5 "tracing a path with ibtracert"
-# The LID on the port line after a CA's record header, as ibnetdiscover prints it.
-lid_of() { awk -v d="# \"$1\"" 'index($0, d) && /^Ca/ { getline; sub(/.*# lid /, ""); print $1; exit }' "$T/found.topo"; }
+step 5 "checking and evaluating the routes ibfm gave OpenSM"
+"$IBFM" check --topo "$T/found.topo" --lfts "$T/state/lfts.dump"
+for p in shift ring all2all; do
+	"$IBFM" eval --topo "$T/found.topo" --lfts "$T/state/lfts.dump" --pattern $p | head -1
+done
+
+step 6 "tracing a path with ibtracert"
 src=$(lid_of "node001 mlx5_0")
 dst=$(lid_of "node648 mlx5_0")
 echo "node001 (lid $src) -> node648 (lid $dst):"
-sim_client "$IBTRACERT" "$src" "$dst" 2>/dev/null
+(cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 60 "$IBTRACERT" "$src" "$dst" 2>/dev/null)
 
-step 6 "pulling leaf-01's cable on port 19 and discovering again"
+step 7 "pulling leaf-01's cable on port 19: discovery names it, ibfm reroutes"
 leaf=$(sed -n 's/^Switch\t36 "\([^"]*\)"\t\t# "leaf-01".*/\1/p' "$T/fabric.topo")
 sim_cmd "Unlink \"$leaf\"[19]"
-sim_client "$IBNETDISCOVER" >"$T/found2.topo" 2>/dev/null
+SIM_HOST="node001 mlx5_0" sim_client "$IBNETDISCOVER" >"$T/found2.topo" 2>/dev/null
 "$IBFM" topo diff --expected "$T/fabric.topo" --topo "$T/found2.topo"
+wait_generation "$T/state" 2 || die "no reroute after the unlink"
+sed -n 's/.*ucast_build_fwd_tables: //p' "$T/opensm.log" | tail -1
+"$IBFM" check --topo "$T/found2.topo" --lfts "$T/state/lfts.dump" | head -4
+echo "summary: engine ibfm; $(json_num "$T/state/snapshot.json" blocks_changed) of" \
+	"$(json_num "$T/state/snapshot.json" blocks_total) LFT blocks sent for the reroute"
+osm_stop
 sim_cmd Quit
 exit 0
