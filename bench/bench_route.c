@@ -13,40 +13,17 @@
  * RSS, and max link load for shift, ring and all-to-all. -q skips the
  * load figures.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
+#include "bench/bench.h"
 #include "routing/ftree.h"
-#include "routing/gen.h"
 #include "routing/verify.h"
 
 /* Keeps the compiler from dropping the lower-bound memset. */
 static volatile uint8_t sink;
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 static void die(const struct ibfm_err *err)
 {
@@ -84,7 +61,8 @@ static double load(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 
 int main(int argc, char **argv)
 {
-	struct ibfm_gen_params p = { .levels = 3, .radix = 64 };
+	struct bench_args a;
+	struct ibfm_gen_params p;
 	double route[16], reroute[16], wr[16], t0, lower;
 	struct ibfm_ftree_delta delta = { 0 };
 	struct ibfm_fabric *f = NULL;
@@ -93,44 +71,23 @@ int main(int argc, char **argv)
 	struct ibfm_err err;
 	struct rusage ru;
 	uint64_t entries = 0, blocks = 0;
-	int runs = 5, c, i, quiet = 0;
+	int runs, i, quiet;
 	uint8_t *mem;
 	size_t bytes;
 
-	while ((c = getopt(argc, argv, "l:k:n:r:q")) != -1) {
-		switch (c) {
-		case 'l':
-			p.levels = (unsigned)atoi(optarg);
-			break;
-		case 'k':
-			p.radix = (unsigned)atoi(optarg);
-			break;
-		case 'n':
-			p.hosts = (unsigned)atoi(optarg);
-			break;
-		case 'r':
-			runs = atoi(optarg);
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		default:
-			fprintf(stderr,
-				"usage: bench_route [-l L] [-k K] [-n HOSTS] [-r RUNS] [-q]\n");
-			return 2;
-		}
-	}
-	if (runs < 1 || runs > 16)
-		runs = 5;
+	bench_parse(argc, argv, "bench_route", &a);
+	p = a.gen;
+	runs = a.runs;
+	quiet = a.quiet;
 	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
 		die(&err);
 	for (i = 0; i < runs; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		ibfm_ftree_destroy(e);
 		if (ibfm_ftree_create(f, NULL, &e, &err) ||
 		    ibfm_ftree_route(e, &lfts, &err))
 			die(&err);
-		route[i] = now_ms() - t0;
+		route[i] = bench_now_ms() - t0;
 	}
 	for (i = 0; i < runs; i++) {
 		uint32_t port = uplink(f, i % 2 ? "spine-" : "leaf-", 7 * i + 1,
@@ -141,10 +98,10 @@ int main(int argc, char **argv)
 			continue;
 		}
 		ibfm_fabric_unlink(f, port);
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (ibfm_ftree_update(e, &lfts, &delta, &err))
 			die(&err);
-		reroute[i] = now_ms() - t0;
+		reroute[i] = bench_now_ms() - t0;
 		entries += delta.entries;
 		blocks += delta.blocks;
 	}
@@ -156,16 +113,16 @@ int main(int argc, char **argv)
 	mem = malloc(bytes);
 	memset(mem, 0xfe, bytes);
 	for (i = 0; i < runs; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		memset(mem, 0xff - i, bytes);
 		sink = mem[bytes / 2];
-		wr[i] = now_ms() - t0;
+		wr[i] = bench_now_ms() - t0;
 	}
-	lower = median(wr, runs);
+	lower = bench_median(wr, runs);
 	free(mem);
 	printf("| %u-level radix %u | %u | %u | %u | %.1f ms | %.1f ms | %.2f ms | %.0f | %.0f | %.1f MB | %.0f MB |",
 	       p.levels, p.radix, f->ncas, f->nswitches, lfts.top_lid,
-	       median(route, runs), lower, median(reroute, runs),
+	       bench_median(route, runs), lower, bench_median(reroute, runs),
 	       (double)entries / runs, (double)blocks / runs, bytes / 1e6,
 	       ru.ru_maxrss / 1024.0);
 	if (!quiet) {

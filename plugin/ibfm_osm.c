@@ -51,9 +51,9 @@ struct ibfm_osm {
 	char *state_dir;
 	uint64_t *roots, *io;
 	size_t nroots, nio;
-	struct ibfm_fabric *fabric;	/* the last routed fabric */
-	struct ibfm_ftree *engine;	/* routes 'fabric' */
-	struct ibfm_lfts lfts;		/* its tables */
+	struct ibfm_fabric *fabric; /* the last routed fabric */
+	struct ibfm_ftree *engine;  /* routes 'fabric' */
+	struct ibfm_lfts lfts;	    /* its tables */
 	uint64_t generation;
 };
 
@@ -118,7 +118,8 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 		} else if (eq && !strcmp(tok, "io_guid_file")) {
 			io = eq;
 		} else {
-			OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX
+			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+				LOG_PREFIX
 				"ERR P01 event_plugin_options: unknown option \"%s\": "
 				"expected state_dir=, root_guid_file= or io_guid_file=\n",
 				tok);
@@ -127,7 +128,9 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 	}
 	if (!rc)
 		rc = load_guids(p, roots, &p->roots, &p->nroots) ||
-		     load_guids(p, io, &p->io, &p->nio) ? -1 : 0;
+				     load_guids(p, io, &p->io, &p->nio)
+			     ? -1
+			     : 0;
 	free(copy);
 	return rc;
 }
@@ -155,13 +158,15 @@ static int add_nodes(osm_subn_t *subn, struct ibfm_fabric *f,
 			return -1;
 		for (i = 0; i <= info.nports; i++) {
 			osm_physp_t *ph = osm_node_get_physp_ptr(node, i);
-			struct ibfm_port *port = &f->ports[f->nodes[n].port0 + i];
+			struct ibfm_port *port =
+				&f->ports[f->nodes[n].port0 + i];
 
 			if (!ph || !osm_physp_is_valid(ph))
 				continue;
 			port->guid = cl_ntoh64(osm_physp_get_port_guid(ph));
 			if ((info.type == IBFM_NODE_SWITCH) == (i == 0)) {
-				port->lid = cl_ntoh16(osm_physp_get_base_lid(ph));
+				port->lid =
+					cl_ntoh16(osm_physp_get_base_lid(ph));
 				port->lmc = osm_physp_get_lmc(ph);
 			}
 		}
@@ -196,7 +201,8 @@ static int add_links(osm_subn_t *subn, struct ibfm_fabric *f)
 	for (it = cl_qmap_head(&subn->node_guid_tbl);
 	     it != cl_qmap_end(&subn->node_guid_tbl); it = cl_qmap_next(it)) {
 		osm_node_t *node = (osm_node_t *)it;
-		uint32_t n = ibfm_fabric_node_by_guid(f, cl_ntoh64(osm_node_get_node_guid(node)));
+		uint32_t n = ibfm_fabric_node_by_guid(
+			f, cl_ntoh64(osm_node_get_node_guid(node)));
 		unsigned i;
 
 		for (i = 1; i < osm_node_get_num_physp(node); i++) {
@@ -206,13 +212,18 @@ static int add_links(osm_subn_t *subn, struct ibfm_fabric *f)
 
 			if (!rem || !osm_physp_is_valid(rem))
 				continue;
-			m = ibfm_fabric_node_by_guid(f, cl_ntoh64(osm_node_get_node_guid(rem->p_node)));
+			m = ibfm_fabric_node_by_guid(
+				f,
+				cl_ntoh64(osm_node_get_node_guid(rem->p_node)));
 			if (m == IBFM_NONE)
 				return -1;
 			a = ibfm_fabric_port(f, n, i);
 			b = ibfm_fabric_port(f, m, osm_physp_get_port_num(rem));
-			if (a < b && ibfm_fabric_link(f, a, b, lanes(ph->port_info.link_width_active),
-						      IBFM_SPEED_UNKNOWN))
+			if (a < b &&
+			    ibfm_fabric_link(
+				    f, a, b,
+				    lanes(ph->port_info.link_width_active),
+				    IBFM_SPEED_UNKNOWN))
 				return -1;
 		}
 	}
@@ -228,7 +239,8 @@ static struct ibfm_fabric *fabric_from_subnet(struct ibfm_osm *p)
 	if (!f || add_nodes(&p->osm->subn, f, &err) ||
 	    add_links(&p->osm->subn, f) || ibfm_fabric_finish(f, &err)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P03 cannot model the subnet: %s\n", err.msg);
+			LOG_PREFIX "ERR P03 cannot model the subnet: %s\n",
+			err.msg);
 		ibfm_fabric_destroy(f);
 		return NULL;
 	}
@@ -272,8 +284,8 @@ static int route_full(struct ibfm_osm *p, struct ibfm_fabric *f)
 
 	if (ibfm_ftree_create(f, &o, &engine, &err) ||
 	    ibfm_ftree_route(engine, &lfts, &err)) {
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P04 %s\n", err.msg);
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
+			err.msg);
 		ibfm_ftree_destroy(engine);
 		ibfm_lfts_free(&lfts);
 		return -1;
@@ -314,12 +326,15 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 	uint64_t changed = 0;
 
 	*total = 0;
-	for (it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
+	for (it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
+	     it = cl_qmap_next(it)) {
 		osm_switch_t *sw = (osm_switch_t *)it;
-		uint32_t n = ibfm_fabric_node_by_guid(p->fabric,
-						      cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+		uint32_t n = ibfm_fabric_node_by_guid(
+			p->fabric,
+			cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
 		uint32_t s = n == IBFM_NONE ? IBFM_NONE : p->lfts.node_sw[n];
-		size_t len = sw->lft_size < p->lfts.stride ? sw->lft_size : p->lfts.stride;
+		size_t len = sw->lft_size < p->lfts.stride ? sw->lft_size
+							   : p->lfts.stride;
 		size_t b;
 
 		if (s == IBFM_NONE || !sw->new_lft)
@@ -327,7 +342,8 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 		memcpy(sw->new_lft, ibfm_lfts_row(&p->lfts, s), len);
 		for (b = 0; b < sw->lft_size; b += IBFM_LFT_BLOCK) {
 			(*total)++;
-			if (!sw->lft || memcmp(sw->new_lft + b, sw->lft + b, IBFM_LFT_BLOCK))
+			if (!sw->lft || memcmp(sw->new_lft + b, sw->lft + b,
+					       IBFM_LFT_BLOCK))
 				changed++;
 		}
 	}
@@ -337,7 +353,7 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 static int build_lid_matrices(void *context)
 {
 	(void)context;
-	return 1;	/* OpenSM's own hop tables: multicast uses them */
+	return 1; /* OpenSM's own hop tables: multicast uses them */
 }
 
 static int ucast_build_fwd_tables(void *context)
@@ -369,14 +385,16 @@ static int ucast_build_fwd_tables(void *context)
 	if (st->no_updown) {
 		const struct ibfm_fabric *f = p->fabric;
 
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX
 			"ERR P05 not a fat tree ibfm can route: %" PRIu64
 			" (leaf, CA LID) pairs are connected only by paths that "
 			"are not up/down, e.g. leaf \"%s\" to \"%s\"; leaving "
 			"this subnet to the next routing engine\n",
 			st->no_updown,
 			ibfm_fabric_str(f, f->nodes[st->no_updown_leaf].desc),
-			ibfm_fabric_str(f, f->nodes[st->no_updown_target].desc));
+			ibfm_fabric_str(f,
+					f->nodes[st->no_updown_target].desc));
 		/* Start afresh next time: these tables were not used. */
 		ibfm_ftree_destroy(p->engine);
 		p->engine = NULL;
@@ -385,7 +403,8 @@ static int ucast_build_fwd_tables(void *context)
 	blocks = copy_lfts(p, &total);
 	ms = now_ms() - t0;
 	p->generation++;
-	OSM_LOG(&p->osm->log, OSM_LOG_INFO, LOG_PREFIX
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
 		"routed %u switches, %u LIDs (%s) in %.1f ms; LFT blocks to "
 		"send: %" PRIu64 " of %" PRIu64 "; generation %" PRIu64 "\n",
 		p->fabric->nswitches, st->lids,
@@ -405,7 +424,9 @@ static int ucast_build_fwd_tables(void *context)
 		if (ibfm_snapshot_publish(p->state_dir, p->fabric, &p->lfts,
 					  &snap, why, sizeof(why)))
 			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-				LOG_PREFIX "ERR P06 snapshot not published: %s\n", why);
+				LOG_PREFIX
+				"ERR P06 snapshot not published: %s\n",
+				why);
 	}
 	return 0;
 }
@@ -435,19 +456,22 @@ static void *create(osm_opensm_t *osm)
 	}
 	if (p->state_dir)
 		p->generation = ibfm_snapshot_last_generation(p->state_dir);
-	if (osm_register_external_routing_engine(osm, &module, p) != CL_SUCCESS) {
+	if (osm_register_external_routing_engine(osm, &module, p) !=
+	    CL_SUCCESS) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P07 cannot register the routing engine\n");
+			LOG_PREFIX
+			"ERR P07 cannot register the routing engine\n");
 		plugin_free(p);
 		return NULL;
 	}
-	OSM_LOG(&osm->log, OSM_LOG_INFO, LOG_PREFIX
+	OSM_LOG(&osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
 		"routing engine \"ibfm\" registered (state_dir %s, %zu root GUIDs, %zu I/O GUIDs)\n",
 		p->state_dir ? p->state_dir : "none", p->nroots, p->nio);
 	return p;
 }
 
-static void delete(void *data)
+static void delete (void *data)
 {
 	plugin_free(data);
 }

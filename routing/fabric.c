@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "routing/fabric.h"
+#include "routing/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -67,28 +68,12 @@ void ibfm_fabric_destroy(struct ibfm_fabric *f)
 	free(f);
 }
 
-/* Grows '*arr' (of 'size'-byte items) to hold at least 'want' items. */
-static int grow(void **arr, uint32_t *cap, uint32_t want, size_t size)
-{
-	uint32_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (want <= *cap)
-		return 0;
-	while (ncap < want)
-		ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX : ncap * 2;
-	p = realloc(*arr, (size_t)ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 int ibfm_fabric_reserve(struct ibfm_fabric *f, uint32_t nodes, uint32_t ports)
 {
-	if (grow((void **)&f->nodes, &f->nodes_cap, nodes, sizeof(*f->nodes)) ||
-	    grow((void **)&f->ports, &f->ports_cap, ports, sizeof(*f->ports)))
+	if (ibfm_grow((void **)&f->nodes, &f->nodes_cap, nodes,
+		      sizeof(*f->nodes)) ||
+	    ibfm_grow((void **)&f->ports, &f->ports_cap, ports,
+		      sizeof(*f->ports)))
 		return -ENOMEM;
 	if (!f->by_guid.slots && (ibfm_idx_init(&f->by_guid, nodes) ||
 				  ibfm_idx_init(&f->by_name, nodes) ||
@@ -104,20 +89,10 @@ static uint32_t str_add(struct ibfm_fabric *f, const char *s, size_t len)
 
 	if (!len)
 		return 0;
-	if (f->strs_len + len + 1 > f->strs_cap) {
-		size_t ncap = f->strs_cap * 2;
-		char *p;
-
-		while (ncap < f->strs_len + len + 1)
-			ncap *= 2;
-		if (ncap > UINT32_MAX)
-			return 0;
-		p = realloc(f->strs, ncap);
-		if (!p)
-			return 0;
-		f->strs = p;
-		f->strs_cap = ncap;
-	}
+	if (f->strs_len + len + 1 > UINT32_MAX ||
+	    ibfm_grow((void **)&f->strs, &f->strs_cap, f->strs_len + len + 1,
+		      1))
+		return 0;
 	off = (uint32_t)f->strs_len;
 	memcpy(f->strs + off, s, len);
 	f->strs[off + len] = '\0';

@@ -91,8 +91,8 @@ struct ibfm_port {
 struct ibfm_fabric {
 	struct ibfm_node *nodes;
 	struct ibfm_port *ports;
-	uint32_t nnodes, nodes_cap;
-	uint32_t nports, ports_cap;
+	uint32_t nnodes, nports;
+	size_t nodes_cap, ports_cap;
 	uint32_t nswitches; /* nodes of type switch */
 	uint32_t ncas;	    /* nodes of type CA */
 	char *strs;	    /* string pool; offset 0 is "" */

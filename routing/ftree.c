@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/grow.h"
 #include "routing/rank.h"
 
 enum { DIR_NONE = 0, DIR_UP, DIR_DOWN };
@@ -822,15 +823,9 @@ static int collect_changes(const struct ibfm_ftree *t, const struct snapshot *o,
 
 static int push_dead(struct fixes *x, uint32_t dest, uint32_t s)
 {
-	if (x->ndead == x->cap) {
-		size_t ncap = x->cap ? 2 * x->cap : 1024;
-		uint64_t *n = realloc(x->dead, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		x->dead = n;
-		x->cap = ncap;
-	}
+	if (ibfm_grow((void **)&x->dead, &x->cap, x->ndead + 1,
+		      sizeof(*x->dead)))
+		return -ENOMEM;
 	x->dead[x->ndead++] = (uint64_t)dest << 32 | s;
 	return 0;
 }

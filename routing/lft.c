@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "routing/lft.h"
+#include "routing/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -168,15 +169,9 @@ static int scan_headers(struct dump *d, FILE *in, uint32_t *top)
 static int remember_lid(struct dump *d, uint32_t lid, uint64_t guid,
 			uint32_t line)
 {
-	if (d->nlids == d->cap) {
-		size_t ncap = d->cap ? 2 * d->cap : 4096;
-		struct dump_lid *n = realloc(d->lids, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->lids = n;
-		d->cap = ncap;
-	}
+	if (ibfm_grow((void **)&d->lids, &d->cap, d->nlids + 1,
+		      sizeof(*d->lids)))
+		return -ENOMEM;
 	d->lids[d->nlids++] = (struct dump_lid){ lid, guid, line };
 	return 0;
 }

@@ -87,7 +87,8 @@ uint32_t ibfm_rank_hosts(const struct ibfm_fabric *f, const uint8_t *rank,
 		return 0;
 	for (n = 0; n < f->nnodes; n++)
 		if (ibfm_node_is_switch(&f->nodes[n]) && rank[n] == 1)
-			leaves[nleaves++] = (struct leaf_key){ f->nodes[n].guid, n };
+			leaves[nleaves++] =
+				(struct leaf_key){ f->nodes[n].guid, n };
 	/* By GUID: the same order however the fabric was read or found. */
 	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_key);
 	for (l = 0; l < nleaves; l++) {

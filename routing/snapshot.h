@@ -22,11 +22,11 @@
 #include "routing/lft.h"
 
 struct ibfm_snapshot {
-	uint64_t generation;	/* increases with every routing pass */
-	const char *engine;	/* "ibfm" */
+	uint64_t generation; /* increases with every routing pass */
+	const char *engine;  /* "ibfm" */
 	double route_ms;
-	bool incremental;	/* repaired, not routed from scratch */
-	uint64_t blocks_changed;	/* LFT blocks OpenSM sends */
+	bool incremental;	 /* repaired, not routed from scratch */
+	uint64_t blocks_changed; /* LFT blocks OpenSM sends */
 	uint64_t blocks_total;
 };
 

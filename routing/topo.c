@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "routing/topo.h"
+#include "routing/grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -286,15 +287,9 @@ static void header_desc(struct cur *c, char *desc)
 
 static int remember_line(struct parser *p, uint32_t node)
 {
-	if (node >= p->node_line_cap) {
-		size_t ncap = p->node_line_cap ? 2 * p->node_line_cap : 1024;
-		uint32_t *n = realloc(p->node_line, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->node_line = n;
-		p->node_line_cap = ncap;
-	}
+	if (ibfm_grow((void **)&p->node_line, &p->node_line_cap, node + 1,
+		      sizeof(*p->node_line)))
+		return -ENOMEM;
 	p->node_line[node] = p->line;
 	return 0;
 }
@@ -440,15 +435,9 @@ static void port_comment(struct parser *p, struct ibfm_port *port,
 
 static int add_pend(struct parser *p, const struct pend *pd)
 {
-	if (p->npend == p->pend_cap) {
-		size_t ncap = p->pend_cap ? 2 * p->pend_cap : 4096;
-		struct pend *n = realloc(p->pend, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->pend = n;
-		p->pend_cap = ncap;
-	}
+	if (ibfm_grow((void **)&p->pend, &p->pend_cap, p->npend + 1,
+		      sizeof(*p->pend)))
+		return -ENOMEM;
 	p->pend[p->npend++] = *pd;
 	return 0;
 }
@@ -845,18 +834,10 @@ int ibfm_topo_read_guids(const char *path, uint64_t **guids, size_t *n,
 				"%s:%u: G02 expected one non-zero GUID such as 0x0002c90200000001",
 				path, no);
 		}
-		if (count == cap) {
-			uint64_t *bigger;
-
-			cap = cap ? 2 * cap : 64;
-			bigger = realloc(list, cap * sizeof(*list));
-			if (!bigger) {
-				free(list);
-				fclose(in);
-				return ibfm_err_set(err, -ENOMEM,
-						    "out of memory");
-			}
-			list = bigger;
+		if (ibfm_grow((void **)&list, &cap, count + 1, sizeof(*list))) {
+			free(list);
+			fclose(in);
+			return ibfm_err_set(err, -ENOMEM, "out of memory");
 		}
 		list[count++] = v;
 	}

@@ -56,21 +56,29 @@ die() {
 	exit 1
 }
 
+# until TENTHS PID WHAT CMD...: polls CMD every 0.1 s until it succeeds;
+# dies when PID exits first or TENTHS pass.
+until_ok() {
+	local tenths=$1 pid=$2 what=$3 i
+	shift 3
+	for i in $(seq "$tenths"); do
+		"$@" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || die "$what exited"
+		sleep 0.1
+	done
+	die "$what not ready after $((tenths / 10)) s"
+}
+
 # sim_start NETFILE: starts ibsim on NETFILE with a console on FIFO fd 3.
 sim_start() {
-	local net=$1 i
+	local net=$1
 	[ -x "${IBSIM:-}" ] || die "ibsim not found (install ibsim-utils)"
 	mkfifo "$T/console"
 	(cd "$T" && exec "$IBSIM" -s "$net" <"$T/console" >"$T/ibsim.log" 2>&1) &
 	SIM_PID=$!
 	PIDS="$PIDS $SIM_PID"
 	exec 3>"$T/console"
-	for i in $(seq 300); do
-		grep -q "Network simulator ready" "$T/ibsim.log" 2>/dev/null && return 0
-		kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 "$T/ibsim.log")"
-		sleep 0.1
-	done
-	die "ibsim not ready after 30 s"
+	until_ok 300 "$SIM_PID" ibsim grep -q "Network simulator ready" "$T/ibsim.log"
 }
 
 # sim_cmd LINE: a command on ibsim's console.
@@ -99,7 +107,7 @@ CONF
 # osm_start CONF [args]: OpenSM in the background on this test's ibsim,
 # attached to node001, plugin from the build tree; waits for SUBNET UP.
 osm_start() {
-	local conf=$1 i
+	local conf=$1
 	shift
 	[ -x "${OPENSM:-}" ] || die "opensm not found (install opensm)"
 	(cd "$T" && SIM_HOST="node001 mlx5_0" OSM_CACHE_DIR="$T" OSM_TMP_DIR="$T" \
@@ -107,12 +115,7 @@ osm_start() {
 		exec "$OPENSM" -F "$conf" -d2 -f "$T/opensm.log" "$@" >"$T/opensm.out" 2>&1) &
 	OSM_PID=$!
 	PIDS="$PIDS $OSM_PID"
-	for i in $(seq 1200); do
-		grep -q "SUBNET UP" "$T/opensm.log" 2>/dev/null && return 0
-		kill -0 "$OSM_PID" 2>/dev/null || die "OpenSM exited: $(tail -3 "$T/opensm.out")"
-		sleep 0.1
-	done
-	die "OpenSM not up after 120 s"
+	until_ok 1200 "$OSM_PID" OpenSM grep -q "SUBNET UP" "$T/opensm.log"
 }
 
 osm_stop() {

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_BENCH_H
+#define IBFM_BENCH_H
+
+/* What the benchmark programs share: options, clock, medians. */
+
+#include "routing/gen.h"
+
+struct bench_args {
+	struct ibfm_gen_params gen; /* -l -k -n */
+	int runs;		    /* -r, 1..16 (default 5) */
+	int quiet;		    /* -q */
+};
+
+/* Parses "[-l L] [-k K] [-n HOSTS] [-r RUNS] [-q]"; exits 2 on others. */
+void bench_parse(int argc, char **argv, const char *name, struct bench_args *a);
+
+double bench_now_ms(void);
+
+/* Sorts 'v' in place and returns its median. */
+double bench_median(double *v, int n);
+
+#endif /* IBFM_BENCH_H */
