@@ -233,6 +233,27 @@ static int write_dump(const struct routed *r, const char *path)
 	return CLI_OK;
 }
 
+/* R03: says which leaf cannot reach which, and the path that exists. */
+static void warn_no_updown(const struct routed *r)
+{
+	const struct ibfm_fabric *f = r->f;
+	uint32_t path[16], n, i;
+
+	fflush(stdout);
+	fprintf(stderr,
+		"ibfm: warning R03: %" PRIu64
+		" (leaf, CA LID) pairs are connected only by paths that are not up/down and stay unrouted, e.g. leaf \"%s\" to \"%s\"",
+		r->stats.no_updown,
+		ibfm_fabric_str(f, f->nodes[r->stats.no_updown_leaf].desc),
+		ibfm_fabric_str(f, f->nodes[r->stats.no_updown_target].desc));
+	n = ibfm_fabric_path(f, r->stats.no_updown_leaf,
+			     r->stats.no_updown_target, path, 16);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s\"%s\"", i ? " - " : ", by the path ",
+			ibfm_fabric_str(f, f->nodes[path[i]].desc));
+	fputc('\n', stderr);
+}
+
 static const char route_usage[] =
 	"Usage: ibfm route --topo FILE [options]\n"
 	"Routes a fabric with ibfm's fat-tree engine (up/down, d-mod-k balance).\n"
@@ -292,21 +313,14 @@ static int cmd_route(int argc, char **argv)
 			printf("switches without a rank (not routed through): %u\n",
 			       r.stats.unranked);
 	}
+	fflush(stdout);
 	if (!rc && r.stats.no_updown_sw)
 		cli_error(
 			"note R04: %" PRIu64
 			" (leaf, switch LID) pairs have no up/down path and stay unrouted",
 			r.stats.no_updown_sw);
 	if (!rc && r.stats.no_updown)
-		cli_error(
-			"warning R03: %" PRIu64
-			" (leaf, LID) pairs are connected only by paths that are not up/down and stay unrouted, e.g. leaf \"%s\" to \"%s\"",
-			r.stats.no_updown,
-			ibfm_fabric_str(
-				r.f, r.f->nodes[r.stats.no_updown_leaf].desc),
-			ibfm_fabric_str(
-				r.f,
-				r.f->nodes[r.stats.no_updown_target].desc));
+		warn_no_updown(&r);
 	if (r.f)
 		routed_free(&r);
 	return rc;
@@ -425,7 +439,7 @@ static const char eval_usage[] =
 	"\n"
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump instead of ibfm's routes\n"
-	"      --pattern P     shift (every k, or a sample above 4096 hosts), ring,\n"
+	"      --pattern P     shift (every k; 256 evenly spaced k above 16384 hosts),\n"
 	"                      all2all, random (seeded permutations)\n"
 	"      --count N       shifts or permutations to evaluate\n"
 	"      --seed S        random: seed (default 0)\n"

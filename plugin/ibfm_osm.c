@@ -350,6 +350,32 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 	return changed;
 }
 
+/* P05: logs why ibfm leaves this subnet to the next engine. */
+static void refuse(struct ibfm_osm *p, const struct ibfm_ftree_stats *st)
+{
+	const struct ibfm_fabric *f = p->fabric;
+	char path[512] = "";
+	uint32_t hops[16], n, i;
+	size_t len = 0;
+
+	n = ibfm_fabric_path(f, st->no_updown_leaf, st->no_updown_target, hops,
+			     16);
+	for (i = 0; i < n && len < sizeof(path); i++)
+		len += snprintf(path + len, sizeof(path) - len, "%s\"%s\"",
+				i ? " - " : " (a path that exists: ",
+				ibfm_fabric_str(f, f->nodes[hops[i]].desc));
+	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+		LOG_PREFIX
+		"ERR P05 not a fat tree ibfm can route: %" PRIu64
+		" (leaf, CA LID) pairs are connected only by paths that are not "
+		"up/down, e.g. leaf \"%s\" to \"%s\"%s%s; leaving this subnet "
+		"to the next routing engine\n",
+		st->no_updown,
+		ibfm_fabric_str(f, f->nodes[st->no_updown_leaf].desc),
+		ibfm_fabric_str(f, f->nodes[st->no_updown_target].desc), path,
+		n ? ")" : "");
+}
+
 static int build_lid_matrices(void *context)
 {
 	(void)context;
@@ -383,18 +409,7 @@ static int ucast_build_fwd_tables(void *context)
 		return -1;
 	st = ibfm_ftree_stats(p->engine);
 	if (st->no_updown) {
-		const struct ibfm_fabric *f = p->fabric;
-
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX
-			"ERR P05 not a fat tree ibfm can route: %" PRIu64
-			" (leaf, CA LID) pairs are connected only by paths that "
-			"are not up/down, e.g. leaf \"%s\" to \"%s\"; leaving "
-			"this subnet to the next routing engine\n",
-			st->no_updown,
-			ibfm_fabric_str(f, f->nodes[st->no_updown_leaf].desc),
-			ibfm_fabric_str(f,
-					f->nodes[st->no_updown_target].desc));
+		refuse(p, st);
 		/* Start afresh next time: these tables were not used. */
 		ibfm_ftree_destroy(p->engine);
 		p->engine = NULL;

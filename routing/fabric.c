@@ -421,6 +421,53 @@ uint32_t ibfm_fabric_port_by_lid(const struct ibfm_fabric *f, uint32_t lid)
 	return f->lid_port[lid];
 }
 
+uint32_t ibfm_fabric_path(const struct ibfm_fabric *f, uint32_t a, uint32_t b,
+			  uint32_t *path, uint32_t max)
+{
+	uint32_t *from = malloc(((size_t)f->nnodes + 1) * sizeof(*from));
+	uint32_t *queue = malloc(((size_t)f->nnodes + 1) * sizeof(*queue));
+	uint32_t head = 0, tail = 0, n = 0, v;
+	unsigned p;
+
+	if (!from || !queue)
+		goto out;
+	memset(from, 0xff, (size_t)f->nnodes * sizeof(*from));
+	from[a] = a;
+	queue[tail++] = a;
+	while (head < tail && from[b] == IBFM_NONE) {
+		const struct ibfm_node *nd = &f->nodes[queue[head]];
+
+		v = queue[head++];
+		if (v != a && !ibfm_node_is_switch(nd))
+			continue; /* paths do not cross CAs */
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t q = f->ports[nd->port0 + p].peer, m;
+
+			if (q == IBFM_NONE)
+				continue;
+			m = f->ports[q].node;
+			if (from[m] == IBFM_NONE) {
+				from[m] = v;
+				queue[tail++] = m;
+			}
+		}
+	}
+	if (from[b] == IBFM_NONE)
+		goto out;
+	for (v = b; v != a; v = from[v])
+		n++;
+	if (++n > max) {
+		n = 0;
+		goto out;
+	}
+	for (v = b, p = n; p-- > 0; v = from[v])
+		path[p] = v;
+out:
+	free(from);
+	free(queue);
+	return n;
+}
+
 uint32_t ibfm_fabric_count_links(const struct ibfm_fabric *f)
 {
 	uint32_t p, n = 0;

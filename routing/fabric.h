@@ -190,6 +190,14 @@ static inline bool ibfm_node_is_switch(const struct ibfm_node *n)
 	return n->type == IBFM_NODE_SWITCH;
 }
 
+/*
+ * A shortest path from node 'a' to node 'b' over any links, through
+ * switches only: stores up to 'max' node indexes in 'path' ('a' first,
+ * 'b' last) and returns how many, 0 when there is none or it is longer.
+ */
+uint32_t ibfm_fabric_path(const struct ibfm_fabric *f, uint32_t a, uint32_t b,
+			  uint32_t *path, uint32_t max);
+
 /* Number of links (each counted once). */
 uint32_t ibfm_fabric_count_links(const struct ibfm_fabric *f);
 

@@ -535,7 +535,7 @@ static void run_shifts(struct loads *l, struct walker *w, const uint32_t *hosts,
 		       uint32_t n, const struct ibfm_pattern_opts *o, bool ring,
 		       struct ibfm_load_result *r, double *mean)
 {
-	uint32_t want = o && o->count ? o->count : (n <= 4096 ? n : 256);
+	uint32_t want = o && o->count ? o->count : (n <= 16384 ? n : 256);
 	uint32_t step, k, i;
 
 	if (ring)

@@ -73,7 +73,7 @@ struct ibfm_pattern_opts {
 	size_t nio;
 	uint64_t seed;	/* random: seed */
 	uint32_t count; /* random: permutations; shift: max shifts
-				 * evaluated (0: all when hosts <= 4096,
+				 * evaluated (0: all when hosts <= 16384,
 				 * else 256) */
 };
 

@@ -164,6 +164,104 @@ static void test_shift_load_one_on_full_trees(void **state)
 	}
 }
 
+/*
+ * A k-ary n-tree (n switch levels of (k/2)^(n-1) switches): switch
+ * (l, w) goes up to the (l + 1, w') whose w' differs from w only in base
+ * k/2 digit l. The generator makes 2 and 3 levels; this makes 4.
+ */
+static struct ibfm_fabric *kary_ntree(unsigned k, unsigned n)
+{
+	unsigned half = k / 2, per = 1, l, w, j, h, digit, pw;
+	struct ibfm_fabric *f = ibfm_fabric_create();
+	uint32_t *sw;
+
+	for (l = 1; l < n; l++)
+		per *= half;
+	sw = malloc(n * per * sizeof(*sw));
+	for (l = 0; l < n; l++)
+		for (w = 0; w < per; w++) {
+			struct ibfm_node_info info = { .type = IBFM_NODE_SWITCH,
+						       .nports = k,
+						       .guid = 0x1000 +
+							       l * per + w };
+
+			assert_int_equal(ibfm_fabric_add_node(f, &info,
+							      &sw[l * per + w],
+							      NULL),
+					 0);
+		}
+	for (l = 0, pw = 1; l + 1 < n; l++, pw *= half)
+		for (w = 0; w < per; w++)
+			for (j = 0; j < half; j++) {
+				unsigned up = w - (w / pw % half) * pw + j * pw;
+
+				digit = w / pw % half;
+				assert_int_equal(
+					ibfm_fabric_link(
+						f,
+						ibfm_fabric_port(
+							f, sw[l * per + w],
+							half + j + 1),
+						ibfm_fabric_port(
+							f,
+							sw[(l + 1) * per + up],
+							digit + 1),
+						4, IBFM_SPEED_HDR),
+					0);
+			}
+	for (h = 0; h < per * half; h++) {
+		struct ibfm_node_info info = { .type = IBFM_NODE_CA,
+					       .nports = 1,
+					       .guid = 0x100000 + 2 * h };
+		uint32_t ca;
+
+		assert_int_equal(ibfm_fabric_add_node(f, &info, &ca, NULL), 0);
+		assert_int_equal(
+			ibfm_fabric_link(
+				f,
+				ibfm_fabric_port(f, sw[h / half], h % half + 1),
+				ibfm_fabric_port(f, ca, 1), 4, IBFM_SPEED_HDR),
+			0);
+	}
+	free(sw);
+	return f;
+}
+
+static void test_four_level_tree(void **state)
+{
+	struct routed r = { 0 };
+
+	(void)state;
+	r.f = kary_ntree(4, 4);
+	route_fabric(&r, NULL, 0);
+	assert_int_equal(ibfm_ftree_stats(r.t)->levels, 4);
+	assert_int_equal(r.f->ncas, 16);
+	assert_int_equal(r.f->nswitches, 32);
+	assert_clean(&r);
+	assert_true(shift_max(&r, NULL, 0) == 1);
+	done(&r);
+	r.f = kary_ntree(6, 4); /* 81 hosts, 108 switches */
+	memset(&r.lfts, 0, sizeof(r.lfts));
+	route_fabric(&r, NULL, 0);
+	assert_clean(&r);
+	assert_true(shift_max(&r, NULL, 0) == 1);
+	done(&r);
+}
+
+static void test_oversubscribed_leaves(void **state)
+{
+	/* 2:1 at the leaf (8 hosts, 4 up-ports): a shift can put 2 flows on
+	 * an up-link, never more. */
+	struct ibfm_gen_params p = { .levels = 2, .radix = 12, .down = 8 };
+	struct routed r;
+
+	(void)state;
+	route_gen(&r, &p, 0);
+	assert_clean(&r);
+	assert_true(shift_max(&r, NULL, 0) == 2);
+	done(&r);
+}
+
 static void test_degraded_fabrics_keep_updown_reachability(void **state)
 {
 	static const struct ibfm_gen_params trees[] = {
