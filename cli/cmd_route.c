@@ -18,9 +18,9 @@
 #include "routing/verify.h"
 
 struct route_args {
-	const char *topo, *lfts, *dump, *roots, *io;
+	const char *topo, *lfts, *dump, *roots, *io, *rail_pattern, *rail_map;
 	unsigned lmc;
-	bool json;
+	bool json, no_rails;
 	int pattern;
 	struct ibfm_pattern_opts popts;
 };
@@ -28,6 +28,7 @@ struct route_args {
 /* The fabric and its tables, from ibfm's engine or an OpenSM dump. */
 struct routed {
 	struct ibfm_fabric *f;
+	struct ibfm_rails rails; /* found in the fabric */
 	struct ibfm_lfts lfts;
 	struct ibfm_ftree_stats stats;
 	double route_ms;
@@ -43,7 +44,10 @@ enum {
 	OPT_JSON,
 	OPT_PATTERN,
 	OPT_SEED,
-	OPT_COUNT
+	OPT_COUNT,
+	OPT_NO_RAILS,
+	OPT_RAIL_PATTERN,
+	OPT_RAIL_MAP,
 };
 
 static const struct option route_opts[] = {
@@ -56,6 +60,9 @@ static const struct option route_opts[] = {
 	{ "pattern", required_argument, NULL, OPT_PATTERN },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "no-rails", no_argument, NULL, OPT_NO_RAILS },
+	{ "rail-pattern", required_argument, NULL, OPT_RAIL_PATTERN },
+	{ "rail-map", required_argument, NULL, OPT_RAIL_MAP },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -106,6 +113,15 @@ static int parse_args(int argc, char **argv, const char *usage,
 			break;
 		case OPT_JSON:
 			a->json = true;
+			break;
+		case OPT_NO_RAILS:
+			a->no_rails = true;
+			break;
+		case OPT_RAIL_PATTERN:
+			a->rail_pattern = optarg;
+			break;
+		case OPT_RAIL_MAP:
+			a->rail_map = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -164,6 +180,7 @@ static int route_ours(const struct route_args *a, struct routed *r)
 		goto out;
 	o.roots = roots;
 	o.io = io;
+	o.rails = a->no_rails ? NULL : &r->rails;
 	if (ibfm_fabric_assign_lids(r->f, a->lmc, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
@@ -197,6 +214,11 @@ static int load_routed(const struct route_args *a, struct routed *r)
 	r->f = cli_load_topo(a->topo);
 	if (!r->f)
 		return CLI_INPUT;
+	if (ibfm_rail_detect(r->f, a->rail_pattern, a->rail_map, &r->rails,
+			     &err)) {
+		cli_error("%s", err.msg);
+		return CLI_INPUT;
+	}
 	if (!a->lfts)
 		return route_ours(a, r);
 	cli_progress_begin("reading %s", a->lfts);
@@ -211,6 +233,7 @@ static int load_routed(const struct route_args *a, struct routed *r)
 
 static void routed_free(struct routed *r)
 {
+	ibfm_rails_free(&r->rails);
 	ibfm_lfts_free(&r->lfts);
 	ibfm_fabric_destroy(r->f);
 }
@@ -260,6 +283,10 @@ static const char route_usage[] =
 	"\n"
 	"  -t, --topo FILE        topology (ibnetdiscover format)\n"
 	"      --lmc N            LIDs per CA port: 2^N paths (default 0)\n"
+	"      --no-rails         plain fat-tree routing even when rails are found\n"
+	"      --rail-pattern RE  rails from node descriptions: regex (host)(rail)\n"
+	"                         (default: \"<host> mlx5_<r>\" or \"<host> HCA-<r>\")\n"
+	"      --rail-map FILE    rails from a map: PORTGUID SERVER RAIL per line\n"
 	"      --root-guids FILE  top-level switch GUIDs (OpenSM root_guid_file)\n"
 	"      --io-guids FILE    CAs that are not compute nodes (io_guid_file)\n"
 	"      --dump-lfts OUT    write the tables as OpenSM's opensm-lfts.dump\n"
@@ -297,6 +324,7 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_uint(&j, "lids", r.stats.lids);
 		ibfm_json_uint(&j, "top_lid", r.lfts.top_lid);
 		ibfm_json_uint(&j, "levels", r.stats.levels);
+		ibfm_json_uint(&j, "rails", r.stats.rails);
 		ibfm_json_uint(&j, "lft_bytes",
 			       (uint64_t)r.lfts.nsw * r.lfts.stride);
 		ibfm_json_uint(&j, "unranked_switches", r.stats.unranked);
@@ -306,9 +334,11 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else if (!rc) {
-		printf("engine ibfm-ftree: %u switches, %u LIDs, %u levels, routed in %.1f ms\n",
-		       r.f->nswitches, r.stats.lids, r.stats.levels,
-		       r.route_ms);
+		printf("engine ibfm-ftree%s: %u switches, %u LIDs, %u levels, routed in %.1f ms\n",
+		       r.stats.rails ? " (rail-aware)" : "", r.f->nswitches,
+		       r.stats.lids, r.stats.levels, r.route_ms);
+		if (r.stats.rails)
+			printf("rails routed apart: %u\n", r.stats.rails);
 		if (r.stats.unranked)
 			printf("switches without a rank (not routed through): %u\n",
 			       r.stats.unranked);
@@ -335,7 +365,7 @@ static const char check_usage[] =
 	"\n"
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump (log flag 0x40)\n"
-	"      --lmc, --root-guids, --io-guids   as for ibfm route\n"
+	"      --lmc, --root-guids, --io-guids, --no-rails   as for ibfm route\n"
 	"      --json          one JSON object\n"
 	"  -h, --help          this text\n";
 
@@ -439,11 +469,14 @@ static const char eval_usage[] =
 	"\n"
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump instead of ibfm's routes\n"
-	"      --pattern P     shift (every k; 256 evenly spaced k above 16384 hosts),\n"
-	"                      all2all, random (seeded permutations)\n"
+	"      --pattern P     shift (every k; 256 evenly spaced k above 16384\n"
+	"                      hosts), ring, all2all, random (seeded permutations);\n"
+	"                      per rail, all rails at once: rail-ring, rail-shift,\n"
+	"                      rail-alltoall, xrail-alltoall (to every other rail)\n"
 	"      --count N       shifts or permutations to evaluate\n"
 	"      --seed S        random: seed (default 0)\n"
-	"      --lmc, --root-guids, --io-guids   as for ibfm route\n"
+	"      --lmc, --root-guids, --io-guids, --no-rails, --rail-pattern,\n"
+	"      --rail-map      as for ibfm route\n"
 	"      --json          one JSON object\n"
 	"  -h, --help          this text\n";
 
@@ -455,12 +488,14 @@ static int cmd_eval(int argc, char **argv)
 	struct routed r = { 0 };
 	uint64_t *io = NULL;
 	char buf[200];
+	unsigned k;
 	int rc;
 
 	rc = parse_args(argc, argv, eval_usage, &a);
 	if (!rc && read_guids(a.io, &io, &a.popts.nio))
 		rc = CLI_INPUT;
 	a.popts.io = io;
+	a.popts.rails = &r.rails;
 	if (!rc && a.pattern < 0) {
 		cli_error("eval needs --pattern shift|ring|all2all|random");
 		rc = CLI_USAGE;
@@ -494,6 +529,11 @@ static int cmd_eval(int argc, char **argv)
 		ibfm_json_uint(&j, "max_at", lr.max_k);
 		ibfm_json_uint(&j, "links_at_max", lr.max_channels);
 		ibfm_json_uint(&j, "unrouted_flows", lr.unrouted);
+		ibfm_json_uint(&j, "rails", lr.nrails);
+		ibfm_json_arr_begin(&j, "per_rail");
+		for (k = 0; k < lr.nrails; k++)
+			ibfm_json_double(&j, NULL, lr.per_rail[k]);
+		ibfm_json_arr_end(&j);
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else {
@@ -505,6 +545,9 @@ static int cmd_eval(int argc, char **argv)
 			       buf, lr.max_channels, lr.max_k);
 		if (lr.unrouted)
 			printf("unrouted flows: %" PRIu64 "\n", lr.unrouted);
+		for (k = 0; k < lr.nrails; k++)
+			printf("rail %u alone: max load %g\n",
+			       r.rails.rail_value[k], lr.per_rail[k]);
 	}
 out:
 	if (r.f)

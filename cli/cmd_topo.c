@@ -12,6 +12,7 @@
 #include "routing/diff.h"
 #include "routing/gen.h"
 #include "routing/json.h"
+#include "routing/rail.h"
 #include "routing/rank.h"
 #include "routing/topo.h"
 
@@ -262,8 +263,9 @@ struct topo_summary {
 	uint32_t per_level[IBFM_RANK_NONE]; /* switches at rank 1.. */
 	struct rate_count rates[MAX_RATES]; /* links per width x speed */
 	unsigned nrates;
-	uint32_t slow;	   /* links below the fastest rate */
-	uint32_t unranked; /* switches no leaf reaches */
+	uint32_t slow;		 /* links below the fastest rate */
+	uint32_t unranked;	 /* switches no leaf reaches */
+	struct ibfm_rails rails; /* found from node descriptions */
 };
 
 static void count_rates(const struct ibfm_fabric *f, struct topo_summary *s)
@@ -320,6 +322,8 @@ static int summarize(const struct ibfm_fabric *f, struct topo_summary *s)
 	}
 	free(rank);
 	count_rates(f, s);
+	if (ibfm_rail_detect(f, NULL, NULL, &s->rails, NULL))
+		return -ENOMEM;
 	for (i = 0; i < s->nrates; i++)
 		if (rate_gbps(&s->rates[i]) > best)
 			best = rate_gbps(&s->rates[i]);
@@ -329,7 +333,13 @@ static int summarize(const struct ibfm_fabric *f, struct topo_summary *s)
 	return 0;
 }
 
-static void show_text(const struct topo_summary *s)
+/* The NodeDescription of a CA port's node. */
+static const char *port_name(const struct ibfm_fabric *f, uint32_t p)
+{
+	return ibfm_fabric_str(f, f->nodes[f->ports[p].node].desc);
+}
+
+static void show_text(const struct ibfm_fabric *f, const struct topo_summary *s)
 {
 	unsigned l, i;
 
@@ -346,9 +356,17 @@ static void show_text(const struct topo_summary *s)
 	printf("links below the fastest rate: %u\n", s->slow);
 	if (s->unranked)
 		printf("switches no leaf reaches: %u\n", s->unranked);
+	printf("rails     %u\n", s->rails.nrails);
+	for (i = 0; i < s->rails.nmiswired; i++)
+		printf("  miswired: %s (on a leaf of another rail)\n",
+		       port_name(f, s->rails.miswired[i]));
+	for (i = 0; i < s->rails.nincomplete; i++)
+		printf("  incomplete server: %s has fewer HCAs than the others\n",
+		       port_name(f, s->rails.incomplete[i]));
 }
 
-static void show_json(const struct topo_summary *s, const char *file)
+static void show_json(const struct ibfm_fabric *f, const struct topo_summary *s,
+		      const char *file)
 {
 	struct ibfm_json j;
 	char key[32];
@@ -375,6 +393,15 @@ static void show_json(const struct topo_summary *s, const char *file)
 	ibfm_json_obj_end(&j);
 	ibfm_json_uint(&j, "slow_links", s->slow);
 	ibfm_json_uint(&j, "unranked_switches", s->unranked);
+	ibfm_json_uint(&j, "rails", s->rails.nrails);
+	ibfm_json_arr_begin(&j, "miswired");
+	for (i = 0; i < s->rails.nmiswired; i++)
+		ibfm_json_str(&j, NULL, port_name(f, s->rails.miswired[i]));
+	ibfm_json_arr_end(&j);
+	ibfm_json_arr_begin(&j, "incomplete_servers");
+	for (i = 0; i < s->rails.nincomplete; i++)
+		ibfm_json_str(&j, NULL, port_name(f, s->rails.incomplete[i]));
+	ibfm_json_arr_end(&j);
 	ibfm_json_obj_end(&j);
 	ibfm_json_finish(&j);
 }
@@ -389,9 +416,10 @@ static int show(const struct ibfm_fabric *f, const char *file, bool json)
 		return CLI_FAIL;
 	}
 	if (json)
-		show_json(&s, file);
+		show_json(f, &s, file);
 	else
-		show_text(&s);
+		show_text(f, &s);
+	ibfm_rails_free(&s.rails);
 	return CLI_OK;
 }
 

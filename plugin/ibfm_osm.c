@@ -53,6 +53,7 @@ struct ibfm_osm {
 	size_t nroots, nio;
 	struct ibfm_fabric *fabric; /* the last routed fabric */
 	struct ibfm_ftree *engine;  /* routes 'fabric' */
+	struct ibfm_rails rails;    /* found in 'fabric' */
 	struct ibfm_lfts lfts;	    /* its tables */
 	uint64_t generation;
 };
@@ -63,6 +64,7 @@ static void plugin_free(struct ibfm_osm *p)
 		return;
 	ibfm_ftree_destroy(p->engine);
 	ibfm_lfts_free(&p->lfts);
+	ibfm_rails_free(&p->rails);
 	ibfm_fabric_destroy(p->fabric);
 	free(p->state_dir);
 	free(p->roots);
@@ -274,27 +276,64 @@ static bool only_links_lost(const struct ibfm_fabric *old,
 	return true;
 }
 
+/* Finds rails in 'f' and says what it found. */
+static int find_rails(struct ibfm_osm *p, const struct ibfm_fabric *f,
+		      struct ibfm_rails *rails)
+{
+	struct ibfm_err err;
+	uint32_t i;
+
+	if (ibfm_rail_detect(f, NULL, NULL, rails, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
+			err.msg);
+		return -1;
+	}
+	if (!rails->nrails)
+		return 0;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"rail-optimized fabric: %u rails, %u servers: routing rail-aware\n",
+		rails->nrails, rails->nservers);
+	for (i = 0; i < rails->nmiswired; i++)
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX
+			"ERR P08 miswired HCA \"%s\" (port 0x%016" PRIx64
+			") is on a leaf of another rail\n",
+			ibfm_fabric_str(
+				f, f->nodes[f->ports[rails->miswired[i]].node]
+					   .desc),
+			f->ports[rails->miswired[i]].guid);
+	return 0;
+}
+
 /* Routes 'f' from scratch; on success the plugin owns it. */
 static int route_full(struct ibfm_osm *p, struct ibfm_fabric *f)
 {
-	struct ibfm_ftree_opts o = { p->roots, p->nroots, p->io, p->nio };
+	struct ibfm_ftree_opts o = { p->roots, p->nroots, p->io, p->nio, NULL };
 	struct ibfm_ftree *engine = NULL;
 	struct ibfm_lfts lfts = { 0 };
+	struct ibfm_rails rails;
 	struct ibfm_err err;
 
+	if (find_rails(p, f, &rails))
+		return -1;
+	o.rails = &rails;
 	if (ibfm_ftree_create(f, &o, &engine, &err) ||
 	    ibfm_ftree_route(engine, &lfts, &err)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
 			err.msg);
 		ibfm_ftree_destroy(engine);
 		ibfm_lfts_free(&lfts);
+		ibfm_rails_free(&rails);
 		return -1;
 	}
 	ibfm_ftree_destroy(p->engine);
 	ibfm_lfts_free(&p->lfts);
+	ibfm_rails_free(&p->rails);
 	ibfm_fabric_destroy(p->fabric);
 	p->engine = engine;
 	p->lfts = lfts;
+	p->rails = rails;
 	p->fabric = f;
 	return 0;
 }
@@ -420,10 +459,11 @@ static int ucast_build_fwd_tables(void *context)
 	p->generation++;
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
-		"routed %u switches, %u LIDs (%s) in %.1f ms; LFT blocks to "
+		"routed %u switches, %u LIDs (%s%s) in %.1f ms; LFT blocks to "
 		"send: %" PRIu64 " of %" PRIu64 "; generation %" PRIu64 "\n",
 		p->fabric->nswitches, st->lids,
-		incremental ? "incremental" : "full", ms, blocks, total,
+		incremental ? "incremental" : "full",
+		st->rails ? ", rail-aware" : "", ms, blocks, total,
 		p->generation);
 	if (p->state_dir) {
 		struct ibfm_snapshot snap = {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "routing/grow.h"
+#include "routing/rail.h"
 #include "routing/rank.h"
 
 enum { DIR_NONE = 0, DIR_UP, DIR_DOWN };
@@ -23,7 +24,8 @@ struct hop {
 struct sw {
 	uint32_t node;
 	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
-	uint32_t rr;	   /* round-robin position over the parents */
+	uint16_t step;	   /* how far a position moves per destination */
+	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
 	uint32_t active;   /* == stamp: carries compute traffic */
 	uint32_t dgen;	   /* == t->dgen: dport leads down to target */
 	uint32_t base;	   /* parent index of the base LID's route */
@@ -41,6 +43,7 @@ struct dest {
 	uint16_t lid;
 	uint8_t nlids; /* 2^LMC */
 	uint8_t out;   /* the target's port to it (0 for a switch) */
+	uint16_t rail; /* its rail; 0 without rails */
 	bool compute;  /* moves round-robin positions */
 	bool to_leaf;  /* the target is a leaf (a CA's LID) */
 };
@@ -56,8 +59,11 @@ struct ibfm_ftree {
 	uint64_t *down, *updown; /* nsw bitsets of 'words' each */
 	uint64_t *leaves;	 /* bitset of the leaves */
 	uint32_t *queue;
-	uint32_t *comp; /* switch -> connected component */
-	uint8_t *mode;	/* per switch, for the current target: MODE_* */
+	uint32_t *comp;	 /* switch -> connected component */
+	uint8_t *mode;	 /* per switch, for the current target: MODE_* */
+	unsigned nrails; /* 1 when the fabric has no rails */
+	uint16_t *pos;	 /* per (switch, rail): next parent to use */
+	const struct ibfm_rails *rails; /* the caller's, or NULL */
 	struct dest *dests;
 	uint32_t ndests;
 	uint32_t *lid_dest; /* LID -> dest index */
@@ -139,6 +145,8 @@ static int build_adjacency(struct ibfm_ftree *t)
 		t->sw[s].nup = 0;
 		t->sw[s].rank = (uint8_t)my;
 		t->sw[s].compute = false;
+		t->sw[s].rail = t->nrails > 1 ? t->rails->port_rail[nd->port0]
+					      : IBFM_RAIL_NONE;
 		for (p = 1; p <= nd->nports; p++) {
 			uint32_t port = nd->port0 + p, q = f->ports[port].peer;
 			uint32_t m;
@@ -277,6 +285,10 @@ static void add_dest(struct ibfm_ftree *t, uint32_t port, uint32_t target,
 	d->lid = p->lid;
 	d->nlids = (uint8_t)(1U << p->lmc);
 	d->compute = !t->io[port] && p->num != 0;
+	d->rail = t->nrails > 1 && p->num &&
+				  t->rails->port_rail[port] != IBFM_RAIL_NONE
+			  ? t->rails->port_rail[port]
+			  : 0;
 	d->to_leaf = t->rank[t->sw[target].node] == 1;
 	if (p->lid + d->nlids - 1U > t->top_lid)
 		t->top_lid = p->lid + d->nlids - 1U;
@@ -390,6 +402,14 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 				    "on it, so there is no fat tree to route");
 	}
 	mark_io(t, opts);
+	t->rails = opts ? opts->rails : NULL;
+	t->nrails = t->rails && t->rails->nrails >= 2 ? t->rails->nrails : 1;
+	t->pos = calloc((size_t)t->nsw * t->nrails + 1, sizeof(*t->pos));
+	if (!t->pos) {
+		ibfm_ftree_destroy(t);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	t->stats.rails = t->nrails > 1 ? t->nrails : 0;
 	build_adjacency(t);
 	for (s = 0; s < t->nsw; s++)
 		t->stats.unranked += t->sw[s].rank == IBFM_RANK_NONE;
@@ -415,6 +435,7 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->queue);
 	free(t->comp);
 	free(t->mode);
+	free(t->pos);
 	free(t->leaves);
 	free(t->dests);
 	free(t->lid_dest);
@@ -590,14 +611,15 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		uint32_t s = t->order[i], h, from;
 		struct sw *w = &t->sw[s];
 		/* A leaf spreads compute hosts by their index in host order
-		 * (d-mod-k), whatever their leaf: even when I/O nodes or
-		 * uneven leaves break the host count per leaf. */
+		 * (per rail: d-mod-k), whatever their leaf: even when I/O
+		 * nodes or uneven leaves break the host count per leaf. */
 		bool leaf_turn = w->compute && d->compute;
+		uint16_t *pos = &t->pos[(size_t)s * t->nrails + d->rail];
 		uint8_t port;
 
-		from = w->rr;
-		if (leaf_turn && w->nup && ++w->rr == w->nup)
-			w->rr = 0;
+		from = *pos;
+		if (leaf_turn && w->nup && ++*pos == w->nup)
+			*pos = 0;
 		switch (t->mode[s]) {
 		case MODE_NONE:
 			if (w->rank == 1 && t->comp[s] == t->comp[x])
@@ -610,7 +632,9 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 				col[k * n + s] = port;
 			continue;
 		}
-		if (leaf_turn)
+		/* Balance follows same-rail traffic only: cross-rail flows
+		 * are spread by the leaf, but move no higher position. */
+		if (leaf_turn && (t->nrails == 1 || w->rail == d->rail))
 			w->active = stamp;
 		/* Any parent serves when they all reach the same. */
 		h = w->uniform || (w->uniform_leaves && d->to_leaf)
@@ -618,8 +642,11 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 			    : pick_up(t, s, x, from, 0);
 		w->base = h;
 		if (w->active == stamp) {
-			if (!leaf_turn)
-				w->rr = h + 1 == w->nup ? 0 : h + 1;
+			if (!leaf_turn) {
+				*pos += w->step;
+				while (*pos >= w->nup)
+					*pos -= w->nup;
+			}
 			t->sw[t->hops[w->up0 + h].peer].active = stamp;
 		}
 		col[s] = t->hops[w->up0 + h].port;
@@ -627,6 +654,26 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 			col[k * n + s] =
 				t->hops[w->up0 + pick_up(t, s, x, h, k)].port;
 	}
+}
+
+/*
+ * Start positions: leaves count each rail's hosts from port 0; a higher
+ * switch whose up-ports divide among the rails starts rail r at port r
+ * and moves R ports at a time, so the rails interleave and each keeps
+ * its own turn, untouched by the others' failures.
+ */
+static void init_positions(struct ibfm_ftree *t, uint32_t s)
+{
+	struct sw *w = &t->sw[s];
+	unsigned r;
+
+	w->active = 0;
+	w->step = 1;
+	if (t->nrails > 1 && w->rank > 1 && w->nup && w->nup % t->nrails == 0)
+		w->step = (uint16_t)t->nrails;
+	for (r = 0; r < t->nrails; r++)
+		t->pos[(size_t)s * t->nrails + r] =
+			(uint16_t)(w->step > 1 ? r : 0);
 }
 
 int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
@@ -646,10 +693,8 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		ibfm_lfts_free(lfts);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
-	for (s = 0; s < t->nsw; s++) {
-		t->sw[s].rr = 0;
-		t->sw[s].active = 0;
-	}
+	for (s = 0; s < t->nsw; s++)
+		init_positions(t, s);
 	t->stamp = 0;
 	t->stats.no_updown = 0;
 	t->stats.no_updown_sw = 0;
@@ -720,7 +765,10 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 	if (h != IBFM_NONE &&
 	    bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
 		return e;
-	h = pick_up(t, s, x, h == IBFM_NONE ? w->rr : h, 0);
+	h = pick_up(t, s, x,
+		    h == IBFM_NONE ? t->pos[(size_t)s * t->nrails + d->rail]
+				   : h,
+		    0);
 	return t->hops[w->up0 + h].port;
 }
 

@@ -55,6 +55,7 @@
 #include "routing/err.h"
 #include "routing/fabric.h"
 #include "routing/lft.h"
+#include "routing/rail.h"
 
 struct ibfm_ftree;
 
@@ -63,10 +64,13 @@ struct ibfm_ftree_opts {
 	size_t nroots;
 	const uint64_t *io; /* non-compute CA node or port GUIDs */
 	size_t nio;
+	/* rail-aware when it has rails; must outlive the engine */
+	const struct ibfm_rails *rails;
 };
 
 struct ibfm_ftree_stats {
 	unsigned levels;	 /* switch levels */
+	unsigned rails;		 /* rails routed apart, 0: plain fat tree */
 	uint32_t lids;		 /* LIDs routed */
 	uint32_t unranked;	 /* switches with no rank: not routed through */
 	uint64_t no_updown;	 /* (leaf, CA LID) pairs connected only by

@@ -422,31 +422,32 @@ out:
 	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
 }
 
+static const char *const pattern_names[] = {
+	[IBFM_PATTERN_SHIFT] = "shift",
+	[IBFM_PATTERN_RING] = "ring",
+	[IBFM_PATTERN_ALL2ALL] = "all2all",
+	[IBFM_PATTERN_RANDOM] = "random",
+	[IBFM_PATTERN_RAIL_RING] = "rail-ring",
+	[IBFM_PATTERN_RAIL_SHIFT] = "rail-shift",
+	[IBFM_PATTERN_RAIL_ALL2ALL] = "rail-alltoall",
+	[IBFM_PATTERN_XRAIL_ALL2ALL] = "xrail-alltoall",
+};
+
+#define NPATTERNS (sizeof(pattern_names) / sizeof(*pattern_names))
+
 int ibfm_pattern_parse(const char *s)
 {
-	static const char *const names[] = { "shift", "ring", "all2all",
-					     "random" };
-	int i;
+	unsigned i;
 
-	for (i = 0; i < 4; i++)
-		if (!strcmp(s, names[i]))
-			return i;
+	for (i = 0; i < NPATTERNS; i++)
+		if (!strcmp(s, pattern_names[i]))
+			return (int)i;
 	return -1;
 }
 
 const char *ibfm_pattern_name(enum ibfm_pattern p)
 {
-	switch (p) {
-	case IBFM_PATTERN_SHIFT:
-		return "shift";
-	case IBFM_PATTERN_RING:
-		return "ring";
-	case IBFM_PATTERN_ALL2ALL:
-		return "all2all";
-	case IBFM_PATTERN_RANDOM:
-		return "random";
-	}
-	return "?";
+	return (unsigned)p < NPATTERNS ? pattern_names[p] : "?";
 }
 
 struct loads {
@@ -580,38 +581,51 @@ static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
 	free(perm);
 }
 
+/* Scratch of the all-to-all fold: per-switch counts and an order. */
+struct fold {
+	uint32_t *cnt, *byd, *src;
+};
+
+static int fold_init(struct fold *fo, uint32_t nsw)
+{
+	fo->cnt = calloc(nsw + 1, sizeof(*fo->cnt));
+	fo->byd = malloc((nsw + 1) * sizeof(*fo->byd));
+	fo->src = calloc(nsw + 1, sizeof(*fo->src));
+	return fo->cnt && fo->byd && fo->src ? 0 : -ENOMEM;
+}
+
+static void fold_free(struct fold *fo)
+{
+	free(fo->cnt);
+	free(fo->byd);
+	free(fo->src);
+}
+
 /*
- * All-to-all, one destination at a time: a switch's flows towards it
- * are its own hosts' plus what its neighbours send it, so switches are
- * folded in order of decreasing distance to the destination.
+ * All-to-all towards 'dests', one destination at a time: a switch's
+ * flows towards it are its own sources' (src_per_sw, less the
+ * destination itself when it is a source) plus what its neighbours send
+ * it, so switches are folded in order of decreasing distance to the
+ * destination. O(switches x destinations).
  */
-static int run_all2all(struct loads *l, struct walker *w, const uint32_t *hosts,
-		       uint32_t n, const uint32_t *per_sw,
-		       struct ibfm_load_result *r, double *mean)
+static void fold_all2all(struct loads *l, struct walker *w, struct fold *fo,
+			 const uint32_t *dests, uint32_t nd,
+			 const uint32_t *src_per_sw, bool dests_are_sources)
 {
 	const struct ibfm_lfts *t = l->t;
-	uint32_t *cnt = calloc(t->nsw + 1, sizeof(*cnt));
-	uint32_t *byd = malloc((t->nsw + 1) * sizeof(*byd));
 	uint32_t bucket[IBFM_VERIFY_MAX_HOPS + 2];
 	uint32_t d, s, i, h, pos;
 
-	if (!cnt || !byd) {
-		free(cnt);
-		free(byd);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		add_load(l, hosts[i], n - 1);
-	for (d = 0; d < n; d++) {
-		uint32_t self;
+	for (d = 0; d < nd; d++) {
+		uint32_t self = dests_are_sources ? leaf_of(l->f, t, dests[d])
+						  : IBFM_NONE;
 
-		walker_lid(w, l->f->ports[hosts[d]].lid);
-		self = leaf_of(l->f, t, hosts[d]);
+		walker_lid(w, l->f->ports[dests[d]].lid);
 		memset(bucket, 0, sizeof(bucket));
 		for (s = 0; s < t->nsw; s++) {
-			cnt[s] = per_sw[s] - (s == self);
-			if (cnt[s] && resolve(w, s) != ST_OK)
-				l->unrouted += cnt[s];
+			fo->cnt[s] = src_per_sw[s] - (s == self);
+			if (fo->cnt[s] && resolve(w, s) != ST_OK)
+				l->unrouted += fo->cnt[s];
 			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
 				bucket[w->hops[s]]++;
 		}
@@ -624,25 +638,163 @@ static int run_all2all(struct loads *l, struct walker *w, const uint32_t *hosts,
 		}
 		for (s = 0; s < t->nsw; s++)
 			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
-				byd[bucket[w->hops[s]]++] = s;
+				fo->byd[bucket[w->hops[s]]++] = s;
 		for (i = 0; i < pos; i++) {
-			uint32_t v = byd[i], gp, nx;
+			uint32_t v = fo->byd[i], gp, nx;
 			int rc;
 
-			if (!cnt[v])
+			if (!fo->cnt[v])
 				continue;
 			rc = hop(w, v, &gp, &nx);
 			if (rc == HOP_HERE)
 				continue;
-			add_load(l, gp, cnt[v]);
+			add_load(l, gp, fo->cnt[v]);
 			if (rc == HOP_ON)
-				cnt[nx] += cnt[v];
+				fo->cnt[nx] += fo->cnt[v];
 		}
 	}
-	close_instance(l, r, 0, mean);
-	free(cnt);
-	free(byd);
+}
+
+/* Hosts grouped by rail, in host order, with their count per switch. */
+struct groups {
+	unsigned n;
+	uint32_t *hosts[IBFM_RAIL_MAX];
+	uint32_t size[IBFM_RAIL_MAX];
+	uint32_t *per_sw[IBFM_RAIL_MAX];
+};
+
+static void groups_free(struct groups *g)
+{
+	unsigned i;
+
+	for (i = 0; i < g->n; i++) {
+		free(g->hosts[i]);
+		free(g->per_sw[i]);
+	}
+}
+
+static int groups_build(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			const struct ibfm_rails *rails, const uint32_t *hosts,
+			uint32_t n, struct groups *g)
+{
+	uint32_t i;
+	unsigned r;
+
+	memset(g, 0, sizeof(*g));
+	g->n = rails->nrails;
+	for (r = 0; r < g->n; r++) {
+		g->hosts[r] = malloc((n + 1) * sizeof(**g->hosts));
+		g->per_sw[r] = calloc(t->nsw + 1, sizeof(**g->per_sw));
+		if (!g->hosts[r] || !g->per_sw[r])
+			return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned rail = rails->port_rail[hosts[i]];
+
+		if (rail == IBFM_RAIL_NONE)
+			continue;
+		g->hosts[rail][g->size[rail]++] = hosts[i];
+		g->per_sw[rail][leaf_of(f, t, hosts[i])]++;
+	}
 	return 0;
+}
+
+/* Rings or shifts within each rail of 'g' (or rail 'only'), all at once. */
+static void run_rail_shifts(struct loads *l, struct walker *w,
+			    const struct groups *g, int only, bool ring,
+			    const struct ibfm_pattern_opts *o,
+			    struct ibfm_load_result *r, double *mean)
+{
+	uint32_t most = 0, want, step, k, i;
+	unsigned x;
+
+	for (x = 0; x < g->n; x++)
+		if ((only < 0 || (int)x == only) && g->size[x] > most)
+			most = g->size[x];
+	if (most < 2)
+		return;
+	want = ring ? 1
+		    : (o && o->count ? o->count
+				     : (most <= 16384 ? most - 1 : 256));
+	if (want > most - 1)
+		want = most - 1;
+	step = (most - 1) / want ? (most - 1) / want : 1;
+	for (k = 1; k < most && r->evaluated < want; k += step) {
+		for (x = 0; x < g->n; x++) {
+			if ((only >= 0 && (int)x != only) || g->size[x] < 2)
+				continue;
+			for (i = 0; i < g->size[x]; i++)
+				flow(l, w, g->hosts[x][i],
+				     g->hosts[x][(i + k) % g->size[x]]);
+		}
+		close_instance(l, r, k, mean);
+	}
+}
+
+/* All-to-all within each rail, or from every other rail, all at once. */
+static void run_rail_all2all(struct loads *l, struct walker *w, struct fold *fo,
+			     const struct groups *g, const uint32_t *per_sw,
+			     uint32_t nhosts, int only, bool cross,
+			     struct ibfm_load_result *r, double *mean)
+{
+	uint32_t i, s;
+	unsigned x;
+
+	for (x = 0; x < g->n; x++) {
+		if (only >= 0 && (int)x != only)
+			continue;
+		if (!cross) {
+			for (i = 0; i < g->size[x]; i++)
+				add_load(l, g->hosts[x][i], g->size[x] - 1);
+			fold_all2all(l, w, fo, g->hosts[x], g->size[x],
+				     g->per_sw[x], true);
+			continue;
+		}
+		/* Rail x receives from every host of the other rails. */
+		for (s = 0; s < l->t->nsw; s++)
+			fo->src[s] = per_sw[s] - g->per_sw[x][s];
+		for (i = 0; i < g->size[x]; i++)
+			add_load(l, g->hosts[x][i], nhosts - g->size[x]);
+		fold_all2all(l, w, fo, g->hosts[x], g->size[x], fo->src, false);
+	}
+	close_instance(l, r, 0, mean);
+}
+
+/* A rail pattern: every rail at once into 'r', each rail alone into per_rail. */
+static int run_rail_pattern(struct loads *l, struct walker *w,
+			    enum ibfm_pattern pattern, const uint32_t *hosts,
+			    uint32_t n, const uint32_t *per_sw,
+			    const struct ibfm_pattern_opts *o,
+			    struct ibfm_load_result *r, double *mean)
+{
+	struct groups g;
+	struct fold fo = { 0 };
+	int only, rc;
+
+	rc = groups_build(l->f, l->t, o->rails, hosts, n, &g);
+	if (!rc)
+		rc = fold_init(&fo, l->t->nsw);
+	for (only = -1; !rc && only < (int)g.n; only++) {
+		struct ibfm_load_result alone = { 0 };
+		struct ibfm_load_result *into = only < 0 ? r : &alone;
+		double m = 0;
+
+		if (pattern == IBFM_PATTERN_RAIL_RING ||
+		    pattern == IBFM_PATTERN_RAIL_SHIFT)
+			run_rail_shifts(l, w, &g, only,
+					pattern == IBFM_PATTERN_RAIL_RING, o,
+					into, only < 0 ? mean : &m);
+		else
+			run_rail_all2all(l, w, &fo, &g, per_sw, n, only,
+					 pattern == IBFM_PATTERN_XRAIL_ALL2ALL,
+					 into, only < 0 ? mean : &m);
+		if (only >= 0)
+			r->per_rail[only] = alone.max_load;
+	}
+	r->nrails = g.n;
+	fold_free(&fo);
+	groups_free(&g);
+	return rc;
 }
 
 /* Leaves I/O nodes out of the host list; returns the new count. */
@@ -699,18 +851,42 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	case IBFM_PATTERN_RANDOM:
 		run_random(&l, &w, hosts, n, opts, r, &mean);
 		break;
-	case IBFM_PATTERN_ALL2ALL:
-		rc = run_all2all(&l, &w, hosts, n, per_sw, r, &mean);
+	case IBFM_PATTERN_ALL2ALL: {
+		struct fold fo = { 0 };
+
+		rc = fold_init(&fo, t->nsw);
+		if (!rc) {
+			for (i = 0; i < n; i++)
+				add_load(&l, hosts[i], n - 1);
+			fold_all2all(&l, &w, &fo, hosts, n, per_sw, true);
+			close_instance(&l, r, 0, &mean);
+		}
+		fold_free(&fo);
+		break;
+	}
+	default:
+		if (!opts || !opts->rails || opts->rails->nrails < 2) {
+			rc = ibfm_err_set(
+				err, -EINVAL,
+				"pattern %s needs rails, and none were found",
+				ibfm_pattern_name(pattern));
+			goto out_quiet;
+		}
+		rc = run_rail_pattern(&l, &w, pattern, hosts, n, per_sw, opts,
+				      r, &mean);
 		break;
 	}
 	r->unrouted = l.unrouted;
 	if (r->evaluated)
 		r->mean_load = mean / r->evaluated;
 out:
+	if (rc)
+		ibfm_err_set(err, rc, "out of memory");
+out_quiet:
 	free(hosts);
 	free(per_sw);
 	free(l.load);
 	free(l.touched);
 	walker_free(&w);
-	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
+	return rc;
 }

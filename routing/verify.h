@@ -21,7 +21,9 @@
  * to host i + k, every k, or a fixed sample of k on large fabrics),
  * ring (k = 1, NCCL's ring over the host order), all-to-all (counted
  * per destination along its routing tree, O(switches x hosts)) and
- * seeded random permutations. The load of a directed channel is the
+ * seeded random permutations; and per rail, with every rail at once:
+ * rings, shifts and all-to-all within each rail, and all-to-all across
+ * rails (each rail also alone, in per_rail). The load of a directed channel is the
  * number of flows crossing it; max_load is the largest, mean_load the
  * mean over channels that carry any flow.
  */
@@ -31,6 +33,7 @@
 #include "routing/err.h"
 #include "routing/fabric.h"
 #include "routing/lft.h"
+#include "routing/rail.h"
 
 #define IBFM_VERIFY_MAX_HOPS 32
 
@@ -66,10 +69,16 @@ enum ibfm_pattern {
 	IBFM_PATTERN_RING,
 	IBFM_PATTERN_ALL2ALL,
 	IBFM_PATTERN_RANDOM,
+	/* Per rail, every rail at once (opts->rails needed): */
+	IBFM_PATTERN_RAIL_RING,	    /* a ring per rail over the servers */
+	IBFM_PATTERN_RAIL_SHIFT,    /* every shift within each rail */
+	IBFM_PATTERN_RAIL_ALL2ALL,  /* all-to-all within each rail */
+	IBFM_PATTERN_XRAIL_ALL2ALL, /* every HCA to every HCA of other rails */
 };
 
 struct ibfm_pattern_opts {
-	const uint64_t *io; /* CAs (node or port GUIDs) left out */
+	const struct ibfm_rails *rails; /* for the rail patterns */
+	const uint64_t *io;		/* CAs (node or port GUIDs) left out */
 	size_t nio;
 	uint64_t seed;	/* random: seed */
 	uint32_t count; /* random: permutations; shift: max shifts
@@ -86,6 +95,8 @@ struct ibfm_load_result {
 	uint32_t max_k;	       /* the shift or permutation where it was */
 	uint32_t max_channels; /* channels at max_load in that instance */
 	uint64_t unrouted;     /* flows dropped or looping */
+	unsigned nrails;       /* rail patterns: rails */
+	double per_rail[IBFM_RAIL_MAX]; /* max load of each rail run alone */
 };
 
 int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
@@ -93,7 +104,8 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 			const struct ibfm_pattern_opts *opts,
 			struct ibfm_load_result *r, struct ibfm_err *err);
 
-/* "shift", "ring", "all2all", "random"; -1 if none. */
+/* "shift", "ring", "all2all", "random", "rail-ring", "rail-shift",
+ * "rail-alltoall", "xrail-alltoall"; -1 if none. */
 int ibfm_pattern_parse(const char *s);
 const char *ibfm_pattern_name(enum ibfm_pattern p);
 
