@@ -532,27 +532,6 @@ static uint64_t rng_next(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-static void run_shifts(struct loads *l, struct walker *w, const uint32_t *hosts,
-		       uint32_t n, const struct ibfm_pattern_opts *o, bool ring,
-		       struct ibfm_load_result *r, double *mean)
-{
-	uint32_t want = o && o->count ? o->count : (n <= 16384 ? n : 256);
-	uint32_t step, k, i;
-
-	if (ring)
-		want = 1;
-	if (want > n - 1)
-		want = n - 1;
-	/* Evenly spaced shifts, always including k = 1. */
-	step = want ? (n - 1) / want : 1;
-	for (k = 1; want && k < n && r->evaluated < want;
-	     k += step ? step : 1) {
-		for (i = 0; i < n; i++)
-			flow(l, w, hosts[i], hosts[(i + k) % n]);
-		close_instance(l, r, k, mean);
-	}
-}
-
 static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
 		       uint32_t n, const struct ibfm_pattern_opts *o,
 		       struct ibfm_load_result *r, double *mean)
@@ -718,7 +697,9 @@ static void run_rail_shifts(struct loads *l, struct walker *w,
 				     : (most <= 16384 ? most - 1 : 256));
 	if (want > most - 1)
 		want = most - 1;
-	step = (most - 1) / want ? (most - 1) / want : 1;
+	step = (most - 1) / want;
+	if (!step)
+		step = 1;
 	for (k = 1; k < most && r->evaluated < want; k += step) {
 		for (x = 0; x < g->n; x++) {
 			if ((only >= 0 && (int)x != only) || g->size[x] < 2)
@@ -845,8 +826,15 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	switch (pattern) {
 	case IBFM_PATTERN_SHIFT:
 	case IBFM_PATTERN_RING:
-		run_shifts(&l, &w, hosts, n, opts, pattern == IBFM_PATTERN_RING,
-			   r, &mean);
+		{
+			/* The whole host list as one group. */
+			struct groups one = { .n = 1, .hosts = { hosts },
+					      .size = { n } };
+
+			run_rail_shifts(&l, &w, &one, -1,
+					pattern == IBFM_PATTERN_RING, opts, r,
+					&mean);
+		}
 		break;
 	case IBFM_PATTERN_RANDOM:
 		run_random(&l, &w, hosts, n, opts, r, &mean);
