@@ -25,6 +25,7 @@ struct sw {
 	uint32_t node;
 	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
 	uint16_t step;	   /* how far a position moves per destination */
+	uint16_t spill;	   /* next port for destinations displaced by a hole */
 	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
 	uint32_t active;   /* == stamp: carries compute traffic */
 	uint32_t dgen;	   /* == t->dgen: dport leads down to target */
@@ -640,6 +641,12 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		h = w->uniform || (w->uniform_leaves && d->to_leaf)
 			    ? from
 			    : pick_up(t, s, x, from, 0);
+		/* Displaced by a hole: spread what the hole displaces over
+		 * every valid port, rather than onto the next one. */
+		if (h != from && w->nup > 1) {
+			h = pick_up(t, s, x, w->spill, 0);
+			w->spill = h + 1 == w->nup ? 0 : h + 1;
+		}
 		w->base = h;
 		if (w->active == stamp) {
 			if (!leaf_turn) {
@@ -668,6 +675,7 @@ static void init_positions(struct ibfm_ftree *t, uint32_t s)
 	unsigned r;
 
 	w->active = 0;
+	w->spill = 0;
 	w->step = 1;
 	if (t->nrails > 1 && w->rank > 1 && w->nup && w->nup % t->nrails == 0)
 		w->step = (uint16_t)t->nrails;
