@@ -20,6 +20,7 @@
 
 #include "bench/bench.h"
 #include "routing/ftree.h"
+#include "routing/sharp.h"
 #include "routing/verify.h"
 
 /* Keeps the compiler from dropping the lower-bound memset. */
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
 {
 	struct bench_args a;
 	struct ibfm_gen_params p;
-	double route[16], reroute[16], wr[16], t0, lower;
+	double route[16], reroute[16], wr[16], t0, lower, sharp_ms;
+	uint32_t ntrees = 0;
 	struct ibfm_ftree_delta delta = { 0 };
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_ftree *e = NULL;
@@ -105,6 +107,19 @@ int main(int argc, char **argv)
 		entries += delta.entries;
 		blocks += delta.blocks;
 	}
+	/* All SHARP trees (one per top switch) over the tables. */
+	for (i = 0; i < runs; i++) {
+		struct ibfm_sharp_opts so = { 0 };
+		struct ibfm_sharp *sh = NULL;
+
+		t0 = bench_now_ms();
+		if (ibfm_sharp_build(f, &lfts, &so, &sh, &err))
+			die(&err);
+		wr[i] = bench_now_ms() - t0;
+		ntrees = sh->ntrees;
+		ibfm_sharp_destroy(sh);
+	}
+	sharp_ms = bench_median(wr, runs);
 	/* Peak RSS of routing, before the lower bound allocates its own. */
 	getrusage(RUSAGE_SELF, &ru);
 	/* The lower bound: writing switches x LIDs bytes into memory that
@@ -120,11 +135,11 @@ int main(int argc, char **argv)
 	}
 	lower = bench_median(wr, runs);
 	free(mem);
-	printf("| %u-level radix %u | %u | %u | %u | %.1f ms | %.1f ms | %.2f ms | %.0f | %.0f | %.1f MB | %.0f MB |",
+	printf("| %u-level radix %u | %u | %u | %u | %.1f ms | %.1f ms | %.2f ms | %.0f | %.0f | %.1f MB | %.0f MB | %u trees in %.1f ms |",
 	       p.levels, p.radix, f->ncas, f->nswitches, lfts.top_lid,
 	       bench_median(route, runs), lower, bench_median(reroute, runs),
 	       (double)entries / runs, (double)blocks / runs, bytes / 1e6,
-	       ru.ru_maxrss / 1024.0);
+	       ru.ru_maxrss / 1024.0, ntrees, sharp_ms);
 	if (!quiet) {
 		/* Loads on the full fabric: route it again without the failures. */
 		ibfm_ftree_destroy(e);

@@ -105,3 +105,33 @@ const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
 		 ibfm_fabric_str(f, n->desc), p->num, n->guid);
 	return buf;
 }
+
+uint32_t cli_find_port(const struct ibfm_fabric *f, const char *s)
+{
+	uint32_t n = IBFM_NONE, p;
+	char *end;
+
+	if (!strncmp(s, "0x", 2)) {
+		uint64_t guid = strtoull(s, &end, 16);
+
+		if (*end)
+			return IBFM_NONE;
+		p = ibfm_fabric_port_by_guid(f, guid);
+		if (p != IBFM_NONE)
+			return p;
+		n = ibfm_fabric_node_by_guid(f, guid);
+	} else if (*s >= '0' && *s <= '9') {
+		unsigned long lid = strtoul(s, &end, 10);
+
+		if (!*end)
+			return ibfm_fabric_port_by_lid(f, (uint32_t)lid);
+	}
+	if (n == IBFM_NONE)
+		n = ibfm_fabric_node_by_desc(f, s);
+	if (n == IBFM_NONE)
+		n = ibfm_fabric_node_by_name(f, s);
+	if (n == IBFM_NONE)
+		return IBFM_NONE;
+	return ibfm_fabric_port(f, n,
+				ibfm_node_is_switch(&f->nodes[n]) ? 0 : 1);
+}

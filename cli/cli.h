@@ -30,6 +30,7 @@ struct cli_cmd {
 /* Tables end with an entry whose group is NULL; name NULL: one word. */
 extern const struct cli_cmd cli_topo_cmds[];
 extern const struct cli_cmd cli_route_cmds[];
+extern const struct cli_cmd cli_sharp_cmds[];
 
 /* Prints "ibfm: " and the message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -47,6 +48,13 @@ struct ibfm_fabric *cli_load_topo(const char *path);
 
 /* Parses a whole unsigned number in [min, max]; false if it is not one. */
 bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
+
+/*
+ * A port named by a port or node GUID ("0x..."), a LID (decimal), a
+ * node description ("node017 mlx5_3") or a record name; a node's first
+ * port for a CA, port 0 for a switch. IBFM_NONE if none.
+ */
+uint32_t cli_find_port(const struct ibfm_fabric *f, const char *s);
 
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,

@@ -17,6 +17,9 @@
  *   state_dir=DIR          where snapshot.json and lfts.dump go
  *   root_guid_file=FILE    top switches (default: OpenSM's root_guid_file)
  *   io_guid_file=FILE      non-compute CAs (default: OpenSM's io_guid_file)
+ *   sharp_trees=N          SHARP trees to build (default 16; 0: one per root)
+ *   sharp_radix=N          max children per aggregation node (default: any)
+ *   sharp_sl=SL            SL answered for AN-to-AN PathRecords (default: OpenSM's)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +39,7 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_switch.h>
 
+#include "routing/sharp.h"
 #include "routing/snapshot.h"
 #include "routing/ftree.h"
 #include "routing/topo.h"
@@ -56,12 +60,16 @@ struct ibfm_osm {
 	struct ibfm_rails rails;    /* found in 'fabric' */
 	struct ibfm_lfts lfts;	    /* its tables */
 	uint64_t generation;
+	struct ibfm_sharp_opts sharp; /* sharp_trees=, sharp_radix= */
+	int sharp_sl;		      /* SL of AN-to-AN paths, -1: none */
+	struct ibfm_sharp *trees;     /* built after each pass */
 };
 
 static void plugin_free(struct ibfm_osm *p)
 {
 	if (!p)
 		return;
+	ibfm_sharp_destroy(p->trees);
 	ibfm_ftree_destroy(p->engine);
 	ibfm_lfts_free(&p->lfts);
 	ibfm_rails_free(&p->rails);
@@ -119,11 +127,19 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 			roots = eq;
 		} else if (eq && !strcmp(tok, "io_guid_file")) {
 			io = eq;
+		} else if (eq && !strcmp(tok, "sharp_trees")) {
+			p->sharp.trees = (unsigned)atoi(eq);
+		} else if (eq && !strcmp(tok, "sharp_radix")) {
+			p->sharp.radix = (unsigned)atoi(eq);
+		} else if (eq && !strcmp(tok, "sharp_sl") && atoi(eq) >= 0 &&
+			   atoi(eq) < 16) {
+			p->sharp_sl = atoi(eq);
 		} else {
 			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 				LOG_PREFIX
-				"ERR P01 event_plugin_options: unknown option \"%s\": "
-				"expected state_dir=, root_guid_file= or io_guid_file=\n",
+				"ERR P01 event_plugin_options: bad option \"%s\": "
+				"expected state_dir=, root_guid_file=, io_guid_file=, "
+				"sharp_trees=N, sharp_radix=N or sharp_sl=0..15\n",
 				tok);
 			rc = -1;
 		}
@@ -415,6 +431,58 @@ static void refuse(struct ibfm_osm *p, const struct ibfm_ftree_stats *st)
 		n ? ")" : "");
 }
 
+static int write_trees(FILE *out, const void *ctx)
+{
+	return ibfm_sharp_write_json(ctx, NULL, 0, out);
+}
+
+/* Builds the SHARP trees over the new tables and publishes them. */
+static void publish_trees(struct ibfm_osm *p)
+{
+	struct ibfm_err err;
+	char why[256];
+
+	ibfm_sharp_destroy(p->trees);
+	p->trees = NULL;
+	p->sharp.rails = &p->rails;
+	if (ibfm_sharp_build(p->fabric, &p->lfts, &p->sharp, &p->trees, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P09 SHARP trees: %s\n", err.msg);
+		return;
+	}
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"%u SHARP trees, %u violations, max %u tree edges on a link\n",
+		p->trees->ntrees, ibfm_sharp_violations(p->trees),
+		p->trees->max_link_edges);
+	if (p->state_dir &&
+	    ibfm_snapshot_write(p->state_dir, "sharp.json", write_trees,
+				p->trees, why, sizeof(why)))
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P06 sharp.json not published: %s\n",
+			why);
+}
+
+/*
+ * SA PathRecord SL: SHARP's SL between two aggregation nodes (switch
+ * LIDs of the routed fabric) when sharp_sl is set, OpenSM's otherwise.
+ */
+static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
+		       const ib_net16_t dlid)
+{
+	struct ibfm_osm *p = context;
+	uint32_t a, b;
+
+	if (p->sharp_sl < 0 || !p->fabric)
+		return hint;
+	a = ibfm_fabric_port_by_lid(p->fabric, cl_ntoh16(slid));
+	b = ibfm_fabric_port_by_lid(p->fabric, cl_ntoh16(dlid));
+	if (a == IBFM_NONE || b == IBFM_NONE || p->fabric->ports[a].num ||
+	    p->fabric->ports[b].num)
+		return hint;
+	return (uint8_t)p->sharp_sl;
+}
+
 static int build_lid_matrices(void *context)
 {
 	(void)context;
@@ -465,6 +533,7 @@ static int ucast_build_fwd_tables(void *context)
 		incremental ? "incremental" : "full",
 		st->rails ? ", rail-aware" : "", ms, blocks, total,
 		p->generation);
+	publish_trees(p);
 	if (p->state_dir) {
 		struct ibfm_snapshot snap = {
 			.generation = p->generation,
@@ -488,9 +557,13 @@ static int ucast_build_fwd_tables(void *context)
 
 static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 {
+	const struct ibfm_osm *p = re->context;
+
 	(void)osm;
 	re->build_lid_matrices = build_lid_matrices;
 	re->ucast_build_fwd_tables = ucast_build_fwd_tables;
+	if (p && p->sharp_sl >= 0)
+		re->path_sl = path_sl;
 	return 0;
 }
 
@@ -505,6 +578,8 @@ static void *create(osm_opensm_t *osm)
 	if (!p)
 		return NULL;
 	p->osm = osm;
+	p->sharp_sl = -1;
+	p->sharp.trees = 16;
 	if (parse_options(p, osm->subn.opt.event_plugin_options)) {
 		plugin_free(p);
 		return NULL;

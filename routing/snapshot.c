@@ -12,11 +12,9 @@
 
 #include "routing/json.h"
 
-typedef int (*write_fn)(FILE *out, const void *ctx);
-
-/* Writes DIR/NAME through a temporary file, fsync and rename. */
-static int write_atomic(const char *dir, const char *name, write_fn fn,
-			const void *ctx, char *why, size_t whylen)
+int ibfm_snapshot_write(const char *dir, const char *name,
+			ibfm_snapshot_write_fn fn, const void *ctx, char *why,
+			size_t whylen)
 {
 	char tmp[4096], dst[4096];
 	FILE *out;
@@ -96,10 +94,10 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
 		return -errno;
 	}
-	rc = write_atomic(dir, "lfts.dump", write_dump, &d, why, whylen);
+	rc = ibfm_snapshot_write(dir, "lfts.dump", write_dump, &d, why, whylen);
 	if (!rc)
-		rc = write_atomic(dir, "snapshot.json", write_json, &d, why,
-				  whylen);
+		rc = ibfm_snapshot_write(dir, "snapshot.json", write_json, &d,
+					 why, whylen);
 	/* Make the renames themselves durable. */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "routing/fabric.h"
 #include "routing/lft.h"
@@ -38,6 +39,12 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 			  const struct ibfm_lfts *t,
 			  const struct ibfm_snapshot *s, char *why,
 			  size_t whylen);
+
+/* Writes what 'fn' writes to DIR/NAME the same way (temp, fsync, rename). */
+typedef int (*ibfm_snapshot_write_fn)(FILE *out, const void *ctx);
+int ibfm_snapshot_write(const char *dir, const char *name,
+			ibfm_snapshot_write_fn fn, const void *ctx, char *why,
+			size_t whylen);
 
 /* The generation of DIR/snapshot.json, 0 when there is none. */
 uint64_t ibfm_snapshot_last_generation(const char *dir);
