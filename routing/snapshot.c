@@ -20,6 +20,10 @@ int ibfm_snapshot_write(const char *dir, const char *name,
 	FILE *out;
 	int fd, rc;
 
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
 	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.tmp", dir, name, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -90,10 +94,6 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 	struct dump_ctx d = { f, t, s };
 	int rc, fd;
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
-		return -errno;
-	}
 	rc = ibfm_snapshot_write(dir, "lfts.dump", write_dump, &d, why, whylen);
 	if (!rc)
 		rc = ibfm_snapshot_write(dir, "snapshot.json", write_json, &d,

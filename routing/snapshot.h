@@ -40,7 +40,10 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 			  const struct ibfm_snapshot *s, char *why,
 			  size_t whylen);
 
-/* Writes what 'fn' writes to DIR/NAME the same way (temp, fsync, rename). */
+/*
+ * Writes what 'fn' writes to DIR/NAME the same way (DIR created if
+ * missing; temp, fsync, rename).
+ */
 typedef int (*ibfm_snapshot_write_fn)(FILE *out, const void *ctx);
 int ibfm_snapshot_write(const char *dir, const char *name,
 			ibfm_snapshot_write_fn fn, const void *ctx, char *why,

@@ -30,11 +30,22 @@ check "ibroute read 54 switches" test "$(grep -c '^Unicast lids' "$T/readback.du
 check "ibfm's tables: 54 x 702 entries less 18 x 17" test "$(wc -l <"$T/want")" = $((54 * 702 - 18 * 17))
 check "switch LFTs equal ibfm's tables" cmp -s "$T/want" "$T/got"
 
+# SHARP trees published beside them, consistent with the switches' tables.
+check "sharp.json published without violations" grep -q '^{"violations":0,' "$T/state/sharp.json"
+check "sharp.json holds 16 trees" test "$(grep -o '"depth":' "$T/state/sharp.json" | wc -l)" = 16
+
 # And the same tables come out of ibfm route on what ibnetdiscover sees.
 SIM_HOST="node001 mlx5_0" sim_client "$IBNETDISCOVER" >"$T/found.topo" 2>/dev/null
 "$IBFM" route --topo "$T/found.topo" --dump-lfts "$T/offline.dump" >/dev/null
 lft_entries "$T/offline.dump" >"$T/offline"
 check "offline ibfm route gives the plugin's tables" cmp -s "$T/want" "$T/offline"
+
+"$IBFM" sharp trees --topo "$T/found.topo" --lfts "$T/state/lfts.dump" \
+	--verify-lfts "$T/readback.dump" --trees 16 --json >"$T/sharp.json"
+check "the 16 trees' edges all follow the switches' own LFTs" \
+	test "$(json_num "$T/sharp.json" violations)" = 0
+check "ibfm sharp trees lists 16 trees of 648 hosts" \
+	test "$(grep -c '"hosts": 648' "$T/sharp.json")" = 16
 
 # All pairs over the tables read back from the switches.
 "$IBFM" check --topo "$T/found.topo" --lfts "$T/readback.dump" --json >"$T/check.json"
