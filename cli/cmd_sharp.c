@@ -339,6 +339,8 @@ static int resolve_hosts(const struct ibfm_fabric *f, const char *list,
 struct jobs {
 	struct ibfm_sharp_job *job;
 	char **hosts; /* each job's host list, as given */
+	char **sig;   /* each job's tree now (job_signature) */
+	bool *moved;  /* re-carved onto other ANs than saved */
 	uint32_t n;
 	uint32_t *usage; /* per node: job trees an AN serves */
 };
@@ -350,30 +352,56 @@ static void jobs_free(struct jobs *js, const struct ibfm_sharp *s)
 	for (i = 0; i < js->n; i++) {
 		ibfm_sharp_release(&js->job[i], s, js->usage);
 		free(js->hosts[i]);
+		free(js->sig[i]);
 	}
 	free(js->job);
 	free(js->hosts);
+	free(js->sig);
+	free(js->moved);
 	free(js->usage);
 }
 
-/* Carves 'list' as job 'id' after the jobs already in 'js'. */
+/* "tree=T ans=GUID,GUID,...": what a job's tree is, to see it move. */
+static void job_signature(const struct sharp_ctx *c,
+			  const struct ibfm_sharp_job *j, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "tree=%u ans=", j->tree);
+	uint32_t k;
+
+	for (k = 0; k < j->nans && at < len; k++)
+		at += (size_t)snprintf(
+			buf + at, len - at, "%s0x%" PRIx64, k ? "," : "",
+			c->f->nodes[c->s->ans[j->ans[k]].node].guid);
+}
+
+/*
+ * Carves 'list' as job 'id' after the jobs already in 'js'; 'was' is
+ * the tree it had when saved (NULL for a new job).
+ */
 static int carve_one(struct sharp_args *a, struct sharp_ctx *c, struct jobs *js,
-		     uint32_t id, const char *list)
+		     uint32_t id, const char *list, const char *was)
 {
 	struct ibfm_err err;
 	uint32_t *ports, n;
 	int rc = resolve_hosts(c->f, list, &ports, &n);
-	void *bj, *bh;
+	void *bj, *bh, *bw, *bm;
+	char sig[4096];
 
 	if (rc)
 		return rc;
 	bj = realloc(js->job, (js->n + 1) * sizeof(*js->job));
-	bh = bj ? realloc(js->hosts, (js->n + 1) * sizeof(*js->hosts)) : NULL;
 	if (bj)
 		js->job = bj;
+	bh = bj ? realloc(js->hosts, (js->n + 1) * sizeof(*js->hosts)) : NULL;
 	if (bh)
 		js->hosts = bh;
-	if (!bj || !bh) {
+	bw = bh ? realloc(js->sig, (js->n + 1) * sizeof(*js->sig)) : NULL;
+	if (bw)
+		js->sig = bw;
+	bm = bw ? realloc(js->moved, (js->n + 1) * sizeof(*js->moved)) : NULL;
+	if (bm)
+		js->moved = bm;
+	if (!bm) {
 		free(ports);
 		return CLI_FAIL;
 	}
@@ -386,6 +414,10 @@ static int carve_one(struct sharp_args *a, struct sharp_ctx *c, struct jobs *js,
 	free(ports);
 	js->job[js->n].id = id;
 	js->hosts[js->n] = strdup(list);
+	job_signature(c, &js->job[js->n], sig, sizeof(sig));
+	js->sig[js->n] = strdup(sig);
+	js->moved[js->n] = was && strcmp(was, sig);
+	js->job[js->n].recarved = js->moved[js->n];
 	js->n++;
 	return CLI_OK;
 }
@@ -417,7 +449,13 @@ static int load_jobs(struct sharp_args *a, struct sharp_ctx *c, struct jobs *js)
 			rc = CLI_INPUT;
 			break;
 		}
-		rc = carve_one(a, c, js, id, line + used);
+		{
+			char *tab = strchr(line + used, '\t');
+
+			if (tab)
+				*tab++ = '\0';
+			rc = carve_one(a, c, js, id, line + used, tab);
+		}
 	}
 	fclose(in);
 	return rc;
@@ -434,8 +472,10 @@ static int save_jobs(const char *path, const struct jobs *js)
 	}
 	fprintf(out,
 		"# ibfm SHARP jobs: ID HOSTS (ibfm sharp job carve|release)\n");
-	for (i = 0; i < js->n; i++)
-		fprintf(out, "%u %s\n", js->job[i].id, js->hosts[i]);
+	for (i = 0; i < js->n; i++) {
+		fprintf(out, "%u %s\t%s\n", js->job[i].id, js->hosts[i],
+			js->sig[i]);
+	}
 	return fclose(out) ? CLI_FAIL : CLI_OK;
 }
 
@@ -451,7 +491,8 @@ static void print_jobs(const struct sharp_args *a, const struct sharp_ctx *c,
 	for (i = 0; i < js->n; i++) {
 		const struct ibfm_sharp_job *j = &js->job[i];
 
-		printf("job %u: tree %u, %u hosts, root %s, %u ANs:", j->id,
+		printf("job %u%s: tree %u, %u hosts, root %s, %u ANs:", j->id,
+		       js->moved[i] ? " (re-carved: its tree changed)" : "",
 		       j->tree, j->hosts,
 		       node_desc(c->f, c->s->ans[j->root].node), j->nans);
 		for (k = 0; k < j->nans; k++)
@@ -482,7 +523,7 @@ static int cmd_job(struct sharp_args *a, struct sharp_ctx *c, const char *verb,
 			cli_error("sharp job carve needs --hosts");
 			rc = CLI_USAGE;
 		} else {
-			rc = carve_one(a, c, &js, next, a->hosts);
+			rc = carve_one(a, c, &js, next, a->hosts, NULL);
 		}
 		if (!rc)
 			rc = save_jobs(a->jobs_file, &js);
@@ -502,10 +543,15 @@ static int cmd_job(struct sharp_args *a, struct sharp_ctx *c, const char *verb,
 		if (!rc) {
 			ibfm_sharp_release(&js.job[i], c->s, js.usage);
 			free(js.hosts[i]);
+			free(js.sig[i]);
 			memmove(&js.job[i], &js.job[i + 1],
 				(js.n - i - 1) * sizeof(*js.job));
 			memmove(&js.hosts[i], &js.hosts[i + 1],
 				(js.n - i - 1) * sizeof(*js.hosts));
+			memmove(&js.sig[i], &js.sig[i + 1],
+				(js.n - i - 1) * sizeof(*js.sig));
+			memmove(&js.moved[i], &js.moved[i + 1],
+				(js.n - i - 1) * sizeof(*js.moved));
 			js.n--;
 			rc = save_jobs(a->jobs_file, &js);
 		}

@@ -616,6 +616,7 @@ int ibfm_sharp_write_json(const struct ibfm_sharp *s,
 		ibfm_json_uint(&j, "tree", jobs[i].tree);
 		json_node(&j, f, "root", s->ans[jobs[i].root].node);
 		ibfm_json_uint(&j, "hosts", jobs[i].hosts);
+		ibfm_json_bool(&j, "recarved", jobs[i].recarved);
 		ibfm_json_arr_begin(&j, "ans");
 		for (a = 0; a < jobs[i].nans; a++)
 			json_node(&j, f, NULL, s->ans[jobs[i].ans[a]].node);

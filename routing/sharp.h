@@ -28,6 +28,7 @@
  * is taken.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -103,6 +104,7 @@ struct ibfm_sharp_job {
 	uint32_t *ans; /* AN indexes in the subtree */
 	uint32_t nans;
 	uint32_t hosts;
+	bool recarved; /* set by the caller: its tree changed */
 };
 
 /*
