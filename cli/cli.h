@@ -31,6 +31,7 @@ struct cli_cmd {
 extern const struct cli_cmd cli_topo_cmds[];
 extern const struct cli_cmd cli_route_cmds[];
 extern const struct cli_cmd cli_sharp_cmds[];
+extern const struct cli_cmd cli_plan_cmds[];
 
 /* Prints "ibfm: " and the message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -13,6 +13,7 @@ static const struct cli_cmd *const groups[] = {
 	cli_topo_cmds,
 	cli_route_cmds,
 	cli_sharp_cmds,
+	cli_plan_cmds,
 };
 
 static const char *cmd_name(const struct cli_cmd *c)

@@ -74,6 +74,39 @@ static int hop(const struct walker *w, uint32_t s, uint32_t *gp, uint32_t *next)
 	return *next == IBFM_NONE ? HOP_DROP : HOP_ON;
 }
 
+int ibfm_verify_path(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		     uint32_t src, uint32_t lid, uint32_t *ports, uint32_t max)
+{
+	struct walker w = { .f = f, .t = t };
+	uint32_t n = 0, gp, nx, s, q = f->ports[src].peer;
+
+	if (q == IBFM_NONE || !max)
+		return -ENOENT;
+	w.lid = lid;
+	w.dport = ibfm_fabric_port_by_lid(f, lid);
+	if (w.dport == IBFM_NONE)
+		return -ENOENT;
+	ports[n++] = src;
+	s = t->node_sw[f->ports[q].node];
+	if (s == IBFM_NONE)
+		return q == w.dport ? 1 : -ENOENT;
+	while (n <= t->nsw) {
+		int rc = hop(&w, s, &gp, &nx);
+
+		if (rc == HOP_HERE)
+			return (int)n;
+		if (rc == HOP_DROP)
+			return -ENOENT;
+		if (n == max)
+			return -E2BIG;
+		ports[n++] = gp;
+		if (rc == HOP_NEXT_IS_DEST)
+			return (int)n;
+		s = nx;
+	}
+	return -ELOOP;
+}
+
 /* The fate of a packet for the current LID entering switch 's'. */
 static uint8_t resolve(struct walker *w, uint32_t s)
 {

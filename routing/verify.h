@@ -104,6 +104,15 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 			const struct ibfm_pattern_opts *opts,
 			struct ibfm_load_result *r, struct ibfm_err *err);
 
+/*
+ * The path a packet from CA port 'src' to 'lid' takes on the tables 't':
+ * stores the sending port of every link it crosses (the CA's own port
+ * first) in 'ports' (room for 'max') and returns how many, or -ENOENT
+ * when it is dropped, -ELOOP when it loops, -E2BIG past 'max'.
+ */
+int ibfm_verify_path(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		     uint32_t src, uint32_t lid, uint32_t *ports, uint32_t max);
+
 /* "shift", "ring", "all2all", "random", "rail-ring", "rail-shift",
  * "rail-alltoall", "xrail-alltoall"; -1 if none. */
 int ibfm_pattern_parse(const char *s);
