@@ -858,17 +858,15 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		goto out;
 	switch (pattern) {
 	case IBFM_PATTERN_SHIFT:
-	case IBFM_PATTERN_RING:
-		{
-			/* The whole host list as one group. */
-			struct groups one = { .n = 1, .hosts = { hosts },
-					      .size = { n } };
+	case IBFM_PATTERN_RING: {
+		/* The whole host list as one group. */
+		struct groups one = { .n = 1,
+				      .hosts = { hosts },
+				      .size = { n } };
 
-			run_rail_shifts(&l, &w, &one, -1,
-					pattern == IBFM_PATTERN_RING, opts, r,
-					&mean);
-		}
-		break;
+		run_rail_shifts(&l, &w, &one, -1, pattern == IBFM_PATTERN_RING,
+				opts, r, &mean);
+	} break;
 	case IBFM_PATTERN_RANDOM:
 		run_random(&l, &w, hosts, n, opts, r, &mean);
 		break;

@@ -17,8 +17,11 @@ static void near(double got, double want)
 
 static void test_demand_by_hand(void **state)
 {
-	struct ibfm_plan_job j = { .params = 70e9, .bytes = 2, .step_s = 1,
-				   .gpus_per_node = 8, .hcas_per_node = 8,
+	struct ibfm_plan_job j = { .params = 70e9,
+				   .bytes = 2,
+				   .step_s = 1,
+				   .gpus_per_node = 8,
+				   .hcas_per_node = 8,
 				   .tp = 8 };
 	struct ibfm_plan_demand d;
 	struct ibfm_err err;
@@ -53,7 +56,8 @@ static void test_demand_by_hand(void **state)
 	/* Layouts that do not fit say why. */
 	j.tp = 3;
 	assert_int_equal(ibfm_plan_demand(&j, 64, &d, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "tensor-parallel size 3 must divide the 8 GPUs"));
+	assert_non_null(strstr(
+		err.msg, "tensor-parallel size 3 must divide the 8 GPUs"));
 	j.tp = 8;
 	j.dp = 10;
 	assert_int_equal(ibfm_plan_demand(&j, 64, &d, &err), -EINVAL);
@@ -98,8 +102,9 @@ static void finish(struct planned *p)
 static void test_supply_on_full_and_slowed_fabrics(void **state)
 {
 	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
-	struct ibfm_plan_job j = { .params = 1e9, .bytes = 2, .step_s = 1,
-				   .gpus_per_node = 1 };
+	struct ibfm_plan_job j = {
+		.params = 1e9, .bytes = 2, .step_s = 1, .gpus_per_node = 1
+	};
 	struct ibfm_plan_demand d;
 	struct ibfm_plan_supply s;
 	struct planned p = { 0 };
@@ -110,7 +115,8 @@ static void test_supply_on_full_and_slowed_fabrics(void **state)
 	prepare(&p);
 	assert_int_equal(ibfm_plan_demand(&j, p.nodes, &d, NULL), 0);
 	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, p.first,
-					  p.port, p.nodes, &d, &s, NULL), 0);
+					  p.port, p.nodes, &d, &s, NULL),
+			 0);
 	/* Every ring flow at the 4xHDR rate, nothing shared. */
 	near(s.flow_gbps, 200);
 	near(s.node_gbps, 200);
@@ -123,13 +129,15 @@ static void test_supply_on_full_and_slowed_fabrics(void **state)
 	p.f->ports[port].width = 1;
 	p.f->ports[p.f->ports[port].peer].width = 1;
 	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, p.first,
-					  p.port, p.nodes, &d, &s, NULL), 0);
+					  p.port, p.nodes, &d, &s, NULL),
+			 0);
 	near(s.flow_gbps, 50);
 	near(s.ring_s, d.ring_bytes / (50e9 / 8));
 	/* The two directions of exactly that link. */
 	assert_int_equal(s.nworst, 2);
-	assert_true((s.worst[0] == port && s.worst[1] == p.f->ports[port].peer) ||
-		    (s.worst[1] == port && s.worst[0] == p.f->ports[port].peer));
+	assert_true(
+		(s.worst[0] == port && s.worst[1] == p.f->ports[port].peer) ||
+		(s.worst[1] == port && s.worst[0] == p.f->ports[port].peer));
 	near(s.next_flow_gbps, 200);
 	finish(&p);
 }
@@ -143,8 +151,9 @@ static uint32_t hca(const struct ibfm_fabric *f, const char *desc)
 static void test_shared_link_halves_the_flow(void **state)
 {
 	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
-	struct ibfm_plan_job j = { .params = 1e9, .bytes = 2, .step_s = 1,
-				   .gpus_per_node = 1 };
+	struct ibfm_plan_job j = {
+		.params = 1e9, .bytes = 2, .step_s = 1, .gpus_per_node = 1
+	};
 	struct ibfm_plan_demand d;
 	struct ibfm_plan_supply s;
 	struct planned p = { 0 };
@@ -161,20 +170,26 @@ static void test_shared_link_halves_the_flow(void **state)
 	ring[3] = hca(p.f, "node006 mlx5_0");
 	assert_int_equal(ibfm_plan_demand(&j, 4, &d, NULL), 0);
 	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, first, ring,
-					  4, &d, &s, NULL), 0);
+					  4, &d, &s, NULL),
+			 0);
 	near(s.flow_gbps, 200);
 	/* ... until leaf-01 sends node006's LID to spine-01 (its port 5) as
 	 * well: that up-link and spine-01's link down to leaf-02 carry two. */
 	leaf = ibfm_fabric_node_by_desc(p.f, "leaf-01");
-	ibfm_lfts_row(&p.lfts, p.lfts.node_sw[leaf])[p.f->ports[ring[3]].lid] = 5;
+	ibfm_lfts_row(&p.lfts, p.lfts.node_sw[leaf])[p.f->ports[ring[3]].lid] =
+		5;
 	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, first, ring,
-					  4, &d, &s, NULL), 0);
+					  4, &d, &s, NULL),
+			 0);
 	near(s.flow_gbps, 100);
 	assert_int_equal(s.nworst, 2);
 	for (i = 0; i < s.nworst; i++) {
 		assert_int_equal(s.worst_load[i], 2);
-		assert_string_equal(ibfm_fabric_str(p.f, p.f->nodes[p.f->ports[s.worst[i]].node].desc),
-				    i ? "spine-01" : "leaf-01");
+		assert_string_equal(
+			ibfm_fabric_str(
+				p.f,
+				p.f->nodes[p.f->ports[s.worst[i]].node].desc),
+			i ? "spine-01" : "leaf-01");
 	}
 	finish(&p);
 }
