@@ -665,8 +665,9 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 
 /*
  * Start positions: leaves count each rail's hosts from port 0; a higher
- * switch whose up-ports divide among the rails starts rail r at port r
- * and moves R ports at a time, so the rails interleave and each keeps
+ * switch with at least R up-ports starts rail r at port r and moves R
+ * ports at a time (modulo its up-ports: a switch that lost up-links
+ * keeps the rails out of step), so the rails interleave and each keeps
  * its own turn, untouched by the others' failures.
  */
 static void init_positions(struct ibfm_ftree *t, uint32_t s)
@@ -677,11 +678,11 @@ static void init_positions(struct ibfm_ftree *t, uint32_t s)
 	w->active = 0;
 	w->spill = 0;
 	w->step = 1;
-	if (t->nrails > 1 && w->rank > 1 && w->nup && w->nup % t->nrails == 0)
+	if (t->nrails > 1 && w->rank > 1 && w->nup >= t->nrails)
 		w->step = (uint16_t)t->nrails;
 	for (r = 0; r < t->nrails; r++)
 		t->pos[(size_t)s * t->nrails + r] =
-			(uint16_t)(w->step > 1 ? r : 0);
+			(uint16_t)(w->rank > 1 && w->nup ? r % w->nup : 0);
 }
 
 int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
