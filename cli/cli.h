@@ -32,6 +32,12 @@ extern const struct cli_cmd cli_topo_cmds[];
 extern const struct cli_cmd cli_route_cmds[];
 extern const struct cli_cmd cli_sharp_cmds[];
 extern const struct cli_cmd cli_plan_cmds[];
+extern const struct cli_cmd cli_path_cmds[];
+
+/* Loads 'topo' and its tables: OpenSM's dump 'lfts', or ibfm's routes. */
+struct ibfm_lfts;
+int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
+		    struct ibfm_lfts *t);
 
 /* Prints "ibfm: " and the message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,7 @@ static const struct cli_cmd *const groups[] = {
 	cli_route_cmds,
 	cli_sharp_cmds,
 	cli_plan_cmds,
+	cli_path_cmds,
 };
 
 static const char *cmd_name(const struct cli_cmd *c)

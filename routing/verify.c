@@ -80,16 +80,24 @@ int ibfm_verify_path(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	struct walker w = { .f = f, .t = t };
 	uint32_t n = 0, gp, nx, s, q = f->ports[src].peer;
 
-	if (q == IBFM_NONE || !max)
-		return -ENOENT;
 	w.lid = lid;
 	w.dport = ibfm_fabric_port_by_lid(f, lid);
-	if (w.dport == IBFM_NONE)
+	if (w.dport == IBFM_NONE || !max)
 		return -ENOENT;
-	ports[n++] = src;
-	s = t->node_sw[f->ports[q].node];
-	if (s == IBFM_NONE)
-		return q == w.dport ? 1 : -ENOENT;
+	if (!f->ports[src].num) {
+		/* From a switch's own port 0: its LFT is the first hop. */
+		s = t->node_sw[f->ports[src].node];
+		if (s == IBFM_NONE)
+			return -ENOENT;
+		ports[n++] = src;
+	} else {
+		if (q == IBFM_NONE)
+			return -ENOENT;
+		ports[n++] = src;
+		s = t->node_sw[f->ports[q].node];
+		if (s == IBFM_NONE)
+			return q == w.dport ? 1 : -ENOENT;
+	}
 	while (n <= t->nsw) {
 		int rc = hop(&w, s, &gp, &nx);
 

@@ -63,6 +63,20 @@ for n in 019 200 377 648; do
 		"cd '$T' && LD_PRELOAD='$UMAD2SIM' timeout 60 '$IBTRACERT' $src $dst 2>/dev/null | grep -q '^To ca .*\"node$n mlx5_0\"'"
 done
 
+# ibfm path prints what ibtracert prints, hop by hop, on the same tables.
+for n in 002 019 200 377 648; do
+	dst=$(lid_of "node$n mlx5_0")
+	(cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 60 \
+		"$IBTRACERT" "$src" "$dst" >"$T/tr.$n" 2>/dev/null)
+	"$IBFM" path "node001 mlx5_0" "node$n mlx5_0" --topo "$T/found.topo" \
+		--lfts "$T/readback.dump" >"$T/path.$n"
+	check "ibfm path node001 -> node$n equals ibtracert" cmp -s "$T/tr.$n" "$T/path.$n"
+done
+"$IBFM" path "node001 mlx5_0" "node648 mlx5_0" --topo "$T/found.topo" \
+	--lfts "$T/readback.dump" --json >"$T/path.json"
+check "ibfm path --json: 3 switch hops with guid, name, lid, ports" \
+	test "$(grep -c '"out_port"' "$T/path.json")" = 6
+
 # Pull leaf-01's cable to spine-01: OpenSM resweeps, ibfm repairs.
 leaf=$(sed -n 's/^Switch\t36 "\([^"]*\)"\t\t# "leaf-01".*/\1/p' "$T/fabric.topo")
 sim_cmd "Unlink \"$leaf\"[19]"

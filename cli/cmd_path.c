@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibfm path: the hops a packet takes from one port to another, as
+ * ibtracert prints them, on ibfm's routes or OpenSM's (--lfts).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "routing/ftree.h"
+#include "routing/json.h"
+#include "routing/lft.h"
+#include "routing/rail.h"
+#include "routing/verify.h"
+
+static const char path_usage[] =
+	"Usage: ibfm path SRC DST --topo FILE [--lfts DUMP] [--all-lids] [--json]\n"
+	"Every hop from SRC to DST: switch, GUID, LID, in and out port, link.\n"
+	"An endpoint is a LID, a port or node GUID (0x...), a node description\n"
+	"(\"node017 mlx5_3\") or a node name. Hops as ibtracert prints them.\n"
+	"\n"
+	"  -t, --topo FILE   topology (ibnetdiscover format)\n"
+	"      --lfts DUMP   OpenSM's opensm-lfts.dump (or ibroute output)\n"
+	"      --all-lids    every LID of DST (LMC > 0)\n"
+	"      --json        {\"paths\": [{\"lid\", \"hops\": [{guid, name, lid,\n"
+	"                    in_port, out_port}]}]}; \"hops\" of the first path too\n"
+	"  -h, --help        this text\n";
+
+#define MAX_PATH 64
+
+/* Loads the fabric and its tables (ibfm's or a dump). */
+int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
+		    struct ibfm_lfts *t)
+{
+	struct ibfm_ftree_opts o = { 0 };
+	struct ibfm_ftree *e = NULL;
+	struct ibfm_rails rails = { 0 };
+	struct ibfm_err err;
+	int rc;
+
+	*f = cli_load_topo(topo);
+	if (!*f)
+		return CLI_INPUT;
+	if (lfts)
+		rc = ibfm_lfts_read_dump(*f, lfts, t, &err);
+	else
+		rc = ibfm_rail_detect(*f, NULL, NULL, &rails, &err) ||
+		     ibfm_fabric_assign_lids(*f, 0, &err) ||
+		     ibfm_ftree_create(*f, (o.rails = &rails, &o), &e, &err) ||
+		     ibfm_ftree_route(e, t, &err);
+	ibfm_ftree_destroy(e);
+	ibfm_rails_free(&rails);
+	if (rc) {
+		cli_error("%s", err.msg);
+		ibfm_fabric_destroy(*f);
+		*f = NULL;
+		return CLI_INPUT;
+	}
+	return CLI_OK;
+}
+
+static const char *type_word(const struct ibfm_fabric *f, uint32_t n)
+{
+	return ibfm_node_is_switch(&f->nodes[n]) ? "switch" : "ca";
+}
+
+static unsigned node_lid(const struct ibfm_fabric *f, uint32_t port)
+{
+	const struct ibfm_port *p = &f->ports[port];
+
+	return ibfm_node_is_switch(&f->nodes[p->node])
+		       ? f->ports[f->nodes[p->node].port0].lid
+		       : p->lid;
+}
+
+/* One path in ibtracert's words. */
+static void print_text(const struct ibfm_fabric *f, const uint32_t *hops, int n,
+		       uint32_t dst)
+{
+	const struct ibfm_port *s = &f->ports[hops[0]];
+	int i;
+
+	printf("From %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n",
+	       type_word(f, s->node), f->nodes[s->node].guid, s->num,
+	       node_lid(f, hops[0]), node_lid(f, hops[0]),
+	       ibfm_fabric_str(f, f->nodes[s->node].desc));
+	for (i = f->ports[hops[0]].num ? 0 : 1; i < n; i++) {
+		const struct ibfm_port *out = &f->ports[hops[i]];
+		const struct ibfm_port *in = &f->ports[out->peer];
+
+		printf("[%u] -> %s port {0x%016" PRIx64
+		       "}[%u] lid %u-%u \"%s\"\n",
+		       out->num, type_word(f, in->node), in->guid, in->num,
+		       node_lid(f, out->peer), node_lid(f, out->peer),
+		       ibfm_fabric_str(f, f->nodes[in->node].desc));
+	}
+	printf("To %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n",
+	       type_word(f, f->ports[dst].node),
+	       f->nodes[f->ports[dst].node].guid, f->ports[dst].num,
+	       node_lid(f, dst), node_lid(f, dst),
+	       ibfm_fabric_str(f, f->nodes[f->ports[dst].node].desc));
+}
+
+/* The switches crossed: in port, out port, and the link leaving. */
+static void print_json_hops(struct ibfm_json *j, const struct ibfm_fabric *f,
+			    const uint32_t *hops, int n)
+{
+	char guid[24], rate[24];
+	int i;
+
+	ibfm_json_arr_begin(j, "hops");
+	/* hops[0] is the source's own port (a switch's port 0, in port 0);
+	 * each later one leaves a switch. */
+	for (i = 1; i < n; i++) {
+		const struct ibfm_port *out = &f->ports[hops[i]];
+		const struct ibfm_node *sw = &f->nodes[out->node];
+		unsigned in = f->ports[hops[i - 1]].num
+				      ? f->ports[f->ports[hops[i - 1]].peer].num
+				      : 0;
+
+		ibfm_json_obj_begin(j, NULL);
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, sw->guid);
+		ibfm_json_str(j, "guid", guid);
+		ibfm_json_str(j, "name", ibfm_fabric_str(f, sw->desc));
+		ibfm_json_uint(j, "lid", f->ports[sw->port0].lid);
+		ibfm_json_uint(j, "in_port", in);
+		ibfm_json_uint(j, "out_port", out->num);
+		snprintf(rate, sizeof(rate), "%ux%s", out->width,
+			 ibfm_speed_name(out->speed));
+		ibfm_json_str(j, "link", rate);
+		ibfm_json_str(j, "state",
+			      out->state == IBFM_PORT_ACTIVE ? "Active"
+							     : "Down");
+		ibfm_json_obj_end(j);
+	}
+	ibfm_json_arr_end(j);
+}
+
+static int cmd_path(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topo", required_argument, NULL, 't' },
+		{ "lfts", required_argument, NULL, 'l' },
+		{ "all-lids", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *topo = NULL, *lfts = NULL;
+	bool json = false, all = false;
+	struct ibfm_fabric *f = NULL;
+	struct ibfm_lfts t = { 0 };
+	uint32_t src, dst, hops[MAX_PATH], k, nlids;
+	struct ibfm_json j;
+	int c, rc, n;
+
+	while ((c = getopt_long(argc, argv, "t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			topo = optarg;
+			break;
+		case 'l':
+			lfts = optarg;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(path_usage, stdout);
+			return CLI_OK;
+		default:
+			fputs(path_usage, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (!topo || argc - optind != 2) {
+		fputs(path_usage, stderr);
+		return CLI_USAGE;
+	}
+	rc = cli_load_routes(topo, lfts, &f, &t);
+	if (rc)
+		return rc;
+	src = cli_find_port(f, argv[optind]);
+	dst = cli_find_port(f, argv[optind + 1]);
+	if (src == IBFM_NONE || dst == IBFM_NONE) {
+		cli_error(
+			"unknown endpoint \"%s\": expected a LID, a GUID, a node description or name",
+			argv[src == IBFM_NONE ? optind : optind + 1]);
+		rc = CLI_INPUT;
+		goto out;
+	}
+	nlids = all ? 1U << f->ports[dst].lmc : 1;
+	if (json) {
+		ibfm_json_init(&j, stdout, true);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_arr_begin(&j, "paths");
+	}
+	for (k = 0; k < nlids; k++) {
+		n = ibfm_verify_path(f, &t, src, f->ports[dst].lid + k, hops,
+				     MAX_PATH);
+		if (n < 0) {
+			cli_error("LID %u is not reached from \"%s\": %s",
+				  f->ports[dst].lid + k, argv[optind],
+				  n == -ELOOP ? "the routes loop"
+					      : "a switch has no route");
+			rc = CLI_FOUND;
+			continue;
+		}
+		if (json) {
+			ibfm_json_obj_begin(&j, NULL);
+			ibfm_json_uint(&j, "lid", f->ports[dst].lid + k);
+			print_json_hops(&j, f, hops, n);
+			ibfm_json_obj_end(&j);
+		} else {
+			print_text(f, hops, n, dst);
+		}
+	}
+	if (json) {
+		ibfm_json_arr_end(&j);
+		n = ibfm_verify_path(f, &t, src, f->ports[dst].lid, hops,
+				     MAX_PATH);
+		if (n > 0)
+			print_json_hops(&j, f, hops, n);
+		ibfm_json_obj_end(&j);
+		ibfm_json_finish(&j);
+	}
+out:
+	ibfm_lfts_free(&t);
+	ibfm_fabric_destroy(f);
+	return rc;
+}
+
+const struct cli_cmd cli_path_cmds[] = {
+	{ "path", NULL, "SRC DST --topo FILE [--lfts DUMP] [--json]",
+	  "the hops from SRC to DST, as ibtracert prints them", cmd_path },
+	{ 0 },
+};
