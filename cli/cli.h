@@ -34,6 +34,7 @@ extern const struct cli_cmd cli_sharp_cmds[];
 extern const struct cli_cmd cli_plan_cmds[];
 extern const struct cli_cmd cli_path_cmds[];
 extern const struct cli_cmd cli_drain_cmds[];
+extern const struct cli_cmd cli_routes_cmds[];
 
 /* Loads 'topo' and its tables: OpenSM's dump 'lfts', or ibfm's routes. */
 struct ibfm_lfts;

@@ -15,6 +15,7 @@ static const struct cli_cmd *const groups[] = {
 	cli_sharp_cmds,
 	cli_plan_cmds,
 	cli_path_cmds,
+	cli_routes_cmds,
 	cli_drain_cmds,
 };
 

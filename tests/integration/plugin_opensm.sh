@@ -77,6 +77,14 @@ done
 check "ibfm path --json: 3 switch hops with guid, name, lid, ports" \
 	test "$(grep -c '"out_port"' "$T/path.json")" = 6
 
+"$IBFM" routes summary --topo "$T/found.topo" --lfts "$T/state/lfts.dump" \
+	--state "$T/state" --json >"$T/summary.json"
+check "routes summary: engine ibfm, generation 1" bash -c \
+	"grep -q '\"engine\": \"ibfm\"' '$T/summary.json' && grep -q '\"generation\": 1,' '$T/summary.json'"
+check "routes summary: every leaf spreads evenly (spread 0)" \
+	test "$(json_num "$T/summary.json" worst_spread)" = 0
+cp "$T/state/lfts.dump" "$T/before.dump"
+
 # Pull leaf-01's cable to spine-01: OpenSM resweeps, ibfm repairs.
 leaf=$(sed -n 's/^Switch\t36 "\([^"]*\)"\t\t# "leaf-01".*/\1/p' "$T/fabric.topo")
 sim_cmd "Unlink \"$leaf\"[19]"
@@ -86,6 +94,9 @@ changed=$(json_num "$T/state/snapshot.json" blocks_changed)
 total=$(json_num "$T/state/snapshot.json" blocks_total)
 echo "# after the unlink: $changed of $total LFT blocks sent"
 check "fewer blocks sent than a full rewrite" test "$changed" -gt 0 -a "$changed" -lt "$total"
+"$IBFM" routes diff "$T/before.dump" "$T/state/lfts.dump" --topo "$T/found.topo" --json >"$T/rdiff.json"
+check "routes diff counts the blocks the plugin sent ($changed)" \
+	test "$(json_num "$T/rdiff.json" changed_blocks)" = "$changed"
 sleep 1
 # From a host on another leaf: leaf-01 has no up/down route to spine-01's
 # LID any more (issue note: switch LIDs stay strictly up/down).
