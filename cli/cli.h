@@ -36,10 +36,15 @@ extern const struct cli_cmd cli_path_cmds[];
 extern const struct cli_cmd cli_drain_cmds[];
 extern const struct cli_cmd cli_routes_cmds[];
 
-/* Loads 'topo' and its tables: OpenSM's dump 'lfts', or ibfm's routes. */
+/*
+ * Loads 'topo', the rails found in it, and its tables: OpenSM's dump
+ * 'lfts', or ibfm's routes (rail-aware when rails are found). Prints
+ * the error; on failure nothing is left to free.
+ */
 struct ibfm_lfts;
+struct ibfm_rails;
 int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
-		    struct ibfm_lfts *t);
+		    struct ibfm_rails *rails, struct ibfm_lfts *t);
 
 /* Prints "ibfm: " and the message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

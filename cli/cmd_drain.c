@@ -120,13 +120,13 @@ static int dry_run(const char *topo, const char *lfts, const char *element,
 	struct ibfm_lfts before = { 0 }, t = { 0 };
 	struct ibfm_ftree *e = NULL;
 	struct ibfm_ftree_opts o = { 0 };
-	struct ibfm_rails rails = { 0 };
+	struct ibfm_rails rails;
 	struct ibfm_ftree_delta delta;
 	struct ibfm_err err;
 	uint32_t *ports = NULL, n, i;
 	int rc;
 
-	rc = cli_load_routes(topo, lfts, &f, &before);
+	rc = cli_load_routes(topo, lfts, &f, &rails, &before);
 	if (rc)
 		return rc;
 	ports = malloc((f->nports + 1) * sizeof(*ports));
@@ -145,9 +145,8 @@ static int dry_run(const char *topo, const char *lfts, const char *element,
 	if (ibfm_verify_pattern(f, &before, pattern, NULL, &r->load, NULL) == 0)
 		r->load_before = r->load.max_load;
 	rc = CLI_FAIL;
-	if (ibfm_rail_detect(f, NULL, NULL, &rails, &err) ||
-	    (o.rails = &rails, ibfm_ftree_create(f, &o, &e, &err)) ||
-	    ibfm_ftree_route(e, &t, &err))
+	o.rails = &rails;
+	if (ibfm_ftree_create(f, &o, &e, &err) || ibfm_ftree_route(e, &t, &err))
 		goto err;
 	if (lfts) {
 		/* Against OpenSM's tables: ibfm routes the drained fabric. */

@@ -31,30 +31,30 @@ static const char path_usage[] =
 
 #define MAX_PATH 64
 
-/* Loads the fabric and its tables (ibfm's or a dump). */
+/* Loads the fabric, its rails and its tables (ibfm's or a dump). */
 int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
-		    struct ibfm_lfts *t)
+		    struct ibfm_rails *rails, struct ibfm_lfts *t)
 {
-	struct ibfm_ftree_opts o = { 0 };
+	struct ibfm_ftree_opts o = { .rails = rails };
 	struct ibfm_ftree *e = NULL;
-	struct ibfm_rails rails = { 0 };
 	struct ibfm_err err;
 	int rc;
 
+	memset(rails, 0, sizeof(*rails));
 	*f = cli_load_topo(topo);
 	if (!*f)
 		return CLI_INPUT;
-	if (lfts)
+	rc = ibfm_rail_detect(*f, NULL, NULL, rails, &err);
+	if (!rc && lfts)
 		rc = ibfm_lfts_read_dump(*f, lfts, t, &err);
-	else
-		rc = ibfm_rail_detect(*f, NULL, NULL, &rails, &err) ||
-		     ibfm_fabric_assign_lids(*f, 0, &err) ||
-		     ibfm_ftree_create(*f, (o.rails = &rails, &o), &e, &err) ||
+	else if (!rc)
+		rc = ibfm_fabric_assign_lids(*f, 0, &err) ||
+		     ibfm_ftree_create(*f, &o, &e, &err) ||
 		     ibfm_ftree_route(e, t, &err);
 	ibfm_ftree_destroy(e);
-	ibfm_rails_free(&rails);
 	if (rc) {
 		cli_error("%s", err.msg);
+		ibfm_rails_free(rails);
 		ibfm_fabric_destroy(*f);
 		*f = NULL;
 		return CLI_INPUT;
@@ -153,6 +153,7 @@ static int cmd_path(int argc, char **argv)
 	bool json = false, all = false;
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_lfts t = { 0 };
+	struct ibfm_rails rails;
 	uint32_t src, dst, hops[MAX_PATH], k, nlids;
 	struct ibfm_json j;
 	int c, rc, n;
@@ -183,7 +184,7 @@ static int cmd_path(int argc, char **argv)
 		fputs(path_usage, stderr);
 		return CLI_USAGE;
 	}
-	rc = cli_load_routes(topo, lfts, &f, &t);
+	rc = cli_load_routes(topo, lfts, &f, &rails, &t);
 	if (rc)
 		return rc;
 	src = cli_find_port(f, argv[optind]);
@@ -232,6 +233,7 @@ static int cmd_path(int argc, char **argv)
 	}
 out:
 	ibfm_lfts_free(&t);
+	ibfm_rails_free(&rails);
 	ibfm_fabric_destroy(f);
 	return rc;
 }

@@ -560,8 +560,6 @@ static int cmd_plan(int argc, char **argv)
 	struct ibfm_rails rails = { 0 };
 	struct ibfm_lfts lfts = { 0 };
 	struct ibfm_sharp *trees = NULL;
-	struct ibfm_ftree *engine = NULL;
-	struct ibfm_ftree_opts fo = { 0 };
 	struct ibfm_sharp_opts so = { 0 };
 	struct nodes all = { 0 }, g = { 0 };
 	struct evaluation e;
@@ -574,18 +572,10 @@ static int cmd_plan(int argc, char **argv)
 	rc = parse_plan(argc, argv, &a);
 	if (rc)
 		return rc;
-	f = cli_load_topo(a.topo);
-	if (!f)
-		return CLI_INPUT;
+	rc = cli_load_routes(a.topo, a.lfts, &f, &rails, &lfts);
+	if (rc)
+		return rc;
 	rc = CLI_INPUT;
-	if (ibfm_rail_detect(f, NULL, NULL, &rails, &err))
-		goto err;
-	fo.rails = &rails;
-	if (a.lfts ? ibfm_lfts_read_dump(f, a.lfts, &lfts, &err)
-		   : (ibfm_fabric_assign_lids(f, 0, &err) ||
-		      ibfm_ftree_create(f, &fo, &engine, &err) ||
-		      ibfm_ftree_route(engine, &lfts, &err)))
-		goto err;
 	so.rails = &rails;
 	if (!a.no_sharp && ibfm_sharp_build(f, &lfts, &so, &trees, &err))
 		goto err;
@@ -620,7 +610,6 @@ out:
 	nodes_free(&all);
 	nodes_free(&g);
 	ibfm_sharp_destroy(trees);
-	ibfm_ftree_destroy(engine);
 	ibfm_lfts_free(&lfts);
 	ibfm_rails_free(&rails);
 	ibfm_fabric_destroy(f);

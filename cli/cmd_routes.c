@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "routing/json.h"
 #include "routing/lft.h"
+#include "routing/rail.h"
 #include "routing/rank.h"
 
 static const char routes_usage[] =
@@ -95,6 +96,7 @@ static int cmd_summary(struct routes_args *a)
 {
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_lfts t = { 0 };
+	struct ibfm_rails rails;
 	struct ibfm_json j;
 	char engine[64] = "ibfm-ftree (offline)";
 	uint64_t gen = 0;
@@ -107,9 +109,10 @@ static int cmd_summary(struct routes_args *a)
 		snprintf(engine, sizeof(engine), "from %s", a->lfts);
 	if (a->state)
 		read_snapshot(a->state, engine, sizeof(engine), &gen);
-	rc = cli_load_routes(a->topo, a->lfts, &f, &t);
+	rc = cli_load_routes(a->topo, a->lfts, &f, &rails, &t);
 	if (rc)
 		return rc;
+	ibfm_rails_free(&rails);
 	rank = malloc(f->nnodes + 1);
 	if (!rank || ibfm_rank_detect(f, rank, &levels)) {
 		free(rank);
@@ -208,15 +211,20 @@ static int cmd_diff(struct routes_args *a, const char *fa, const char *fb)
 {
 	struct ibfm_fabric *f = NULL, *g = NULL;
 	struct ibfm_lfts ta = { 0 }, tb = { 0 };
+	struct ibfm_rails ra;
 	uint64_t entries = 0, blocks = 0, moved = 0;
 	uint8_t *lid_moved;
 	uint32_t s, l, top;
 	struct ibfm_json j;
 	int rc;
 
-	rc = cli_load_routes(a->topo, fa, &f, &ta);
-	if (!rc)
-		rc = cli_load_routes(a->topo, fb, &g, &tb);
+	rc = cli_load_routes(a->topo, fa, &f, &ra, &ta);
+	if (!rc) {
+		ibfm_rails_free(&ra);
+		rc = cli_load_routes(a->topo, fb, &g, &ra, &tb);
+		if (!rc)
+			ibfm_rails_free(&ra);
+	}
 	if (rc)
 		goto out;
 	top = ta.top_lid > tb.top_lid ? ta.top_lid : tb.top_lid;

@@ -159,28 +159,14 @@ bad:
 /* Loads the fabric, its tables (ibfm's or a dump) and builds the trees. */
 static int load_trees(struct sharp_args *a, struct sharp_ctx *c)
 {
-	struct ibfm_ftree_opts fo = { 0 };
-	struct ibfm_ftree *engine = NULL;
 	struct ibfm_err err;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	c->f = cli_load_topo(a->topo);
-	if (!c->f)
-		return CLI_INPUT;
-	if (ibfm_rail_detect(c->f, NULL, NULL, &c->rails, &err))
-		goto input;
-	fo.rails = a->no_rails ? NULL : &c->rails;
-	a->o.rails = fo.rails;
-	if (a->lfts)
-		rc = ibfm_lfts_read_dump(c->f, a->lfts, &c->lfts, &err);
-	else
-		rc = ibfm_fabric_assign_lids(c->f, 0, &err) ||
-		     ibfm_ftree_create(c->f, &fo, &engine, &err) ||
-		     ibfm_ftree_route(engine, &c->lfts, &err);
-	ibfm_ftree_destroy(engine);
+	rc = cli_load_routes(a->topo, a->lfts, &c->f, &c->rails, &c->lfts);
 	if (rc)
-		goto input;
+		return rc;
+	a->o.rails = a->no_rails ? NULL : &c->rails;
 	cli_progress_begin("building SHARP trees");
 	rc = ibfm_sharp_build(c->f, &c->lfts, &a->o, &c->s, &err);
 	cli_progress_end();

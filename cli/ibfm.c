@@ -10,13 +10,8 @@
 #include "cli/cli.h"
 
 static const struct cli_cmd *const groups[] = {
-	cli_topo_cmds,
-	cli_route_cmds,
-	cli_sharp_cmds,
-	cli_plan_cmds,
-	cli_path_cmds,
-	cli_routes_cmds,
-	cli_drain_cmds,
+	cli_topo_cmds, cli_route_cmds,	cli_sharp_cmds, cli_plan_cmds,
+	cli_path_cmds, cli_routes_cmds, cli_drain_cmds,
 };
 
 static const char *cmd_name(const struct cli_cmd *c)
