@@ -35,6 +35,8 @@ extern const struct cli_cmd cli_plan_cmds[];
 extern const struct cli_cmd cli_path_cmds[];
 extern const struct cli_cmd cli_drain_cmds[];
 extern const struct cli_cmd cli_routes_cmds[];
+extern const struct cli_cmd cli_daemon_cmds[];
+extern const char *cli_socket_path;	/* ibfmd's control socket */
 
 /*
  * Loads 'topo', the rails found in it, and its tables: OpenSM's dump

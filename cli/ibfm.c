@@ -4,6 +4,7 @@
  * ("ibfm topo gen"); each subcommand parses its own options.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -11,7 +12,7 @@
 
 static const struct cli_cmd *const groups[] = {
 	cli_topo_cmds, cli_route_cmds,	cli_sharp_cmds, cli_plan_cmds,
-	cli_path_cmds, cli_routes_cmds, cli_drain_cmds,
+	cli_path_cmds, cli_routes_cmds, cli_drain_cmds, cli_daemon_cmds,
 };
 
 static const char *cmd_name(const struct cli_cmd *c)
@@ -39,7 +40,8 @@ static void usage(FILE *out)
 		"\n"
 		"  --help      this text; 'ibfm COMMAND --help' for a command\n"
 		"  --version   print the version\n"
-		"  --plugin-path  where the OpenSM plugin libibfm_osm.so is installed\n\n"
+		"  --plugin-path  where the OpenSM plugin libibfm_osm.so is installed\n"
+		"  --socket PATH  ibfmd's control socket (or IBFM_SOCKET)\n\n"
 		"Exit codes: 0 done, 1 differences or problems found, 2 usage,\n"
 		"3 bad input, 4 failure. See ibfm(8).\n");
 }
@@ -61,6 +63,13 @@ int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
 
+	if (argc > 2 && !strcmp(argv[1], "--socket")) {
+		cli_socket_path = argv[2];
+		argc -= 2;
+		argv += 2;
+	} else if (getenv("IBFM_SOCKET")) {
+		cli_socket_path = getenv("IBFM_SOCKET");
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;

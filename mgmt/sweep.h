@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_SWEEP_H
+#define IBFM_SWEEP_H
+
+/*
+ * DOC: one fabric sweep: libibnetdisc discovers the subnet through
+ * libibmad/libibumad (a real HCA, or ibsim through libumad2sim) and the
+ * result becomes a routing/ fabric: nodes by GUID, port GUIDs, LIDs,
+ * links with the active width and speed PortInfo reports. It blocks for
+ * as long as discovery takes: ibfmd runs it on its worker thread.
+ */
+
+#include "routing/err.h"
+#include "routing/fabric.h"
+
+/* Discovers from CA 'ca' (NULL: the first) port 'port' (0: the first). */
+int ibfm_sweep_discover(const char *ca, int port, struct ibfm_fabric **out,
+			struct ibfm_err *err);
+
+#endif /* IBFM_SWEEP_H */

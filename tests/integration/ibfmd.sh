@@ -1,0 +1,76 @@
+#!/bin/bash
+# ibfmd on ibsim: it discovers a generated fabric equal to the expected
+# file, turns a pulled cable into an event with its ports, reports a
+# miswired expected file after SIGHUP, shrugs off bad clients, and stops
+# on SIGTERM.
+. "$TESTLIB"
+
+json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
+ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
+
+"$IBFM" topo gen -l 2 -k 16 -o "$T/f.topo" >/dev/null || die "gen"
+cp "$T/f.topo" "$T/expected.topo"
+cat >"$T/ibfmd.conf" <<CONF
+# test configuration
+socket $T/ibfmd.sock
+expected $T/expected.topo
+sweep_interval 30
+CONF
+sim_start "$T/f.topo"
+(cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
+	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
+DPID=$!
+PIDS="$PIDS $DPID"
+swept() { ask status --json >"$T/s.json" 2>/dev/null && [ "$(json_num "$T/s.json" sweeps)" -ge "$1" ]; }
+until_ok 300 "$DPID" ibfmd swept 1
+
+check "status: 152 nodes" test "$(json_num "$T/s.json" nodes)" = 152
+check "status: 256 links" test "$(json_num "$T/s.json" links)" = 256
+check "status: equal to the expected file" test "$(json_num "$T/s.json" expected_differences)" = 0
+check "status: a sweep time" test -n "$(json_num "$T/s.json" last_sweep_ms)"
+
+leaf=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-01".*/\1/p' "$T/f.topo")
+sim_cmd "Unlink \"$leaf\"[9]"
+ask sweep >/dev/null
+until_ok 300 "$DPID" ibfmd swept 2
+ask events --json >"$T/events.json"
+check "the pulled cable is an event" grep -q '"kind":"link-missing"' "$T/events.json"
+check "with its ports: leaf-01[9] and spine-01[1]" bash -c \
+	"grep -o '\"ports\":\"[^}]*' '$T/events.json' | grep 'leaf-01\\\\\"\[9\]' | grep -q 'spine-01\\\\\"\[1\]'"
+check "and a severity and time" grep -q '"severity":"error","kind":"link-missing"' "$T/events.json"
+sim_cmd "ReLink \"$leaf\"[9]"
+
+# A miswired expected file: node001 and node002 swapped on leaf-01.
+sed -e 's/^\[1\]\t"H-0002c90300000002"/[2]\t"H-0002c90300000002"/' \
+    -e 's/^\[2\]\t"H-0002c90300000004"/[1]\t"H-0002c90300000004"/' \
+    -e 's/^\(\[1\](2c90300000003) \t"S-0002c90200000001"\)\[1\]/\1[2]/' \
+    -e 's/^\(\[1\](2c90300000005) \t"S-0002c90200000001"\)\[2\]/\1[1]/' \
+    "$T/f.topo" >"$T/expected.topo"
+check "the miswired expected file parses" "$IBFM" topo show --topo "$T/expected.topo"
+kill -HUP "$DPID"
+sleep 0.5
+check "SIGHUP: still serving" ask status --json
+ask sweep >/dev/null
+until_ok 300 "$DPID" ibfmd swept 3
+check "the miswired expected file: 2 wrong peers" test "$(json_num "$T/s.json" expected_differences)" = 2
+
+"$CTL_CLIENT" "$T/ibfmd.sock" line 'garbage' >"$T/g1"
+check "garbage: a JSON error" grep -q '^{"error":"expected a JSON object' "$T/g1"
+"$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"status"' >"$T/g2"
+check "a truncated object: an error" grep -q '^{"error"' "$T/g2"
+"$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"reboot"}' >"$T/g3"
+check "an unknown command: an error" grep -q 'unknown command' "$T/g3"
+"$CTL_CLIENT" "$T/ibfmd.sock" flood 10485760 >"$T/g4"
+check "10 MB without a newline: an error or a hang-up" grep -q 'longer than 65536\|(closed)' "$T/g4"
+"$CTL_CLIENT" "$T/ibfmd.sock" many 500 >"$T/g5"
+check "500 connections open: a new one is answered or told why" grep -q '"nodes":152\|too many clients' "$T/g5"
+check "still serving after all that" ask status --json
+
+kill -TERM "$DPID"
+for i in $(seq 50); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM: gone" bash -c "! kill -0 $DPID 2>/dev/null"
+wait "$DPID"
+check "SIGTERM: exit 0" test $? -eq 0
+check "the socket is removed" test ! -e "$T/ibfmd.sock"
+sim_cmd Quit
+finish
