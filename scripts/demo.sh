@@ -10,9 +10,10 @@ export OPENSM=${OPENSM:-$(command -v opensm || echo /usr/sbin/opensm)}
 export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 IBNETDISCOVER=${IBNETDISCOVER:-$(command -v ibnetdiscover || echo /usr/sbin/ibnetdiscover)}
 IBTRACERT=${IBTRACERT:-$(command -v ibtracert || echo /usr/sbin/ibtracert)}
+IBFMD=$PWD/mgmt/ibfmd
 . tests/integration/lib.sh
 
-step() { echo "[$1/7] $2" >&2; }
+step() { echo "[$1/8] $2" >&2; }
 json_num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
 lid_of() { awk -v d="# \"$1\"" 'index($0, d) && /^Ca/ { getline; sub(/.*# lid /, ""); print $1; exit }' "$T/found.topo"; }
 
@@ -50,7 +51,17 @@ dst=$(lid_of "node648 mlx5_0")
 echo "node001 (lid $src) -> node648 (lid $dst):"
 (cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 60 "$IBTRACERT" "$src" "$dst" 2>/dev/null)
 
-step 7 "pulling leaf-01's cable on port 19: discovery names it, ibfm reroutes"
+step 7 "starting ibfmd: it sweeps the fabric and compares it with the expected file"
+printf 'socket %s\nexpected %s\nsweep_interval 30\n' "$T/ibfmd.sock" "$T/fabric.topo" >"$T/ibfmd.conf"
+(cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
+	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
+DPID=$!
+PIDS="$PIDS $DPID"
+swept() { "$IBFM" --socket "$T/ibfmd.sock" status --json 2>/dev/null | grep -q '"sweeps":[1-9]'; }
+until_ok 300 "$DPID" ibfmd swept
+echo "ibfm status: $("$IBFM" --socket "$T/ibfmd.sock" status --json)"
+
+step 8 "pulling leaf-01's cable on port 19: discovery names it, ibfm reroutes, ibfmd reports it"
 leaf=$(sed -n 's/^Switch\t36 "\([^"]*\)"\t\t# "leaf-01".*/\1/p' "$T/fabric.topo")
 sim_cmd "Unlink \"$leaf\"[19]"
 SIM_HOST="node001 mlx5_0" sim_client "$IBNETDISCOVER" >"$T/found2.topo" 2>/dev/null
@@ -58,6 +69,9 @@ SIM_HOST="node001 mlx5_0" sim_client "$IBNETDISCOVER" >"$T/found2.topo" 2>/dev/n
 wait_generation "$T/state" 2 || die "no reroute after the unlink"
 sed -n 's/.*ucast_build_fwd_tables: //p' "$T/opensm.log" | tail -1
 "$IBFM" check --topo "$T/found2.topo" --lfts "$T/state/lfts.dump" | head -4
+"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
+until_ok 300 "$DPID" ibfmd bash -c "'$IBFM' --socket '$T/ibfmd.sock' events --json | grep -q link-missing"
+echo "ibfm events: $("$IBFM" --socket "$T/ibfmd.sock" events --json)"
 echo "summary: engine ibfm; $(json_num "$T/state/snapshot.json" blocks_changed) of" \
 	"$(json_num "$T/state/snapshot.json" blocks_total) LFT blocks sent for the reroute"
 osm_stop
