@@ -5,6 +5,8 @@
  *   ctl_client SOCKET flood BYTES    send BYTES without a newline, print the reply
  *   ctl_client SOCKET many N         hold N connections open, then ask
  *                                    "status" on a new one and print the reply
+ *   ctl_client SOCKET held SECONDS   connect, wait, then ask "status" on
+ *                                    that same connection
  */
 #include <signal.h>
 #include <stdio.h>
@@ -56,6 +58,15 @@ int main(int argc, char **argv)
 		return reply(fd);
 	}
 	n = atol(argv[3]);
+	if (!strcmp(argv[2], "held")) {
+		fd = dial(argv[1]);
+		if (fd < 0)
+			return 1;
+		sleep((unsigned)n);
+		if (write(fd, "{\"cmd\":\"status\"}\n", 17) < 0)
+			return 1;
+		return reply(fd);
+	}
 	if (!strcmp(argv[2], "flood")) {
 		char *junk = malloc(n);
 

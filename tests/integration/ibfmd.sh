@@ -47,9 +47,15 @@ sed -e 's/^\[1\]\t"H-0002c90300000002"/[2]\t"H-0002c90300000002"/' \
     -e 's/^\(\[1\](2c90300000005) \t"S-0002c90200000001"\)\[2\]/\1[1]/' \
     "$T/f.topo" >"$T/expected.topo"
 check "the miswired expected file parses" "$IBFM" topo show --topo "$T/expected.topo"
+"$CTL_CLIENT" "$T/ibfmd.sock" held 2 >"$T/held" &
+HELD=$!
+sleep 0.5
 kill -HUP "$DPID"
 sleep 0.5
 check "SIGHUP: still serving" ask status --json
+wait "$HELD"
+check "SIGHUP: a client connected across it is still answered" grep -q '"nodes":152' "$T/held"
+check "SIGHUP: logged as reloaded" grep -q 'SIGHUP: .* reloaded' "$T/ibfmd.log"
 ask sweep >/dev/null
 until_ok 300 "$DPID" ibfmd swept 3
 check "the miswired expected file: 2 wrong peers" test "$(json_num "$T/s.json" expected_differences)" = 2
