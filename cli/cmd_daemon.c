@@ -86,8 +86,19 @@ static int cmd_daemon(int argc, char **argv)
 	if (!reply)
 		return CLI_FAIL;
 	rc = ask(request, reply, 16 << 20);
-	if (rc != CLI_NO_DAEMON)
+	/* "events" prints the list itself: [{...}, ...]. */
+	if (rc == CLI_OK && !strcmp(argv[0], "events") &&
+	    !strncmp(reply, "{\"events\":", 10)) {
+		size_t n = strlen(reply);
+
+		if (n > 12 && reply[n - 2] == '}') {
+			reply[n - 2] = '\n';
+			reply[n - 1] = '\0';
+		}
+		fputs(reply + 10, stdout);
+	} else if (rc != CLI_NO_DAEMON) {
 		fputs(reply, stdout);
+	}
 	free(reply);
 	return rc;
 }

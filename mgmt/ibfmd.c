@@ -48,7 +48,7 @@ struct event_rec {
 	time_t time;
 	const char *severity;
 	const char *kind;
-	char ports[320];
+	char ports[2][160]; /* the link's two ends, or one node */
 };
 
 struct daemon {
@@ -207,7 +207,8 @@ static void add_event(void *ctx, const struct ibfm_diff_item *it)
 		  sizeof(x));
 	port_text(on_a ? c->a : c->b, on_a ? it->exp_peer : it->act_peer, y,
 		  sizeof(y));
-	snprintf(e->ports, sizeof(e->ports), "%s%s%s", x, y[0] ? " - " : "", y);
+	snprintf(e->ports[0], sizeof(e->ports[0]), "%s", x);
+	snprintf(e->ports[1], sizeof(e->ports[1]), "%s", y);
 }
 
 /* A sweep came back: events for what changed, diff against expected. */
@@ -338,7 +339,11 @@ static void cmd_events(void *ctx, const struct ibfm_ctl_req *req,
 		ibfm_json_uint(j, "time", (uint64_t)e->time);
 		ibfm_json_str(j, "severity", e->severity);
 		ibfm_json_str(j, "kind", e->kind);
-		ibfm_json_str(j, "ports", e->ports);
+		ibfm_json_arr_begin(j, "ports");
+		ibfm_json_str(j, NULL, e->ports[0]);
+		if (e->ports[1][0])
+			ibfm_json_str(j, NULL, e->ports[1]);
+		ibfm_json_arr_end(j);
 		ibfm_json_obj_end(j);
 	}
 	ibfm_json_arr_end(j);

@@ -35,8 +35,10 @@ ask sweep >/dev/null
 until_ok 300 "$DPID" ibfmd swept 2
 ask events --json >"$T/events.json"
 check "the pulled cable is an event" grep -q '"kind":"link-missing"' "$T/events.json"
-check "with its ports: leaf-01[9] and spine-01[1]" bash -c \
-	"grep -o '\"ports\":\"[^}]*' '$T/events.json' | grep 'leaf-01\\\\\"\[9\]' | grep -q 'spine-01\\\\\"\[1\]'"
+check "events --json is a list" grep -q '^\[{"seq":1,' "$T/events.json"
+check "with its ports as a list" grep -q '"kind":"link-missing","ports":\["' "$T/events.json"
+check "naming leaf-01[9] and spine-01[1]" bash -c \
+	"grep -q 'leaf-01\\\\\"\[9\] (0x' '$T/events.json' && grep -q 'spine-01\\\\\"\[1\] (0x' '$T/events.json'"
 check "and a severity and time" grep -q '"severity":"error","kind":"link-missing"' "$T/events.json"
 sim_cmd "ReLink \"$leaf\"[9]"
 
