@@ -7,25 +7,6 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
-/* Lanes of PortInfo:LinkWidthActive. */
-static uint8_t lanes(unsigned w)
-{
-	switch (w) {
-	case 1:
-		return 1;
-	case 2:
-		return 4;
-	case 4:
-		return 8;
-	case 8:
-		return 12;
-	case 16:
-		return 2;
-	default:
-		return 0;
-	}
-}
-
 /* PortInfo speed (and the extended speed) as an enum ibfm_speed. */
 static uint8_t speed_of(ibnd_port_t *p)
 {
@@ -114,7 +95,7 @@ static int add_links(ibnd_fabric_t *nf, struct ibfm_fabric *f)
 			if (a < b &&
 			    ibfm_fabric_link(
 				    f, a, b,
-				    lanes(mad_get_field(
+				    ibfm_width_lanes(mad_get_field(
 					    p->info, 0,
 					    IB_PORT_LINK_WIDTH_ACTIVE_F)),
 				    speed_of(p)))

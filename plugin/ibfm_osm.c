@@ -192,25 +192,6 @@ static int add_nodes(osm_subn_t *subn, struct ibfm_fabric *f,
 	return 0;
 }
 
-/* Lanes of PortInfo:LinkWidthActive. */
-static uint8_t lanes(uint8_t width_active)
-{
-	switch (width_active) {
-	case 1:
-		return 1;
-	case 2:
-		return 4;
-	case 4:
-		return 8;
-	case 8:
-		return 12;
-	case 16:
-		return 2;
-	default:
-		return 0;
-	}
-}
-
 /* Connects the ports that OpenSM found cabled, each link once. */
 static int add_links(osm_subn_t *subn, struct ibfm_fabric *f)
 {
@@ -240,7 +221,8 @@ static int add_links(osm_subn_t *subn, struct ibfm_fabric *f)
 			if (a < b &&
 			    ibfm_fabric_link(
 				    f, a, b,
-				    lanes(ph->port_info.link_width_active),
+				    ibfm_width_lanes(
+					    ph->port_info.link_width_active),
 				    IBFM_SPEED_UNKNOWN))
 				return -1;
 		}

@@ -511,6 +511,24 @@ enum ibfm_speed ibfm_speed_parse(const char *s, size_t len)
 	return IBFM_SPEED_UNKNOWN;
 }
 
+uint8_t ibfm_width_lanes(unsigned link_width_active)
+{
+	switch (link_width_active) {
+	case 1:
+		return 1;
+	case 2:
+		return 4;
+	case 4:
+		return 8;
+	case 8:
+		return 12;
+	case 16:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 bool ibfm_width_valid(unsigned width)
 {
 	return width == 1 || width == 2 || width == 4 || width == 8 ||

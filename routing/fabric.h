@@ -207,6 +207,9 @@ const char *ibfm_speed_name(unsigned speed);
 /* Parses a speed name ("NDR", case-sensitive); IBFM_SPEED_UNKNOWN if not one. */
 enum ibfm_speed ibfm_speed_parse(const char *s, size_t len);
 
+/* Lanes of a PortInfo:LinkWidthActive value (1, 2, 4, 8, 16); 0 if not one. */
+uint8_t ibfm_width_lanes(unsigned link_width_active);
+
 /* Whether 'width' is a lane count a port can have. */
 bool ibfm_width_valid(unsigned width);
 
