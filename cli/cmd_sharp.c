@@ -197,33 +197,7 @@ static int cmd_trees(struct sharp_args *a, struct sharp_ctx *c)
 	uint32_t i;
 
 	if (a->json) {
-		struct ibfm_json j;
-
-		ibfm_json_init(&j, stdout, true);
-		ibfm_json_obj_begin(&j, NULL);
-		ibfm_json_uint(&j, "violations", ibfm_sharp_violations(s));
-		ibfm_json_uint(&j, "radix_violations", s->radix_violations);
-		ibfm_json_uint(&j, "depth_violations", s->depth_violations);
-		ibfm_json_uint(&j, "path_violations", s->path_violations);
-		ibfm_json_uint(&j, "uncovered", s->uncovered);
-		ibfm_json_uint(&j, "max_link_edges", s->max_link_edges);
-		ibfm_json_arr_begin(&j, "trees");
-		for (i = 0; i < s->ntrees; i++) {
-			const struct ibfm_sharp_tree *tr = &s->trees[i];
-
-			ibfm_json_obj_begin(&j, NULL);
-			ibfm_json_uint(&j, "id", tr->id);
-			ibfm_json_str(&j, "root", node_desc(c->f, tr->root));
-			if (tr->rail != IBFM_RAIL_NONE)
-				ibfm_json_uint(&j, "rail", tr->rail);
-			ibfm_json_uint(&j, "depth", tr->depth);
-			ibfm_json_uint(&j, "hosts", tr->hosts);
-			ibfm_json_uint(&j, "ans", tr->nans);
-			ibfm_json_obj_end(&j);
-		}
-		ibfm_json_arr_end(&j);
-		ibfm_json_obj_end(&j);
-		ibfm_json_finish(&j);
+		ibfm_sharp_write_json(s, NULL, 0, false, true, stdout);
 	} else {
 		printf("%-6s %-24s %-5s %-6s %-7s %s\n", "tree", "root", "rail",
 		       "depth", "hosts", "ANs");
@@ -263,8 +237,9 @@ static int cmd_tree(struct sharp_args *a, struct sharp_ctx *c)
 		tmp = *s;
 		tmp.trees = (struct ibfm_sharp_tree *)tr;
 		tmp.ntrees = 1;
-		return ibfm_sharp_write_json(&tmp, NULL, 0, stdout) ? CLI_FAIL
-								    : CLI_OK;
+		return ibfm_sharp_write_json(&tmp, NULL, 0, true, true, stdout)
+			       ? CLI_FAIL
+			       : CLI_OK;
 	}
 	printf("tree %u: root %s, depth %u, %u hosts, %u ANs\n", tr->id,
 	       node_desc(c->f, tr->root), tr->depth, tr->hosts, tr->nans);
@@ -471,7 +446,8 @@ static void print_jobs(const struct sharp_args *a, const struct sharp_ctx *c,
 	uint32_t i, k;
 
 	if (a->json) {
-		ibfm_sharp_write_json(c->s, js->job, js->n, stdout);
+		ibfm_sharp_write_json(c->s, js->job, js->n, false, false,
+				      stdout);
 		return;
 	}
 	for (i = 0; i < js->n; i++) {

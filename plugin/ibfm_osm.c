@@ -415,7 +415,7 @@ static void refuse(struct ibfm_osm *p, const struct ibfm_ftree_stats *st)
 
 static int write_trees(FILE *out, const void *ctx)
 {
-	return ibfm_sharp_write_json(ctx, NULL, 0, out);
+	return ibfm_sharp_write_json(ctx, NULL, 0, true, false, out);
 }
 
 /* Builds the SHARP trees over the new tables and publishes them. */

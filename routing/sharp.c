@@ -571,15 +571,19 @@ static void json_node(struct ibfm_json *j, const struct ibfm_fabric *f,
 
 int ibfm_sharp_write_json(const struct ibfm_sharp *s,
 			  const struct ibfm_sharp_job *jobs, uint32_t njobs,
-			  FILE *out)
+			  bool edges, bool pretty, FILE *out)
 {
 	const struct ibfm_fabric *f = s->f;
 	struct ibfm_json j;
 	uint32_t i, a;
 
-	ibfm_json_init(&j, out, false);
+	ibfm_json_init(&j, out, pretty);
 	ibfm_json_obj_begin(&j, NULL);
 	ibfm_json_uint(&j, "violations", ibfm_sharp_violations(s));
+	ibfm_json_uint(&j, "radix_violations", s->radix_violations);
+	ibfm_json_uint(&j, "depth_violations", s->depth_violations);
+	ibfm_json_uint(&j, "path_violations", s->path_violations);
+	ibfm_json_uint(&j, "uncovered", s->uncovered);
 	ibfm_json_uint(&j, "max_link_edges", s->max_link_edges);
 	ibfm_json_arr_begin(&j, "trees");
 	for (i = 0; i < s->ntrees; i++) {
@@ -592,6 +596,11 @@ int ibfm_sharp_write_json(const struct ibfm_sharp *s,
 			ibfm_json_uint(&j, "rail", tr->rail);
 		ibfm_json_uint(&j, "depth", tr->depth);
 		ibfm_json_uint(&j, "hosts", tr->hosts);
+		ibfm_json_uint(&j, "ans", tr->nans);
+		if (!edges) {
+			ibfm_json_obj_end(&j);
+			continue;
+		}
 		ibfm_json_arr_begin(&j, "edges");
 		for (a = tr->first; a < tr->first + tr->nans; a++) {
 			const struct ibfm_sharp_an *an = &s->ans[a];

@@ -122,9 +122,12 @@ int ibfm_sharp_carve(const struct ibfm_sharp *s, const uint32_t *hosts,
 void ibfm_sharp_release(struct ibfm_sharp_job *job, const struct ibfm_sharp *s,
 			uint32_t *usage);
 
-/* Writes the trees (and 'jobs', may be 0) as one JSON object. */
+/*
+ * Writes the trees (with every edge when 'edges') and 'jobs' (may be 0)
+ * as one JSON object; 'pretty' spreads it over lines.
+ */
 int ibfm_sharp_write_json(const struct ibfm_sharp *s,
 			  const struct ibfm_sharp_job *jobs, uint32_t njobs,
-			  FILE *out);
+			  bool edges, bool pretty, FILE *out);
 
 #endif /* IBFM_SHARP_H */
