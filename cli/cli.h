@@ -36,7 +36,7 @@ extern const struct cli_cmd cli_path_cmds[];
 extern const struct cli_cmd cli_drain_cmds[];
 extern const struct cli_cmd cli_routes_cmds[];
 extern const struct cli_cmd cli_daemon_cmds[];
-extern const char *cli_socket_path;	/* ibfmd's control socket */
+extern const char *cli_socket_path; /* ibfmd's control socket */
 
 /*
  * Loads 'topo', the rails found in it, and its tables: OpenSM's dump
@@ -71,6 +71,13 @@ bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
  * port for a CA, port 0 for a switch. IBFM_NONE if none.
  */
 uint32_t cli_find_port(const struct ibfm_fabric *f, const char *s);
+
+/*
+ * Prints "did you mean ...?" to stderr with up to three node
+ * descriptions closest to 's' (a few typed characters off, case ignored),
+ * or nothing when none is close.
+ */
+void cli_suggest_node(const struct ibfm_fabric *f, const char *s);
 
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,

@@ -51,8 +51,10 @@ static int element_ports(const struct ibfm_fabric *f, const char *spec,
 			strcat(br, "]"); /* a name with brackets */
 	}
 	p = cli_find_port(f, name);
-	if (p == IBFM_NONE)
+	if (p == IBFM_NONE) {
+		snprintf(what, len, "%s", name); /* for suggestions */
 		return -ENOENT;
+	}
 	node = f->ports[p].node;
 	*n = 0;
 	if (num) {
@@ -139,6 +141,8 @@ static int dry_run(const char *topo, const char *lfts, const char *element,
 				? "unknown element \"%s\": expected a switch or host (GUID, LID, description, name) or SWITCH[PORT]"
 				: "\"%s\" names no cabled link",
 			element);
+		if (rc == -ENOENT)
+			cli_suggest_node(f, r->what);
 		rc = CLI_INPUT;
 		goto out;
 	}

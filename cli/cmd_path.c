@@ -190,9 +190,12 @@ static int cmd_path(int argc, char **argv)
 	src = cli_find_port(f, argv[optind]);
 	dst = cli_find_port(f, argv[optind + 1]);
 	if (src == IBFM_NONE || dst == IBFM_NONE) {
+		const char *bad = argv[src == IBFM_NONE ? optind : optind + 1];
+
 		cli_error(
 			"unknown endpoint \"%s\": expected a LID, a GUID, a node description or name",
-			argv[src == IBFM_NONE ? optind : optind + 1]);
+			bad);
+		cli_suggest_node(f, bad);
 		rc = CLI_INPUT;
 		goto out;
 	}

@@ -48,4 +48,9 @@ check "diff finds removed links: exit 1" test $rc -eq 1
 check "diff counts 7 link-missing" test "$(grep -c '"kind": "link-missing"' "$T/diff.json")" = 7
 check "diff JSON count is 7" test "$(json_int "$T/diff.json" count)" = 7
 
+"$IBFM" path --topo "$T/a.topo" leaf01 "spine-02" 2>"$T/perr"
+rc=$?
+check "path to an unknown endpoint: exit 3" test $rc -eq 3
+check "path suggests the closest names" grep -qx 'ibfm: did you mean "leaf-01"?' "$T/perr"
+
 finish

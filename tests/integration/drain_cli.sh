@@ -1,7 +1,8 @@
 #!/bin/bash
 # ibfm drain --dry-run as a runbook uses it: a spine of a full 2-level
 # tree drains safely with the exact new max load; a host's only link does
-# not; without --dry-run the daemon is needed.
+# not; without --dry-run the daemon is needed; a mistyped name gets the
+# closest names.
 . "$TESTLIB"
 
 json_num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
@@ -33,4 +34,7 @@ check "says how to go on" grep -q 'use --dry-run' "$T/err"
 rc=$?
 check "unknown element: exit 3" test $rc -eq 3
 check "unknown element: says which" grep -q 'unknown element "nosuchswitch"' "$T/err2"
+check "nothing close: no suggestion" bash -c "! grep -q 'did you mean' '$T/err2'"
+"$IBFM" drain "Spine05[3]" --dry-run --topo "$T/f.topo" 2>"$T/err3"
+check "a typo: suggests only the closest switch" grep -qx 'ibfm: did you mean "spine-05"?' "$T/err3"
 finish
