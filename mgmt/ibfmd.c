@@ -41,6 +41,7 @@ struct conf {
 	char ca[64];
 	int ca_port;
 	unsigned sweep_s;
+	unsigned light_s; /* 0: no light checks */
 };
 
 struct event_rec {
@@ -56,21 +57,24 @@ struct daemon {
 	const char *conf_path;
 	struct event_base *base;
 	struct evconnlistener *listener;
-	struct event *sweep_timer, *sweep_done, *sig_term, *sig_int, *sig_hup;
+	struct event *sweep_timer, *light_timer, *sweep_done;
+	struct event *sig_term, *sig_int, *sig_hup;
 	struct ibfm_ctl ctl;
 	unsigned clients;
 	/* the worker */
 	pthread_t worker;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	bool busy, want, stop;
+	bool busy, want, light, stop; /* light: a light check will do */
+	bool again; /* a sweep was asked for while the worker was busy */
 	struct ibfm_fabric *found; /* handed from the worker */
 	char found_err[IBFM_ERR_MSG_MAX];
 	double found_ms;
+	bool found_light; /* a light check found nothing: no new fabric */
 	/* what the loop knows */
 	struct ibfm_fabric *fabric, *expected;
-	uint64_t sweeps, expected_diffs;
-	double last_ms;
+	uint64_t sweeps, light_checks, expected_diffs;
+	double last_ms, last_light_ms;
 	char last_error[IBFM_ERR_MSG_MAX];
 	struct event_rec events[MAX_EVENTS];
 	uint64_t nevents;
@@ -99,6 +103,7 @@ static int read_conf(const char *path, struct conf *c)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->socket, sizeof(c->socket), "/run/ibfm/ibfmd.sock");
 	c->sweep_s = 60;
+	c->light_s = 10;
 	if (!in) {
 		logmsg("%s: cannot open: %s", path, strerror(errno));
 		return -1;
@@ -133,6 +138,8 @@ static int read_conf(const char *path, struct conf *c)
 			memcpy(c->ca, val, strlen(val) + 1);
 		} else if (!strcmp(key, "ca_port")) {
 			c->ca_port = atoi(val);
+		} else if (!strcmp(key, "light_interval")) {
+			c->light_s = (unsigned)atoi(val);
 		} else if (!strcmp(key, "sweep_interval")) {
 			c->sweep_s = (unsigned)atoi(val);
 			if (!c->sweep_s) {
@@ -141,7 +148,7 @@ static int read_conf(const char *path, struct conf *c)
 				goto bad;
 			}
 		} else {
-			logmsg("%s:%u: unknown key \"%s\": expected socket, expected, ca, ca_port or sweep_interval",
+			logmsg("%s:%u: unknown key \"%s\": expected socket, expected, ca, ca_port, sweep_interval or light_interval",
 			       path, no, key);
 			goto bad;
 		}
@@ -211,6 +218,8 @@ static void add_event(void *ctx, const struct ibfm_diff_item *it)
 	snprintf(e->ports[1], sizeof(e->ports[1]), "%s", y);
 }
 
+static void request_sweep(struct daemon *d);
+
 /* A sweep came back: events for what changed, diff against expected. */
 static void sweep_done(evutil_socket_t fd, short what, void *arg)
 {
@@ -225,8 +234,16 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 	d->found = NULL;
 	d->busy = false;
 	snprintf(d->last_error, sizeof(d->last_error), "%s", d->found_err);
-	d->last_ms = d->found_ms;
+	if (d->found_light) {
+		d->light_checks++;
+		d->last_light_ms = d->found_ms;
+	} else
+		d->last_ms = d->found_ms;
 	pthread_mutex_unlock(&d->lock);
+	if (d->again) {
+		d->again = false;
+		request_sweep(d);
+	}
 	if (!f)
 		return;
 	d->sweeps++;
@@ -253,6 +270,26 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * A light check of the last sweep's links; when one is no longer Active
+ * a full sweep follows at once, so the event names the exact ports.
+ * d->fabric is only replaced by sweep_done, after this hands back.
+ */
+static bool light_check_clean(struct daemon *d, struct ibfm_err *err)
+{
+	int rc;
+
+	if (!d->fabric)
+		return false;
+	rc = ibfm_sweep_light(d->conf.ca[0] ? d->conf.ca : NULL,
+			      d->conf.ca_port, d->fabric, err);
+	if (rc > 0)
+		logmsg("light check: %d known ports changed state, sweeping",
+		       rc);
+	err->msg[0] = '\0'; /* a failed check is answered by the sweep */
+	return rc == 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct daemon *d = arg;
@@ -261,6 +298,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct ibfm_fabric *f = NULL;
 		struct ibfm_err err = { 0 };
+		bool light;
 		double t0;
 
 		while (!d->want && !d->stop)
@@ -268,12 +306,17 @@ static void *worker_main(void *arg)
 		if (d->stop)
 			break;
 		d->want = false;
+		light = d->light;
 		pthread_mutex_unlock(&d->lock);
 		t0 = now_ms();
-		ibfm_sweep_discover(d->conf.ca[0] ? d->conf.ca : NULL,
-				    d->conf.ca_port, &f, &err);
+		if (!light || !light_check_clean(d, &err)) {
+			light = false;
+			ibfm_sweep_discover(d->conf.ca[0] ? d->conf.ca : NULL,
+					    d->conf.ca_port, &f, &err);
+		}
 		pthread_mutex_lock(&d->lock);
 		d->found = f;
+		d->found_light = light;
 		d->found_ms = now_ms() - t0;
 		snprintf(d->found_err, sizeof(d->found_err), "%s", err.msg);
 		event_active(d->sweep_done, EV_READ, 0);
@@ -282,15 +325,28 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void request_sweep(struct daemon *d)
+/*
+ * Starts a full sweep or a light check. A sweep asked for while the
+ * worker is busy runs when it is done: what the worker started may
+ * predate the change the sweep was asked for.
+ */
+static void request_work(struct daemon *d, bool light)
 {
 	pthread_mutex_lock(&d->lock);
 	if (!d->busy) {
 		d->busy = true;
 		d->want = true;
+		d->light = light;
 		pthread_cond_signal(&d->wake);
+	} else if (!light) {
+		d->again = true;
 	}
 	pthread_mutex_unlock(&d->lock);
+}
+
+static void request_sweep(struct daemon *d)
+{
+	request_work(d, false);
 }
 
 static void sweep_tick(evutil_socket_t fd, short what, void *arg)
@@ -298,6 +354,24 @@ static void sweep_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	request_sweep(arg);
+}
+
+static void light_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	request_work(arg, true);
+}
+
+/* (Re)arms the timers with the configured intervals. */
+static void arm_timers(struct daemon *d)
+{
+	event_del(d->sweep_timer);
+	event_add(d->sweep_timer, &(struct timeval){ d->conf.sweep_s, 0 });
+	event_del(d->light_timer);
+	if (d->conf.light_s)
+		event_add(d->light_timer,
+			  &(struct timeval){ d->conf.light_s, 0 });
 }
 
 /* ---- commands ---- */
@@ -314,7 +388,9 @@ static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
 	ibfm_json_uint(j, "links",
 		       d->fabric ? ibfm_fabric_count_links(d->fabric) : 0);
 	ibfm_json_uint(j, "sweeps", d->sweeps);
+	ibfm_json_uint(j, "light_checks", d->light_checks);
 	ibfm_json_double(j, "last_sweep_ms", d->last_ms);
+	ibfm_json_double(j, "last_light_check_ms", d->last_light_ms);
 	ibfm_json_uint(j, "events", d->nevents);
 	ibfm_json_bool(j, "expected", d->expected != NULL);
 	ibfm_json_uint(j, "expected_differences", d->expected_diffs);
@@ -496,8 +572,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	d->conf = c;
 	if (load_expected(d) == 0)
 		logmsg("SIGHUP: %s reloaded", d->conf_path);
-	event_del(d->sweep_timer);
-	event_add(d->sweep_timer, &(struct timeval){ d->conf.sweep_s, 0 });
+	arm_timers(d);
 }
 
 static const char usage[] =
@@ -567,19 +642,21 @@ int main(int argc, char **argv)
 		goto out;
 	d->sweep_done = event_new(d->base, -1, 0, sweep_done, d);
 	d->sweep_timer = event_new(d->base, -1, EV_PERSIST, sweep_tick, d);
+	d->light_timer = event_new(d->base, -1, EV_PERSIST, light_tick, d);
 	d->sig_term = evsignal_new(d->base, SIGTERM, on_stop, d);
 	d->sig_int = evsignal_new(d->base, SIGINT, on_stop, d);
 	d->sig_hup = evsignal_new(d->base, SIGHUP, on_hup, d);
-	if (!d->sweep_done || !d->sweep_timer || !d->sig_term || !d->sig_int ||
-	    !d->sig_hup || pthread_create(&d->worker, NULL, worker_main, d))
+	if (!d->sweep_done || !d->sweep_timer || !d->light_timer ||
+	    !d->sig_term || !d->sig_int || !d->sig_hup ||
+	    pthread_create(&d->worker, NULL, worker_main, d))
 		goto out;
 	event_add(d->sig_term, NULL);
 	event_add(d->sig_int, NULL);
 	event_add(d->sig_hup, NULL);
-	event_add(d->sweep_timer, &(struct timeval){ d->conf.sweep_s, 0 });
+	arm_timers(d);
 	request_sweep(d);
-	logmsg("serving %s, sweeping every %u s", d->conf.socket,
-	       d->conf.sweep_s);
+	logmsg("serving %s, sweeping every %u s, light checks every %u s",
+	       d->conf.socket, d->conf.sweep_s, d->conf.light_s);
 	event_base_dispatch(d->base);
 	pthread_mutex_lock(&d->lock);
 	d->stop = true;
@@ -596,6 +673,8 @@ out:
 		event_free(d->sweep_done);
 	if (d->sweep_timer)
 		event_free(d->sweep_timer);
+	if (d->light_timer)
+		event_free(d->light_timer);
 	if (d->sig_term)
 		event_free(d->sig_term);
 	if (d->sig_int)

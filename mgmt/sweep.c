@@ -2,6 +2,7 @@
 #include "mgmt/sweep.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/ibnetdisc.h>
@@ -73,6 +74,11 @@ static int add_nodes(ibnd_fabric_t *nf, struct ibfm_fabric *f,
 	return 0;
 }
 
+static uint8_t port_state(ibnd_port_t *p)
+{
+	return (uint8_t)mad_get_field(p->info, 0, IB_PORT_STATE_F);
+}
+
 static int add_links(ibnd_fabric_t *nf, struct ibfm_fabric *f)
 {
 	ibnd_node_t *n;
@@ -92,14 +98,18 @@ static int add_links(ibnd_fabric_t *nf, struct ibfm_fabric *f)
 			if (m == IBFM_NONE)
 				return -1;
 			b = ibfm_fabric_port(f, m, p->remoteport->portnum);
-			if (a < b &&
-			    ibfm_fabric_link(
+			if (a > b)
+				continue;
+			if (ibfm_fabric_link(
 				    f, a, b,
 				    ibfm_width_lanes(mad_get_field(
 					    p->info, 0,
 					    IB_PORT_LINK_WIDTH_ACTIVE_F)),
 				    speed_of(p)))
 				return -1;
+			/* Init or Armed without an SM: the light check compares. */
+			f->ports[a].state = port_state(p);
+			f->ports[b].state = port_state(p->remoteport);
 		}
 	return 0;
 }
@@ -137,4 +147,114 @@ int ibfm_sweep_discover(const char *ca, int port, struct ibfm_fabric **out,
 	}
 	*out = f;
 	return 0;
+}
+
+/* A directed route: the out-port numbers from the local port on. */
+struct dr {
+	uint8_t hop[IB_SUBNET_PATH_HOPS_MAX];
+	uint8_t n;
+};
+
+static int query_dr(struct ibmad_port *mp, const struct dr *r, unsigned attr,
+		    unsigned mod, uint8_t *buf)
+{
+	ib_portid_t id = { 0 };
+
+	id.drpath.cnt = r->n;
+	memcpy(&id.drpath.p[1], r->hop, r->n);
+	id.drpath.drslid = 0xffff;
+	id.drpath.drdlid = 0xffff;
+	return smp_query_via(buf, &id, attr, mod, 500, mp) ? 0 : -EIO;
+}
+
+/* Ports of a switch whose link is known and whose state has changed. */
+static int count_down(struct ibmad_port *mp, const struct ibfm_fabric *f,
+		      const struct dr *r, uint32_t node)
+{
+	const struct ibfm_node *n = &f->nodes[node];
+	uint8_t buf[IB_SMP_DATA_SIZE];
+	unsigned i, down = 0;
+
+	for (i = 1; i <= n->nports; i++) {
+		if (f->ports[n->port0 + i].peer == IBFM_NONE)
+			continue;
+		down += query_dr(mp, r, IB_ATTR_PORT_INFO, i, buf) ||
+			mad_get_field(buf, 0, IB_PORT_STATE_F) !=
+				f->ports[n->port0 + i].state;
+	}
+	return (int)down;
+}
+
+/* Breadth-first over the known switches, each reached by its route. */
+static int walk_switches(struct ibmad_port *mp, const struct ibfm_fabric *f,
+			 uint32_t local)
+{
+	uint32_t *queue = malloc(f->nnodes * sizeof(*queue)), head = 0,
+		 tail = 0, n, peer;
+	struct dr *route = calloc(f->nnodes, sizeof(*route));
+	unsigned i;
+	int down = 0;
+
+	if (!queue || !route) {
+		down = -ENOMEM;
+		goto out;
+	}
+	peer = f->ports[local].peer;
+	if (peer == IBFM_NONE)
+		goto out;
+	n = f->ports[peer].node;
+	route[n].hop[route[n].n++] = f->ports[local].num;
+	if (ibfm_node_is_switch(&f->nodes[n]))
+		queue[tail++] = n;
+	while (head < tail) {
+		n = queue[head++];
+		down += count_down(mp, f, &route[n], n);
+		for (i = 1; i <= f->nodes[n].nports; i++) {
+			uint32_t p = f->ports[f->nodes[n].port0 + i].peer, m;
+
+			if (p == IBFM_NONE)
+				continue;
+			m = f->ports[p].node;
+			if (!ibfm_node_is_switch(&f->nodes[m]) || route[m].n ||
+			    route[n].n == IB_SUBNET_PATH_HOPS_MAX - 1)
+				continue;
+			route[m] = route[n];
+			route[m].hop[route[m].n++] = (uint8_t)i;
+			queue[tail++] = m;
+		}
+	}
+out:
+	free(queue);
+	free(route);
+	return down;
+}
+
+int ibfm_sweep_light(const char *ca, int port, const struct ibfm_fabric *f,
+		     struct ibfm_err *err)
+{
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
+	struct ibmad_port *mp;
+	uint8_t buf[IB_SMP_DATA_SIZE];
+	struct dr self = { .n = 0 };
+	uint32_t local;
+	int rc;
+
+	mp = mad_rpc_open_port((char *)ca, port, classes, 2);
+	if (!mp)
+		return ibfm_err_set(err, -EIO,
+				    "D03 cannot open %s port %d for SMPs",
+				    ca ? ca : "the first CA", port);
+	/* NodeInfo:PortGUID is the GUID of the port the SMP came in on. */
+	rc = query_dr(mp, &self, IB_ATTR_NODE_INFO, 0, buf);
+	local = rc ? IBFM_NONE
+		   : ibfm_fabric_port_by_guid(
+			     f, mad_get_field64(buf, 0, IB_NODE_PORT_GUID_F));
+	if (local == IBFM_NONE)
+		rc = ibfm_err_set(
+			err, -ENOENT,
+			"D04 the local port is not in the last sweep");
+	else if ((rc = walk_switches(mp, f, local)) == -ENOMEM)
+		ibfm_err_set(err, rc, "out of memory");
+	mad_rpc_close_port(mp);
+	return rc;
 }

@@ -17,4 +17,15 @@
 int ibfm_sweep_discover(const char *ca, int port, struct ibfm_fabric **out,
 			struct ibfm_err *err);
 
+/*
+ * The light check between full sweeps: PortInfo:PortState of every
+ * switch port that has a link in 'f' (the last full sweep), by directed
+ * route from the local port, one SMP per port. Returns how many of those
+ * ports changed state since that sweep or did not answer (0: nothing
+ * changed), or
+ * a negative errno with 'err' set when the local port cannot be used.
+ */
+int ibfm_sweep_light(const char *ca, int port, const struct ibfm_fabric *f,
+		     struct ibfm_err *err);
+
 #endif /* IBFM_SWEEP_H */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # ibfmd on ibsim: it discovers a generated fabric equal to the expected
 # file, turns a pulled cable into an event with its ports, reports a
-# miswired expected file after SIGHUP, shrugs off bad clients, and stops
-# on SIGTERM.
+# miswired expected file after SIGHUP, notices a pulled cable by its
+# light check alone, shrugs off bad clients, and stops on SIGTERM.
 . "$TESTLIB"
 
 json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
@@ -14,7 +14,8 @@ cat >"$T/ibfmd.conf" <<CONF
 # test configuration
 socket $T/ibfmd.sock
 expected $T/expected.topo
-sweep_interval 30
+sweep_interval 3600
+light_interval 1
 CONF
 sim_start "$T/f.topo"
 (cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
@@ -23,6 +24,13 @@ DPID=$!
 PIDS="$PIDS $DPID"
 swept() { ask status --json >"$T/s.json" 2>/dev/null && [ "$(json_num "$T/s.json" sweeps)" -ge "$1" ]; }
 until_ok 300 "$DPID" ibfmd swept 1
+# A sweep that starts after this point (light checks also start sweeps).
+sweep_now() {
+	ask status --json >"$T/s.json"
+	local n=$(($(json_num "$T/s.json" sweeps) + 1))
+	ask sweep >/dev/null
+	until_ok 300 "$DPID" ibfmd swept "$n"
+}
 
 check "status: 152 nodes" test "$(json_num "$T/s.json" nodes)" = 152
 check "status: 256 links" test "$(json_num "$T/s.json" links)" = 256
@@ -31,8 +39,7 @@ check "status: a sweep time" test -n "$(json_num "$T/s.json" last_sweep_ms)"
 
 leaf=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-01".*/\1/p' "$T/f.topo")
 sim_cmd "Unlink \"$leaf\"[9]"
-ask sweep >/dev/null
-until_ok 300 "$DPID" ibfmd swept 2
+sweep_now
 ask events --json >"$T/events.json"
 check "the pulled cable is an event" grep -q '"kind":"link-missing"' "$T/events.json"
 check "events --json is a list" grep -q '^\[{"seq":1,' "$T/events.json"
@@ -41,6 +48,7 @@ check "naming leaf-01[9] and spine-01[1]" bash -c \
 	"grep -q 'leaf-01\\\\\"\[9\] (0x' '$T/events.json' && grep -q 'spine-01\\\\\"\[1\] (0x' '$T/events.json'"
 check "and a severity and time" grep -q '"severity":"error","kind":"link-missing"' "$T/events.json"
 sim_cmd "ReLink \"$leaf\"[9]"
+sweep_now
 
 # A miswired expected file: node001 and node002 swapped on leaf-01.
 sed -e 's/^\[1\]\t"H-0002c90300000002"/[2]\t"H-0002c90300000002"/' \
@@ -58,8 +66,7 @@ check "SIGHUP: still serving" ask status --json
 wait "$HELD"
 check "SIGHUP: a client connected across it is still answered" grep -q '"nodes":152' "$T/held"
 check "SIGHUP: logged as reloaded" grep -q 'SIGHUP: .* reloaded' "$T/ibfmd.log"
-ask sweep >/dev/null
-until_ok 300 "$DPID" ibfmd swept 3
+sweep_now
 check "the miswired expected file: 2 wrong peers" test "$(json_num "$T/s.json" expected_differences)" = 2
 
 "$CTL_CLIENT" "$T/ibfmd.sock" line 'garbage' >"$T/g1"
@@ -73,6 +80,19 @@ check "10 MB without a newline: an error or a hang-up" grep -q 'longer than 6553
 "$CTL_CLIENT" "$T/ibfmd.sock" many 500 >"$T/g5"
 check "500 connections open: a new one is answered or told why" grep -q '"nodes":152\|too many clients' "$T/g5"
 check "still serving after all that" ask status --json
+
+# No sweep asked for and the full sweep an hour away: the light check
+# (every second) must see the cable go and start the sweep that names it.
+ask status --json >"$T/s.json"
+before=$(json_num "$T/s.json" sweeps)
+check "light checks run between sweeps" test "$(json_num "$T/s.json" light_checks)" -gt 0
+sim_cmd "Unlink \"$leaf\"[10]"
+light_event() { ask events --json | grep -q 'leaf-01\\"\[10\] (0x'; }
+until_ok 100 "$DPID" ibfmd light_event
+check "the light check caught leaf-01[10] within 10 s" light_event
+ask status --json >"$T/s.json"
+check "by starting a full sweep" test "$(json_num "$T/s.json" sweeps)" -gt "$before"
+check "and logged why" grep -q 'light check: [0-9]* known ports changed state' "$T/ibfmd.log"
 
 kill -TERM "$DPID"
 for i in $(seq 50); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
