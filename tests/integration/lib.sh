@@ -69,12 +69,14 @@ until_ok() {
 	die "$what not ready after $((tenths / 10)) s"
 }
 
-# sim_start NETFILE: starts ibsim on NETFILE with a console on FIFO fd 3.
+# sim_start NETFILE [IBSIM OPTIONS]: starts ibsim on NETFILE with a
+# console on FIFO fd 3 (options such as -N/-S/-P raise its size limits).
 sim_start() {
 	local net=$1
+	shift
 	[ -x "${IBSIM:-}" ] || die "ibsim not found (install ibsim-utils)"
 	mkfifo "$T/console"
-	(cd "$T" && exec "$IBSIM" -s "$net" <"$T/console" >"$T/ibsim.log" 2>&1) &
+	(cd "$T" && exec "$IBSIM" -s "$@" "$net" <"$T/console" >"$T/ibsim.log" 2>&1) &
 	SIM_PID=$!
 	PIDS="$PIDS $SIM_PID"
 	exec 3>"$T/console"
