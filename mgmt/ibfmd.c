@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <event2/http.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
 
@@ -41,7 +43,8 @@ struct conf {
 	char ca[64];
 	int ca_port;
 	unsigned sweep_s;
-	unsigned light_s; /* 0: no light checks */
+	unsigned light_s;  /* 0: no light checks */
+	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
 };
 
 struct event_rec {
@@ -57,6 +60,7 @@ struct daemon {
 	const char *conf_path;
 	struct event_base *base;
 	struct evconnlistener *listener;
+	struct evhttp *http;
 	struct event *sweep_timer, *light_timer, *sweep_done;
 	struct event *sig_term, *sig_int, *sig_hup;
 	struct ibfm_ctl ctl;
@@ -138,6 +142,17 @@ static int read_conf(const char *path, struct conf *c)
 			memcpy(c->ca, val, strlen(val) + 1);
 		} else if (!strcmp(key, "ca_port")) {
 			c->ca_port = atoi(val);
+		} else if (!strcmp(key, "metrics")) {
+			char *port = strrchr(val, ':'), *end;
+
+			if (strlen(val) >= sizeof(c->metrics) || !port ||
+			    strtoul(port + 1, &end, 10) > 65535 ||
+			    end == port + 1 || *end) {
+				logmsg("%s:%u: metrics: expected HOST:PORT",
+				       path, no);
+				goto bad;
+			}
+			snprintf(c->metrics, sizeof(c->metrics), "%s", val);
 		} else if (!strcmp(key, "light_interval")) {
 			c->light_s = (unsigned)atoi(val);
 		} else if (!strcmp(key, "sweep_interval")) {
@@ -148,7 +163,7 @@ static int read_conf(const char *path, struct conf *c)
 				goto bad;
 			}
 		} else {
-			logmsg("%s:%u: unknown key \"%s\": expected socket, expected, ca, ca_port, sweep_interval or light_interval",
+			logmsg("%s:%u: unknown key \"%s\": expected socket, expected, ca, ca_port, sweep_interval, light_interval or metrics",
 			       path, no, key);
 			goto bad;
 		}
@@ -376,25 +391,131 @@ static void arm_timers(struct daemon *d)
 
 /* ---- commands ---- */
 
+/* One number of the daemon's state, as status and /metrics give it. */
+struct stat_row {
+	const char *key;  /* in status */
+	const char *prom; /* in /metrics */
+	const char *help;
+	bool counter; /* else a gauge */
+	bool ms;      /* milliseconds in status, seconds in /metrics */
+	double v;
+};
+
+#define NSTATS 10
+
+static void daemon_stats(const struct daemon *d, struct stat_row *r)
+{
+	const struct ibfm_fabric *f = d->fabric;
+	const struct stat_row rows[NSTATS] = {
+		{ "nodes", "ibfm_fabric_nodes", "nodes found by the last sweep",
+		  false, false, f ? f->nnodes : 0 },
+		{ "switches", "ibfm_fabric_switches", "switches found", false,
+		  false, f ? f->nswitches : 0 },
+		{ "cas", "ibfm_fabric_cas", "channel adapters found", false,
+		  false, f ? f->ncas : 0 },
+		{ "links", "ibfm_fabric_links", "links found", false, false,
+		  f ? ibfm_fabric_count_links(f) : 0 },
+		{ "sweeps", "ibfm_sweeps_total", "full sweeps done", true,
+		  false, (double)d->sweeps },
+		{ "light_checks", "ibfm_light_checks_total",
+		  "light checks that found nothing changed", true, false,
+		  (double)d->light_checks },
+		{ "last_sweep_ms", "ibfm_last_sweep_seconds",
+		  "duration of the last full sweep", false, true, d->last_ms },
+		{ "last_light_check_ms", "ibfm_last_light_check_seconds",
+		  "duration of the last light check", false, true,
+		  d->last_light_ms },
+		{ "events", "ibfm_events_total", "fabric events raised", true,
+		  false, (double)d->nevents },
+		{ "expected_differences", "ibfm_expected_differences",
+		  "differences from the expected topology", false, false,
+		  (double)d->expected_diffs },
+	};
+
+	memcpy(r, rows, sizeof(rows));
+}
+
 static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
 		       struct ibfm_json *j)
 {
 	struct daemon *d = ctx;
+	struct stat_row r[NSTATS];
+	unsigned i;
 
 	(void)req;
-	ibfm_json_uint(j, "nodes", d->fabric ? d->fabric->nnodes : 0);
-	ibfm_json_uint(j, "switches", d->fabric ? d->fabric->nswitches : 0);
-	ibfm_json_uint(j, "cas", d->fabric ? d->fabric->ncas : 0);
-	ibfm_json_uint(j, "links",
-		       d->fabric ? ibfm_fabric_count_links(d->fabric) : 0);
-	ibfm_json_uint(j, "sweeps", d->sweeps);
-	ibfm_json_uint(j, "light_checks", d->light_checks);
-	ibfm_json_double(j, "last_sweep_ms", d->last_ms);
-	ibfm_json_double(j, "last_light_check_ms", d->last_light_ms);
-	ibfm_json_uint(j, "events", d->nevents);
+	daemon_stats(d, r);
+	for (i = 0; i < NSTATS; i++)
+		if (r[i].ms)
+			ibfm_json_double(j, r[i].key, r[i].v);
+		else
+			ibfm_json_uint(j, r[i].key, (uint64_t)r[i].v);
 	ibfm_json_bool(j, "expected", d->expected != NULL);
-	ibfm_json_uint(j, "expected_differences", d->expected_diffs);
 	ibfm_json_str(j, "last_error", d->last_error);
+}
+
+/* GET /metrics: the status numbers in Prometheus' text format. */
+static void on_metrics(struct evhttp_request *req, void *arg)
+{
+	struct evbuffer *b = evbuffer_new();
+	struct stat_row r[NSTATS];
+	unsigned i;
+
+	if (!b || evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, b ? HTTP_BADMETHOD : HTTP_INTERNAL,
+				  NULL);
+		evbuffer_free(b);
+		return;
+	}
+	daemon_stats(arg, r);
+	for (i = 0; i < NSTATS; i++)
+		evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n",
+				    r[i].prom, r[i].help, r[i].prom,
+				    r[i].counter ? "counter" : "gauge",
+				    r[i].prom, r[i].ms ? r[i].v / 1e3 : r[i].v);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+			  "Content-Type", "text/plain; version=0.0.4");
+	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	evbuffer_free(b);
+}
+
+static void on_http_other(struct evhttp_request *req, void *arg)
+{
+	(void)arg;
+	evhttp_send_error(req, HTTP_NOTFOUND, "only /metrics is served");
+}
+
+/* The metrics listener, when configured; port 0 takes a free one. */
+static int open_metrics(struct daemon *d)
+{
+	char host[sizeof(d->conf.metrics)], *colon;
+	struct evhttp_bound_socket *bs;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	unsigned port;
+
+	if (!d->conf.metrics[0])
+		return 0;
+	snprintf(host, sizeof(host), "%s", d->conf.metrics);
+	colon = strrchr(host, ':');
+	*colon = '\0';
+	port = (unsigned)atoi(colon + 1);
+	d->http = evhttp_new(d->base);
+	bs = d->http ? evhttp_bind_socket_with_handle(d->http, host,
+						      (uint16_t)port)
+		     : NULL;
+	if (!bs) {
+		logmsg("metrics: cannot listen on %s", d->conf.metrics);
+		return -1;
+	}
+	evhttp_set_cb(d->http, "/metrics", on_metrics, d);
+	evhttp_set_gencb(d->http, on_http_other, d);
+	if (getsockname(evhttp_bound_socket_get_fd(bs), (struct sockaddr *)&ss,
+			&len) == 0)
+		port = ntohs(ss.ss_family == AF_INET6
+				     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+				     : ((struct sockaddr_in *)&ss)->sin_port);
+	logmsg("metrics on http://%s:%u/metrics", host, port);
+	return 0;
 }
 
 static void cmd_events(void *ctx, const struct ibfm_ctl_req *req,
@@ -563,12 +684,13 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 
 	(void)sig;
 	(void)what;
-	/* A bad file changes nothing; the socket path stays as it is. */
+	/* A bad file changes nothing; the listening addresses stay. */
 	if (read_conf(d->conf_path, &c)) {
 		logmsg("SIGHUP: %s not reloaded", d->conf_path);
 		return;
 	}
 	snprintf(c.socket, sizeof(c.socket), "%s", d->conf.socket);
+	snprintf(c.metrics, sizeof(c.metrics), "%s", d->conf.metrics);
 	d->conf = c;
 	if (load_expected(d) == 0)
 		logmsg("SIGHUP: %s reloaded", d->conf_path);
@@ -638,7 +760,7 @@ int main(int argc, char **argv)
 			  cmd_events);
 	ibfm_ctl_register(&d->ctl, "sweep", "start a sweep now", cmd_sweep);
 	d->base = event_base_new();
-	if (!d->base || open_socket(d))
+	if (!d->base || open_socket(d) || open_metrics(d))
 		goto out;
 	d->sweep_done = event_new(d->base, -1, 0, sweep_done, d);
 	d->sweep_timer = event_new(d->base, -1, EV_PERSIST, sweep_tick, d);
@@ -665,6 +787,8 @@ int main(int argc, char **argv)
 	pthread_join(d->worker, NULL);
 	rc = 0;
 out:
+	if (d->http)
+		evhttp_free(d->http);
 	if (d->listener) {
 		evconnlistener_free(d->listener);
 		unlink(d->conf.socket);
