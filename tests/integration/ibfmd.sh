@@ -1,6 +1,6 @@
 #!/bin/bash
 # ibfmd on ibsim: it discovers a generated fabric equal to the expected
-# file, turns a pulled cable into an event with its ports, reports a
+# file, serves the numbers as Prometheus metrics, turns a pulled cable into an event with its ports, reports a
 # miswired expected file after SIGHUP, notices a pulled cable by its
 # light check alone, shrugs off bad clients, and stops on SIGTERM.
 . "$TESTLIB"
