@@ -3,12 +3,7 @@
 # same rail-optimized fabrics (OpenSM runs on ibsim), as a markdown
 # table of max / mean link load per pattern. Used for docs/rails.md.
 set -u
-cd "$(dirname "$0")/.."
-export IBFM=$PWD/cli/ibfm PLUGIN_DIR=$PWD/plugin/.libs
-export IBSIM=${IBSIM:-$(command -v ibsim || echo /usr/sbin/ibsim)}
-export OPENSM=${OPENSM:-$(command -v opensm || echo /usr/sbin/opensm)}
-export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-. tests/integration/lib.sh
+. "$(dirname "$0")/../scripts/tree-env.sh"
 
 patterns="shift rail-ring rail-shift rail-alltoall xrail-alltoall"
 num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }

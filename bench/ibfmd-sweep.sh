@@ -10,14 +10,11 @@ if [ $# -eq 0 ]; then
 	echo "|---|---|---|---|---|---|---|"
 	for f in "-l 2 -k 16" "-l 2 -k 36" "-l 3 -k 16" "-l 3 -k 24" \
 		 "-l 3 -k 32" "-l 3 -k 36" "-l 3 -k 40" "-l 3 -k 48"; do
-		"$0" $f || echo "| $f | failed: see above | | | | | |"
+		bench/ibfmd-sweep.sh $f || echo "| $f | failed: see above | | | | | |"
 	done
 	exit 0
 fi
-export IBFM=$PWD/cli/ibfm IBFMD=$PWD/mgmt/ibfmd
-export IBSIM=${IBSIM:-$(command -v ibsim || echo /usr/sbin/ibsim)}
-export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-. tests/integration/lib.sh
+. scripts/tree-env.sh
 
 num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
 ask() { "$IBFM" --socket "$T/ibfmd.sock" status --json >"$T/s.json" 2>/dev/null; }

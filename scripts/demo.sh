@@ -3,15 +3,7 @@
 # OpenSM routing it with the ibfm plugin, ibfm checking the cabling and
 # the routes, and a pulled cable repaired incrementally.
 set -u
-cd "$(dirname "$0")/.."
-export IBFM=$PWD/cli/ibfm PLUGIN_DIR=$PWD/plugin/.libs
-export IBSIM=${IBSIM:-$(command -v ibsim || echo /usr/sbin/ibsim)}
-export OPENSM=${OPENSM:-$(command -v opensm || echo /usr/sbin/opensm)}
-export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
-IBNETDISCOVER=${IBNETDISCOVER:-$(command -v ibnetdiscover || echo /usr/sbin/ibnetdiscover)}
-IBTRACERT=${IBTRACERT:-$(command -v ibtracert || echo /usr/sbin/ibtracert)}
-IBFMD=$PWD/mgmt/ibfmd
-. tests/integration/lib.sh
+. "$(dirname "$0")/tree-env.sh"
 
 step() { echo "[$1/8] $2" >&2; }
 json_num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
