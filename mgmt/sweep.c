@@ -9,11 +9,10 @@
 #include <infiniband/mad.h>
 
 /* PortInfo speed (and the extended speed) as an enum ibfm_speed. */
-static uint8_t speed_of(ibnd_port_t *p)
+static uint8_t speed_of(uint8_t *info)
 {
-	unsigned s = mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
-	unsigned ext =
-		mad_get_field(p->info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+	unsigned s = mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
+	unsigned ext = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 
 	switch (ext) {
 	case 1:
@@ -74,9 +73,15 @@ static int add_nodes(ibnd_fabric_t *nf, struct ibfm_fabric *f,
 	return 0;
 }
 
-static uint8_t port_state(ibnd_port_t *p)
+static uint8_t port_state(uint8_t *info)
 {
-	return (uint8_t)mad_get_field(p->info, 0, IB_PORT_STATE_F);
+	return (uint8_t)mad_get_field(info, 0, IB_PORT_STATE_F);
+}
+
+static uint8_t width_of(uint8_t *info)
+{
+	return ibfm_width_lanes(
+		mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
 }
 
 static int add_links(ibnd_fabric_t *nf, struct ibfm_fabric *f)
@@ -100,16 +105,12 @@ static int add_links(ibnd_fabric_t *nf, struct ibfm_fabric *f)
 			b = ibfm_fabric_port(f, m, p->remoteport->portnum);
 			if (a > b)
 				continue;
-			if (ibfm_fabric_link(
-				    f, a, b,
-				    ibfm_width_lanes(mad_get_field(
-					    p->info, 0,
-					    IB_PORT_LINK_WIDTH_ACTIVE_F)),
-				    speed_of(p)))
+			if (ibfm_fabric_link(f, a, b, width_of(p->info),
+					     speed_of(p->info)))
 				return -1;
 			/* Init or Armed without an SM: the light check compares. */
-			f->ports[a].state = port_state(p);
-			f->ports[b].state = port_state(p->remoteport);
+			f->ports[a].state = port_state(p->info);
+			f->ports[b].state = port_state(p->remoteport->info);
 		}
 	return 0;
 }
@@ -167,7 +168,11 @@ static int query_dr(struct ibmad_port *mp, const struct dr *r, unsigned attr,
 	return smp_query_via(buf, &id, attr, mod, 500, mp) ? 0 : -EIO;
 }
 
-/* Ports of a switch whose link is known and whose state has changed. */
+/*
+ * Ports of a switch whose link is known and whose state, width or
+ * speed differs from the sweep's (a link that retrained narrower or
+ * slower is a change too).
+ */
 static int count_down(struct ibmad_port *mp, const struct ibfm_fabric *f,
 		      const struct dr *r, uint32_t node)
 {
@@ -176,11 +181,13 @@ static int count_down(struct ibmad_port *mp, const struct ibfm_fabric *f,
 	unsigned i, down = 0;
 
 	for (i = 1; i <= n->nports; i++) {
-		if (f->ports[n->port0 + i].peer == IBFM_NONE)
+		const struct ibfm_port *p = &f->ports[n->port0 + i];
+
+		if (p->peer == IBFM_NONE)
 			continue;
 		down += query_dr(mp, r, IB_ATTR_PORT_INFO, i, buf) ||
-			mad_get_field(buf, 0, IB_PORT_STATE_F) !=
-				f->ports[n->port0 + i].state;
+			port_state(buf) != p->state ||
+			width_of(buf) != p->width || speed_of(buf) != p->speed;
 	}
 	return (int)down;
 }
@@ -229,21 +236,33 @@ out:
 	return down;
 }
 
+/* The local port for SMPs and PMA queries; NULL with 'err' set. */
+static struct ibmad_port *open_port(const char *ca, int port,
+				    struct ibfm_err *err)
+{
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS,
+			  IB_PERFORMANCE_CLASS };
+	struct ibmad_port *mp = mad_rpc_open_port((char *)ca, port, classes, 3);
+
+	if (!mp)
+		ibfm_err_set(err, -EIO, "D03 cannot open %s port %d for MADs",
+			     ca ? ca : "the first CA", port);
+	/* A port that went dark answers nothing: the result says so, once. */
+	madrpc_show_errors(0);
+	return mp;
+}
+
 int ibfm_sweep_light(const char *ca, int port, const struct ibfm_fabric *f,
 		     struct ibfm_err *err)
 {
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
-	struct ibmad_port *mp;
+	struct ibmad_port *mp = open_port(ca, port, err);
 	uint8_t buf[IB_SMP_DATA_SIZE];
 	struct dr self = { .n = 0 };
 	uint32_t local;
 	int rc;
 
-	mp = mad_rpc_open_port((char *)ca, port, classes, 2);
 	if (!mp)
-		return ibfm_err_set(err, -EIO,
-				    "D03 cannot open %s port %d for SMPs",
-				    ca ? ca : "the first CA", port);
+		return err->code;
 	/* NodeInfo:PortGUID is the GUID of the port the SMP came in on. */
 	rc = query_dr(mp, &self, IB_ATTR_NODE_INFO, 0, buf);
 	local = rc ? IBFM_NONE
@@ -257,4 +276,98 @@ int ibfm_sweep_light(const char *ca, int port, const struct ibfm_fabric *f,
 		ibfm_err_set(err, rc, "out of memory");
 	mad_rpc_close_port(mp);
 	return rc;
+}
+
+/* PortCounters fields in the order of enum ibfm_pc_field. */
+static const enum MAD_FIELDS pc_fields[IBFM_PC_NFIELDS] = {
+	IB_PC_ERR_SYM_F,	IB_PC_LINK_RECOVERS_F,	IB_PC_LINK_DOWNED_F,
+	IB_PC_ERR_RCV_F,	IB_PC_ERR_PHYSRCV_F,	IB_PC_ERR_SWITCH_REL_F,
+	IB_PC_XMT_DISCARDS_F,	IB_PC_ERR_XMTCONSTR_F,	IB_PC_ERR_RCVCONSTR_F,
+	IB_PC_ERR_LOCALINTEG_F, IB_PC_ERR_EXCESS_OVR_F, IB_PC_VL15_DROPPED_F,
+	IB_PC_XMT_WAIT_F,	IB_PC_XMT_BYTES_F,	IB_PC_RCV_BYTES_F,
+	IB_PC_XMT_PKTS_F,	IB_PC_RCV_PKTS_F,
+};
+
+static const enum MAD_FIELDS pc_ext_fields[] = {
+	IB_PC_EXT_XMT_BYTES_F,
+	IB_PC_EXT_RCV_BYTES_F,
+	IB_PC_EXT_XMT_PKTS_F,
+	IB_PC_EXT_RCV_PKTS_F,
+};
+
+/* ClassPortInfo:CapabilityMask bits for PortCountersExtended. */
+#define PM_EXT_WIDTH 0x0200
+#define PM_EXT_WIDTH_NOIETF 0x0400
+
+static int query_pma(struct ibmad_port *mp, unsigned lid, unsigned port,
+		     unsigned attr, uint8_t *buf)
+{
+	ib_portid_t id = { 0 };
+
+	ib_portid_set(&id, (int)lid, 0, 0);
+	memset(buf, 0, IB_MAD_SIZE);
+	return pma_query_via(buf, &id, (int)port, 500, attr, mp) ? 0 : -EIO;
+}
+
+/* One port's counters; 'pc->valid' says whether it answered. */
+static void read_port(struct ibmad_port *mp, unsigned lid, unsigned port,
+		      bool ext, struct ibfm_pc *pc)
+{
+	uint8_t buf[IB_MAD_SIZE];
+	unsigned k;
+
+	if (query_pma(mp, lid, port, IB_GSI_PORT_COUNTERS, buf))
+		return;
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
+		pc->v[k] = mad_get_field(buf, 0, pc_fields[k]);
+	pc->valid = true;
+	if (!ext || query_pma(mp, lid, port, IB_GSI_PORT_COUNTERS_EXT, buf))
+		return;
+	for (k = 0; k < 4; k++)
+		pc->v[IBFM_PC_XMIT_DATA + k] =
+			mad_get_field64(buf, 0, pc_ext_fields[k]);
+	pc->ext = true;
+}
+
+/* Whether the node behind 'lid' has PortCountersExtended. */
+static bool has_ext(struct ibmad_port *mp, unsigned lid)
+{
+	uint8_t buf[IB_MAD_SIZE];
+
+	return !query_pma(mp, lid, 0, CLASS_PORT_INFO, buf) &&
+	       (mad_get_field(buf, 0, IB_CPI_CAPMASK_F) &
+		(PM_EXT_WIDTH | PM_EXT_WIDTH_NOIETF));
+}
+
+int ibfm_sweep_counters(const char *ca, int port, const struct ibfm_fabric *f,
+			struct ibfm_pc *pc, struct ibfm_err *err)
+{
+	struct ibmad_port *mp = open_port(ca, port, err);
+	uint32_t n, i;
+	int read = 0;
+
+	if (!mp)
+		return err->code;
+	memset(pc, 0, f->nports * sizeof(*pc));
+	for (n = 0; n < f->nnodes; n++) {
+		const struct ibfm_node *node = &f->nodes[n];
+		bool sw = ibfm_node_is_switch(node), ext = false, asked = false;
+
+		for (i = 1; i <= node->nports; i++) {
+			const struct ibfm_port *p = &f->ports[node->port0 + i];
+			unsigned lid = sw ? f->ports[node->port0].lid : p->lid;
+
+			if (p->peer == IBFM_NONE || !lid)
+				continue;
+			/* A switch answers once for all its ports; CA ports
+			 * each have their own PMA. */
+			if (!asked || !sw)
+				ext = has_ext(mp, lid);
+			asked = true;
+			read_port(mp, lid, i, ext, &pc[node->port0 + i]);
+			read += pc[node->port0 + i].valid;
+		}
+	}
+	mad_rpc_close_port(mp);
+	return read;
 }

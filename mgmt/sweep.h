@@ -10,6 +10,7 @@
  * as long as discovery takes: ibfmd runs it on its worker thread.
  */
 
+#include "mgmt/counters.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
 
@@ -27,5 +28,15 @@ int ibfm_sweep_discover(const char *ca, int port, struct ibfm_fabric **out,
  */
 int ibfm_sweep_light(const char *ca, int port, const struct ibfm_fabric *f,
 		     struct ibfm_err *err);
+
+/*
+ * PMA PortCounters (and PortCountersExtended where ClassPortInfo says
+ * the node has them) of every linked port of 'f' that has a LID, by LID
+ * routing: the subnet manager must have assigned LIDs. Fills 'pc' (one
+ * per port of 'f'); returns how many ports answered, or a negative
+ * errno with 'err' set when the local port cannot be used.
+ */
+int ibfm_sweep_counters(const char *ca, int port, const struct ibfm_fabric *f,
+			struct ibfm_pc *pc, struct ibfm_err *err);
 
 #endif /* IBFM_SWEEP_H */

@@ -53,6 +53,59 @@ struct ibfm_fabric *ibfm_fabric_create(void)
 	return f;
 }
 
+static void *memdup(const void *p, size_t len)
+{
+	void *q = malloc(len ? len : 1);
+
+	if (q && len)
+		memcpy(q, p, len);
+	return q;
+}
+
+static int idx_clone(struct ibfm_idx *to, const struct ibfm_idx *from)
+{
+	*to = *from;
+	if (!from->slots)
+		return 0;
+	to->slots = memdup(from->slots,
+			   ((size_t)from->mask + 1) * sizeof(*from->slots));
+	return to->slots ? 0 : -ENOMEM;
+}
+
+struct ibfm_fabric *ibfm_fabric_clone(const struct ibfm_fabric *f)
+{
+	struct ibfm_fabric *c = calloc(1, sizeof(*c));
+	bool ok;
+
+	if (!c)
+		return NULL;
+	c->nnodes = f->nnodes;
+	c->nports = f->nports;
+	c->nodes_cap = f->nnodes;
+	c->ports_cap = f->nports;
+	c->nswitches = f->nswitches;
+	c->ncas = f->ncas;
+	c->strs_len = c->strs_cap = f->strs_len;
+	c->max_lid = f->max_lid;
+	c->nodes = memdup(f->nodes, f->nnodes * sizeof(*f->nodes));
+	c->ports = memdup(f->ports, f->nports * sizeof(*f->ports));
+	c->strs = memdup(f->strs, f->strs_len);
+	c->lid_port =
+		f->lid_port ? memdup(f->lid_port, ((size_t)f->max_lid + 1) *
+							  sizeof(*f->lid_port))
+			    : NULL;
+	ok = c->nodes && c->ports && c->strs && (c->lid_port || !f->lid_port);
+	ok = !idx_clone(&c->by_guid, &f->by_guid) && ok;
+	ok = !idx_clone(&c->by_name, &f->by_name) && ok;
+	ok = !idx_clone(&c->by_desc, &f->by_desc) && ok;
+	ok = !idx_clone(&c->by_pguid, &f->by_pguid) && ok;
+	if (!ok) {
+		ibfm_fabric_destroy(c);
+		return NULL;
+	}
+	return c;
+}
+
 void ibfm_fabric_destroy(struct ibfm_fabric *f)
 {
 	if (!f)

@@ -118,6 +118,13 @@ struct ibfm_node_info {
 /* Returns an empty fabric, or NULL when out of memory. */
 struct ibfm_fabric *ibfm_fabric_create(void);
 
+/*
+ * A copy of the finished fabric 'f' that shares nothing with it (so one
+ * thread may change the copy while others read 'f'); NULL when out of
+ * memory.
+ */
+struct ibfm_fabric *ibfm_fabric_clone(const struct ibfm_fabric *f);
+
 /* Frees 'f' and all it owns. NULL is fine. */
 void ibfm_fabric_destroy(struct ibfm_fabric *f);
 

@@ -148,6 +148,34 @@ static void test_duplicate_port_guid(void **state)
 		strstr(err.msg, "duplicate port GUID 0x0000000000000201"));
 }
 
+/* The clone answers every lookup alike and shares no memory. */
+static void test_clone_is_independent(void **state)
+{
+	struct ibfm_fabric *f = *state, *c;
+	struct ibfm_err err;
+	uint32_t a = ibfm_fabric_port(f, 0, 1), b = ibfm_fabric_port(f, 1, 1);
+
+	assert_int_equal(ibfm_fabric_link(f, a, b, 4, IBFM_SPEED_HDR), 0);
+	f->ports[ibfm_fabric_port(f, 0, 0)].lid = 1;
+	f->ports[b].lid = 2;
+	assert_int_equal(ibfm_fabric_finish(f, &err), 0);
+	c = ibfm_fabric_clone(f);
+	assert_non_null(c);
+	assert_int_equal(c->nnodes, 2);
+	assert_int_equal(c->nports, f->nports);
+	assert_int_equal(ibfm_fabric_node_by_desc(c, "node001 mlx5_0"), 1);
+	assert_int_equal(ibfm_fabric_port_by_guid(c, 0x201), b);
+	assert_int_equal(ibfm_fabric_port_by_lid(c, 2), b);
+	assert_int_equal(ibfm_fabric_count_links(c), 1);
+	assert_ptr_not_equal(c->ports, f->ports);
+	assert_ptr_not_equal(c->by_pguid.slots, f->by_pguid.slots);
+	c->ports[b].lid = 9;
+	assert_int_equal(ibfm_fabric_finish(c, &err), 0);
+	assert_int_equal(ibfm_fabric_port_by_lid(f, 2), b);
+	assert_int_equal(ibfm_fabric_port_by_lid(c, 9), b);
+	ibfm_fabric_destroy(c);
+}
+
 static void test_speeds(void **state)
 {
 	(void)state;
@@ -178,6 +206,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_port_guid, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_clone_is_independent,
+						setup, teardown),
 		cmocka_unit_test(test_speeds),
 	};
 
