@@ -66,13 +66,6 @@ struct ibfm_fabric *cli_load_topo(const char *path);
 bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
 
 /*
- * A port named by a port or node GUID ("0x..."), a LID (decimal), a
- * node description ("node017 mlx5_3") or a record name; a node's first
- * port for a CA, port 0 for a switch. IBFM_NONE if none.
- */
-uint32_t cli_find_port(const struct ibfm_fabric *f, const char *s);
-
-/*
  * Prints "did you mean ...?" to stderr with up to three node
  * descriptions closest to 's' (a few typed characters off, case ignored),
  * or nothing when none is close.

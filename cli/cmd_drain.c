@@ -15,6 +15,7 @@
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/rail.h"
+#include "routing/trace.h"
 #include "routing/verify.h"
 
 /* Exit codes a runbook branches on (see ibfm(8)). */
@@ -50,7 +51,7 @@ static int element_ports(const struct ibfm_fabric *f, const char *spec,
 		else
 			strcat(br, "]"); /* a name with brackets */
 	}
-	p = cli_find_port(f, name);
+	p = ibfm_trace_endpoint(f, name);
 	if (p == IBFM_NONE) {
 		snprintf(what, len, "%s", name); /* for suggestions */
 		return -ENOENT;

@@ -14,6 +14,7 @@
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/rail.h"
+#include "routing/trace.h"
 #include "routing/verify.h"
 
 static const char path_usage[] =
@@ -60,83 +61,6 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 		return CLI_INPUT;
 	}
 	return CLI_OK;
-}
-
-static const char *type_word(const struct ibfm_fabric *f, uint32_t n)
-{
-	return ibfm_node_is_switch(&f->nodes[n]) ? "switch" : "ca";
-}
-
-static unsigned node_lid(const struct ibfm_fabric *f, uint32_t port)
-{
-	const struct ibfm_port *p = &f->ports[port];
-
-	return ibfm_node_is_switch(&f->nodes[p->node])
-		       ? f->ports[f->nodes[p->node].port0].lid
-		       : p->lid;
-}
-
-/* One path in ibtracert's words. */
-static void print_text(const struct ibfm_fabric *f, const uint32_t *hops, int n,
-		       uint32_t dst)
-{
-	const struct ibfm_port *s = &f->ports[hops[0]];
-	int i;
-
-	printf("From %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n",
-	       type_word(f, s->node), f->nodes[s->node].guid, s->num,
-	       node_lid(f, hops[0]), node_lid(f, hops[0]),
-	       ibfm_fabric_str(f, f->nodes[s->node].desc));
-	for (i = f->ports[hops[0]].num ? 0 : 1; i < n; i++) {
-		const struct ibfm_port *out = &f->ports[hops[i]];
-		const struct ibfm_port *in = &f->ports[out->peer];
-
-		printf("[%u] -> %s port {0x%016" PRIx64
-		       "}[%u] lid %u-%u \"%s\"\n",
-		       out->num, type_word(f, in->node), in->guid, in->num,
-		       node_lid(f, out->peer), node_lid(f, out->peer),
-		       ibfm_fabric_str(f, f->nodes[in->node].desc));
-	}
-	printf("To %s {0x%016" PRIx64 "} portnum %u lid %u-%u \"%s\"\n",
-	       type_word(f, f->ports[dst].node),
-	       f->nodes[f->ports[dst].node].guid, f->ports[dst].num,
-	       node_lid(f, dst), node_lid(f, dst),
-	       ibfm_fabric_str(f, f->nodes[f->ports[dst].node].desc));
-}
-
-/* The switches crossed: in port, out port, and the link leaving. */
-static void print_json_hops(struct ibfm_json *j, const struct ibfm_fabric *f,
-			    const uint32_t *hops, int n)
-{
-	char guid[24], rate[24];
-	int i;
-
-	ibfm_json_arr_begin(j, "hops");
-	/* hops[0] is the source's own port (a switch's port 0, in port 0);
-	 * each later one leaves a switch. */
-	for (i = 1; i < n; i++) {
-		const struct ibfm_port *out = &f->ports[hops[i]];
-		const struct ibfm_node *sw = &f->nodes[out->node];
-		unsigned in = f->ports[hops[i - 1]].num
-				      ? f->ports[f->ports[hops[i - 1]].peer].num
-				      : 0;
-
-		ibfm_json_obj_begin(j, NULL);
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, sw->guid);
-		ibfm_json_str(j, "guid", guid);
-		ibfm_json_str(j, "name", ibfm_fabric_str(f, sw->desc));
-		ibfm_json_uint(j, "lid", f->ports[sw->port0].lid);
-		ibfm_json_uint(j, "in_port", in);
-		ibfm_json_uint(j, "out_port", out->num);
-		snprintf(rate, sizeof(rate), "%ux%s", out->width,
-			 ibfm_speed_name(out->speed));
-		ibfm_json_str(j, "link", rate);
-		ibfm_json_str(j, "state",
-			      out->state == IBFM_PORT_ACTIVE ? "Active"
-							     : "Down");
-		ibfm_json_obj_end(j);
-	}
-	ibfm_json_arr_end(j);
 }
 
 static int cmd_path(int argc, char **argv)
@@ -187,8 +111,8 @@ static int cmd_path(int argc, char **argv)
 	rc = cli_load_routes(topo, lfts, &f, &rails, &t);
 	if (rc)
 		return rc;
-	src = cli_find_port(f, argv[optind]);
-	dst = cli_find_port(f, argv[optind + 1]);
+	src = ibfm_trace_endpoint(f, argv[optind]);
+	dst = ibfm_trace_endpoint(f, argv[optind + 1]);
 	if (src == IBFM_NONE || dst == IBFM_NONE) {
 		const char *bad = argv[src == IBFM_NONE ? optind : optind + 1];
 
@@ -219,10 +143,10 @@ static int cmd_path(int argc, char **argv)
 		if (json) {
 			ibfm_json_obj_begin(&j, NULL);
 			ibfm_json_uint(&j, "lid", f->ports[dst].lid + k);
-			print_json_hops(&j, f, hops, n);
+			ibfm_trace_json(&j, f, hops, n, NULL, NULL);
 			ibfm_json_obj_end(&j);
 		} else {
-			print_text(f, hops, n, dst);
+			ibfm_trace_text(stdout, f, hops, n, dst);
 		}
 	}
 	if (json) {
@@ -230,7 +154,7 @@ static int cmd_path(int argc, char **argv)
 		n = ibfm_verify_path(f, &t, src, f->ports[dst].lid, hops,
 				     MAX_PATH);
 		if (n > 0)
-			print_json_hops(&j, f, hops, n);
+			ibfm_trace_json(&j, f, hops, n, NULL, NULL);
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	}

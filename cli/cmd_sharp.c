@@ -16,6 +16,7 @@
 #include "routing/rail.h"
 #include "routing/sharp.h"
 #include "routing/topo.h"
+#include "routing/trace.h"
 
 struct sharp_args {
 	const char *topo, *lfts, *hosts, *jobs_file, *verify;
@@ -271,7 +272,7 @@ static int resolve_hosts(const struct ibfm_fabric *f, const char *list,
 	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		uint32_t p = cli_find_port(f, tok);
+		uint32_t p = ibfm_trace_endpoint(f, tok);
 
 		if (p == IBFM_NONE || !f->ports[p].num) {
 			cli_error(
