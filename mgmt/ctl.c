@@ -56,10 +56,11 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 		   const char **why)
 {
 	const char *s = line, *e = line + len;
-	char key[32], val[64];
+	char key[32], val[IBFM_CTL_MAX_ARG];
 
 	memset(req, 0, sizeof(*req));
 	req->since = -1;
+	req->top = -1;
 	s = skip(s, e);
 	if (s >= e || *s++ != '{') {
 		*why = "expected a JSON object such as {\"cmd\": \"status\"}";
@@ -81,8 +82,16 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 				*why = "unterminated or too long string";
 				return -EINVAL;
 			}
-			if (!strcmp(key, "cmd"))
-				snprintf(req->cmd, sizeof(req->cmd), "%s", val);
+			if (!strcmp(key, "cmd")) {
+				if (strlen(val) >= sizeof(req->cmd)) {
+					*why = "unknown command (see list-commands)";
+					return -EINVAL;
+				}
+				memcpy(req->cmd, val, strlen(val) + 1);
+			} else if (!strcmp(key, "src"))
+				memcpy(req->src, val, sizeof(val));
+			else if (!strcmp(key, "dst"))
+				memcpy(req->dst, val, sizeof(val));
 		} else {
 			char *end;
 			long long v = strtoll(s, &end, 10);
@@ -93,6 +102,8 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 			}
 			if (!strcmp(key, "since"))
 				req->since = v;
+			else if (!strcmp(key, "top"))
+				req->top = v;
 			s = end;
 		}
 		s = skip(s, e);

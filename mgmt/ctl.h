@@ -6,7 +6,8 @@
  * DOC: the control protocol of ibfmd, apart from any socket.
  *
  * One request per line, a JSON object with a "cmd" string and optional
- * "since" (an event number); one reply per request, one JSON object on
+ * arguments: "since" (an event number), "top" (how many ports), "src"
+ * and "dst" (endpoints); one reply per request, one JSON object on
  * one line. Commands are registered by name; "version" and
  * "list-commands" are built in. A line that is not such an object, an
  * unknown command or a line over IBFM_CTL_MAX_LINE bytes gets
@@ -23,9 +24,13 @@
 #define IBFM_CTL_MAX_LINE 65536
 #define IBFM_CTL_MAX_CMDS 32
 
+#define IBFM_CTL_MAX_ARG 256
+
 struct ibfm_ctl_req {
 	char cmd[64];
-	int64_t since; /* -1 when absent */
+	int64_t since;					   /* -1 when absent */
+	int64_t top;					   /* -1 when absent */
+	char src[IBFM_CTL_MAX_ARG], dst[IBFM_CTL_MAX_ARG]; /* "" when absent */
 };
 
 /* Writes the reply's members into the open object 'j'. */

@@ -28,65 +28,16 @@
 #include <event2/thread.h>
 
 #include "config.h"
-#include "mgmt/ctl.h"
+#include "mgmt/daemon.h"
 #include "mgmt/sweep.h"
 #include "routing/diff.h"
 #include "routing/topo.h"
 
 #define MAX_CLIENTS 256
 #define MAX_OUTPUT (1 << 20) /* a client this far behind is dropped */
-#define MAX_EVENTS 4096
+#define MAX_PORT_EVENTS 64   /* counter events per sweep; then a summary */
 
-struct conf {
-	char socket[108];
-	char expected[4096];
-	char ca[64];
-	int ca_port;
-	unsigned sweep_s;
-	unsigned light_s;  /* 0: no light checks */
-	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
-};
-
-struct event_rec {
-	uint64_t seq;
-	time_t time;
-	const char *severity;
-	const char *kind;
-	char ports[2][160]; /* the link's two ends, or one node */
-};
-
-struct daemon {
-	struct conf conf;
-	const char *conf_path;
-	struct event_base *base;
-	struct evconnlistener *listener;
-	struct evhttp *http;
-	struct event *sweep_timer, *light_timer, *sweep_done;
-	struct event *sig_term, *sig_int, *sig_hup;
-	struct ibfm_ctl ctl;
-	unsigned clients;
-	/* the worker */
-	pthread_t worker;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool busy, want, light, stop; /* light: a light check will do */
-	bool again; /* a sweep was asked for while the worker was busy */
-	struct ibfm_fabric *found; /* handed from the worker */
-	char found_err[IBFM_ERR_MSG_MAX];
-	double found_ms;
-	bool found_light; /* a light check found nothing: no new fabric */
-	/* what the loop knows */
-	struct ibfm_fabric *fabric, *expected;
-	uint64_t sweeps, light_checks, expected_diffs;
-	double last_ms, last_light_ms;
-	char last_error[IBFM_ERR_MSG_MAX];
-	struct event_rec events[MAX_EVENTS];
-	uint64_t nevents;
-};
-
-static void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void logmsg(const char *fmt, ...)
+void ibfmd_log(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -98,7 +49,7 @@ static void logmsg(const char *fmt, ...)
 }
 
 /* "key value" lines ('=' allowed), '#' comments; errors say FILE:LINE. */
-static int read_conf(const char *path, struct conf *c)
+static int read_conf(const char *path, struct ibfmd_conf *c)
 {
 	char line[4200], key[64], val[4096];
 	FILE *in = fopen(path, "r");
@@ -108,8 +59,9 @@ static int read_conf(const char *path, struct conf *c)
 	snprintf(c->socket, sizeof(c->socket), "/run/ibfm/ibfmd.sock");
 	c->sweep_s = 60;
 	c->light_s = 10;
+	c->counters = true;
 	if (!in) {
-		logmsg("%s: cannot open: %s", path, strerror(errno));
+		ibfmd_log("%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), in)) {
@@ -122,21 +74,34 @@ static int read_conf(const char *path, struct conf *c)
 			if (*q == '=')
 				*q = ' ';
 		if (sscanf(s, "%63s %4095s", key, val) != 2) {
-			logmsg("%s:%u: expected \"key value\"", path, no);
+			ibfmd_log("%s:%u: expected \"key value\"", path, no);
 			goto bad;
 		}
 		if (!strcmp(key, "socket")) {
 			if (strlen(val) >= sizeof(c->socket)) {
-				logmsg("%s:%u: socket path longer than %zu bytes",
-				       path, no, sizeof(c->socket) - 1);
+				ibfmd_log(
+					"%s:%u: socket path longer than %zu bytes",
+					path, no, sizeof(c->socket) - 1);
 				goto bad;
 			}
 			snprintf(c->socket, sizeof(c->socket), "%s", val);
 		} else if (!strcmp(key, "expected")) {
 			snprintf(c->expected, sizeof(c->expected), "%s", val);
+		} else if (!strcmp(key, "fabric_file")) {
+			snprintf(c->fabric_file, sizeof(c->fabric_file), "%s",
+				 val);
+		} else if (!strcmp(key, "state_dir")) {
+			snprintf(c->state_dir, sizeof(c->state_dir), "%s", val);
+		} else if (!strcmp(key, "counters")) {
+			if (strcmp(val, "on") && strcmp(val, "off")) {
+				ibfmd_log("%s:%u: counters: expected on or off",
+					  path, no);
+				goto bad;
+			}
+			c->counters = !strcmp(val, "on");
 		} else if (!strcmp(key, "ca")) {
 			if (strlen(val) >= sizeof(c->ca)) {
-				logmsg("%s:%u: ca: name too long", path, no);
+				ibfmd_log("%s:%u: ca: name too long", path, no);
 				goto bad;
 			}
 			memcpy(c->ca, val, strlen(val) + 1);
@@ -148,8 +113,8 @@ static int read_conf(const char *path, struct conf *c)
 			if (strlen(val) >= sizeof(c->metrics) || !port ||
 			    strtoul(port + 1, &end, 10) > 65535 ||
 			    end == port + 1 || *end) {
-				logmsg("%s:%u: metrics: expected HOST:PORT",
-				       path, no);
+				ibfmd_log("%s:%u: metrics: expected HOST:PORT",
+					  path, no);
 				goto bad;
 			}
 			snprintf(c->metrics, sizeof(c->metrics), "%s", val);
@@ -158,24 +123,34 @@ static int read_conf(const char *path, struct conf *c)
 		} else if (!strcmp(key, "sweep_interval")) {
 			c->sweep_s = (unsigned)atoi(val);
 			if (!c->sweep_s) {
-				logmsg("%s:%u: sweep_interval: expected seconds above 0",
-				       path, no);
+				ibfmd_log(
+					"%s:%u: sweep_interval: expected seconds above 0",
+					path, no);
 				goto bad;
 			}
 		} else {
-			logmsg("%s:%u: unknown key \"%s\": expected socket, expected, ca, ca_port, sweep_interval, light_interval or metrics",
-			       path, no, key);
+			ibfmd_log(
+				"%s:%u: unknown key \"%s\": expected socket, expected, fabric_file, state_dir, ca, ca_port, sweep_interval, light_interval, metrics or counters",
+				path, no, key);
 			goto bad;
 		}
 	}
 	fclose(in);
+	if (!c->fabric_file[0]) {
+		/* Beside the socket: the daemon's own runtime directory. */
+		const char *slash = strrchr(c->socket, '/');
+		int dir = slash ? (int)(slash - c->socket) : 1;
+
+		snprintf(c->fabric_file, sizeof(c->fabric_file),
+			 "%.*s/fabric.topo", dir, slash ? c->socket : ".");
+	}
 	return 0;
 bad:
 	fclose(in);
 	return -1;
 }
 
-static int load_expected(struct daemon *d)
+static int load_expected(struct ibfmd *d)
 {
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_err err;
@@ -183,7 +158,7 @@ static int load_expected(struct daemon *d)
 	if (!d->conf.expected[0])
 		return 0;
 	if (ibfm_topo_read(d->conf.expected, &f, &err)) {
-		logmsg("%s", err.msg);
+		ibfmd_log("%s", err.msg);
 		return -1;
 	}
 	ibfm_fabric_destroy(d->expected);
@@ -193,8 +168,8 @@ static int load_expected(struct daemon *d)
 
 /* ---- events ---- */
 
-static void port_text(const struct ibfm_fabric *f, uint32_t p, char *buf,
-		      size_t len)
+void ibfmd_port_text(const struct ibfm_fabric *f, uint32_t p, char *buf,
+		     size_t len)
 {
 	if (p == IBFM_NONE) {
 		buf[0] = '\0';
@@ -205,48 +180,115 @@ static void port_text(const struct ibfm_fabric *f, uint32_t p, char *buf,
 		 f->ports[p].num, f->nodes[f->ports[p].node].guid);
 }
 
+void ibfmd_event_add(struct ibfmd *d, const struct ibfmd_event *e)
+{
+	struct ibfmd_event *r = &d->events[d->nevents % IBFMD_MAX_EVENTS];
+
+	*r = *e;
+	r->seq = ++d->nevents;
+	r->time = time(NULL);
+	d->nerrors += !strcmp(e->severity, "error");
+}
+
 struct diff_ctx {
-	struct daemon *d;
+	struct ibfmd *d;
 	const struct ibfm_fabric *a, *b;
 };
 
 static void add_event(void *ctx, const struct ibfm_diff_item *it)
 {
 	struct diff_ctx *c = ctx;
-	struct event_rec *e = &c->d->events[c->d->nevents % MAX_EVENTS];
-	char x[150], y[150];
-	bool on_a = it->exp_port != IBFM_NONE;
+	struct ibfmd_event e;
 
-	e->seq = ++c->d->nevents;
-	e->time = time(NULL);
-	e->kind = ibfm_diff_kind_name(it->kind);
-	e->severity = it->kind == IBFM_DIFF_LINK_DEGRADED ||
-				      it->kind == IBFM_DIFF_NODE_EXTRA ||
-				      it->kind == IBFM_DIFF_LINK_EXTRA
-			      ? "warning"
-			      : "error";
-	port_text(on_a ? c->a : c->b, on_a ? it->exp_port : it->act_port, x,
-		  sizeof(x));
-	port_text(on_a ? c->a : c->b, on_a ? it->exp_peer : it->act_peer, y,
-		  sizeof(y));
-	snprintf(e->ports[0], sizeof(e->ports[0]), "%s", x);
-	snprintf(e->ports[1], sizeof(e->ports[1]), "%s", y);
+	ibfmd_diff_event(&e, c->a, c->b, it);
+	ibfmd_event_add(c->d, &e);
 }
 
-static void request_sweep(struct daemon *d);
+/* "symbol_errors +3, link_downed +1": the error counters that rose. */
+static void rose_text(const struct ibfm_pc *delta, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned k;
+
+	buf[0] = '\0';
+	for (k = 0; k < IBFM_PC_NERRORS && n < len; k++)
+		if (delta->v[k])
+			n += (size_t)snprintf(buf + n, len - n,
+					      "%s%s +%" PRIu64, n ? ", " : "",
+					      ibfm_pc_name(k), delta->v[k]);
+}
+
+/* A "port-errors" event per port whose error counters rose. */
+static void counter_events(struct ibfmd *d)
+{
+	const struct ibfm_fabric *f = d->fabric;
+	struct ibfmd_event e = { .severity = "warning", .kind = "port-errors" };
+	uint32_t p, n = 0;
+
+	for (p = 0; p < f->nports; p++) {
+		if (!d->pc_delta[p].valid || !ibfm_pc_errors(&d->pc_delta[p]) ||
+		    ++n > MAX_PORT_EVENTS)
+			continue;
+		ibfmd_port_text(f, p, e.ports[0], sizeof(e.ports[0]));
+		ibfmd_port_text(f, f->ports[p].peer, e.ports[1],
+				sizeof(e.ports[1]));
+		rose_text(&d->pc_delta[p], e.detail, sizeof(e.detail));
+		ibfmd_event_add(d, &e);
+	}
+	if (n > MAX_PORT_EVENTS) {
+		memset(e.ports, 0, sizeof(e.ports));
+		snprintf(e.detail, sizeof(e.detail),
+			 "and %" PRIu32 " more ports (see counters)",
+			 n - MAX_PORT_EVENTS);
+		ibfmd_event_add(d, &e);
+	}
+}
+
+/* Takes the counters read with the new fabric 'f': deltas and events. */
+static void take_counters(struct ibfmd *d, const struct ibfm_fabric *old,
+			  struct ibfm_fabric *f, struct ibfm_pc *pc, double ms)
+{
+	struct ibfm_pc *delta = pc ? calloc(f->nports, sizeof(*delta)) : NULL;
+	time_t now = time(NULL);
+	uint32_t p;
+
+	if (!delta) {
+		free(pc);
+		pc = NULL;
+	} else {
+		ibfm_pc_delta_fabric(old, d->pc, f, pc, delta);
+	}
+	free(d->pc);
+	free(d->pc_delta);
+	d->pc_interval = d->pc_time && pc ? difftime(now, d->pc_time) : 0;
+	d->pc = pc;
+	d->pc_delta = delta;
+	d->pc_time = pc ? now : 0;
+	d->last_counters_ms = ms;
+	d->pc_ports = 0;
+	for (p = 0; pc && p < f->nports; p++)
+		d->pc_ports += pc[p].valid;
+}
 
 /* A sweep came back: events for what changed, diff against expected. */
 static void sweep_done(evutil_socket_t fd, short what, void *arg)
 {
-	struct daemon *d = arg;
+	struct ibfmd *d = arg;
 	struct ibfm_fabric *f;
+	struct ibfm_pc *pc;
 	struct diff_ctx c = { .d = d };
+	double pc_ms;
+	bool written;
 
 	(void)fd;
 	(void)what;
 	pthread_mutex_lock(&d->lock);
 	f = d->found;
+	pc = d->found_pc;
+	pc_ms = d->found_pc_ms;
+	written = d->found_written;
 	d->found = NULL;
+	d->found_pc = NULL;
 	d->busy = false;
 	snprintf(d->last_error, sizeof(d->last_error), "%s", d->found_err);
 	if (d->found_light) {
@@ -257,11 +299,12 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 	pthread_mutex_unlock(&d->lock);
 	if (d->again) {
 		d->again = false;
-		request_sweep(d);
+		ibfmd_request_sweep(d);
 	}
 	if (!f)
 		return;
 	d->sweeps++;
+	d->fabric_written = written;
 	if (d->fabric) {
 		c.a = d->fabric;
 		c.b = f;
@@ -273,8 +316,11 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 	}
 	d->expected_diffs =
 		d->expected ? ibfm_diff_fabrics(d->expected, f, NULL, NULL) : 0;
+	take_counters(d, d->fabric, f, pc, pc_ms);
 	ibfm_fabric_destroy(d->fabric);
 	d->fabric = f;
+	if (d->pc_delta)
+		counter_events(d);
 }
 
 static double now_ms(void)
@@ -290,31 +336,63 @@ static double now_ms(void)
  * a full sweep follows at once, so the event names the exact ports.
  * d->fabric is only replaced by sweep_done, after this hands back.
  */
-static bool light_check_clean(struct daemon *d, struct ibfm_err *err)
+static bool light_check_clean(struct ibfmd *d, const struct ibfmd_conf *c,
+			      struct ibfm_err *err)
 {
 	int rc;
 
 	if (!d->fabric)
 		return false;
-	rc = ibfm_sweep_light(d->conf.ca[0] ? d->conf.ca : NULL,
-			      d->conf.ca_port, d->fabric, err);
+	rc = ibfm_sweep_light(c->ca[0] ? c->ca : NULL, c->ca_port, d->fabric,
+			      err);
 	if (rc > 0)
-		logmsg("light check: %d known ports changed state, sweeping",
-		       rc);
+		ibfmd_log("light check: %d known ports changed state, sweeping",
+			  rc);
 	err->msg[0] = '\0'; /* a failed check is answered by the sweep */
 	return rc == 0;
 }
 
+/* The new fabric's port counters; NULL when none could be read. */
+static struct ibfm_pc *read_counters(const struct ibfmd_conf *c,
+				     const struct ibfm_fabric *f)
+{
+	struct ibfm_pc *pc = calloc(f->nports ? f->nports : 1, sizeof(*pc));
+	struct ibfm_err err;
+
+	if (pc && ibfm_sweep_counters(c->ca[0] ? c->ca : NULL, c->ca_port, f,
+				      pc, &err) < 0) {
+		ibfmd_log("counters: %s", err.msg);
+		free(pc);
+		return NULL;
+	}
+	return pc;
+}
+
+/* The sweep for offline tools (ibfm drain --dry-run --socket). */
+static bool write_fabric(const struct ibfmd_conf *c,
+			 const struct ibfm_fabric *f)
+{
+	struct ibfm_err err;
+
+	if (ibfm_topo_write_file(f, c->fabric_file, &err)) {
+		ibfmd_log("%s", err.msg);
+		return false;
+	}
+	return true;
+}
+
 static void *worker_main(void *arg)
 {
-	struct daemon *d = arg;
+	struct ibfmd *d = arg;
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
 		struct ibfm_fabric *f = NULL;
+		struct ibfm_pc *pc = NULL;
 		struct ibfm_err err = { 0 };
-		bool light;
-		double t0;
+		struct ibfmd_conf c;
+		bool light, written = false;
+		double t0, t1 = 0, t2 = 0;
 
 		while (!d->want && !d->stop)
 			pthread_cond_wait(&d->wake, &d->lock);
@@ -322,17 +400,26 @@ static void *worker_main(void *arg)
 			break;
 		d->want = false;
 		light = d->light;
+		c = d->conf;
 		pthread_mutex_unlock(&d->lock);
 		t0 = now_ms();
-		if (!light || !light_check_clean(d, &err)) {
+		if (!light || !light_check_clean(d, &c, &err)) {
 			light = false;
-			ibfm_sweep_discover(d->conf.ca[0] ? d->conf.ca : NULL,
-					    d->conf.ca_port, &f, &err);
+			ibfm_sweep_discover(c.ca[0] ? c.ca : NULL, c.ca_port,
+					    &f, &err);
+			t1 = t2 = now_ms();
+			if (f && c.counters)
+				pc = read_counters(&c, f);
+			t2 = now_ms();
+			written = f && write_fabric(&c, f);
 		}
 		pthread_mutex_lock(&d->lock);
 		d->found = f;
+		d->found_pc = pc;
+		d->found_pc_ms = t2 - t1;
 		d->found_light = light;
-		d->found_ms = now_ms() - t0;
+		d->found_written = written;
+		d->found_ms = (t1 ? t1 : now_ms()) - t0;
 		snprintf(d->found_err, sizeof(d->found_err), "%s", err.msg);
 		event_active(d->sweep_done, EV_READ, 0);
 	}
@@ -345,7 +432,7 @@ static void *worker_main(void *arg)
  * worker is busy runs when it is done: what the worker started may
  * predate the change the sweep was asked for.
  */
-static void request_work(struct daemon *d, bool light)
+static void request_work(struct ibfmd *d, bool light)
 {
 	pthread_mutex_lock(&d->lock);
 	if (!d->busy) {
@@ -359,7 +446,7 @@ static void request_work(struct daemon *d, bool light)
 	pthread_mutex_unlock(&d->lock);
 }
 
-static void request_sweep(struct daemon *d)
+void ibfmd_request_sweep(struct ibfmd *d)
 {
 	request_work(d, false);
 }
@@ -368,7 +455,7 @@ static void sweep_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	request_sweep(arg);
+	ibfmd_request_sweep(arg);
 }
 
 static void light_tick(evutil_socket_t fd, short what, void *arg)
@@ -379,7 +466,7 @@ static void light_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /* (Re)arms the timers with the configured intervals. */
-static void arm_timers(struct daemon *d)
+static void arm_timers(struct ibfmd *d)
 {
 	event_del(d->sweep_timer);
 	event_add(d->sweep_timer, &(struct timeval){ d->conf.sweep_s, 0 });
@@ -389,76 +476,12 @@ static void arm_timers(struct daemon *d)
 			  &(struct timeval){ d->conf.light_s, 0 });
 }
 
-/* ---- commands ---- */
-
-/* One number of the daemon's state, as status and /metrics give it. */
-struct stat_row {
-	const char *key;  /* in status */
-	const char *prom; /* in /metrics */
-	const char *help;
-	bool counter; /* else a gauge */
-	bool ms;      /* milliseconds in status, seconds in /metrics */
-	double v;
-};
-
-#define NSTATS 10
-
-static void daemon_stats(const struct daemon *d, struct stat_row *r)
-{
-	const struct ibfm_fabric *f = d->fabric;
-	const struct stat_row rows[NSTATS] = {
-		{ "nodes", "ibfm_fabric_nodes", "nodes found by the last sweep",
-		  false, false, f ? f->nnodes : 0 },
-		{ "switches", "ibfm_fabric_switches", "switches found", false,
-		  false, f ? f->nswitches : 0 },
-		{ "cas", "ibfm_fabric_cas", "channel adapters found", false,
-		  false, f ? f->ncas : 0 },
-		{ "links", "ibfm_fabric_links", "links found", false, false,
-		  f ? ibfm_fabric_count_links(f) : 0 },
-		{ "sweeps", "ibfm_sweeps_total", "full sweeps done", true,
-		  false, (double)d->sweeps },
-		{ "light_checks", "ibfm_light_checks_total",
-		  "light checks that found nothing changed", true, false,
-		  (double)d->light_checks },
-		{ "last_sweep_ms", "ibfm_last_sweep_seconds",
-		  "duration of the last full sweep", false, true, d->last_ms },
-		{ "last_light_check_ms", "ibfm_last_light_check_seconds",
-		  "duration of the last light check", false, true,
-		  d->last_light_ms },
-		{ "events", "ibfm_events_total", "fabric events raised", true,
-		  false, (double)d->nevents },
-		{ "expected_differences", "ibfm_expected_differences",
-		  "differences from the expected topology", false, false,
-		  (double)d->expected_diffs },
-	};
-
-	memcpy(r, rows, sizeof(rows));
-}
-
-static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
-		       struct ibfm_json *j)
-{
-	struct daemon *d = ctx;
-	struct stat_row r[NSTATS];
-	unsigned i;
-
-	(void)req;
-	daemon_stats(d, r);
-	for (i = 0; i < NSTATS; i++)
-		if (r[i].ms)
-			ibfm_json_double(j, r[i].key, r[i].v);
-		else
-			ibfm_json_uint(j, r[i].key, (uint64_t)r[i].v);
-	ibfm_json_bool(j, "expected", d->expected != NULL);
-	ibfm_json_str(j, "last_error", d->last_error);
-}
+/* ---- metrics ---- */
 
 /* GET /metrics: the status numbers in Prometheus' text format. */
 static void on_metrics(struct evhttp_request *req, void *arg)
 {
 	struct evbuffer *b = evbuffer_new();
-	struct stat_row r[NSTATS];
-	unsigned i;
 
 	if (!b || evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
 		evhttp_send_error(req, b ? HTTP_BADMETHOD : HTTP_INTERNAL,
@@ -466,12 +489,7 @@ static void on_metrics(struct evhttp_request *req, void *arg)
 		evbuffer_free(b);
 		return;
 	}
-	daemon_stats(arg, r);
-	for (i = 0; i < NSTATS; i++)
-		evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n",
-				    r[i].prom, r[i].help, r[i].prom,
-				    r[i].counter ? "counter" : "gauge",
-				    r[i].prom, r[i].ms ? r[i].v / 1e3 : r[i].v);
+	ibfmd_metrics(arg, b);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 			  "Content-Type", "text/plain; version=0.0.4");
 	evhttp_send_reply(req, HTTP_OK, "OK", b);
@@ -485,7 +503,7 @@ static void on_http_other(struct evhttp_request *req, void *arg)
 }
 
 /* The metrics listener, when configured; port 0 takes a free one. */
-static int open_metrics(struct daemon *d)
+static int open_metrics(struct ibfmd *d)
 {
 	char host[sizeof(d->conf.metrics)], *colon;
 	struct evhttp_bound_socket *bs;
@@ -504,7 +522,7 @@ static int open_metrics(struct daemon *d)
 						      (uint16_t)port)
 		     : NULL;
 	if (!bs) {
-		logmsg("metrics: cannot listen on %s", d->conf.metrics);
+		ibfmd_log("metrics: cannot listen on %s", d->conf.metrics);
 		return -1;
 	}
 	evhttp_set_cb(d->http, "/metrics", on_metrics, d);
@@ -514,52 +532,13 @@ static int open_metrics(struct daemon *d)
 		port = ntohs(ss.ss_family == AF_INET6
 				     ? ((struct sockaddr_in6 *)&ss)->sin6_port
 				     : ((struct sockaddr_in *)&ss)->sin_port);
-	logmsg("metrics on http://%s:%u/metrics", host, port);
+	ibfmd_log("metrics on http://%s:%u/metrics", host, port);
 	return 0;
-}
-
-static void cmd_events(void *ctx, const struct ibfm_ctl_req *req,
-		       struct ibfm_json *j)
-{
-	struct daemon *d = ctx;
-	uint64_t first = d->nevents > MAX_EVENTS ? d->nevents - MAX_EVENTS : 0,
-		 i;
-
-	if (req->since > 0 && (uint64_t)req->since > first)
-		first = (uint64_t)req->since;
-	ibfm_json_arr_begin(j, "events");
-	for (i = first; i < d->nevents; i++) {
-		const struct event_rec *e = &d->events[i % MAX_EVENTS];
-
-		ibfm_json_obj_begin(j, NULL);
-		ibfm_json_uint(j, "seq", e->seq);
-		ibfm_json_uint(j, "time", (uint64_t)e->time);
-		ibfm_json_str(j, "severity", e->severity);
-		ibfm_json_str(j, "kind", e->kind);
-		ibfm_json_arr_begin(j, "ports");
-		ibfm_json_str(j, NULL, e->ports[0]);
-		if (e->ports[1][0])
-			ibfm_json_str(j, NULL, e->ports[1]);
-		ibfm_json_arr_end(j);
-		ibfm_json_obj_end(j);
-	}
-	ibfm_json_arr_end(j);
-}
-
-static void cmd_sweep(void *ctx, const struct ibfm_ctl_req *req,
-		      struct ibfm_json *j)
-{
-	struct daemon *d = ctx;
-
-	(void)req;
-	request_sweep(d);
-	ibfm_json_bool(j, "started", true);
-	ibfm_json_uint(j, "sweeps", d->sweeps);
 }
 
 /* ---- the control socket ---- */
 
-static void client_close(struct daemon *d, struct bufferevent *bev)
+static void client_close(struct ibfmd *d, struct bufferevent *bev)
 {
 	bufferevent_free(bev);
 	d->clients--;
@@ -577,7 +556,7 @@ static void client_drained(struct bufferevent *bev, void *arg)
 	client_close(arg, bev);
 }
 
-static void client_reply_error_and_close(struct daemon *d,
+static void client_reply_error_and_close(struct ibfmd *d,
 					 struct bufferevent *bev,
 					 const char *why)
 {
@@ -591,7 +570,7 @@ static void client_reply_error_and_close(struct daemon *d,
 
 static void client_read(struct bufferevent *bev, void *arg)
 {
-	struct daemon *d = arg;
+	struct ibfmd *d = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 	char *line;
 	size_t len;
@@ -621,7 +600,7 @@ static void client_read(struct bufferevent *bev, void *arg)
 static void accept_client(struct evconnlistener *l, evutil_socket_t fd,
 			  struct sockaddr *sa, int salen, void *arg)
 {
-	struct daemon *d = arg;
+	struct ibfmd *d = arg;
 	struct bufferevent *bev;
 
 	(void)l;
@@ -647,7 +626,7 @@ static void accept_client(struct evconnlistener *l, evutil_socket_t fd,
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
-static int open_socket(struct daemon *d)
+static int open_socket(struct ibfmd *d)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 
@@ -658,8 +637,8 @@ static int open_socket(struct daemon *d)
 		LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 64,
 		(struct sockaddr *)&sun, sizeof(sun));
 	if (!d->listener) {
-		logmsg("%s: cannot listen: %s", d->conf.socket,
-		       strerror(errno));
+		ibfmd_log("%s: cannot listen: %s", d->conf.socket,
+			  strerror(errno));
 		return -1;
 	}
 	chmod(sun.sun_path, 0660);
@@ -670,30 +649,32 @@ static int open_socket(struct daemon *d)
 
 static void on_stop(evutil_socket_t sig, short what, void *arg)
 {
-	struct daemon *d = arg;
+	struct ibfmd *d = arg;
 
 	(void)what;
-	logmsg("signal %d: shutting down", (int)sig);
+	ibfmd_log("signal %d: shutting down", (int)sig);
 	event_base_loopbreak(d->base);
 }
 
 static void on_hup(evutil_socket_t sig, short what, void *arg)
 {
-	struct daemon *d = arg;
-	struct conf c;
+	struct ibfmd *d = arg;
+	struct ibfmd_conf c;
 
 	(void)sig;
 	(void)what;
 	/* A bad file changes nothing; the listening addresses stay. */
 	if (read_conf(d->conf_path, &c)) {
-		logmsg("SIGHUP: %s not reloaded", d->conf_path);
+		ibfmd_log("SIGHUP: %s not reloaded", d->conf_path);
 		return;
 	}
 	snprintf(c.socket, sizeof(c.socket), "%s", d->conf.socket);
 	snprintf(c.metrics, sizeof(c.metrics), "%s", d->conf.metrics);
+	pthread_mutex_lock(&d->lock); /* the worker copies it */
 	d->conf = c;
+	pthread_mutex_unlock(&d->lock);
 	if (load_expected(d) == 0)
-		logmsg("SIGHUP: %s reloaded", d->conf_path);
+		ibfmd_log("SIGHUP: %s reloaded", d->conf_path);
 	arm_timers(d);
 }
 
@@ -716,7 +697,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	struct daemon *d = calloc(1, sizeof(*d));
+	struct ibfmd *d = calloc(1, sizeof(*d));
 	bool foreground = false;
 	int c, rc = 1;
 
@@ -746,7 +727,7 @@ int main(int argc, char **argv)
 	if (read_conf(d->conf_path, &d->conf) || load_expected(d))
 		return 1;
 	if (!foreground && daemon(0, 0)) {
-		logmsg("cannot daemonize: %s", strerror(errno));
+		ibfmd_log("cannot daemonize: %s", strerror(errno));
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -754,11 +735,7 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->wake, NULL);
 	ibfm_ctl_init(&d->ctl, d, PACKAGE_VERSION);
-	ibfm_ctl_register(&d->ctl, "status", "fabric and sweep status",
-			  cmd_status);
-	ibfm_ctl_register(&d->ctl, "events", "events since \"since\"",
-			  cmd_events);
-	ibfm_ctl_register(&d->ctl, "sweep", "start a sweep now", cmd_sweep);
+	ibfmd_register_queries(d);
 	d->base = event_base_new();
 	if (!d->base || open_socket(d) || open_metrics(d))
 		goto out;
@@ -776,9 +753,9 @@ int main(int argc, char **argv)
 	event_add(d->sig_int, NULL);
 	event_add(d->sig_hup, NULL);
 	arm_timers(d);
-	request_sweep(d);
-	logmsg("serving %s, sweeping every %u s, light checks every %u s",
-	       d->conf.socket, d->conf.sweep_s, d->conf.light_s);
+	ibfmd_request_sweep(d);
+	ibfmd_log("serving %s, sweeping every %u s, light checks every %u s",
+		  d->conf.socket, d->conf.sweep_s, d->conf.light_s);
 	event_base_dispatch(d->base);
 	pthread_mutex_lock(&d->lock);
 	d->stop = true;
@@ -810,6 +787,10 @@ out:
 	ibfm_fabric_destroy(d->fabric);
 	ibfm_fabric_destroy(d->found);
 	ibfm_fabric_destroy(d->expected);
+	ibfmd_routes_free(&d->routes);
+	free(d->pc);
+	free(d->pc_delta);
+	free(d->found_pc);
 	free(d);
 	return rc;
 }

@@ -790,18 +790,31 @@ int ibfm_topo_write(const struct ibfm_fabric *f, FILE *out)
 int ibfm_topo_write_file(const struct ibfm_fabric *f, const char *path,
 			 struct ibfm_err *err)
 {
-	FILE *out = fopen(path, "w");
+	size_t len = strlen(path) + 5;
+	char *tmp = malloc(len);
+	FILE *out;
 	int rc;
 
-	if (!out)
-		return ibfm_err_set(err, -errno, "%s: cannot create: %s", path,
-				    strerror(errno));
+	if (!tmp)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	/* Written aside and renamed: a reader sees the old file or the new. */
+	snprintf(tmp, len, "%s.tmp", path);
+	out = fopen(tmp, "w");
+	if (!out) {
+		rc = ibfm_err_set(err, -errno, "%s: cannot create: %s", tmp,
+				  strerror(errno));
+		free(tmp);
+		return rc;
+	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	rc = ibfm_topo_write(f, out);
-	if (fclose(out) != 0 || rc)
-		return ibfm_err_set(err, -EIO, "%s: write failed: %s", path,
-				    strerror(errno));
-	return 0;
+	if (fclose(out) != 0 || rc || rename(tmp, path)) {
+		rc = ibfm_err_set(err, -EIO, "%s: write failed: %s", path,
+				  strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
 }
 
 int ibfm_topo_read_guids(const char *path, uint64_t **guids, size_t *n,

@@ -49,6 +49,34 @@ static void test_requests_and_replies(void **state)
 		"{\"commands\":[\"version\",\"list-commands\",\"hello\"]}");
 }
 
+static void test_arguments(void **state)
+{
+	struct ibfm_ctl_req r;
+	const char *why = NULL;
+	static const char path[] =
+		"{\"cmd\":\"path\",\"src\":\"node001 mlx5_0\",\"dst\":\"0x2c9\",\"top\":5}";
+	char *longarg;
+
+	(void)state;
+	assert_int_equal(ibfm_ctl_parse(path, strlen(path), &r, &why), 0);
+	assert_string_equal(r.cmd, "path");
+	assert_string_equal(r.src, "node001 mlx5_0");
+	assert_string_equal(r.dst, "0x2c9");
+	assert_int_equal(r.top, 5);
+	assert_int_equal(r.since, -1);
+	assert_int_equal(ibfm_ctl_parse("{\"cmd\":\"x\"}", 11, &r, &why), 0);
+	assert_int_equal(r.top, -1);
+	assert_string_equal(r.src, "");
+	/* An argument longer than IBFM_CTL_MAX_ARG is refused, not cut. */
+	longarg = malloc(IBFM_CTL_MAX_ARG + 40);
+	snprintf(longarg, IBFM_CTL_MAX_ARG + 40,
+		 "{\"cmd\":\"x\",\"src\":\"%0*d\"}", IBFM_CTL_MAX_ARG, 0);
+	assert_int_equal(ibfm_ctl_parse(longarg, strlen(longarg), &r, &why),
+			 -EINVAL);
+	assert_non_null(strstr(why, "too long"));
+	free(longarg);
+}
+
 static void test_bad_requests_get_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -85,6 +113,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requests_and_replies),
+		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_bad_requests_get_errors),
 	};
 

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_DAEMON_H
+#define IBFM_DAEMON_H
+
+/*
+ * DOC: ibfmd's state, shared by its two files: ibfmd.c (configuration,
+ * the libevent loop, the sweep worker, the control socket) and
+ * queries.c (what the socket and /metrics answer). Everything here is
+ * the loop thread's, except what the worker hands over under 'lock'.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "mgmt/counters.h"
+#include "mgmt/ctl.h"
+#include "routing/err.h"
+#include "routing/fabric.h"
+#include "routing/lft.h"
+
+#define IBFMD_MAX_EVENTS 4096
+
+struct ibfmd_conf {
+	char socket[108];
+	char expected[4096];
+	char state_dir[4096];	/* the plugin's: lfts.dump, snapshot.json */
+	char fabric_file[4096]; /* the last sweep, ibnetdiscover format */
+	char ca[64];
+	int ca_port;
+	unsigned sweep_s;
+	unsigned light_s;  /* 0: no light checks */
+	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
+	bool counters;	   /* read PMA counters on every full sweep */
+};
+
+struct ibfmd_event {
+	uint64_t seq;
+	time_t time;
+	const char *severity;
+	const char *kind;
+	char ports[2][160]; /* the link's two ends, or one node */
+	char detail[120];   /* what changed, when there is more to say */
+};
+
+/* Routes for "path": a copy of the last sweep with the LFT dump on it. */
+struct ibfmd_routes {
+	struct ibfm_fabric *f;
+	struct ibfm_lfts t;
+	uint64_t sweep;	       /* the sweep it was copied from */
+	struct timespec mtime; /* of the dump read */
+};
+
+struct ibfmd {
+	struct ibfmd_conf conf;
+	const char *conf_path;
+	struct event_base *base;
+	struct evconnlistener *listener;
+	struct evhttp *http;
+	struct event *sweep_timer, *light_timer, *sweep_done;
+	struct event *sig_term, *sig_int, *sig_hup;
+	struct ibfm_ctl ctl;
+	unsigned clients;
+	/* the worker */
+	pthread_t worker;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool busy, want, light, stop; /* light: a light check will do */
+	bool again; /* a sweep was asked for while the worker was busy */
+	struct ibfm_fabric *found; /* handed from the worker */
+	struct ibfm_pc *found_pc;  /* its counters, when read */
+	char found_err[IBFM_ERR_MSG_MAX];
+	double found_ms, found_pc_ms;
+	bool found_light;   /* a light check found nothing: no new fabric */
+	bool found_written; /* the worker wrote it to conf.fabric_file */
+	/* what the loop knows */
+	struct ibfm_fabric *fabric, *expected;
+	uint64_t sweeps, light_checks, expected_diffs;
+	double last_ms, last_light_ms, last_counters_ms;
+	char last_error[IBFM_ERR_MSG_MAX];
+	bool fabric_written; /* conf.fabric_file holds the last sweep */
+	struct ibfmd_event events[IBFMD_MAX_EVENTS];
+	uint64_t nevents, nerrors;     /* events in all; of severity "error" */
+	struct ibfm_pc *pc, *pc_delta; /* per port of 'fabric' */
+	time_t pc_time;		       /* when 'pc' was read */
+	double pc_interval;	       /* seconds 'pc_delta' covers */
+	uint32_t pc_ports;	       /* ports that answered */
+	struct ibfmd_routes routes;
+};
+
+void ibfmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Adds a copy of 'e' to the ring, numbered and timed now. */
+void ibfmd_event_add(struct ibfmd *d, const struct ibfmd_event *e);
+
+struct ibfm_diff_item;
+
+/* Fills 'e' (all but seq and time) from a difference between a and b. */
+void ibfmd_diff_event(struct ibfmd_event *e, const struct ibfm_fabric *a,
+		      const struct ibfm_fabric *b,
+		      const struct ibfm_diff_item *it);
+
+/* "desc"[num] (0xguid) of port 'p' of 'f' into 'buf'; "" for IBFM_NONE. */
+void ibfmd_port_text(const struct ibfm_fabric *f, uint32_t p, char *buf,
+		     size_t len);
+
+/* Starts a full sweep now, or as soon as the worker is free. */
+void ibfmd_request_sweep(struct ibfmd *d);
+
+/* Registers the control commands of queries.c. */
+void ibfmd_register_queries(struct ibfmd *d);
+
+/* The Prometheus text exposition of the daemon's numbers. */
+void ibfmd_metrics(const struct ibfmd *d, struct evbuffer *b);
+
+/* Drops the routes copy (a new sweep or shutdown). */
+void ibfmd_routes_free(struct ibfmd_routes *r);
+
+#endif /* IBFM_DAEMON_H */

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What ibfmd answers: the control commands (one JSON object per request)
+ * and the Prometheus metrics, from the state the loop holds. Nothing
+ * here touches the fabric: answers come from the last sweep.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mgmt/daemon.h"
+#include "routing/diff.h"
+#include "routing/rank.h"
+#include "routing/trace.h"
+#include "routing/verify.h"
+
+#define TOP_DEFAULT 10
+#define TOP_MAX 1000
+#define MAX_HOPS 64
+
+/* ---- numbers shared by status and /metrics ---- */
+
+/* One number of the daemon's state, as status and /metrics give it. */
+struct stat_row {
+	const char *key;  /* in status */
+	const char *prom; /* in /metrics */
+	const char *help;
+	bool counter; /* else a gauge */
+	bool ms;      /* milliseconds in status, seconds in /metrics */
+	double v;
+};
+
+#define NSTATS 14
+
+/* The plugin's routing generation from its snapshot.json, 0 if none. */
+static uint64_t routing_generation(const struct ibfmd *d)
+{
+	char path[4200], buf[4096], *g;
+	uint64_t gen = 0;
+	size_t n;
+	FILE *in;
+
+	if (!d->conf.state_dir[0])
+		return 0;
+	snprintf(path, sizeof(path), "%s/snapshot.json", d->conf.state_dir);
+	in = fopen(path, "r");
+	if (!in)
+		return 0;
+	/* The generation is among the first members. */
+	n = fread(buf, 1, sizeof(buf) - 1, in);
+	fclose(in);
+	buf[n] = '\0';
+	g = strstr(buf, "\"generation\":");
+	if (g)
+		gen = strtoull(g + 13, NULL, 10);
+	return gen;
+}
+
+static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
+{
+	const struct ibfm_fabric *f = d->fabric;
+	const struct stat_row rows[NSTATS] = {
+		{ "nodes", "ibfm_fabric_nodes", "nodes found by the last sweep",
+		  false, false, f ? f->nnodes : 0 },
+		{ "switches", "ibfm_fabric_switches", "switches found", false,
+		  false, f ? f->nswitches : 0 },
+		{ "cas", "ibfm_fabric_cas", "channel adapters found", false,
+		  false, f ? f->ncas : 0 },
+		{ "links", "ibfm_fabric_links", "links found", false, false,
+		  f ? ibfm_fabric_count_links(f) : 0 },
+		{ "sweeps", "ibfm_sweeps_total", "full sweeps done", true,
+		  false, (double)d->sweeps },
+		{ "light_checks", "ibfm_light_checks_total",
+		  "light checks that found nothing changed", true, false,
+		  (double)d->light_checks },
+		{ "last_sweep_ms", "ibfm_last_sweep_seconds",
+		  "duration of the last full sweep", false, true, d->last_ms },
+		{ "last_light_check_ms", "ibfm_last_light_check_seconds",
+		  "duration of the last light check", false, true,
+		  d->last_light_ms },
+		{ "last_counters_ms", "ibfm_last_counters_seconds",
+		  "duration of the last port counter read", false, true,
+		  d->last_counters_ms },
+		{ "counter_ports", "ibfm_counter_ports",
+		  "ports whose counters were read in the last sweep", false,
+		  false, d->pc_ports },
+		{ "events", "ibfm_events_total", "fabric events raised", true,
+		  false, (double)d->nevents },
+		{ "error_events", "ibfm_error_events_total",
+		  "fabric events of severity error", true, false,
+		  (double)d->nerrors },
+		{ "expected_differences", "ibfm_expected_differences",
+		  "differences from the expected topology", false, false,
+		  (double)d->expected_diffs },
+		{ "routing_generation", "ibfm_routing_generation",
+		  "the plugin's last routing generation (0: none seen)", false,
+		  false, (double)routing_generation(d) },
+	};
+
+	memcpy(r, rows, sizeof(rows));
+}
+
+static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
+		       struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	struct stat_row r[NSTATS];
+	unsigned i;
+
+	(void)req;
+	daemon_stats(d, r);
+	for (i = 0; i < NSTATS; i++)
+		if (r[i].ms)
+			ibfm_json_double(j, r[i].key, r[i].v);
+		else
+			ibfm_json_uint(j, r[i].key, (uint64_t)r[i].v);
+	ibfm_json_bool(j, "expected", d->expected != NULL);
+	ibfm_json_str(j, "last_error", d->last_error);
+	ibfm_json_str(j, "fabric_file",
+		      d->fabric_written ? d->conf.fabric_file : "");
+	ibfm_json_str(j, "state_dir", d->conf.state_dir);
+}
+
+/* Label values are quoted: a backslash and a quote are escaped. */
+static void prom_label(struct evbuffer *b, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			evbuffer_add_printf(b, "\\%c", *s);
+		else if (*s != '\n')
+			evbuffer_add(b, s, 1);
+}
+
+/* Error counters of the ports that have any, one family per counter. */
+static void metrics_port_errors(const struct ibfmd *d, struct evbuffer *b)
+{
+	const struct ibfm_fabric *f = d->fabric;
+	unsigned k;
+	uint32_t p;
+
+	if (!f || !d->pc)
+		return;
+	for (k = 0; k < IBFM_PC_NERRORS; k++) {
+		bool head = false;
+
+		for (p = 0; p < f->nports; p++) {
+			const struct ibfm_node *n = &f->nodes[f->ports[p].node];
+
+			if (!d->pc[p].valid || !d->pc[p].v[k])
+				continue;
+			if (!head)
+				evbuffer_add_printf(
+					b,
+					"# HELP ibfm_port_%s PMA PortCounters, as read (ibfmd never clears them)\n# TYPE ibfm_port_%s gauge\n",
+					ibfm_pc_name(k), ibfm_pc_name(k));
+			head = true;
+			evbuffer_add_printf(b,
+					    "ibfm_port_%s{guid=\"0x%016" PRIx64
+					    "\",port=\"%u\",node=\"",
+					    ibfm_pc_name(k), n->guid,
+					    f->ports[p].num);
+			prom_label(b, ibfm_fabric_str(f, n->desc));
+			evbuffer_add_printf(b, "\"} %" PRIu64 "\n",
+					    d->pc[p].v[k]);
+		}
+	}
+}
+
+void ibfmd_metrics(const struct ibfmd *d, struct evbuffer *b)
+{
+	struct stat_row r[NSTATS];
+	unsigned i;
+
+	daemon_stats(d, r);
+	for (i = 0; i < NSTATS; i++)
+		evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n",
+				    r[i].prom, r[i].help, r[i].prom,
+				    r[i].counter ? "counter" : "gauge",
+				    r[i].prom, r[i].ms ? r[i].v / 1e3 : r[i].v);
+	evbuffer_add_printf(
+		b,
+		"# HELP ibfm_events_by_severity_total fabric events raised, by severity\n"
+		"# TYPE ibfm_events_by_severity_total counter\n"
+		"ibfm_events_by_severity_total{severity=\"error\"} %" PRIu64
+		"\n"
+		"ibfm_events_by_severity_total{severity=\"warning\"} %" PRIu64
+		"\n",
+		d->nerrors, d->nevents - d->nerrors);
+	metrics_port_errors(d, b);
+}
+
+/* ---- events and differences ---- */
+
+static void write_event(struct ibfm_json *j, const struct ibfmd_event *e)
+{
+	ibfm_json_obj_begin(j, NULL);
+	if (e->seq)
+		ibfm_json_uint(j, "seq", e->seq);
+	if (e->time)
+		ibfm_json_uint(j, "time", (uint64_t)e->time);
+	ibfm_json_str(j, "severity", e->severity);
+	ibfm_json_str(j, "kind", e->kind);
+	ibfm_json_arr_begin(j, "ports");
+	ibfm_json_str(j, NULL, e->ports[0]);
+	if (e->ports[1][0])
+		ibfm_json_str(j, NULL, e->ports[1]);
+	ibfm_json_arr_end(j);
+	if (e->detail[0])
+		ibfm_json_str(j, "detail", e->detail);
+	ibfm_json_obj_end(j);
+}
+
+static void cmd_events(void *ctx, const struct ibfm_ctl_req *req,
+		       struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	uint64_t first = d->nevents > IBFMD_MAX_EVENTS
+				 ? d->nevents - IBFMD_MAX_EVENTS
+				 : 0,
+		 i;
+
+	if (req->since > 0 && (uint64_t)req->since > first)
+		first = (uint64_t)req->since;
+	ibfm_json_arr_begin(j, "events");
+	for (i = first; i < d->nevents; i++)
+		write_event(j, &d->events[i % IBFMD_MAX_EVENTS]);
+	ibfm_json_arr_end(j);
+}
+
+void ibfmd_diff_event(struct ibfmd_event *e, const struct ibfm_fabric *a,
+		      const struct ibfm_fabric *b,
+		      const struct ibfm_diff_item *it)
+{
+	bool on_a = it->exp_port != IBFM_NONE;
+	const struct ibfm_fabric *f = on_a ? a : b;
+
+	e->kind = ibfm_diff_kind_name(it->kind);
+	e->severity = it->kind == IBFM_DIFF_LINK_DEGRADED ||
+				      it->kind == IBFM_DIFF_NODE_EXTRA ||
+				      it->kind == IBFM_DIFF_LINK_EXTRA
+			      ? "warning"
+			      : "error";
+	ibfmd_port_text(f, on_a ? it->exp_port : it->act_port, e->ports[0],
+			sizeof(e->ports[0]));
+	ibfmd_port_text(f, on_a ? it->exp_peer : it->act_peer, e->ports[1],
+			sizeof(e->ports[1]));
+	e->detail[0] = '\0';
+	if (it->kind == IBFM_DIFF_LINK_DEGRADED && it->act_port != IBFM_NONE) {
+		const struct ibfm_port *x = &a->ports[it->exp_port];
+		const struct ibfm_port *y = &b->ports[it->act_port];
+
+		snprintf(e->detail, sizeof(e->detail), "%ux%s, expected %ux%s",
+			 y->width, ibfm_speed_name(y->speed), x->width,
+			 ibfm_speed_name(x->speed));
+	}
+}
+
+struct diff_json {
+	struct ibfm_json *j;
+	const struct ibfm_fabric *a, *b;
+};
+
+static void diff_item_json(void *ctx, const struct ibfm_diff_item *it)
+{
+	struct diff_json *c = ctx;
+	struct ibfmd_event e = { 0 };
+
+	ibfmd_diff_event(&e, c->a, c->b, it);
+	write_event(c->j, &e);
+}
+
+/* The last sweep against the expected topology, difference by difference. */
+static void cmd_diff(void *ctx, const struct ibfm_ctl_req *req,
+		     struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	struct diff_json c = { j, d->expected, d->fabric };
+	unsigned n = 0;
+
+	(void)req;
+	ibfm_json_bool(j, "expected", d->expected != NULL);
+	ibfm_json_bool(j, "swept", d->fabric != NULL);
+	ibfm_json_arr_begin(j, "differences");
+	if (d->expected && d->fabric)
+		n = ibfm_diff_fabrics(d->expected, d->fabric, diff_item_json,
+				      &c);
+	ibfm_json_arr_end(j);
+	ibfm_json_uint(j, "count", n);
+}
+
+static void cmd_sweep(void *ctx, const struct ibfm_ctl_req *req,
+		      struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+
+	(void)req;
+	ibfmd_request_sweep(d);
+	ibfm_json_bool(j, "started", true);
+	ibfm_json_uint(j, "sweeps", d->sweeps);
+}
+
+/* ---- the fabric ---- */
+
+/* Counts, switch levels and links by rate of the last sweep. */
+static void cmd_summary(void *ctx, const struct ibfm_ctl_req *req,
+			struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	const struct ibfm_fabric *f = d->fabric;
+	uint32_t rates[IBFM_SPEED_COUNT][17] = { { 0 } }, p, s, w, active = 0;
+	uint8_t *rank;
+	unsigned levels = 0;
+	char name[24];
+
+	(void)req;
+	ibfm_json_bool(j, "swept", f != NULL);
+	if (!f)
+		return;
+	rank = malloc(f->nnodes ? f->nnodes : 1);
+	if (rank && ibfm_rank_detect(f, rank, &levels))
+		levels = 0;
+	free(rank);
+	ibfm_json_uint(j, "nodes", f->nnodes);
+	ibfm_json_uint(j, "switches", f->nswitches);
+	ibfm_json_uint(j, "cas", f->ncas);
+	ibfm_json_uint(j, "switch_levels", levels);
+	ibfm_json_uint(j, "links", ibfm_fabric_count_links(f));
+	for (p = 0; p < f->nports; p++) {
+		const struct ibfm_port *x = &f->ports[p];
+
+		if (x->peer == IBFM_NONE || x->peer < p)
+			continue;
+		rates[x->speed < IBFM_SPEED_COUNT ? x->speed : 0]
+		     [x->width <= 16 ? x->width : 0]++;
+		active += x->state == IBFM_PORT_ACTIVE &&
+			  f->ports[x->peer].state == IBFM_PORT_ACTIVE;
+	}
+	ibfm_json_uint(j, "links_active", active);
+	ibfm_json_obj_begin(j, "links_by_rate");
+	for (s = 0; s < IBFM_SPEED_COUNT; s++)
+		for (w = 0; w <= 16; w++)
+			if (rates[s][w]) {
+				snprintf(name, sizeof(name), "%ux%s", w,
+					 ibfm_speed_name(s));
+				ibfm_json_uint(j, name, rates[s][w]);
+			}
+	ibfm_json_obj_end(j);
+	ibfm_json_uint(j, "expected_differences", d->expected_diffs);
+	ibfm_json_uint(j, "sweeps", d->sweeps);
+}
+
+/* ---- counters ---- */
+
+static void write_counters(struct ibfm_json *j, const char *key,
+			   const struct ibfm_pc *pc)
+{
+	unsigned k;
+
+	ibfm_json_obj_begin(j, key);
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
+		ibfm_json_uint(j, ibfm_pc_name(k), pc->v[k]);
+	ibfm_json_obj_end(j);
+}
+
+/* One port: where it is, its counters and what they did since last time. */
+static void write_port(struct ibfm_json *j, const struct ibfmd *d, uint32_t p)
+{
+	const struct ibfm_fabric *f = d->fabric;
+	const struct ibfm_node *n = &f->nodes[f->ports[p].node];
+	char text[160];
+
+	ibfm_json_obj_begin(j, NULL);
+	ibfmd_port_text(f, p, text, sizeof(text));
+	ibfm_json_str(j, "port", text);
+	snprintf(text, sizeof(text), "0x%016" PRIx64, n->guid);
+	ibfm_json_str(j, "guid", text);
+	ibfm_json_str(j, "name", ibfm_fabric_str(f, n->desc));
+	ibfm_json_uint(j, "num", f->ports[p].num);
+	ibfmd_port_text(f, f->ports[p].peer, text, sizeof(text));
+	ibfm_json_str(j, "peer", text);
+	ibfm_json_uint(j, "errors", ibfm_pc_errors(&d->pc_delta[p]));
+	write_counters(j, "delta", &d->pc_delta[p]);
+	write_counters(j, "total", &d->pc[p]);
+	ibfm_json_obj_end(j);
+}
+
+static void write_top(struct ibfm_json *j, const struct ibfmd *d,
+		      const char *key, unsigned rank_by, uint32_t *ports,
+		      uint32_t top)
+{
+	uint32_t n = ibfm_pc_top(d->fabric, d->pc_delta, rank_by, ports, top),
+		 i;
+
+	ibfm_json_arr_begin(j, key);
+	for (i = 0; i < n; i++)
+		write_port(j, d, ports[i]);
+	ibfm_json_arr_end(j);
+}
+
+/*
+ * The hot ports (most PortXmitWait since the sweep before: congestion)
+ * and the ports whose error counters rose, "top" of each.
+ */
+static void cmd_counters(void *ctx, const struct ibfm_ctl_req *req,
+			 struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	uint32_t top = req->top < 0	    ? TOP_DEFAULT
+		       : req->top > TOP_MAX ? TOP_MAX
+					    : (uint32_t)req->top,
+		 *ports;
+
+	ibfm_json_bool(j, "enabled", d->conf.counters);
+	ibfm_json_uint(j, "ports_read", d->pc_ports);
+	ibfm_json_uint(j, "time", (uint64_t)d->pc_time);
+	ibfm_json_double(j, "interval_s", d->pc_interval);
+	ports = malloc((top ? top : 1) * sizeof(*ports));
+	if (!d->fabric || !d->pc || !ports) {
+		free(ports);
+		ibfm_json_arr_begin(j, "hot");
+		ibfm_json_arr_end(j);
+		ibfm_json_arr_begin(j, "errors");
+		ibfm_json_arr_end(j);
+		return;
+	}
+	write_top(j, d, "hot", IBFM_PC_XMIT_WAIT, ports, top);
+	write_top(j, d, "errors", IBFM_PC_NFIELDS, ports, top);
+	free(ports);
+}
+
+/* ---- paths ---- */
+
+void ibfmd_routes_free(struct ibfmd_routes *r)
+{
+	ibfm_lfts_free(&r->t);
+	ibfm_fabric_destroy(r->f);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Makes 'd->routes' the last sweep with the plugin's LFT dump read on
+ * it, unless it is already; the copy is the loop's own, so the worker
+ * may keep reading d->fabric. NULL and 'why' set when there is none.
+ */
+static const struct ibfmd_routes *routes(struct ibfmd *d, char *why, size_t len)
+{
+	struct ibfmd_routes *r = &d->routes;
+	char path[4200];
+	struct ibfm_err err;
+	struct stat st;
+
+	if (!d->fabric) {
+		snprintf(why, len, "no sweep yet");
+		return NULL;
+	}
+	if (!d->conf.state_dir[0]) {
+		snprintf(
+			why, len,
+			"no LFTs: set state_dir in ibfmd.conf to the plugin's state_dir");
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/lfts.dump", d->conf.state_dir);
+	if (stat(path, &st)) {
+		snprintf(why, len, "%.400s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (r->f && r->sweep == d->sweeps &&
+	    r->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    r->mtime.tv_nsec == st.st_mtim.tv_nsec)
+		return r;
+	ibfmd_routes_free(r);
+	r->f = ibfm_fabric_clone(d->fabric);
+	if (!r->f) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	if (ibfm_lfts_read_dump(r->f, path, &r->t, &err)) {
+		snprintf(why, len, "%s", err.msg);
+		ibfmd_routes_free(r);
+		return NULL;
+	}
+	r->sweep = d->sweeps;
+	r->mtime = st.st_mtim;
+	return r;
+}
+
+struct hop_ctx {
+	const struct ibfmd *d;
+	const struct ibfmd_routes *r;
+};
+
+/* A hop's port counters, when the sweep read them. */
+static void hop_counters(void *ctx, struct ibfm_json *j, uint32_t out_port)
+{
+	const struct hop_ctx *c = ctx;
+	const struct ibfm_fabric *f = c->d->fabric;
+	const struct ibfm_port *p = &c->r->f->ports[out_port];
+	uint32_t n = ibfm_fabric_node_by_guid(f, c->r->f->nodes[p->node].guid),
+		 q;
+
+	if (!c->d->pc || n == IBFM_NONE || p->num > f->nodes[n].nports)
+		return;
+	q = f->nodes[n].port0 + p->num;
+	if (!c->d->pc[q].valid)
+		return;
+	ibfm_json_uint(j, "errors", ibfm_pc_errors(&c->d->pc[q]));
+	ibfm_json_uint(j, "xmit_wait", c->d->pc[q].v[IBFM_PC_XMIT_WAIT]);
+	ibfm_json_uint(j, "errors_delta", ibfm_pc_errors(&c->d->pc_delta[q]));
+	ibfm_json_uint(j, "xmit_wait_delta",
+		       c->d->pc_delta[q].v[IBFM_PC_XMIT_WAIT]);
+}
+
+/* An endpoint of the request, or an error naming it (and near matches). */
+static uint32_t endpoint(const struct ibfm_fabric *f, const char *s,
+			 struct ibfm_json *j)
+{
+	uint32_t p = ibfm_trace_endpoint(f, s), best[3];
+	unsigned n, k;
+	char msg[IBFM_CTL_MAX_ARG + 100];
+
+	if (p != IBFM_NONE)
+		return p;
+	snprintf(
+		msg, sizeof(msg),
+		"unknown endpoint \"%s\": expected a LID, a GUID, a node description or name",
+		s);
+	ibfm_json_str(j, "error", msg);
+	n = ibfm_trace_suggest(f, s, best, 3);
+	ibfm_json_arr_begin(j, "did_you_mean");
+	for (k = 0; k < n; k++)
+		ibfm_json_str(j, NULL,
+			      ibfm_fabric_str(f, f->nodes[best[k]].desc));
+	ibfm_json_arr_end(j);
+	return IBFM_NONE;
+}
+
+/* "src" to "dst" through the LFTs the plugin last published. */
+static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
+		     struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	const struct ibfmd_routes *r;
+	struct hop_ctx hc = { .d = d };
+	uint32_t src, dst, hops[MAX_HOPS];
+	char why[IBFM_ERR_MSG_MAX], *text = NULL;
+	size_t tlen = 0;
+	FILE *out;
+	int n;
+
+	if (!req->src[0] || !req->dst[0]) {
+		ibfm_json_str(j, "error", "path needs \"src\" and \"dst\"");
+		return;
+	}
+	r = routes(d, why, sizeof(why));
+	if (!r) {
+		ibfm_json_str(j, "error", why);
+		return;
+	}
+	hc.r = r;
+	src = endpoint(r->f, req->src, j);
+	if (src == IBFM_NONE)
+		return;
+	dst = endpoint(r->f, req->dst, j);
+	if (dst == IBFM_NONE)
+		return;
+	n = ibfm_verify_path(r->f, &r->t, src, r->f->ports[dst].lid, hops,
+			     MAX_HOPS);
+	if (n < 0) {
+		snprintf(why, sizeof(why),
+			 "LID %u is not reached from \"%s\": %s",
+			 r->f->ports[dst].lid, req->src,
+			 n == -ELOOP ? "the routes loop"
+				     : "a switch has no route");
+		ibfm_json_str(j, "error", why);
+		return;
+	}
+	ibfm_json_uint(j, "lid", r->f->ports[dst].lid);
+	ibfm_trace_json(j, r->f, hops, n, hop_counters, &hc);
+	out = open_memstream(&text, &tlen);
+	if (out) {
+		ibfm_trace_text(out, r->f, hops, n, dst);
+		fclose(out);
+		ibfm_json_str(j, "text", text);
+	}
+	free(text);
+}
+
+void ibfmd_register_queries(struct ibfmd *d)
+{
+	static const struct {
+		const char *name, *help;
+		ibfm_ctl_fn fn;
+	} cmds[] = {
+		{ "status", "fabric and sweep status", cmd_status },
+		{ "events", "events since \"since\"", cmd_events },
+		{ "sweep", "start a sweep now", cmd_sweep },
+		{ "summary", "the last sweep: counts, levels, links by rate",
+		  cmd_summary },
+		{ "diff", "the last sweep against the expected topology",
+		  cmd_diff },
+		{ "counters", "hot ports and ports with errors (\"top\")",
+		  cmd_counters },
+		{ "path", "hops from \"src\" to \"dst\" on the plugin's LFTs",
+		  cmd_path },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++)
+		ibfm_ctl_register(&d->ctl, cmds[i].name, cmds[i].help,
+				  cmds[i].fn);
+}
