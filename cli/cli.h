@@ -11,11 +11,12 @@
 
 /* Exit codes, documented in ibfm(8). */
 enum {
-	CLI_OK = 0,    /* done; for checks: nothing found */
-	CLI_FOUND = 1, /* a check or diff found differences */
-	CLI_USAGE = 2, /* bad command line */
-	CLI_INPUT = 3, /* bad input file or parameters */
-	CLI_FAIL = 4,  /* could not do the work (I/O, memory) */
+	CLI_OK = 0,	   /* done; for checks: nothing found */
+	CLI_FOUND = 1,	   /* a check or diff found differences */
+	CLI_USAGE = 2,	   /* bad command line */
+	CLI_INPUT = 3,	   /* bad input file or parameters */
+	CLI_FAIL = 4,	   /* could not do the work (I/O, memory) */
+	CLI_NO_DAEMON = 5, /* ibfmd could not be reached */
 };
 
 /* A subcommand: "topo gen" is group "topo", name "gen". */
@@ -71,6 +72,24 @@ bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
  * or nothing when none is close.
  */
 void cli_suggest_node(const struct ibfm_fabric *f, const char *s);
+
+/*
+ * Sends one request line to ibfmd and stores its reply line (malloc'ed,
+ * the caller frees) in '*reply'. CLI_OK; CLI_NO_DAEMON when it cannot
+ * be reached (said how to start it); CLI_FAIL when it answered an error
+ * (printed).
+ */
+int cli_ask(const char *request, char **reply);
+
+/* cli_ask() with {"cmd", "src", "dst", "since", "top"} (NULL, -1: none). */
+int cli_ask_cmd(const char *cmd, const char *src, const char *dst,
+		long long since, long long top, char **reply);
+
+/*
+ * The string member 'key' of a JSON reply (its first occurrence),
+ * unescaped into 'buf'; false when there is none.
+ */
+bool cli_json_str(const char *json, const char *key, char *buf, size_t len);
 
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "routing/ftree.h"
@@ -22,17 +23,18 @@
 enum { DRAIN_UNSAFE = 3, DRAIN_NO_DAEMON = 5 };
 
 static const char drain_usage[] =
-	"Usage: ibfm drain ELEMENT --dry-run --topo FILE [--lfts DUMP]\n"
-	"                  [--pattern P] [--json]\n"
+	"Usage: ibfm drain ELEMENT --dry-run [--topo FILE [--lfts DUMP] |\n"
+	"                  --socket PATH] [--pattern P] [--json]\n"
 	"       ibfm undrain ELEMENT\n"
 	"ELEMENT is a switch or a host (GUID, LID, description or name), or one\n"
 	"link as SWITCH[PORT] (\"leaf-01[19]\"). --dry-run routes a copy of the\n"
 	"fabric without it and reports: every CA pair still reachable, no routing\n"
 	"or credit loop, the new max link load for the pattern (default shift),\n"
-	"and the LFT entries and 64-entry blocks that would change.\n"
+	"and the LFT entries and 64-entry blocks that would change. Without\n"
+	"--topo it asks ibfmd for its last sweep and the plugin's LFTs.\n"
 	"\n"
 	"Exit: 0 safe, 3 unsafe, 2 usage, 5 no daemon (drain without --dry-run\n"
-	"and undrain need ibfmd, which is not there yet).\n";
+	"and undrain: ibfmd does not keep a drain list yet).\n";
 
 /* The ports ELEMENT names: one link, or every link of a node. */
 static int element_ports(const struct ibfm_fabric *f, const char *spec,
@@ -187,6 +189,32 @@ out:
 	return rc;
 }
 
+/*
+ * The live fabric from ibfmd: its last sweep, and the plugin's LFT dump
+ * when ibfmd knows the plugin's state_dir ("" when not: ibfm's routes).
+ */
+static int live_files(char *topo, size_t tlen, char *lfts, size_t llen)
+{
+	char *reply, dir[4096];
+	int rc = cli_ask_cmd("status", NULL, NULL, -1, -1, &reply);
+
+	if (rc)
+		return rc;
+	lfts[0] = '\0';
+	if (!cli_json_str(reply, "fabric_file", topo, tlen) || !topo[0]) {
+		cli_error(
+			"ibfmd has no sweep on file yet: try again after its first sweep, or give --topo FILE");
+		rc = DRAIN_NO_DAEMON;
+	} else if (cli_json_str(reply, "state_dir", dir, sizeof(dir)) &&
+		   dir[0]) {
+		snprintf(lfts, llen, "%s/lfts.dump", dir);
+		if (access(lfts, R_OK))
+			lfts[0] = '\0';
+	}
+	free(reply);
+	return rc;
+}
+
 static int cmd_drain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -194,11 +222,13 @@ static int cmd_drain(int argc, char **argv)
 		{ "topo", required_argument, NULL, 't' },
 		{ "lfts", required_argument, NULL, 'l' },
 		{ "pattern", required_argument, NULL, 'p' },
+		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *topo = NULL, *lfts = NULL, *element;
+	char live_topo[4096], live_lfts[4200];
 	bool dry = false, json = false, safe;
 	int pattern = IBFM_PATTERN_SHIFT, c, rc;
 	struct drain_result r;
@@ -213,6 +243,9 @@ static int cmd_drain(int argc, char **argv)
 			break;
 		case 'l':
 			lfts = optarg;
+			break;
+		case 's':
+			cli_socket_path = optarg;
 			break;
 		case 'p':
 			pattern = ibfm_pattern_parse(optarg);
@@ -242,14 +275,17 @@ static int cmd_drain(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	if (!dry || !strcmp(argv[0], "undrain")) {
 		cli_error(
-			"%s %s needs ibfmd, which is not running (it is not built yet): use --dry-run with --topo to see what a drain would do",
+			"%s %s: a live drain needs ibfmd to keep a drain list for the plugin, which it does not yet: use --dry-run to see what a drain would do",
 			argv[0], element);
 		return DRAIN_NO_DAEMON;
 	}
 	if (!topo) {
-		cli_error(
-			"drain --dry-run needs --topo FILE (and --lfts for OpenSM's tables)");
-		return CLI_USAGE;
+		rc = live_files(live_topo, sizeof(live_topo), live_lfts,
+				sizeof(live_lfts));
+		if (rc)
+			return rc;
+		topo = live_topo;
+		lfts = live_lfts[0] ? live_lfts : NULL;
 	}
 	rc = dry_run(topo, lfts, element, pattern, &r);
 	if (rc)
@@ -289,7 +325,8 @@ static int cmd_drain(int argc, char **argv)
 }
 
 const struct cli_cmd cli_drain_cmds[] = {
-	{ "drain", NULL, "ELEMENT --dry-run --topo FILE [--json]",
+	{ "drain", NULL,
+	  "ELEMENT --dry-run [--topo FILE | --socket PATH] [--json]",
 	  "what taking a switch or link out would do", cmd_drain },
 	{ "undrain", NULL, "ELEMENT", "put a drained element back (ibfmd)",
 	  cmd_drain },

@@ -19,11 +19,14 @@
 
 static const char path_usage[] =
 	"Usage: ibfm path SRC DST --topo FILE [--lfts DUMP] [--all-lids] [--json]\n"
+	"       ibfm path SRC DST [--socket PATH] [--json]\n"
 	"Every hop from SRC to DST: switch, GUID, LID, in and out port, link.\n"
 	"An endpoint is a LID, a port or node GUID (0x...), a node description\n"
 	"(\"node017 mlx5_3\") or a node name. Hops as ibtracert prints them.\n"
 	"\n"
 	"  -t, --topo FILE   topology (ibnetdiscover format)\n"
+	"      --socket PATH ask ibfmd (the default without --topo): the live\n"
+	"                    fabric, the plugin's LFTs, each hop's counters\n"
 	"      --lfts DUMP   OpenSM's opensm-lfts.dump (or ibroute output)\n"
 	"      --all-lids    every LID of DST (LMC > 0)\n"
 	"      --json        {\"paths\": [{\"lid\", \"hops\": [{guid, name, lid,\n"
@@ -63,12 +66,32 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 	return CLI_OK;
 }
 
+/* The path as ibfmd sees it: the last sweep and the plugin's LFTs. */
+static int path_daemon(const char *src, const char *dst, bool json)
+{
+	char *reply, *text;
+	int rc = cli_ask_cmd("path", src, dst, -1, -1, &reply);
+
+	if (rc == CLI_OK && json) {
+		fputs(reply, stdout);
+	} else if (rc == CLI_OK) {
+		text = malloc(strlen(reply) + 1);
+		if (text &&
+		    cli_json_str(reply, "text", text, strlen(reply) + 1))
+			fputs(text, stdout);
+		free(text);
+	}
+	free(reply);
+	return rc;
+}
+
 static int cmd_path(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "topo", required_argument, NULL, 't' },
 		{ "lfts", required_argument, NULL, 'l' },
 		{ "all-lids", no_argument, NULL, 'a' },
+		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -93,6 +116,9 @@ static int cmd_path(int argc, char **argv)
 		case 'a':
 			all = true;
 			break;
+		case 's':
+			cli_socket_path = optarg;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -104,10 +130,12 @@ static int cmd_path(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (!topo || argc - optind != 2) {
+	if (argc - optind != 2 || (!topo && (lfts || all))) {
 		fputs(path_usage, stderr);
 		return CLI_USAGE;
 	}
+	if (!topo)
+		return path_daemon(argv[optind], argv[optind + 1], json);
 	rc = cli_load_routes(topo, lfts, &f, &rails, &t);
 	if (rc)
 		return rc;
@@ -166,7 +194,8 @@ out:
 }
 
 const struct cli_cmd cli_path_cmds[] = {
-	{ "path", NULL, "SRC DST --topo FILE [--lfts DUMP] [--json]",
+	{ "path", NULL,
+	  "SRC DST [--topo FILE [--lfts DUMP] | --socket PATH] [--json]",
 	  "the hops from SRC to DST, as ibtracert prints them", cmd_path },
 	{ 0 },
 };
