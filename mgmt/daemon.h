@@ -19,6 +19,7 @@
 
 #include "mgmt/counters.h"
 #include "mgmt/ctl.h"
+#include "mgmt/sweep.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
 #include "routing/lft.h"
@@ -47,6 +48,12 @@ struct ibfmd_event {
 	char detail[120];   /* what changed, when there is more to say */
 };
 
+/* A link whose ends disagree (a duplicated GUID), as it persists. */
+struct ibfmd_clash {
+	uint64_t guid, peer_guid;
+	uint8_t num, peer_num;
+};
+
 /* Routes for "path": a copy of the last sweep with the LFT dump on it. */
 struct ibfmd_routes {
 	struct ibfm_fabric *f;
@@ -73,6 +80,7 @@ struct ibfmd {
 	bool again; /* a sweep was asked for while the worker was busy */
 	struct ibfm_fabric *found; /* handed from the worker */
 	struct ibfm_pc *found_pc;  /* its counters, when read */
+	struct ibfm_sweep_clashes found_clashes;
 	char found_err[IBFM_ERR_MSG_MAX];
 	double found_ms, found_pc_ms;
 	bool found_light;   /* a light check found nothing: no new fabric */
@@ -84,7 +92,9 @@ struct ibfmd {
 	char last_error[IBFM_ERR_MSG_MAX];
 	bool fabric_written; /* conf.fabric_file holds the last sweep */
 	struct ibfmd_event events[IBFMD_MAX_EVENTS];
-	uint64_t nevents, nerrors;     /* events in all; of severity "error" */
+	uint64_t nevents, nerrors;   /* events in all; of severity "error" */
+	struct ibfmd_clash *clashes; /* links whose ends disagree, by GUID */
+	size_t nclashes;
 	struct ibfm_pc *pc, *pc_delta; /* per port of 'fabric' */
 	time_t pc_time;		       /* when 'pc' was read */
 	double pc_interval;	       /* seconds 'pc_delta' covers */

@@ -244,6 +244,52 @@ static void counter_events(struct ibfmd *d)
 	}
 }
 
+static bool same_clash(const struct ibfmd_clash *x, const struct ibfmd_clash *y)
+{
+	return x->guid == y->guid && x->num == y->num &&
+	       x->peer_guid == y->peer_guid && x->peer_num == y->peer_num;
+}
+
+/*
+ * Links whose ends disagree: an event for each that the sweep before
+ * did not have (a duplicated GUID persists; it is raised once).
+ */
+static void take_clashes(struct ibfmd *d, const struct ibfm_fabric *f,
+			 struct ibfm_sweep_clashes *c)
+{
+	struct ibfmd_clash *now = calloc(c->n ? c->n : 1, sizeof(*now));
+	struct ibfmd_event e = { .severity = "error",
+				 .kind = "duplicate-guid" };
+	size_t i, k;
+
+	for (i = 0; now && i < c->n; i++) {
+		const struct ibfm_port *p = &f->ports[c->v[i].port];
+		const struct ibfm_port *q = &f->ports[c->v[i].peer];
+		uint64_t guid = f->nodes[q->node].guid;
+
+		now[i] = (struct ibfmd_clash){ f->nodes[p->node].guid, guid,
+					       p->num, q->num };
+		for (k = 0; k < d->nclashes; k++)
+			if (same_clash(&now[i], &d->clashes[k]))
+				break;
+		if (k < d->nclashes)
+			continue;
+		ibfmd_port_text(f, c->v[i].port, e.ports[0],
+				sizeof(e.ports[0]));
+		ibfmd_port_text(f, c->v[i].peer, e.ports[1],
+				sizeof(e.ports[1]));
+		snprintf(
+			e.detail, sizeof(e.detail),
+			"the far end names another peer: two nodes or ports answer with GUID 0x%016" PRIx64,
+			guid);
+		ibfmd_event_add(d, &e);
+	}
+	free(d->clashes);
+	d->clashes = now;
+	d->nclashes = now ? c->n : 0;
+	free(c->v);
+}
+
 /* Takes the counters read with the new fabric 'f': deltas and events. */
 static void take_counters(struct ibfmd *d, const struct ibfm_fabric *old,
 			  struct ibfm_fabric *f, struct ibfm_pc *pc, double ms)
@@ -277,6 +323,7 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 	struct ibfm_fabric *f;
 	struct ibfm_pc *pc;
 	struct diff_ctx c = { .d = d };
+	struct ibfm_sweep_clashes clashes;
 	double pc_ms;
 	bool written;
 
@@ -287,6 +334,8 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 	pc = d->found_pc;
 	pc_ms = d->found_pc_ms;
 	written = d->found_written;
+	clashes = d->found_clashes;
+	memset(&d->found_clashes, 0, sizeof(d->found_clashes));
 	d->found = NULL;
 	d->found_pc = NULL;
 	d->busy = false;
@@ -301,9 +350,12 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 		d->again = false;
 		ibfmd_request_sweep(d);
 	}
-	if (!f)
+	if (!f) {
+		free(clashes.v);
 		return;
+	}
 	d->sweeps++;
+	take_clashes(d, f, &clashes);
 	d->fabric_written = written;
 	if (d->fabric) {
 		c.a = d->fabric;
@@ -332,39 +384,31 @@ static double now_ms(void)
 }
 
 /*
- * A light check of the last sweep's links; when one is no longer Active
- * a full sweep follows at once, so the event names the exact ports.
+ * A light check of the last sweep's links; when one changed a full
+ * sweep follows at once, so the event names the exact ports.
  * d->fabric is only replaced by sweep_done, after this hands back.
  */
-static bool light_check_clean(struct ibfmd *d, const struct ibfmd_conf *c,
-			      struct ibfm_err *err)
+static bool light_check_clean(struct ibfmd *d, struct ibfm_sweep *port)
 {
+	struct ibfm_err err;
 	int rc;
 
 	if (!d->fabric)
 		return false;
-	rc = ibfm_sweep_light(c->ca[0] ? c->ca : NULL, c->ca_port, d->fabric,
-			      err);
+	rc = ibfm_sweep_light(port, d->fabric, &err);
 	if (rc > 0)
-		ibfmd_log("light check: %d known ports changed state, sweeping",
-			  rc);
-	err->msg[0] = '\0'; /* a failed check is answered by the sweep */
-	return rc == 0;
+		ibfmd_log("light check: %d known ports changed, sweeping", rc);
+	return rc == 0; /* a failed check is answered by the sweep */
 }
 
-/* The new fabric's port counters; NULL when none could be read. */
-static struct ibfm_pc *read_counters(const struct ibfmd_conf *c,
+/* The new fabric's port counters; NULL when out of memory. */
+static struct ibfm_pc *read_counters(struct ibfm_sweep *port,
 				     const struct ibfm_fabric *f)
 {
 	struct ibfm_pc *pc = calloc(f->nports ? f->nports : 1, sizeof(*pc));
-	struct ibfm_err err;
 
-	if (pc && ibfm_sweep_counters(c->ca[0] ? c->ca : NULL, c->ca_port, f,
-				      pc, &err) < 0) {
-		ibfmd_log("counters: %s", err.msg);
-		free(pc);
-		return NULL;
-	}
+	if (pc)
+		ibfm_sweep_counters(port, f, pc);
 	return pc;
 }
 
@@ -381,49 +425,90 @@ static bool write_fabric(const struct ibfmd_conf *c,
 	return true;
 }
 
+/* What one round of the worker found, handed to the loop. */
+struct found {
+	struct ibfm_fabric *f;
+	struct ibfm_pc *pc;
+	struct ibfm_sweep_clashes clashes;
+	struct ibfm_err err;
+	bool light, written;
+	double ms, pc_ms;
+};
+
+/* The local port, opened on first use and again after a CA change. */
+static struct ibfm_sweep *local_port(struct ibfm_sweep **port, char *ca,
+				     int *ca_port, const struct ibfmd_conf *c,
+				     struct ibfm_err *err)
+{
+	if (*port && (strcmp(ca, c->ca) || *ca_port != c->ca_port)) {
+		ibfm_sweep_close(*port);
+		*port = NULL;
+	}
+	if (!*port &&
+	    !ibfm_sweep_open(c->ca[0] ? c->ca : NULL, c->ca_port, port, err)) {
+		snprintf(ca, sizeof(c->ca), "%s", c->ca);
+		*ca_port = c->ca_port;
+	}
+	return *port;
+}
+
+/* A light check, or a full sweep with counters when it is not clean. */
+static void work(struct ibfmd *d, struct ibfm_sweep *port,
+		 const struct ibfmd_conf *c, struct found *r)
+{
+	double t0 = now_ms(), t1;
+
+	if (r->light && light_check_clean(d, port)) {
+		r->ms = now_ms() - t0;
+		return;
+	}
+	r->light = false;
+	ibfm_sweep_discover(port, &r->f, &r->clashes, &r->err);
+	t1 = now_ms();
+	r->ms = t1 - t0;
+	if (r->f && c->counters) {
+		r->pc = read_counters(port, r->f);
+		r->pc_ms = now_ms() - t1;
+	}
+	r->written = r->f && write_fabric(c, r->f);
+}
+
 static void *worker_main(void *arg)
 {
 	struct ibfmd *d = arg;
+	struct ibfm_sweep *port = NULL;
+	char ca[sizeof(d->conf.ca)] = "";
+	int ca_port = 0;
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
-		struct ibfm_fabric *f = NULL;
-		struct ibfm_pc *pc = NULL;
-		struct ibfm_err err = { 0 };
+		struct found r = { 0 };
 		struct ibfmd_conf c;
-		bool light, written = false;
-		double t0, t1 = 0, t2 = 0;
 
 		while (!d->want && !d->stop)
 			pthread_cond_wait(&d->wake, &d->lock);
 		if (d->stop)
 			break;
 		d->want = false;
-		light = d->light;
+		r.light = d->light;
 		c = d->conf;
 		pthread_mutex_unlock(&d->lock);
-		t0 = now_ms();
-		if (!light || !light_check_clean(d, &c, &err)) {
-			light = false;
-			ibfm_sweep_discover(c.ca[0] ? c.ca : NULL, c.ca_port,
-					    &f, &err);
-			t1 = t2 = now_ms();
-			if (f && c.counters)
-				pc = read_counters(&c, f);
-			t2 = now_ms();
-			written = f && write_fabric(&c, f);
-		}
+		if (local_port(&port, ca, &ca_port, &c, &r.err))
+			work(d, port, &c, &r);
 		pthread_mutex_lock(&d->lock);
-		d->found = f;
-		d->found_pc = pc;
-		d->found_pc_ms = t2 - t1;
-		d->found_light = light;
-		d->found_written = written;
-		d->found_ms = (t1 ? t1 : now_ms()) - t0;
-		snprintf(d->found_err, sizeof(d->found_err), "%s", err.msg);
+		d->found = r.f;
+		d->found_pc = r.pc;
+		free(d->found_clashes.v);
+		d->found_clashes = r.clashes;
+		d->found_pc_ms = r.pc_ms;
+		d->found_light = r.light;
+		d->found_written = r.written;
+		d->found_ms = r.ms;
+		snprintf(d->found_err, sizeof(d->found_err), "%s", r.err.msg);
 		event_active(d->sweep_done, EV_READ, 0);
 	}
 	pthread_mutex_unlock(&d->lock);
+	ibfm_sweep_close(port);
 	return NULL;
 }
 
@@ -791,6 +876,8 @@ out:
 	free(d->pc);
 	free(d->pc_delta);
 	free(d->found_pc);
+	free(d->found_clashes.v);
+	free(d->clashes);
 	free(d);
 	return rc;
 }

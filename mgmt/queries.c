@@ -33,7 +33,7 @@ struct stat_row {
 	double v;
 };
 
-#define NSTATS 14
+#define NSTATS 15
 
 /* The plugin's routing generation from its snapshot.json, 0 if none. */
 static uint64_t routing_generation(const struct ibfmd *d)
@@ -92,6 +92,9 @@ static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
 		{ "error_events", "ibfm_error_events_total",
 		  "fabric events of severity error", true, false,
 		  (double)d->nerrors },
+		{ "duplicate_guid_links", "ibfm_duplicate_guid_links",
+		  "links whose ends disagree (a duplicated GUID)", false, false,
+		  (double)d->nclashes },
 		{ "expected_differences", "ibfm_expected_differences",
 		  "differences from the expected topology", false, false,
 		  (double)d->expected_diffs },

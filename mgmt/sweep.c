@@ -1,18 +1,82 @@
 // SPDX-License-Identifier: MIT
+/*
+ * Fabric I/O for ibfmd: discovery by directed-route SMPs, the light
+ * check, and PMA counters, all through one libibmad port that stays open
+ * for the daemon's life.
+ *
+ * Why not libibnetdisc: it opens and closes a umad port on every call,
+ * and umad2sim (ibsim's libumad shim) frees only one of a port's agents
+ * on close; after 15 sweeps its 32 agent slots are gone and no MAD can
+ * be sent. One port, registered once, has no such limit, and costs a
+ * real HCA nothing either.
+ */
 #include "mgmt/sweep.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
-/* PortInfo speed (and the extended speed) as an enum ibfm_speed. */
-static uint8_t speed_of(uint8_t *info)
+#include "routing/grow.h"
+
+#define MAD_TIMEOUT_MS 500
+#define MAD_RETRIES 2
+
+struct ibfm_sweep {
+	struct ibmad_port *mp;
+};
+
+int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
+		    struct ibfm_err *err)
 {
-	unsigned s = mad_get_field(info, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
-	unsigned ext = mad_get_field(info, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS,
+			  IB_PERFORMANCE_CLASS };
+	struct ibfm_sweep *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	s->mp = mad_rpc_open_port((char *)ca, port, classes, 3);
+	if (!s->mp) {
+		free(s);
+		return ibfm_err_set(err, -EIO,
+				    "D03 cannot open %s port %d for MADs",
+				    ca ? ca : "the first CA", port);
+	}
+	mad_rpc_set_retries(s->mp, MAD_RETRIES);
+	mad_rpc_set_timeout(s->mp, MAD_TIMEOUT_MS);
+	/* A port that went dark answers nothing: results say so, once. */
+	madrpc_show_errors(0);
+	*out = s;
+	return 0;
+}
+
+void ibfm_sweep_close(struct ibfm_sweep *s)
+{
+	if (!s)
+		return;
+	mad_rpc_close_port(s->mp);
+	free(s);
+}
+
+/* ---- MAD fields ---- */
+
+/* libibmad reads fields through non-const pointers; it only reads. */
+static unsigned get(const uint8_t *buf, enum MAD_FIELDS field)
+{
+	return mad_get_field((void *)buf, 0, field);
+}
+
+static uint64_t get64(const uint8_t *buf, enum MAD_FIELDS field)
+{
+	return mad_get_field64((void *)buf, 0, field);
+}
+
+/* PortInfo speed (and the extended speed) as an enum ibfm_speed. */
+static uint8_t speed_of(const uint8_t *info)
+{
+	unsigned s = get(info, IB_PORT_LINK_SPEED_ACTIVE_F);
+	unsigned ext = get(info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 
 	switch (ext) {
 	case 1:
@@ -35,120 +99,17 @@ static uint8_t speed_of(uint8_t *info)
 	return IBFM_SPEED_UNKNOWN;
 }
 
-static int add_nodes(ibnd_fabric_t *nf, struct ibfm_fabric *f,
-		     struct ibfm_err *err)
+static uint8_t port_state(const uint8_t *info)
 {
-	ibnd_node_t *n;
-
-	for (n = nf->nodes; n; n = n->next) {
-		struct ibfm_node_info info = {
-			.type = n->type,
-			.nports = n->numports,
-			.guid = n->guid,
-			.sysguid = mad_get_field64(n->info, 0,
-						   IB_NODE_SYSTEM_GUID_F),
-			.desc = n->nodedesc,
-		};
-		uint32_t id;
-		int i;
-
-		if (ibfm_fabric_add_node(f, &info, &id, err))
-			return -1;
-		for (i = 0; i <= n->numports; i++) {
-			ibnd_port_t *p = n->ports ? n->ports[i] : NULL;
-			struct ibfm_port *port =
-				&f->ports[f->nodes[id].port0 + i];
-
-			if (!p)
-				continue;
-			port->guid = p->guid;
-			if ((n->type == IB_NODE_SWITCH) == (i == 0)) {
-				port->lid = p->base_lid;
-				port->lmc = p->lmc;
-			}
-		}
-		if (n->type == IB_NODE_SWITCH)
-			f->ports[f->nodes[id].port0].lid = n->smalid;
-	}
-	return 0;
+	return (uint8_t)get(info, IB_PORT_STATE_F);
 }
 
-static uint8_t port_state(uint8_t *info)
+static uint8_t width_of(const uint8_t *info)
 {
-	return (uint8_t)mad_get_field(info, 0, IB_PORT_STATE_F);
+	return ibfm_width_lanes(get(info, IB_PORT_LINK_WIDTH_ACTIVE_F));
 }
 
-static uint8_t width_of(uint8_t *info)
-{
-	return ibfm_width_lanes(
-		mad_get_field(info, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
-}
-
-static int add_links(ibnd_fabric_t *nf, struct ibfm_fabric *f)
-{
-	ibnd_node_t *n;
-	int i;
-
-	for (n = nf->nodes; n; n = n->next)
-		for (i = 1; n->ports && i <= n->numports; i++) {
-			ibnd_port_t *p = n->ports[i];
-			uint32_t a, b, m;
-
-			if (!p || !p->remoteport)
-				continue;
-			m = ibfm_fabric_node_by_guid(f,
-						     p->remoteport->node->guid);
-			a = ibfm_fabric_port(
-				f, ibfm_fabric_node_by_guid(f, n->guid), i);
-			if (m == IBFM_NONE)
-				return -1;
-			b = ibfm_fabric_port(f, m, p->remoteport->portnum);
-			if (a > b)
-				continue;
-			if (ibfm_fabric_link(f, a, b, width_of(p->info),
-					     speed_of(p->info)))
-				return -1;
-			/* Init or Armed without an SM: the light check compares. */
-			f->ports[a].state = port_state(p->info);
-			f->ports[b].state = port_state(p->remoteport->info);
-		}
-	return 0;
-}
-
-int ibfm_sweep_discover(const char *ca, int port, struct ibfm_fabric **out,
-			struct ibfm_err *err)
-{
-	struct ibnd_config config = { 0 };
-	ibnd_fabric_t *nf;
-	struct ibfm_fabric *f;
-	int rc = 0;
-
-	config.timeout_ms = 500;
-	config.retries = 2;
-	nf = ibnd_discover_fabric((char *)ca, port, NULL, &config);
-	if (!nf)
-		return ibfm_err_set(
-			err, -EIO,
-			"D01 discovery failed: no fabric through %s port %d",
-			ca ? ca : "the first CA", port);
-	f = ibfm_fabric_create();
-	if (!f)
-		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
-	else if (add_nodes(nf, f, err))
-		rc = -EINVAL;
-	else if (add_links(nf, f))
-		rc = ibfm_err_set(err, -EINVAL,
-				  "D02 discovery gave an inconsistent link");
-	else if (ibfm_fabric_finish(f, err))
-		rc = -EINVAL;
-	ibnd_destroy_fabric(nf);
-	if (rc) {
-		ibfm_fabric_destroy(f);
-		return rc;
-	}
-	*out = f;
-	return 0;
-}
+/* ---- directed routes ---- */
 
 /* A directed route: the out-port numbers from the local port on. */
 struct dr {
@@ -165,31 +126,260 @@ static int query_dr(struct ibmad_port *mp, const struct dr *r, unsigned attr,
 	memcpy(&id.drpath.p[1], r->hop, r->n);
 	id.drpath.drslid = 0xffff;
 	id.drpath.drdlid = 0xffff;
-	return smp_query_via(buf, &id, attr, mod, 500, mp) ? 0 : -EIO;
+	memset(buf, 0, IB_SMP_DATA_SIZE);
+	return smp_query_via(buf, &id, attr, mod, 0, mp) ? 0 : -EIO;
 }
+
+/* 'r' one hop further, out of port 'port'; false past the hop limit. */
+static bool dr_extend(const struct dr *r, unsigned port, struct dr *out)
+{
+	if (r->n + 1 >= IB_SUBNET_PATH_HOPS_MAX)
+		return false;
+	*out = *r;
+	out->hop[out->n++] = (uint8_t)port;
+	return true;
+}
+
+/* ---- discovery ---- */
+
+struct walk {
+	struct ibmad_port *mp;
+	struct ibfm_fabric *f;
+	struct dr *route; /* per node: how it was reached */
+	size_t route_cap;
+	uint32_t *queue; /* switches to explore, by node */
+	size_t queue_cap, head, tail;
+	struct ibfm_sweep_clashes *clashes;
+	struct ibfm_err *err;
+};
+
+/* Remembers a link one end of which names another port as its peer. */
+static int add_clash(struct ibfm_sweep_clashes *c, uint32_t port, uint32_t peer)
+{
+	if (ibfm_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+		return -ENOMEM;
+	c->v[c->n].port = port;
+	c->v[c->n++].peer = peer;
+	return 0;
+}
+
+/*
+ * Records the link a-b, seen from a. When either end is linked to
+ * another port already, two nodes (or ports) answer with one GUID: the
+ * link is left out and listed as a clash.
+ */
+static int add_link(struct walk *w, uint32_t a, uint32_t b, const uint8_t *info)
+{
+	struct ibfm_port *pa = &w->f->ports[a], *pb = &w->f->ports[b];
+	uint8_t sa = pa->state, sb = pb->state;
+	int rc;
+
+	if (pa->peer == b)
+		return 0;
+	if (pa->peer != IBFM_NONE || pb->peer != IBFM_NONE || a == b)
+		return add_clash(w->clashes, a, b);
+	rc = ibfm_fabric_link(w->f, a, b, width_of(info), speed_of(info));
+	/* Linking says Active; PortInfo said what the ports are. */
+	pa->state = sa;
+	pb->state = sb;
+	return rc;
+}
+
+/* Adds the node NodeInfo 'ni' describes, reached by 'r'. */
+static int add_node(struct walk *w, const uint8_t *ni, const struct dr *r,
+		    uint32_t *id)
+{
+	uint8_t desc[IB_SMP_DATA_SIZE + 1] = { 0 };
+	struct ibfm_node_info info = {
+		.type = get(ni, IB_NODE_TYPE_F),
+		.nports = get(ni, IB_NODE_NPORTS_F),
+		.guid = get64(ni, IB_NODE_GUID_F),
+		.sysguid = get64(ni, IB_NODE_SYSTEM_GUID_F),
+		.desc = (const char *)desc,
+	};
+	struct ibfm_node *n;
+	uint32_t i;
+
+	if (query_dr(w->mp, r, IB_ATTR_NODE_DESC, 0, desc))
+		desc[0] = '\0';
+	desc[64] = '\0';
+	if (ibfm_fabric_add_node(w->f, &info, id, w->err) ||
+	    ibfm_grow((void **)&w->route, &w->route_cap, *id + 1,
+		      sizeof(*w->route)))
+		return -EINVAL;
+	w->route[*id] = *r;
+	n = &w->f->nodes[*id];
+	n->vendid = get(ni, IB_NODE_VENDORID_F);
+	n->devid = (uint16_t)get(ni, IB_NODE_DEVID_F);
+	if (ibfm_node_is_switch(n)) {
+		/* A switch's ports all carry its port 0 GUID. */
+		for (i = 0; i <= n->nports; i++)
+			w->f->ports[n->port0 + i].guid =
+				get64(ni, IB_NODE_PORT_GUID_F);
+		if (ibfm_grow((void **)&w->queue, &w->queue_cap, w->tail + 1,
+			      sizeof(*w->queue)))
+			return -ENOMEM;
+		w->queue[w->tail++] = *id;
+	}
+	return 0;
+}
+
+/* LID, LMC and state of a port from its PortInfo. */
+static void take_port_info(struct ibfm_port *p, const uint8_t *pi, bool lid)
+{
+	if (lid) {
+		p->lid = (uint16_t)get(pi, IB_PORT_LID_F);
+		p->lmc = (uint8_t)get(pi, IB_PORT_LMC_F);
+	}
+	p->state = port_state(pi);
+}
+
+/*
+ * What is behind port 'port' of node 'from' (whose PortInfo is 'pi'):
+ * a node seen before, or a new one. CA ports answer NodeInfo with the
+ * GUID of the port the SMP came in on, and their LID.
+ */
+static int explore(struct walk *w, uint32_t from, unsigned port,
+		   const uint8_t *pi)
+{
+	uint8_t ni[IB_SMP_DATA_SIZE], cpi[IB_SMP_DATA_SIZE];
+	uint32_t a = ibfm_fabric_port(w->f, from, port), m;
+	unsigned in;
+	struct dr r;
+	int rc;
+
+	if (!dr_extend(&w->route[from], port, &r) ||
+	    query_dr(w->mp, &r, IB_ATTR_NODE_INFO, 0, ni))
+		return 0; /* out of reach: as if nothing were there */
+	in = get(ni, IB_NODE_LOCAL_PORT_F);
+	m = ibfm_fabric_node_by_guid(w->f, get64(ni, IB_NODE_GUID_F));
+	if (m == IBFM_NONE) {
+		rc = add_node(w, ni, &r, &m);
+		if (rc)
+			return rc;
+	}
+	if (!in || in > w->f->nodes[m].nports)
+		return add_clash(w->clashes, a, w->f->nodes[m].port0);
+	if (!ibfm_node_is_switch(&w->f->nodes[m]) &&
+	    !query_dr(w->mp, &r, IB_ATTR_PORT_INFO, in, cpi)) {
+		struct ibfm_port *p = &w->f->ports[w->f->nodes[m].port0 + in];
+
+		take_port_info(p, cpi, true);
+		p->guid = get64(ni, IB_NODE_PORT_GUID_F);
+	}
+	return add_link(w, a, ibfm_fabric_port(w->f, m, in), pi);
+}
+
+/* A switch: its LID, then every port with a link not known yet. */
+static int explore_switch(struct walk *w, uint32_t n)
+{
+	const struct ibfm_node *node = &w->f->nodes[n];
+	uint8_t pi[IB_SMP_DATA_SIZE], si[IB_SMP_DATA_SIZE];
+	unsigned i, nports = node->nports;
+	uint32_t port0 = node->port0;
+	int rc;
+
+	if (!query_dr(w->mp, &w->route[n], IB_ATTR_SWITCH_INFO, 0, si))
+		w->f->nodes[n].esp0 = (uint8_t)get(si, IB_SW_ENHANCED_PORT0_F);
+	if (!query_dr(w->mp, &w->route[n], IB_ATTR_PORT_INFO, 0, pi))
+		take_port_info(&w->f->ports[port0], pi, true);
+	for (i = 1; i <= nports; i++) {
+		if (query_dr(w->mp, &w->route[n], IB_ATTR_PORT_INFO, i, pi))
+			continue;
+		take_port_info(&w->f->ports[port0 + i], pi, false);
+		if (get(pi, IB_PORT_PHYS_STATE_F) != 5 ||
+		    w->f->ports[port0 + i].peer != IBFM_NONE)
+			continue; /* no LinkUp, or the link is known */
+		rc = explore(w, n, i, pi);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Breadth first from the local port. */
+static int walk_fabric(struct walk *w)
+{
+	uint8_t ni[IB_SMP_DATA_SIZE], pi[IB_SMP_DATA_SIZE];
+	struct dr self = { .n = 0 };
+	uint32_t me;
+	unsigned port;
+	int rc;
+
+	if (query_dr(w->mp, &self, IB_ATTR_NODE_INFO, 0, ni))
+		return ibfm_err_set(
+			w->err, -EIO,
+			"D01 discovery failed: no NodeInfo from the local port");
+	port = get(ni, IB_NODE_LOCAL_PORT_F);
+	rc = add_node(w, ni, &self, &me);
+	if (rc)
+		return rc;
+	if (!ibfm_node_is_switch(&w->f->nodes[me])) {
+		if (query_dr(w->mp, &self, IB_ATTR_PORT_INFO, port, pi))
+			return ibfm_err_set(
+				w->err, -EIO,
+				"D01 discovery failed: no PortInfo of the local port");
+		take_port_info(&w->f->ports[w->f->nodes[me].port0 + port], pi,
+			       true);
+		w->f->ports[w->f->nodes[me].port0 + port].guid =
+			get64(ni, IB_NODE_PORT_GUID_F);
+		rc = explore(w, me, port, pi);
+	}
+	while (!rc && w->head < w->tail)
+		rc = explore_switch(w, w->queue[w->head++]);
+	return rc;
+}
+
+int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
+			struct ibfm_sweep_clashes *clashes,
+			struct ibfm_err *err)
+{
+	struct walk w = { .mp = s->mp, .clashes = clashes, .err = err };
+	int rc;
+
+	w.f = ibfm_fabric_create();
+	if (!w.f)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	rc = walk_fabric(&w);
+	if (rc == -ENOMEM)
+		ibfm_err_set(err, rc, "out of memory");
+	if (!rc)
+		rc = ibfm_fabric_finish(w.f, err);
+	free(w.route);
+	free(w.queue);
+	if (rc) {
+		ibfm_fabric_destroy(w.f);
+		return rc;
+	}
+	*out = w.f;
+	return 0;
+}
+
+/* ---- the light check ---- */
 
 /*
  * Ports of a switch whose link is known and whose state, width or
  * speed differs from the sweep's (a link that retrained narrower or
  * slower is a change too).
  */
-static int count_down(struct ibmad_port *mp, const struct ibfm_fabric *f,
-		      const struct dr *r, uint32_t node)
+static int count_changed(struct ibmad_port *mp, const struct ibfm_fabric *f,
+			 const struct dr *r, uint32_t node)
 {
 	const struct ibfm_node *n = &f->nodes[node];
 	uint8_t buf[IB_SMP_DATA_SIZE];
-	unsigned i, down = 0;
+	unsigned i, changed = 0;
 
 	for (i = 1; i <= n->nports; i++) {
 		const struct ibfm_port *p = &f->ports[n->port0 + i];
 
 		if (p->peer == IBFM_NONE)
 			continue;
-		down += query_dr(mp, r, IB_ATTR_PORT_INFO, i, buf) ||
-			port_state(buf) != p->state ||
-			width_of(buf) != p->width || speed_of(buf) != p->speed;
+		changed += query_dr(mp, r, IB_ATTR_PORT_INFO, i, buf) ||
+			   port_state(buf) != p->state ||
+			   width_of(buf) != p->width ||
+			   speed_of(buf) != p->speed;
 	}
-	return (int)down;
+	return (int)changed;
 }
 
 /* Breadth-first over the known switches, each reached by its route. */
@@ -200,10 +390,10 @@ static int walk_switches(struct ibmad_port *mp, const struct ibfm_fabric *f,
 		 tail = 0, n, peer;
 	struct dr *route = calloc(f->nnodes, sizeof(*route));
 	unsigned i;
-	int down = 0;
+	int changed = 0;
 
 	if (!queue || !route) {
-		down = -ENOMEM;
+		changed = -ENOMEM;
 		goto out;
 	}
 	peer = f->ports[local].peer;
@@ -215,7 +405,7 @@ static int walk_switches(struct ibmad_port *mp, const struct ibfm_fabric *f,
 		queue[tail++] = n;
 	while (head < tail) {
 		n = queue[head++];
-		down += count_down(mp, f, &route[n], n);
+		changed += count_changed(mp, f, &route[n], n);
 		for (i = 1; i <= f->nodes[n].nports; i++) {
 			uint32_t p = f->ports[f->nodes[n].port0 + i].peer, m;
 
@@ -223,60 +413,41 @@ static int walk_switches(struct ibmad_port *mp, const struct ibfm_fabric *f,
 				continue;
 			m = f->ports[p].node;
 			if (!ibfm_node_is_switch(&f->nodes[m]) || route[m].n ||
-			    route[n].n == IB_SUBNET_PATH_HOPS_MAX - 1)
+			    !dr_extend(&route[n], i, &route[m]))
 				continue;
-			route[m] = route[n];
-			route[m].hop[route[m].n++] = (uint8_t)i;
 			queue[tail++] = m;
 		}
 	}
 out:
 	free(queue);
 	free(route);
-	return down;
+	return changed;
 }
 
-/* The local port for SMPs and PMA queries; NULL with 'err' set. */
-static struct ibmad_port *open_port(const char *ca, int port,
-				    struct ibfm_err *err)
-{
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS,
-			  IB_PERFORMANCE_CLASS };
-	struct ibmad_port *mp = mad_rpc_open_port((char *)ca, port, classes, 3);
-
-	if (!mp)
-		ibfm_err_set(err, -EIO, "D03 cannot open %s port %d for MADs",
-			     ca ? ca : "the first CA", port);
-	/* A port that went dark answers nothing: the result says so, once. */
-	madrpc_show_errors(0);
-	return mp;
-}
-
-int ibfm_sweep_light(const char *ca, int port, const struct ibfm_fabric *f,
+int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 		     struct ibfm_err *err)
 {
-	struct ibmad_port *mp = open_port(ca, port, err);
 	uint8_t buf[IB_SMP_DATA_SIZE];
 	struct dr self = { .n = 0 };
 	uint32_t local;
 	int rc;
 
-	if (!mp)
-		return err->code;
 	/* NodeInfo:PortGUID is the GUID of the port the SMP came in on. */
-	rc = query_dr(mp, &self, IB_ATTR_NODE_INFO, 0, buf);
+	rc = query_dr(s->mp, &self, IB_ATTR_NODE_INFO, 0, buf);
 	local = rc ? IBFM_NONE
-		   : ibfm_fabric_port_by_guid(
-			     f, mad_get_field64(buf, 0, IB_NODE_PORT_GUID_F));
+		   : ibfm_fabric_port_by_guid(f,
+					      get64(buf, IB_NODE_PORT_GUID_F));
 	if (local == IBFM_NONE)
-		rc = ibfm_err_set(
+		return ibfm_err_set(
 			err, -ENOENT,
 			"D04 the local port is not in the last sweep");
-	else if ((rc = walk_switches(mp, f, local)) == -ENOMEM)
+	rc = walk_switches(s->mp, f, local);
+	if (rc == -ENOMEM)
 		ibfm_err_set(err, rc, "out of memory");
-	mad_rpc_close_port(mp);
 	return rc;
 }
+
+/* ---- counters ---- */
 
 /* PortCounters fields in the order of enum ibfm_pc_field. */
 static const enum MAD_FIELDS pc_fields[IBFM_PC_NFIELDS] = {
@@ -306,7 +477,7 @@ static int query_pma(struct ibmad_port *mp, unsigned lid, unsigned port,
 
 	ib_portid_set(&id, (int)lid, 0, 0);
 	memset(buf, 0, IB_MAD_SIZE);
-	return pma_query_via(buf, &id, (int)port, 500, attr, mp) ? 0 : -EIO;
+	return pma_query_via(buf, &id, (int)port, 0, attr, mp) ? 0 : -EIO;
 }
 
 /* One port's counters; 'pc->valid' says whether it answered. */
@@ -319,13 +490,12 @@ static void read_port(struct ibmad_port *mp, unsigned lid, unsigned port,
 	if (query_pma(mp, lid, port, IB_GSI_PORT_COUNTERS, buf))
 		return;
 	for (k = 0; k < IBFM_PC_NFIELDS; k++)
-		pc->v[k] = mad_get_field(buf, 0, pc_fields[k]);
+		pc->v[k] = get(buf, pc_fields[k]);
 	pc->valid = true;
 	if (!ext || query_pma(mp, lid, port, IB_GSI_PORT_COUNTERS_EXT, buf))
 		return;
 	for (k = 0; k < 4; k++)
-		pc->v[IBFM_PC_XMIT_DATA + k] =
-			mad_get_field64(buf, 0, pc_ext_fields[k]);
+		pc->v[IBFM_PC_XMIT_DATA + k] = get64(buf, pc_ext_fields[k]);
 	pc->ext = true;
 }
 
@@ -335,19 +505,17 @@ static bool has_ext(struct ibmad_port *mp, unsigned lid)
 	uint8_t buf[IB_MAD_SIZE];
 
 	return !query_pma(mp, lid, 0, CLASS_PORT_INFO, buf) &&
-	       (mad_get_field(buf, 0, IB_CPI_CAPMASK_F) &
+	       (get(buf, IB_CPI_CAPMASK_F) &
 		(PM_EXT_WIDTH | PM_EXT_WIDTH_NOIETF));
 }
 
-int ibfm_sweep_counters(const char *ca, int port, const struct ibfm_fabric *f,
-			struct ibfm_pc *pc, struct ibfm_err *err)
+int ibfm_sweep_counters(struct ibfm_sweep *s, const struct ibfm_fabric *f,
+			struct ibfm_pc *pc)
 {
-	struct ibmad_port *mp = open_port(ca, port, err);
+	struct ibmad_port *mp = s->mp;
 	uint32_t n, i;
 	int read = 0;
 
-	if (!mp)
-		return err->code;
 	memset(pc, 0, f->nports * sizeof(*pc));
 	for (n = 0; n < f->nnodes; n++) {
 		const struct ibfm_node *node = &f->nodes[n];
@@ -368,6 +536,5 @@ int ibfm_sweep_counters(const char *ca, int port, const struct ibfm_fabric *f,
 			read += pc[node->port0 + i].valid;
 		}
 	}
-	mad_rpc_close_port(mp);
 	return read;
 }

@@ -3,40 +3,68 @@
 #define IBFM_SWEEP_H
 
 /*
- * DOC: one fabric sweep: libibnetdisc discovers the subnet through
- * libibmad/libibumad (a real HCA, or ibsim through libumad2sim) and the
- * result becomes a routing/ fabric: nodes by GUID, port GUIDs, LIDs,
- * links with the active width and speed PortInfo reports. It blocks for
- * as long as discovery takes: ibfmd runs it on its worker thread.
+ * DOC: the fabric as ibfmd sees it, through one local port (a real HCA,
+ * or ibsim through libumad2sim) opened once: discovery breadth first by
+ * directed-route SMPs (NodeInfo, NodeDescription, SwitchInfo, PortInfo)
+ * into a routing/ fabric; the light check between sweeps; PMA counters.
+ * Every call blocks for as long as its MADs take: ibfmd makes them on
+ * its worker thread, one at a time.
  */
 
 #include "mgmt/counters.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
 
-/* Discovers from CA 'ca' (NULL: the first) port 'port' (0: the first). */
-int ibfm_sweep_discover(const char *ca, int port, struct ibfm_fabric **out,
+struct ibfm_sweep;
+
+/* Opens CA 'ca' (NULL: the first) port 'port' (0: the first) for MADs. */
+int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
+		    struct ibfm_err *err);
+
+/* Closes it. NULL is fine. */
+void ibfm_sweep_close(struct ibfm_sweep *s);
+
+/*
+ * Links whose two ends disagree: 'port' names 'peer' as its peer, but
+ * 'peer' names another port. That is what two nodes answering with one
+ * GUID (or two ports with one port GUID) look like: discovery takes
+ * them for one node reached twice. The GUID of 'peer's node is the one
+ * to look for.
+ */
+struct ibfm_sweep_clashes {
+	struct {
+		uint32_t port, peer; /* port indexes of the sweep's fabric */
+	} * v;
+	size_t n, cap;
+};
+
+/*
+ * Discovers the subnet from the local port. Links whose ends disagree
+ * are left out of the fabric and appended to 'clashes' (the caller
+ * frees clashes->v). Nodes match by NodeGUID; a port's LID, LMC and
+ * state, a link's width and speed are PortInfo's.
+ */
+int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
+			struct ibfm_sweep_clashes *clashes,
 			struct ibfm_err *err);
 
 /*
- * The light check between full sweeps: PortInfo:PortState of every
- * switch port that has a link in 'f' (the last full sweep), by directed
- * route from the local port, one SMP per port. Returns how many of those
- * ports changed state since that sweep or did not answer (0: nothing
- * changed), or
- * a negative errno with 'err' set when the local port cannot be used.
+ * The light check between full sweeps: PortInfo of every switch port
+ * that has a link in 'f' (the last full sweep), by directed route, one
+ * SMP per port. Returns how many of those ports changed state, width or
+ * speed since that sweep or did not answer (0: nothing changed), or a
+ * negative errno with 'err' set when the local port is not in 'f'.
  */
-int ibfm_sweep_light(const char *ca, int port, const struct ibfm_fabric *f,
+int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 		     struct ibfm_err *err);
 
 /*
  * PMA PortCounters (and PortCountersExtended where ClassPortInfo says
  * the node has them) of every linked port of 'f' that has a LID, by LID
  * routing: the subnet manager must have assigned LIDs. Fills 'pc' (one
- * per port of 'f'); returns how many ports answered, or a negative
- * errno with 'err' set when the local port cannot be used.
+ * per port of 'f'); returns how many ports answered.
  */
-int ibfm_sweep_counters(const char *ca, int port, const struct ibfm_fabric *f,
-			struct ibfm_pc *pc, struct ibfm_err *err);
+int ibfm_sweep_counters(struct ibfm_sweep *s, const struct ibfm_fabric *f,
+			struct ibfm_pc *pc);
 
 #endif /* IBFM_SWEEP_H */

@@ -2,7 +2,8 @@
 # ibfmd on ibsim: it discovers a generated fabric equal to the expected
 # file, serves the numbers as Prometheus metrics, turns a pulled cable into an event with its ports, reports a
 # miswired expected file after SIGHUP, notices a pulled cable by its
-# light check alone, shrugs off bad clients, and stops on SIGTERM.
+# light check alone, shrugs off bad clients, names a duplicated GUID, and
+# stops on SIGTERM.
 . "$TESTLIB"
 
 json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
@@ -110,7 +111,21 @@ until_ok 100 "$DPID" ibfmd light_event
 check "the light check caught leaf-01[10] within 10 s" light_event
 ask status --json >"$T/s.json"
 check "by starting a full sweep" test "$(json_num "$T/s.json" sweeps)" -gt "$before"
-check "and logged why" grep -q 'light check: [0-9]* known ports changed state' "$T/ibfmd.log"
+check "and logged why" grep -q 'light check: [0-9]* known ports changed' "$T/ibfmd.log"
+
+# Two switches answering with one GUID: leaf-02 takes leaf-01's.
+leaf2=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-02".*/\1/p' "$T/f.topo")
+sim_cmd "Guid \"$leaf2\" 0x${leaf#S-}"
+sweep_now
+ask events --json >"$T/events.json"
+check "a duplicated GUID is an event" grep -q "\"kind\":\"duplicate-guid\".*GUID 0x${leaf#S-}" "$T/events.json"
+check "status counts the links it confuses" test "$(json_num "$T/s.json" duplicate_guid_links)" -gt 0
+n=$(grep -o '"kind":"duplicate-guid"' "$T/events.json" | wc -l)
+sweep_now
+check "raised once, not every sweep" test "$(ask events --json | grep -o '"kind":"duplicate-guid"' | wc -l)" = "$n"
+sim_cmd "Guid \"$leaf2\" 0x${leaf2#S-}"
+sweep_now
+check "and cleared when the GUID is unique again" test "$(json_num "$T/s.json" duplicate_guid_links)" = 0
 
 kill -TERM "$DPID"
 for i in $(seq 50); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
