@@ -202,7 +202,6 @@ static int add_node(struct walk *w, const uint8_t *ni, const struct dr *r,
 
 	if (query_dr(w->mp, r, IB_ATTR_NODE_DESC, 0, desc))
 		desc[0] = '\0';
-	desc[64] = '\0';
 	if (ibfm_fabric_add_node(w->f, &info, id, w->err) ||
 	    ibfm_grow((void **)&w->route, &w->route_cap, *id + 1,
 		      sizeof(*w->route)))
