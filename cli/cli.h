@@ -85,12 +85,6 @@ int cli_ask(const char *request, char **reply);
 int cli_ask_cmd(const char *cmd, const char *src, const char *dst,
 		long long since, long long top, char **reply);
 
-/*
- * The string member 'key' of a JSON reply (its first occurrence),
- * unescaped into 'buf'; false when there is none.
- */
-bool cli_json_str(const char *json, const char *key, char *buf, size_t len);
-
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
 			 size_t len);

@@ -8,11 +8,13 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jsonview.h"
 #include "routing/json.h"
 
 #define REPLY_MAX (64 << 20)
@@ -75,10 +77,18 @@ int cli_ask(const char *request, char **reply)
 		return CLI_NO_DAEMON;
 	}
 	if (!strncmp(*reply, "{\"error\":", 9)) {
-		char why[512];
+		struct cli_jv *v = cli_jv_parse(*reply);
+		const struct cli_jv *near = cli_jv_get(v, "did_you_mean"), *n;
 
-		cli_json_str(*reply, "error", why, sizeof(why));
-		cli_error("ibfmd: %s", why);
+		cli_error("ibfmd: %s", v ? cli_jv_str(v, "error") : *reply);
+		if (near && near->child) {
+			fputs("ibfm: did you mean", stderr);
+			for (n = near->child; n; n = n->next)
+				fprintf(stderr, "%s \"%s\"",
+					n == near->child ? "" : ",", n->str);
+			fputs("?\n", stderr);
+		}
+		cli_jv_free(v);
 		return CLI_FAIL;
 	}
 	return CLI_OK;
@@ -114,51 +124,87 @@ int cli_ask_cmd(const char *cmd, const char *src, const char *dst,
 	return rc;
 }
 
-/* The four hex digits of a \u escape; -1 if they are not. */
-static int hex4(const char *s)
+/* One event on one line: seq, time, severity, kind, ports, detail. */
+static void print_event(const struct cli_jv *e)
 {
-	char buf[5];
-	char *end;
-	long v;
+	const struct cli_jv *ports = cli_jv_get(e, "ports"), *p;
+	time_t t = (time_t)cli_jv_num(e, "time");
+	char when[32] = "-";
 
-	memcpy(buf, s, 4);
-	buf[4] = '\0';
-	v = strtol(buf, &end, 16);
-	return *end ? -1 : (int)v;
+	if (t)
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S",
+			 localtime(&t));
+	printf("%6.0f %s %-7s %-16s", cli_jv_num(e, "seq"), when,
+	       cli_jv_str(e, "severity"), cli_jv_str(e, "kind"));
+	for (p = ports ? ports->child : NULL; p; p = p->next)
+		printf("%s%s", p == ports->child ? " " : " -- ", p->str);
+	if (cli_jv_str(e, "detail")[0])
+		printf(": %s", cli_jv_str(e, "detail"));
+	putchar('\n');
 }
 
-bool cli_json_str(const char *json, const char *key, char *buf, size_t len)
+static void print_events(const struct cli_jv *list)
 {
-	char pat[80];
-	const char *s;
-	size_t n = 0;
+	const struct cli_jv *e;
 
-	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
-	s = strstr(json, pat);
-	if (!s || !len)
-		return false;
-	for (s += strlen(pat); *s && *s != '"' && n + 1 < len; s++) {
-		char c = *s;
+	for (e = list ? list->child : NULL; e; e = e->next)
+		print_event(e);
+}
 
-		if (c == '\\') {
-			c = *++s;
-			if (c == 'n')
-				c = '\n';
-			else if (c == 't')
-				c = '\t';
-			else if (c == 'u' && strlen(s) > 4) {
-				int v = hex4(s + 1);
+/* A ports table: port, the errors and PortXmitWait deltas, what rose. */
+static void print_ports(const char *title, const struct cli_jv *list)
+{
+	const struct cli_jv *e, *k;
 
-				c = v >= 0 && v < 0x80 ? (char)v : '?';
-				s += 4;
-			} else if (!c) {
-				break;
-			}
-		}
-		buf[n++] = c;
+	printf("%s:\n", title);
+	if (!list || !list->child)
+		printf("  (none)\n");
+	for (e = list ? list->child : NULL; e; e = e->next) {
+		const struct cli_jv *delta = cli_jv_get(e, "delta");
+
+		printf("  %-48s errors +%-6.0f xmit_wait +%-10.0f",
+		       cli_jv_str(e, "port"), cli_jv_num(e, "errors"),
+		       cli_jv_num(delta, "xmit_wait"));
+		for (k = delta ? delta->child : NULL; k; k = k->next)
+			if (k->num && strcmp(k->key, "xmit_wait") &&
+			    !strstr(k->key, "data") && !strstr(k->key, "pkts"))
+				printf(" %s +%.0f", k->key, k->num);
+		putchar('\n');
 	}
-	buf[n] = '\0';
-	return true;
+}
+
+/* A reply for people: tables where there are lists. */
+static void print_reply(const char *cmd, const struct cli_jv *v)
+{
+	if (!strcmp(cmd, "events")) {
+		print_events(cli_jv_get(v, "events"));
+		return;
+	}
+	if (!strcmp(cmd, "counters")) {
+		printf("ports read %.0f, over %.0f s\n",
+		       cli_jv_num(v, "ports_read"),
+		       cli_jv_num(v, "interval_s"));
+		print_ports("hot ports (PortXmitWait)", cli_jv_get(v, "hot"));
+		print_ports("ports with errors", cli_jv_get(v, "errors"));
+		return;
+	}
+	cli_jv_print(stdout, v, 0);
+	if (!strcmp(cmd, "diff"))
+		print_events(cli_jv_get(v, "differences"));
+}
+
+/* The reply as it came; "events" prints the list itself: [{...}, ...]. */
+static void print_json(const char *cmd, char *reply)
+{
+	size_t n = strlen(reply);
+
+	if (!strcmp(cmd, "events") && !strncmp(reply, "{\"events\":", 10) &&
+	    n > 12 && reply[n - 2] == '}') {
+		reply[n - 2] = '\n';
+		reply[n - 1] = '\0';
+		reply += 10;
+	}
+	fputs(reply, stdout);
 }
 
 static int cmd_daemon(int argc, char **argv)
@@ -171,7 +217,7 @@ static int cmd_daemon(int argc, char **argv)
 		{ 0 },
 	};
 	bool events = !strcmp(argv[0], "events"),
-	     counters = !strcmp(argv[0], "counters");
+	     counters = !strcmp(argv[0], "counters"), json = false;
 	unsigned since = 0, top = 10;
 	char *reply;
 	int c, rc;
@@ -183,8 +229,10 @@ static int cmd_daemon(int argc, char **argv)
 		if (c == 'n' && counters &&
 		    cli_parse_uint(optarg, 1, 1000, &top))
 			continue;
-		if (c == 'j')
-			continue; /* replies are JSON */
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
 		printf("Usage: ibfm [--socket PATH] %s [--json]%s\n"
 		       "Asks ibfmd (default socket %s); exit %d when it cannot be reached.\n",
 		       argv[0],
@@ -196,17 +244,16 @@ static int cmd_daemon(int argc, char **argv)
 	}
 	rc = cli_ask_cmd(argv[0], NULL, NULL, events ? (long long)since : -1,
 			 counters ? (long long)top : -1, &reply);
-	/* "events" prints the list itself: [{...}, ...]. */
-	if (rc == CLI_OK && events && !strncmp(reply, "{\"events\":", 10)) {
-		size_t n = strlen(reply);
-
-		if (n > 12 && reply[n - 2] == '}') {
-			reply[n - 2] = '\n';
-			reply[n - 1] = '\0';
-		}
-		fputs(reply + 10, stdout);
+	if (rc == CLI_OK && json) {
+		print_json(argv[0], reply);
 	} else if (rc == CLI_OK) {
-		fputs(reply, stdout);
+		struct cli_jv *v = cli_jv_parse(reply);
+
+		if (v)
+			print_reply(argv[0], v);
+		else
+			fputs(reply, stdout);
+		cli_jv_free(v);
 	}
 	free(reply);
 	return rc;

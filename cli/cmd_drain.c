@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jsonview.h"
 #include "routing/ftree.h"
 #include "routing/json.h"
 #include "routing/lft.h"
@@ -195,22 +196,26 @@ out:
  */
 static int live_files(char *topo, size_t tlen, char *lfts, size_t llen)
 {
-	char *reply, dir[4096];
+	char *reply;
+	struct cli_jv *v;
 	int rc = cli_ask_cmd("status", NULL, NULL, -1, -1, &reply);
 
 	if (rc)
 		return rc;
+	v = cli_jv_parse(reply);
+	snprintf(topo, tlen, "%s", cli_jv_str(v, "fabric_file"));
 	lfts[0] = '\0';
-	if (!cli_json_str(reply, "fabric_file", topo, tlen) || !topo[0]) {
+	if (!topo[0]) {
 		cli_error(
 			"ibfmd has no sweep on file yet: try again after its first sweep, or give --topo FILE");
 		rc = DRAIN_NO_DAEMON;
-	} else if (cli_json_str(reply, "state_dir", dir, sizeof(dir)) &&
-		   dir[0]) {
-		snprintf(lfts, llen, "%s/lfts.dump", dir);
+	} else if (cli_jv_str(v, "state_dir")[0]) {
+		snprintf(lfts, llen, "%s/lfts.dump",
+			 cli_jv_str(v, "state_dir"));
 		if (access(lfts, R_OK))
 			lfts[0] = '\0';
 	}
+	cli_jv_free(v);
 	free(reply);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/jsonview.h"
 #include "routing/ftree.h"
 #include "routing/json.h"
 #include "routing/lft.h"
@@ -69,17 +70,16 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 /* The path as ibfmd sees it: the last sweep and the plugin's LFTs. */
 static int path_daemon(const char *src, const char *dst, bool json)
 {
-	char *reply, *text;
+	char *reply;
 	int rc = cli_ask_cmd("path", src, dst, -1, -1, &reply);
 
 	if (rc == CLI_OK && json) {
 		fputs(reply, stdout);
 	} else if (rc == CLI_OK) {
-		text = malloc(strlen(reply) + 1);
-		if (text &&
-		    cli_json_str(reply, "text", text, strlen(reply) + 1))
-			fputs(text, stdout);
-		free(text);
+		struct cli_jv *v = cli_jv_parse(reply);
+
+		fputs(cli_jv_str(v, "text"), stdout);
+		cli_jv_free(v);
 	}
 	free(reply);
 	return rc;

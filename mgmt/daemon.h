@@ -36,6 +36,7 @@ struct ibfmd_conf {
 	unsigned sweep_s;
 	unsigned light_s;  /* 0: no light checks */
 	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
+	bool metrics_set;  /* by the file: failing to listen is fatal */
 	bool counters;	   /* read PMA counters on every full sweep */
 };
 

@@ -36,6 +36,7 @@
 #define MAX_CLIENTS 256
 #define MAX_OUTPUT (1 << 20) /* a client this far behind is dropped */
 #define MAX_PORT_EVENTS 64   /* counter events per sweep; then a summary */
+#define METRICS_DEFAULT "127.0.0.1:9105"
 
 void ibfmd_log(const char *fmt, ...)
 {
@@ -60,6 +61,7 @@ static int read_conf(const char *path, struct ibfmd_conf *c)
 	c->sweep_s = 60;
 	c->light_s = 10;
 	c->counters = true;
+	snprintf(c->metrics, sizeof(c->metrics), "%s", METRICS_DEFAULT);
 	if (!in) {
 		ibfmd_log("%s: cannot open: %s", path, strerror(errno));
 		return -1;
@@ -110,11 +112,17 @@ static int read_conf(const char *path, struct ibfmd_conf *c)
 		} else if (!strcmp(key, "metrics")) {
 			char *port = strrchr(val, ':'), *end;
 
+			c->metrics_set = true;
+			if (!strcmp(val, "off")) {
+				c->metrics[0] = '\0';
+				continue;
+			}
 			if (strlen(val) >= sizeof(c->metrics) || !port ||
 			    strtoul(port + 1, &end, 10) > 65535 ||
 			    end == port + 1 || *end) {
-				ibfmd_log("%s:%u: metrics: expected HOST:PORT",
-					  path, no);
+				ibfmd_log(
+					"%s:%u: metrics: expected HOST:PORT or off",
+					path, no);
 				goto bad;
 			}
 			snprintf(c->metrics, sizeof(c->metrics), "%s", val);
@@ -607,8 +615,11 @@ static int open_metrics(struct ibfmd *d)
 						      (uint16_t)port)
 		     : NULL;
 	if (!bs) {
-		ibfmd_log("metrics: cannot listen on %s", d->conf.metrics);
-		return -1;
+		ibfmd_log("metrics: cannot listen on %s%s", d->conf.metrics,
+			  d->conf.metrics_set
+				  ? ""
+				  : " (the default; going on without)");
+		return d->conf.metrics_set ? -1 : 0;
 	}
 	evhttp_set_cb(d->http, "/metrics", on_metrics, d);
 	evhttp_set_gencb(d->http, on_http_other, d);

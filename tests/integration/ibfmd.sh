@@ -39,21 +39,14 @@ check "status: 256 links" test "$(json_num "$T/s.json" links)" = 256
 check "status: equal to the expected file" test "$(json_num "$T/s.json" expected_differences)" = 0
 check "status: a sweep time" test -n "$(json_num "$T/s.json" last_sweep_ms)"
 
-# GET PATH: the HTTP reply from the metrics listener (port from the log).
-port=$(sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$T/ibfmd.log")
-http_get() {
-	exec 5<>"/dev/tcp/127.0.0.1/$port" || return 1
-	printf 'GET %s HTTP/1.0\r\n\r\n' "$1" >&5
-	timeout 10 cat <&5
-	exec 5<&-
-}
-http_get /metrics >"$T/metrics"
+port=$(metrics_port "$T/ibfmd.log")
+http_get "$port" /metrics >"$T/metrics"
 check "metrics: HTTP 200" grep -q '^HTTP/1.[01] 200' "$T/metrics"
 check "metrics: 152 nodes" grep -q '^ibfm_fabric_nodes 152' "$T/metrics"
 check "metrics: 256 links" grep -q '^ibfm_fabric_links 256' "$T/metrics"
 check "metrics: sweeps is a counter" grep -q '^# TYPE ibfm_sweeps_total counter' "$T/metrics"
 check "metrics: sweep time in seconds" grep -q '^ibfm_last_sweep_seconds 0\.[0-9]' "$T/metrics"
-http_get /nothing >"$T/404"
+http_get "$port" /nothing >"$T/404"
 check "metrics: other paths 404" grep -q '^HTTP/1.[01] 404' "$T/404"
 
 leaf=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-01".*/\1/p' "$T/f.topo")

@@ -21,6 +21,7 @@ expected $T/expected.topo
 state_dir $T/state
 sweep_interval 3600
 light_interval 0
+metrics 127.0.0.1:0
 CONF
 (cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
 	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
@@ -64,6 +65,10 @@ check "counters: its delta" grep -q '"errors":8,"delta":{"symbol_errors":7,"link
 check "counters: spine-02[3] is the hottest port" \
 	bash -c "sed 's/.*\"hot\":\[//' '$T/counters.json' | grep -q '^{\"port\":\"\\\\\"spine-02\\\\\"\[3\]'"
 check "counters: with its PortXmitWait delta" grep -q '"xmit_wait":50000,' "$T/counters.json"
+http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
+check "metrics: the port's symbol errors, labelled" grep -q "^ibfm_port_symbol_errors{guid=\"0x${leaf#S-}\",port=\"5\",node=\"leaf-01\"} 7$" "$T/metrics"
+check "metrics: events by severity" grep -q '^ibfm_events_by_severity_total{severity="warning"} [1-9]' "$T/metrics"
+check "metrics: the plugin's routing generation" grep -q '^ibfm_routing_generation [1-9]' "$T/metrics"
 
 
 # Paths: over the socket, on the plugin's LFTs, equal to ibtracert.

@@ -152,3 +152,16 @@ lft_entries() {
 	awk '/^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") g = $(i + 1); next }
 	     /^0x[0-9a-fA-F]+ [0-9]+ / { printf "%s %s %s\n", g, tolower($1), $2 }' "$1" | sort
 }
+
+# metrics_port LOG: the port ibfmd logged for its metrics listener.
+metrics_port() {
+	sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$1"
+}
+
+# http_get PORT PATH: the HTTP reply from 127.0.0.1:PORT.
+http_get() {
+	exec 5<>"/dev/tcp/127.0.0.1/$1" || return 1
+	printf 'GET %s HTTP/1.0\r\n\r\n' "$2" >&5
+	timeout 10 cat <&5
+	exec 5<&-
+}
