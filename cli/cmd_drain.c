@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
+#include "routing/drain.h"
 #include "routing/ftree.h"
 #include "routing/json.h"
 #include "routing/lft.h"
@@ -36,48 +37,6 @@ static const char drain_usage[] =
 	"\n"
 	"Exit: 0 safe, 3 unsafe, 2 usage, 5 no daemon (drain without --dry-run\n"
 	"and undrain: ibfmd does not keep a drain list yet).\n";
-
-/* The ports ELEMENT names: one link, or every link of a node. */
-static int element_ports(const struct ibfm_fabric *f, const char *spec,
-			 uint32_t *ports, uint32_t *n, char *what, size_t len)
-{
-	char name[256], *br;
-	unsigned num = 0, i;
-	uint32_t p, node;
-
-	snprintf(name, sizeof(name), "%s", spec);
-	br = strrchr(name, '[');
-	if (br && name[strlen(name) - 1] == ']') {
-		name[strlen(name) - 1] = '\0';
-		if (cli_parse_uint(br + 1, 1, IBFM_MAX_PORTS, &num))
-			*br = '\0';
-		else
-			strcat(br, "]"); /* a name with brackets */
-	}
-	p = ibfm_trace_endpoint(f, name);
-	if (p == IBFM_NONE) {
-		snprintf(what, len, "%s", name); /* for suggestions */
-		return -ENOENT;
-	}
-	node = f->ports[p].node;
-	*n = 0;
-	if (num) {
-		if (num > f->nodes[node].nports ||
-		    f->ports[ibfm_fabric_port(f, node, num)].peer == IBFM_NONE)
-			return -EINVAL;
-		ports[(*n)++] = ibfm_fabric_port(f, node, num);
-		snprintf(what, len, "link \"%s\"[%u]",
-			 ibfm_fabric_str(f, f->nodes[node].desc), num);
-		return 0;
-	}
-	for (i = 1; i <= f->nodes[node].nports; i++)
-		if (f->ports[ibfm_fabric_port(f, node, i)].peer != IBFM_NONE)
-			ports[(*n)++] = ibfm_fabric_port(f, node, i);
-	snprintf(what, len, "%s \"%s\" (%u links)",
-		 ibfm_node_is_switch(&f->nodes[node]) ? "switch" : "host",
-		 ibfm_fabric_str(f, f->nodes[node].desc), *n);
-	return *n ? 0 : -EINVAL;
-}
 
 struct drain_result {
 	char what[300];
@@ -128,17 +87,20 @@ static int dry_run(const char *topo, const char *lfts, const char *element,
 	struct ibfm_ftree_opts o = { 0 };
 	struct ibfm_rails rails;
 	struct ibfm_ftree_delta delta;
+	struct ibfm_drain_entry de;
 	struct ibfm_err err;
-	uint32_t *ports = NULL, n, i;
+	uint32_t *ports = NULL, n = 0, i;
 	int rc;
 
 	rc = cli_load_routes(topo, lfts, &f, &rails, &before);
 	if (rc)
 		return rc;
 	ports = malloc((f->nports + 1) * sizeof(*ports));
-	rc = ports ? element_ports(f, element, ports, &n, r->what,
-				   sizeof(r->what))
+	rc = ports ? ibfm_drain_element(f, element, &de, r->what,
+					sizeof(r->what))
 		   : -ENOMEM;
+	if (!rc)
+		n = ibfm_drain_ports(f, &de, ports);
 	if (rc) {
 		cli_error(
 			rc == -ENOENT

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+#include "routing/drain.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "routing/grow.h"
+#include "routing/trace.h"
+
+/* One line: "GUID [PORT]" and a comment; 0 for a blank line, 1 for an
+ * entry, -1 when malformed ('why' says how). */
+static int parse_line(char *line, struct ibfm_drain_entry *e, const char **why)
+{
+	char *s = line, *end;
+	unsigned long port = 0;
+
+	line[strcspn(line, "#\n")] = '\0';
+	s += strspn(s, " \t");
+	if (!*s)
+		return 0;
+	e->guid = strtoull(s, &end, 16);
+	if (end == s || !e->guid || (*end && *end != ' ' && *end != '\t')) {
+		*why = "R02 expected a node GUID (0x...)";
+		return -1;
+	}
+	s = end + strspn(end, " \t");
+	if (*s) {
+		port = strtoul(s, &end, 10);
+		end += strspn(end, " \t");
+		if (end == s || *end || !port || port > IBFM_MAX_PORTS) {
+			*why = "R03 expected a port number 1..254 after the GUID";
+			return -1;
+		}
+	}
+	e->port = (uint8_t)port;
+	return 1;
+}
+
+int ibfm_drain_read(const char *path, struct ibfm_drain *d,
+		    struct ibfm_err *err)
+{
+	struct ibfm_drain got = { 0 };
+	struct ibfm_drain_entry e;
+	char line[512];
+	unsigned no = 0;
+	const char *why;
+	FILE *in = fopen(path, "r");
+	int rc = 0;
+
+	if (!in) {
+		if (errno == ENOENT)
+			return 0;
+		return ibfm_err_set(err, -errno, "%s: R01 cannot open: %s",
+				    path, strerror(errno));
+	}
+	while (!rc && fgets(line, sizeof(line), in)) {
+		no++;
+		rc = parse_line(line, &e, &why);
+		if (rc < 0)
+			rc = ibfm_err_set(err, -EINVAL, "%s:%u: %s", path, no,
+					  why);
+		else if (rc > 0)
+			rc = ibfm_drain_add(&got, &e) == -ENOMEM
+				     ? ibfm_err_set(err, -ENOMEM,
+						    "out of memory")
+				     : 0;
+	}
+	fclose(in);
+	if (rc) {
+		ibfm_drain_free(&got);
+		return rc;
+	}
+	*d = got;
+	return 0;
+}
+
+int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
+		     const struct ibfm_fabric *f, struct ibfm_err *err)
+{
+	size_t len = strlen(path) + 5, i;
+	char *tmp = malloc(len);
+	FILE *out;
+	int rc = 0;
+
+	if (!tmp)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	snprintf(tmp, len, "%s.tmp", path);
+	out = fopen(tmp, "w");
+	if (!out) {
+		rc = ibfm_err_set(err, -errno, "%s: cannot create: %s", tmp,
+				  strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	fputs("# ibfm drain list (ibfm drain / undrain): GUID [PORT]\n", out);
+	for (i = 0; i < d->n; i++) {
+		uint32_t n = f ? ibfm_fabric_node_by_guid(f, d->v[i].guid)
+			       : IBFM_NONE;
+
+		fprintf(out, "0x%016" PRIx64, d->v[i].guid);
+		if (d->v[i].port)
+			fprintf(out, " %u", d->v[i].port);
+		if (n != IBFM_NONE)
+			fprintf(out, "\t# \"%s\"",
+				ibfm_fabric_str(f, f->nodes[n].desc));
+		fputc('\n', out);
+	}
+	if (fclose(out) || rename(tmp, path)) {
+		rc = ibfm_err_set(err, -EIO, "%s: write failed: %s", path,
+				  strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+static size_t find(const struct ibfm_drain *d, const struct ibfm_drain_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].guid == e->guid && d->v[i].port == e->port)
+			break;
+	return i;
+}
+
+int ibfm_drain_add(struct ibfm_drain *d, const struct ibfm_drain_entry *e)
+{
+	if (find(d, e) < d->n)
+		return -EEXIST;
+	if (ibfm_grow((void **)&d->v, &d->cap, d->n + 1, sizeof(*d->v)))
+		return -ENOMEM;
+	d->v[d->n++] = *e;
+	return 0;
+}
+
+int ibfm_drain_remove(struct ibfm_drain *d, const struct ibfm_drain_entry *e)
+{
+	size_t i = find(d, e);
+
+	if (i == d->n)
+		return -ENOENT;
+	memmove(&d->v[i], &d->v[i + 1], (d->n - i - 1) * sizeof(*d->v));
+	d->n--;
+	return 0;
+}
+
+void ibfm_drain_free(struct ibfm_drain *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Splits "NAME[PORT]" into NAME and PORT (0 when there is no port). */
+static unsigned split_port(char *name)
+{
+	char *br = strrchr(name, '['), *end;
+	size_t len = strlen(name);
+	unsigned long num;
+
+	if (!br || len < 3 || name[len - 1] != ']')
+		return 0;
+	num = strtoul(br + 1, &end, 10);
+	if (end != name + len - 1 || end == br + 1 || !num ||
+	    num > IBFM_MAX_PORTS)
+		return 0; /* a name with brackets */
+	*br = '\0';
+	return (unsigned)num;
+}
+
+int ibfm_drain_element(const struct ibfm_fabric *f, const char *spec,
+		       struct ibfm_drain_entry *e, char *what, size_t len)
+{
+	char name[256];
+	unsigned num;
+	uint32_t p, node, links = 0, i;
+
+	snprintf(name, sizeof(name), "%s", spec);
+	num = split_port(name);
+	p = ibfm_trace_endpoint(f, name);
+	if (p == IBFM_NONE) {
+		snprintf(what, len, "%s", name);
+		return -ENOENT;
+	}
+	node = f->ports[p].node;
+	e->guid = f->nodes[node].guid;
+	e->port = (uint8_t)num;
+	if (num) {
+		snprintf(what, len, "link \"%s\"[%u]",
+			 ibfm_fabric_str(f, f->nodes[node].desc), num);
+		return num <= f->nodes[node].nports &&
+				       f->ports[ibfm_fabric_port(f, node, num)]
+						       .peer != IBFM_NONE
+			       ? 0
+			       : -EINVAL;
+	}
+	for (i = 1; i <= f->nodes[node].nports; i++)
+		links += f->ports[ibfm_fabric_port(f, node, i)].peer !=
+			 IBFM_NONE;
+	snprintf(what, len, "%s \"%s\" (%u links)",
+		 ibfm_node_is_switch(&f->nodes[node]) ? "switch" : "host",
+		 ibfm_fabric_str(f, f->nodes[node].desc), links);
+	return links ? 0 : -EINVAL;
+}
+
+uint32_t ibfm_drain_ports(const struct ibfm_fabric *f,
+			  const struct ibfm_drain_entry *e, uint32_t *ports)
+{
+	uint32_t node = ibfm_fabric_node_by_guid(f, e->guid), n = 0, i, p;
+
+	if (node == IBFM_NONE)
+		return 0;
+	for (i = 1; i <= f->nodes[node].nports; i++) {
+		p = ibfm_fabric_port(f, node, i);
+		if ((!e->port || e->port == i) && f->ports[p].peer != IBFM_NONE)
+			ports[n++] = p;
+	}
+	return n;
+}
+
+uint32_t ibfm_drain_apply(struct ibfm_fabric *f, const struct ibfm_drain *d)
+{
+	uint32_t ports[IBFM_MAX_PORTS], links = 0, n, k;
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		n = ibfm_drain_ports(f, &d->v[i], ports);
+		for (k = 0; k < n; k++)
+			ibfm_fabric_unlink(f, ports[k]);
+		links += n;
+	}
+	return links;
+}

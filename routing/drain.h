@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_DRAIN_H
+#define IBFM_DRAIN_H
+
+/*
+ * DOC: the drain list: switches, hosts and links taken out of the routes
+ * for maintenance.
+ *
+ * ibfmd writes it (ibfm drain / undrain), the plugin reads it before
+ * every routing pass and routes as if those links were unplugged. One
+ * element per line, by GUID so that it means the same to both:
+ *
+ *   0x0002c9020000000a        a node: every link it has
+ *   0x0002c90200000001 9      one link: a node and its port
+ *
+ * '#' starts a comment. Errors name FILE:LINE (ids R01...); a list with
+ * an error is refused whole.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing/err.h"
+#include "routing/fabric.h"
+
+struct ibfm_drain_entry {
+	uint64_t guid; /* node GUID */
+	uint8_t port;  /* 0: every link of the node */
+};
+
+struct ibfm_drain {
+	struct ibfm_drain_entry *v;
+	size_t n, cap;
+};
+
+/* Reads 'path' into an empty 'd'; a missing file is an empty list. */
+int ibfm_drain_read(const char *path, struct ibfm_drain *d,
+		    struct ibfm_err *err);
+
+/*
+ * Writes 'd' to 'path' (aside, then renamed: a reader sees the old list
+ * or the new), with node descriptions from 'f' as comments (f may be
+ * NULL).
+ */
+int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
+		     const struct ibfm_fabric *f, struct ibfm_err *err);
+
+/* Adds 'e' (0, or -EEXIST) / removes it (0, or -ENOENT); -ENOMEM. */
+int ibfm_drain_add(struct ibfm_drain *d, const struct ibfm_drain_entry *e);
+int ibfm_drain_remove(struct ibfm_drain *d, const struct ibfm_drain_entry *e);
+
+void ibfm_drain_free(struct ibfm_drain *d);
+
+/*
+ * The element an operator names: a switch or host (as ibfm path takes
+ * endpoints), or one link as NODE[PORT] ("leaf-01[19]"). Says what it is
+ * in 'what' ("link \"leaf-01\"[19]"; the name alone when unknown).
+ * -ENOENT for an unknown node, -EINVAL for a port without a link.
+ */
+int ibfm_drain_element(const struct ibfm_fabric *f, const char *spec,
+		       struct ibfm_drain_entry *e, char *what, size_t len);
+
+/*
+ * The linked ports of 'f' that 'e' takes out (at most the node's port
+ * count) into 'ports'; returns how many.
+ */
+uint32_t ibfm_drain_ports(const struct ibfm_fabric *f,
+			  const struct ibfm_drain_entry *e, uint32_t *ports);
+
+/*
+ * Unlinks every link of 'f' the list takes out (elements not in 'f' are
+ * skipped) and re-finishes nothing: LIDs and GUIDs stay. Returns the
+ * number of links removed.
+ */
+uint32_t ibfm_drain_apply(struct ibfm_fabric *f, const struct ibfm_drain *d);
+
+#endif /* IBFM_DRAIN_H */

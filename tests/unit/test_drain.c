@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/* Tests of routing/drain.c: the drain list. */
+#include "test_common.h"
+
+#include <unistd.h>
+
+#include "routing/drain.h"
+#include "routing/gen.h"
+
+static int setup(void **state)
+{
+	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
+	struct ibfm_fabric *f = NULL;
+
+	if (ibfm_gen_build(&g, &f, NULL))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ibfm_fabric_destroy(*state);
+	return 0;
+}
+
+/* A temporary file holding 'text'; its path in a static buffer. */
+static const char *tmpfile_with(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/ibfm-drain-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_elements(void **state)
+{
+	struct ibfm_fabric *f = *state;
+	struct ibfm_drain_entry e;
+	uint32_t ports[IBFM_MAX_PORTS];
+	char what[128];
+
+	assert_int_equal(ibfm_drain_element(f, "spine-01", &e, what, 128), 0);
+	assert_string_equal(what, "switch \"spine-01\" (8 links)");
+	assert_int_equal(e.port, 0);
+	assert_int_equal(ibfm_drain_ports(f, &e, ports), 8);
+	assert_int_equal(ibfm_drain_element(f, "leaf-01[5]", &e, what, 128), 0);
+	assert_string_equal(what, "link \"leaf-01\"[5]");
+	assert_int_equal(e.port, 5);
+	assert_int_equal(ibfm_drain_ports(f, &e, ports), 1);
+	assert_int_equal(ibfm_drain_element(f, "node001 mlx5_0", &e, what, 128),
+			 0);
+	assert_string_equal(what, "host \"node001 mlx5_0\" (1 links)");
+	assert_int_equal(ibfm_drain_element(f, "spine-99", &e, what, 128),
+			 -ENOENT);
+	assert_string_equal(what, "spine-99");
+	/* leaf-01 has 8 ports: 4 hosts, 4 spines; no port 9. */
+	assert_int_equal(ibfm_drain_element(f, "leaf-01[9]", &e, what, 128),
+			 -EINVAL);
+}
+
+static void test_write_read_apply(void **state)
+{
+	struct ibfm_fabric *f = *state;
+	struct ibfm_drain d = { 0 }, back = { 0 };
+	struct ibfm_drain_entry e;
+	struct ibfm_err err;
+	const char *path = tmpfile_with("");
+	uint32_t links = ibfm_fabric_count_links(f);
+	char what[128];
+
+	assert_int_equal(ibfm_drain_element(f, "spine-02", &e, what, 128), 0);
+	assert_int_equal(ibfm_drain_add(&d, &e), 0);
+	assert_int_equal(ibfm_drain_add(&d, &e), -EEXIST);
+	assert_int_equal(ibfm_drain_element(f, "leaf-03[1]", &e, what, 128), 0);
+	assert_int_equal(ibfm_drain_add(&d, &e), 0);
+	assert_int_equal(ibfm_drain_write(path, &d, f, &err), 0);
+	assert_int_equal(ibfm_drain_read(path, &back, &err), 0);
+	assert_int_equal(back.n, 2);
+	assert_true(back.v[0].guid == d.v[0].guid && back.v[0].port == 0);
+	assert_true(back.v[1].guid == d.v[1].guid && back.v[1].port == 1);
+	assert_int_equal(ibfm_drain_apply(f, &back), 9);
+	assert_int_equal(ibfm_fabric_count_links(f), links - 9);
+	assert_int_equal(ibfm_drain_remove(&d, &e), 0);
+	assert_int_equal(ibfm_drain_remove(&d, &e), -ENOENT);
+	assert_int_equal(d.n, 1);
+	unlink(path);
+	ibfm_drain_free(&d);
+	ibfm_drain_free(&back);
+}
+
+static void test_bad_lists_are_refused_whole(void **state)
+{
+	static const char *const bad[] = {
+		"0x10\nnot-a-guid\n", "0x10 0\n", "0x10 255\n",
+		"0x10 3 4\n",	      "0x0\n",
+	};
+	struct ibfm_drain d = { 0 };
+	struct ibfm_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		const char *path = tmpfile_with(bad[i]);
+
+		assert_int_equal(ibfm_drain_read(path, &d, &err), -EINVAL);
+		assert_non_null(strstr(err.msg, path));
+		assert_int_equal(d.n, 0);
+		unlink(path);
+	}
+	assert_int_equal(ibfm_drain_read(tmpfile_with("# only\n\n0x1f 2 # x\n"),
+					 &d, &err),
+			 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.v[0].port, 2);
+	ibfm_drain_free(&d);
+	assert_int_equal(ibfm_drain_read("/nonexistent/drain.list", &d, &err),
+			 0);
+	assert_int_equal(d.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_elements, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_read_apply, setup,
+						teardown),
+		cmocka_unit_test(test_bad_lists_are_refused_whole),
+	};
+
+	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);
+}
