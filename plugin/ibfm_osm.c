@@ -20,12 +20,21 @@
  *   sharp_trees=N          SHARP trees to build (default 16; 0: one per root)
  *   sharp_radix=N          max children per aggregation node (default: any)
  *   sharp_sl=SL            SL answered for AN-to-AN PathRecords (default: OpenSM's)
+ *   drain_file=FILE        switches, hosts and links to route around
+ *                          (default: state_dir/drain.list)
+ *
+ * The drain list is read before every routing pass; a thread watches it
+ * and asks OpenSM for a heavy sweep when it changes, so a drain or an
+ * undrain reroutes at once. Drained links look like lost links: the
+ * tables are repaired with the fewest changes.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <opensm/osm_config.h>
@@ -39,6 +48,7 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_switch.h>
 
+#include "routing/drain.h"
 #include "routing/sharp.h"
 #include "routing/snapshot.h"
 #include "routing/ftree.h"
@@ -63,6 +73,13 @@ struct ibfm_osm {
 	struct ibfm_sharp_opts sharp; /* sharp_trees=, sharp_radix= */
 	int sharp_sl;		      /* SL of AN-to-AN paths, -1: none */
 	struct ibfm_sharp *trees;     /* built after each pass */
+	char *drain_file;
+	struct ibfm_drain drain; /* the last good list */
+	pthread_t watcher;
+	bool watching;
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cond;
+	bool stop;
 };
 
 static void plugin_free(struct ibfm_osm *p)
@@ -74,6 +91,8 @@ static void plugin_free(struct ibfm_osm *p)
 	ibfm_lfts_free(&p->lfts);
 	ibfm_rails_free(&p->rails);
 	ibfm_fabric_destroy(p->fabric);
+	ibfm_drain_free(&p->drain);
+	free(p->drain_file);
 	free(p->state_dir);
 	free(p->roots);
 	free(p->io);
@@ -123,6 +142,9 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 		if (eq && !strcmp(tok, "state_dir")) {
 			free(p->state_dir);
 			p->state_dir = strdup(eq);
+		} else if (eq && !strcmp(tok, "drain_file")) {
+			free(p->drain_file);
+			p->drain_file = strdup(eq);
 		} else if (eq && !strcmp(tok, "root_guid_file")) {
 			roots = eq;
 		} else if (eq && !strcmp(tok, "io_guid_file")) {
@@ -138,12 +160,15 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 				LOG_PREFIX
 				"ERR P01 event_plugin_options: bad option \"%s\": "
-				"expected state_dir=, root_guid_file=, io_guid_file=, "
+				"expected state_dir=, drain_file=, root_guid_file=, io_guid_file=, "
 				"sharp_trees=N, sharp_radix=N or sharp_sl=0..15\n",
 				tok);
 			rc = -1;
 		}
 	}
+	if (!rc && !p->drain_file && p->state_dir &&
+	    asprintf(&p->drain_file, "%s/drain.list", p->state_dir) < 0)
+		p->drain_file = NULL;
 	if (!rc)
 		rc = load_guids(p, roots, &p->roots, &p->nroots) ||
 				     load_guids(p, io, &p->io, &p->nio)
@@ -471,6 +496,36 @@ static int build_lid_matrices(void *context)
 	return 1; /* OpenSM's own hop tables: multicast uses them */
 }
 
+/*
+ * Takes the drained links out of 'now'. A drain list that does not read
+ * is logged and the last good one stays: a typo must not put a switch
+ * under maintenance back into the routes.
+ */
+static void apply_drains(struct ibfm_osm *p, struct ibfm_fabric *now)
+{
+	struct ibfm_drain d = { 0 };
+	struct ibfm_err err;
+	uint32_t links;
+
+	if (!p->drain_file)
+		return;
+	if (ibfm_drain_read(p->drain_file, &d, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX
+			"ERR P09 %s: keeping the last good drain list\n",
+			err.msg);
+	} else {
+		ibfm_drain_free(&p->drain);
+		p->drain = d;
+	}
+	links = ibfm_drain_apply(now, &p->drain);
+	if (p->drain.n)
+		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+			LOG_PREFIX
+			"drain list: %zu elements, %u links routed around\n",
+			p->drain.n, links);
+}
+
 static int ucast_build_fwd_tables(void *context)
 {
 	struct ibfm_osm *p = context;
@@ -485,6 +540,7 @@ static int ucast_build_fwd_tables(void *context)
 	now = fabric_from_subnet(p);
 	if (!now)
 		return -1;
+	apply_drains(p, now);
 	incremental = p->engine && only_links_lost(p->fabric, now);
 	if (incremental) {
 		rc = route_incremental(p, now, &delta);
@@ -537,6 +593,73 @@ static int ucast_build_fwd_tables(void *context)
 	return 0;
 }
 
+/* The drain file's identity: a change of any of these rereads it. */
+static void file_stamp(const char *path, struct timespec *t, off_t *size,
+		       ino_t *ino)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		memset(t, 0, sizeof(*t));
+		*size = -1;
+		*ino = 0;
+		return;
+	}
+	*t = st.st_mtim;
+	*size = st.st_size;
+	*ino = st.st_ino;
+}
+
+/*
+ * Watches the drain file twice a second; when it changes, asks OpenSM
+ * for a heavy sweep (as its console's "resweep heavy" does), which
+ * routes with the new list.
+ */
+static void *watch_drains(void *arg)
+{
+	struct ibfm_osm *p = arg;
+	struct timespec t0, t, wake;
+	off_t s0, s;
+	ino_t i0, i;
+
+	file_stamp(p->drain_file, &t0, &s0, &i0);
+	pthread_mutex_lock(&p->stop_lock);
+	while (!p->stop) {
+		clock_gettime(CLOCK_REALTIME, &wake);
+		wake.tv_nsec += 500000000;
+		if (wake.tv_nsec >= 1000000000) {
+			wake.tv_sec++;
+			wake.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->stop_cond, &p->stop_lock, &wake);
+		file_stamp(p->drain_file, &t, &s, &i);
+		if (t.tv_sec == t0.tv_sec && t.tv_nsec == t0.tv_nsec &&
+		    s == s0 && i == i0)
+			continue;
+		t0 = t;
+		s0 = s;
+		i0 = i;
+		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+			LOG_PREFIX "%s changed: rerouting\n", p->drain_file);
+		p->osm->subn.force_heavy_sweep = TRUE;
+		osm_opensm_sweep(p->osm);
+	}
+	pthread_mutex_unlock(&p->stop_lock);
+	return NULL;
+}
+
+static void stop_watcher(struct ibfm_osm *p)
+{
+	if (!p->watching)
+		return;
+	pthread_mutex_lock(&p->stop_lock);
+	p->stop = true;
+	pthread_cond_signal(&p->stop_cond);
+	pthread_mutex_unlock(&p->stop_lock);
+	pthread_join(p->watcher, NULL);
+	p->watching = false;
+}
+
 static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 {
 	const struct ibfm_osm *p = re->context;
@@ -576,16 +699,25 @@ static void *create(osm_opensm_t *osm)
 		plugin_free(p);
 		return NULL;
 	}
+	pthread_mutex_init(&p->stop_lock, NULL);
+	pthread_cond_init(&p->stop_cond, NULL);
+	p->watching = p->drain_file &&
+		      !pthread_create(&p->watcher, NULL, watch_drains, p);
 	OSM_LOG(&osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
-		"routing engine \"ibfm\" registered (state_dir %s, %zu root GUIDs, %zu I/O GUIDs)\n",
-		p->state_dir ? p->state_dir : "none", p->nroots, p->nio);
+		"routing engine \"ibfm\" registered (state_dir %s, drain list %s, %zu root GUIDs, %zu I/O GUIDs)\n",
+		p->state_dir ? p->state_dir : "none",
+		p->drain_file ? p->drain_file : "none", p->nroots, p->nio);
 	return p;
 }
 
 static void delete (void *data)
 {
-	plugin_free(data);
+	struct ibfm_osm *p = data;
+
+	if (p)
+		stop_watcher(p);
+	plugin_free(p);
 }
 
 static void report(void *data, osm_epi_event_id_t id, void *event)
