@@ -409,14 +409,16 @@ static bool light_check_clean(struct ibfmd *d, struct ibfm_sweep *port)
 	return rc == 0; /* a failed check is answered by the sweep */
 }
 
-/* The new fabric's port counters; NULL when out of memory. */
+/* The new fabric's port counters; NULL when none answered. */
 static struct ibfm_pc *read_counters(struct ibfm_sweep *port,
 				     const struct ibfm_fabric *f)
 {
 	struct ibfm_pc *pc = calloc(f->nports ? f->nports : 1, sizeof(*pc));
 
-	if (pc)
-		ibfm_sweep_counters(port, f, pc);
+	if (pc && ibfm_sweep_counters(port, f, pc) <= 0) {
+		free(pc); /* no LIDs yet (no SM): nothing to keep */
+		pc = NULL;
+	}
 	return pc;
 }
 
