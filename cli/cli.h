@@ -81,9 +81,14 @@ void cli_suggest_node(const struct ibfm_fabric *f, const char *s);
  */
 int cli_ask(const char *request, char **reply);
 
-/* cli_ask() with {"cmd", "src", "dst", "since", "top"} (NULL, -1: none). */
-int cli_ask_cmd(const char *cmd, const char *src, const char *dst,
-		long long since, long long top, char **reply);
+/* A request to ibfmd: NULL strings and zero numbers are left out. */
+struct cli_req {
+	const char *cmd, *src, *dst, *element;
+	long long since, top;
+};
+
+/* cli_ask() with the request 'r'. */
+int cli_ask_req(const struct cli_req *r, char **reply);
 
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,

@@ -94,8 +94,7 @@ int cli_ask(const char *request, char **reply)
 	return CLI_OK;
 }
 
-int cli_ask_cmd(const char *cmd, const char *src, const char *dst,
-		long long since, long long top, char **reply)
+int cli_ask_req(const struct cli_req *r, char **reply)
 {
 	char *req = NULL;
 	size_t len = 0;
@@ -107,15 +106,17 @@ int cli_ask_cmd(const char *cmd, const char *src, const char *dst,
 		return CLI_FAIL;
 	ibfm_json_init(&j, out, false);
 	ibfm_json_obj_begin(&j, NULL);
-	ibfm_json_str(&j, "cmd", cmd);
-	if (src)
-		ibfm_json_str(&j, "src", src);
-	if (dst)
-		ibfm_json_str(&j, "dst", dst);
-	if (since >= 0)
-		ibfm_json_int(&j, "since", since);
-	if (top >= 0)
-		ibfm_json_int(&j, "top", top);
+	ibfm_json_str(&j, "cmd", r->cmd);
+	if (r->src)
+		ibfm_json_str(&j, "src", r->src);
+	if (r->dst)
+		ibfm_json_str(&j, "dst", r->dst);
+	if (r->element)
+		ibfm_json_str(&j, "element", r->element);
+	if (r->since)
+		ibfm_json_int(&j, "since", r->since);
+	if (r->top)
+		ibfm_json_int(&j, "top", r->top);
 	ibfm_json_obj_end(&j);
 	ibfm_json_finish(&j);
 	fclose(out);
@@ -242,8 +243,10 @@ static int cmd_daemon(int argc, char **argv)
 		       cli_socket_path, CLI_NO_DAEMON);
 		return c == 'h' ? CLI_OK : CLI_USAGE;
 	}
-	rc = cli_ask_cmd(argv[0], NULL, NULL, events ? (long long)since : -1,
-			 counters ? (long long)top : -1, &reply);
+	rc = cli_ask_req(&(struct cli_req){ .cmd = argv[0],
+					    .since = events ? since : 0,
+					    .top = counters ? top : 0 },
+			 &reply);
 	if (rc == CLI_OK && json) {
 		print_json(argv[0], reply);
 	} else if (rc == CLI_OK) {

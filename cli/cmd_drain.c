@@ -22,12 +22,18 @@
 #include "routing/verify.h"
 
 /* Exit codes a runbook branches on (see ibfm(8)). */
-enum { DRAIN_UNSAFE = 3, DRAIN_NO_DAEMON = 5 };
+enum {
+	DRAIN_UNSAFE = 3,
+	DRAIN_FAILED = 4,
+	DRAIN_NO_DAEMON = 5,
+	DRAIN_TIMEOUT = 6
+};
 
 static const char drain_usage[] =
 	"Usage: ibfm drain ELEMENT --dry-run [--topo FILE [--lfts DUMP] |\n"
 	"                  --socket PATH] [--pattern P] [--json]\n"
-	"       ibfm undrain ELEMENT\n"
+	"       ibfm drain ELEMENT [--socket PATH] [--timeout S] [--json]\n"
+	"       ibfm undrain ELEMENT [--socket PATH] [--timeout S] [--json]\n"
 	"ELEMENT is a switch or a host (GUID, LID, description or name), or one\n"
 	"link as SWITCH[PORT] (\"leaf-01[19]\"). --dry-run routes a copy of the\n"
 	"fabric without it and reports: every CA pair still reachable, no routing\n"
@@ -35,8 +41,13 @@ static const char drain_usage[] =
 	"and the LFT entries and 64-entry blocks that would change. Without\n"
 	"--topo it asks ibfmd for its last sweep and the plugin's LFTs.\n"
 	"\n"
-	"Exit: 0 safe, 3 unsafe, 2 usage, 5 no daemon (drain without --dry-run\n"
-	"and undrain: ibfmd does not keep a drain list yet).\n";
+	"Without --dry-run, when that check says safe, ibfmd puts ELEMENT on the\n"
+	"plugin's drain list, OpenSM reroutes around it, and ibfmd reads the\n"
+	"changed LFT blocks back off the switches: done means the switches\n"
+	"route around it. undrain takes it off the list the same way.\n"
+	"\n"
+	"Exit: 0 safe / done, 2 usage, 3 unsafe (nothing changed), 4 refused or\n"
+	"failed, 5 ibfmd unreachable, 6 timeout (default 150 s).\n";
 
 struct drain_result {
 	char what[300];
@@ -75,11 +86,37 @@ static uint64_t count_blocks(const struct ibfm_lfts *a,
 }
 
 /*
+ * What is drained already is out of the fabric the check starts from;
+ * 'e' being on the list already is an error of its own.
+ */
+static int take_drained(struct ibfm_fabric *f, const char *path,
+			const struct ibfm_drain_entry *e, const char *what)
+{
+	struct ibfm_drain list = { 0 };
+	struct ibfm_err err;
+	int rc = 0;
+
+	if (ibfm_drain_read(path, &list, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_INPUT;
+	}
+	if (ibfm_drain_remove(&list, e) == 0) {
+		cli_error("%s is already drained (ibfm undrain puts it back)",
+			  what);
+		rc = DRAIN_FAILED;
+	}
+	ibfm_drain_apply(f, &list);
+	ibfm_drain_free(&list);
+	return rc;
+}
+
+/*
  * Routes the drained copy: with ibfm's tables, as the plugin would, by
  * repairing them (fewest changes); against OpenSM's dump, from scratch.
  */
-static int dry_run(const char *topo, const char *lfts, const char *element,
-		   enum ibfm_pattern pattern, struct drain_result *r)
+static int dry_run(const char *topo, const char *lfts, const char *drains,
+		   const char *element, enum ibfm_pattern pattern,
+		   struct drain_result *r)
 {
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_lfts before = { 0 }, t = { 0 };
@@ -99,6 +136,11 @@ static int dry_run(const char *topo, const char *lfts, const char *element,
 	rc = ports ? ibfm_drain_element(f, element, &de, r->what,
 					sizeof(r->what))
 		   : -ENOMEM;
+	if (!rc && drains) {
+		rc = take_drained(f, drains, &de, r->what);
+		if (rc)
+			goto out;
+	}
 	if (!rc)
 		n = ibfm_drain_ports(f, &de, ports);
 	if (rc) {
@@ -156,17 +198,18 @@ out:
  * The live fabric from ibfmd: its last sweep, and the plugin's LFT dump
  * when ibfmd knows the plugin's state_dir ("" when not: ibfm's routes).
  */
-static int live_files(char *topo, size_t tlen, char *lfts, size_t llen)
+static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
+		      char *drains, size_t dlen)
 {
 	char *reply;
 	struct cli_jv *v;
-	int rc = cli_ask_cmd("status", NULL, NULL, -1, -1, &reply);
+	int rc = cli_ask_req(&(struct cli_req){ .cmd = "status" }, &reply);
 
 	if (rc)
 		return rc;
 	v = cli_jv_parse(reply);
 	snprintf(topo, tlen, "%s", cli_jv_str(v, "fabric_file"));
-	lfts[0] = '\0';
+	lfts[0] = drains[0] = '\0';
 	if (!topo[0]) {
 		cli_error(
 			"ibfmd has no sweep on file yet: try again after its first sweep, or give --topo FILE");
@@ -176,9 +219,92 @@ static int live_files(char *topo, size_t tlen, char *lfts, size_t llen)
 			 cli_jv_str(v, "state_dir"));
 		if (access(lfts, R_OK))
 			lfts[0] = '\0';
+		snprintf(drains, dlen, "%s/drain.list",
+			 cli_jv_str(v, "state_dir"));
 	}
 	cli_jv_free(v);
 	free(reply);
+	return rc;
+}
+
+static void print_report(const struct drain_result *r,
+			 enum ibfm_pattern pattern, bool safe)
+{
+	printf("drain %s: %s\n", r->what, safe ? "SAFE" : "UNSAFE");
+	printf("  CA pairs unreachable  %" PRIu64
+	       "\n  routing loops         %" PRIu64
+	       "\n  credit loops          %u\n  %s max load         %g (now %g)\n"
+	       "  LFT entries to change %" PRIu64 " in %" PRIu64 " blocks\n",
+	       r->reach.unreachable_ca, r->reach.loops, r->cdg.loops,
+	       ibfm_pattern_name(pattern), r->load.max_load, r->load_before,
+	       r->entries, r->blocks);
+}
+
+/* The drain in progress as ibfmd reports it, raw and parsed. */
+static struct cli_jv *op_status(char **raw, int *rc)
+{
+	struct cli_jv *v = NULL;
+
+	free(*raw);
+	*rc = cli_ask_req(&(struct cli_req){ .cmd = "drain-status" }, raw);
+	if (!*rc)
+		v = cli_jv_parse(*raw);
+	if (!*rc && !v)
+		*rc = DRAIN_FAILED;
+	return v;
+}
+
+/*
+ * Asks ibfmd to drain or undrain ELEMENT and follows it until the
+ * switches hold the new tables, it fails, or 'timeout' seconds pass.
+ */
+static int live(const char *cmd, const char *element, unsigned timeout,
+		bool json)
+{
+	struct cli_jv *v = NULL;
+	const char *state = "rerouting";
+	char *reply, *raw = NULL;
+	unsigned tenths;
+	int rc = cli_ask_req(
+		&(struct cli_req){ .cmd = cmd, .element = element }, &reply);
+
+	free(reply);
+	if (rc)
+		return rc == CLI_FAIL ? DRAIN_FAILED : rc;
+	cli_progress_begin("%s %s: waiting for the reroute and the switches",
+			   cmd, element);
+	for (tenths = 0; tenths < timeout * 10; tenths += 2) {
+		cli_jv_free(v);
+		v = op_status(&raw, &rc);
+		if (rc)
+			break;
+		state = cli_jv_str(v, "state");
+		if (!cli_jv_num(v, "active"))
+			break;
+		usleep(200000);
+	}
+	cli_progress_end();
+	if (rc) {
+		cli_jv_free(v);
+		free(raw);
+		return rc;
+	}
+	if (json) {
+		fputs(raw, stdout);
+	} else {
+		printf("%s %s: %s\n", cmd, cli_jv_str(v, "element"), state);
+		cli_jv_print(stdout, v, 2);
+	}
+	rc = !strcmp(state, "done") ? CLI_OK
+	     : cli_jv_num(v, "active") || !strcmp(state, "timeout")
+		     ? DRAIN_TIMEOUT
+		     : DRAIN_FAILED;
+	if (rc)
+		cli_error("%s %s: %s%s%s", cmd, element, state,
+			  cli_jv_str(v, "error")[0] ? ": " : "",
+			  cli_jv_str(v, "error"));
+	cli_jv_free(v);
+	free(raw);
 	return rc;
 }
 
@@ -190,13 +316,16 @@ static int cmd_drain(int argc, char **argv)
 		{ "lfts", required_argument, NULL, 'l' },
 		{ "pattern", required_argument, NULL, 'p' },
 		{ "socket", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *topo = NULL, *lfts = NULL, *element;
-	char live_topo[4096], live_lfts[4200];
+	char live_topo[4096], live_lfts[4200], live_drains[4200];
+	const char *drains = NULL;
 	bool dry = false, json = false, safe;
+	unsigned timeout = 150;
 	int pattern = IBFM_PATTERN_SHIFT, c, rc;
 	struct drain_result r;
 
@@ -213,6 +342,13 @@ static int cmd_drain(int argc, char **argv)
 			break;
 		case 's':
 			cli_socket_path = optarg;
+			break;
+		case 'T':
+			if (!cli_parse_uint(optarg, 1, 86400, &timeout)) {
+				cli_error("--timeout %s: expected seconds",
+					  optarg);
+				return CLI_USAGE;
+			}
 			break;
 		case 'p':
 			pattern = ibfm_pattern_parse(optarg);
@@ -240,24 +376,34 @@ static int cmd_drain(int argc, char **argv)
 	}
 	element = argv[optind];
 	memset(&r, 0, sizeof(r));
-	if (!dry || !strcmp(argv[0], "undrain")) {
-		cli_error(
-			"%s %s: a live drain needs ibfmd to keep a drain list for the plugin, which it does not yet: use --dry-run to see what a drain would do",
-			argv[0], element);
-		return DRAIN_NO_DAEMON;
+	if (!strcmp(argv[0], "undrain") || (!dry && topo)) {
+		if (dry || topo) {
+			cli_error(
+				"%s: --dry-run and --topo are for drain --dry-run",
+				argv[0]);
+			return CLI_USAGE;
+		}
+		return live("undrain", element, timeout, json);
 	}
 	if (!topo) {
 		rc = live_files(live_topo, sizeof(live_topo), live_lfts,
-				sizeof(live_lfts));
+				sizeof(live_lfts), live_drains,
+				sizeof(live_drains));
 		if (rc)
 			return rc;
 		topo = live_topo;
 		lfts = live_lfts[0] ? live_lfts : NULL;
+		drains = live_drains[0] ? live_drains : NULL;
 	}
-	rc = dry_run(topo, lfts, element, pattern, &r);
+	rc = dry_run(topo, lfts, drains, element, pattern, &r);
 	if (rc)
 		return rc;
 	safe = !r.reach.unreachable_ca && !r.reach.loops && !r.cdg.loops;
+	if (!dry && safe) {
+		if (!json)
+			print_report(&r, pattern, safe);
+		return live("drain", element, timeout, json);
+	}
 	if (json) {
 		struct ibfm_json j;
 
@@ -278,24 +424,19 @@ static int cmd_drain(int argc, char **argv)
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else {
-		printf("drain %s: %s\n", r.what, safe ? "SAFE" : "UNSAFE");
-		printf("  CA pairs unreachable  %" PRIu64
-		       "\n  routing loops         %" PRIu64
-		       "\n  credit loops          %u\n  %s max load         %g (now %g)\n"
-		       "  LFT entries to change %" PRIu64 " in %" PRIu64
-		       " blocks\n",
-		       r.reach.unreachable_ca, r.reach.loops, r.cdg.loops,
-		       ibfm_pattern_name(pattern), r.load.max_load,
-		       r.load_before, r.entries, r.blocks);
+		print_report(&r, pattern, safe);
 	}
+	if (!safe && !dry)
+		cli_error("drain %s: unsafe, not started", element);
 	return safe ? CLI_OK : DRAIN_UNSAFE;
 }
 
 const struct cli_cmd cli_drain_cmds[] = {
 	{ "drain", NULL,
-	  "ELEMENT --dry-run [--topo FILE | --socket PATH] [--json]",
-	  "what taking a switch or link out would do", cmd_drain },
-	{ "undrain", NULL, "ELEMENT", "put a drained element back (ibfmd)",
+	  "ELEMENT [--dry-run] [--topo FILE | --socket PATH] [--json]",
+	  "take a switch or link out of the routes, or see what that would do",
 	  cmd_drain },
+	{ "undrain", NULL, "ELEMENT [--socket PATH] [--json]",
+	  "put a drained element back (through ibfmd)", cmd_drain },
 	{ 0 },
 };

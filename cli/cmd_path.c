@@ -71,7 +71,9 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 static int path_daemon(const char *src, const char *dst, bool json)
 {
 	char *reply;
-	int rc = cli_ask_cmd("path", src, dst, -1, -1, &reply);
+	int rc = cli_ask_req(
+		&(struct cli_req){ .cmd = "path", .src = src, .dst = dst },
+		&reply);
 
 	if (rc == CLI_OK && json) {
 		fputs(reply, stdout);

@@ -92,6 +92,8 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 				memcpy(req->src, val, sizeof(val));
 			else if (!strcmp(key, "dst"))
 				memcpy(req->dst, val, sizeof(val));
+			else if (!strcmp(key, "element"))
+				memcpy(req->element, val, sizeof(val));
 		} else {
 			char *end;
 			long long v = strtoll(s, &end, 10);

@@ -7,7 +7,8 @@
  *
  * One request per line, a JSON object with a "cmd" string and optional
  * arguments: "since" (an event number), "top" (how many ports), "src"
- * and "dst" (endpoints); one reply per request, one JSON object on
+ * and "dst" (endpoints), "element" (to drain); one reply per request,
+ * one JSON object on
  * one line. Commands are registered by name; "version" and
  * "list-commands" are built in. A line that is not such an object, an
  * unknown command or a line over IBFM_CTL_MAX_LINE bytes gets
@@ -31,6 +32,7 @@ struct ibfm_ctl_req {
 	int64_t since;					   /* -1 when absent */
 	int64_t top;					   /* -1 when absent */
 	char src[IBFM_CTL_MAX_ARG], dst[IBFM_CTL_MAX_ARG]; /* "" when absent */
+	char element[IBFM_CTL_MAX_ARG];			   /* "" when absent */
 };
 
 /* Writes the reply's members into the open object 'j'. */

@@ -20,6 +20,7 @@
 #include "mgmt/counters.h"
 #include "mgmt/ctl.h"
 #include "mgmt/sweep.h"
+#include "routing/drain.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
 #include "routing/lft.h"
@@ -63,6 +64,32 @@ struct ibfmd_routes {
 	struct timespec mtime; /* of the dump read */
 };
 
+/* A read-back job for the worker; it fills the counts. */
+struct ibfmd_verify {
+	const struct ibfm_fabric *f; /* routes to the switches (op.before) */
+	struct ibfm_sweep_lft_block *v;
+	size_t n, cap;
+	uint32_t mismatched, unread;
+};
+
+/* A drain or undrain in progress (one at a time), or the last one. */
+struct ibfmd_op {
+	bool active, undrain;
+	const char *state; /* rerouting, verifying, done, timeout, failed */
+	char what[300];
+	char error[256];
+	struct ibfm_drain_entry e;
+	uint64_t generation, new_generation; /* the plugin's, before/after */
+	time_t started;
+	double elapsed_s;
+	struct ibfmd_routes before; /* the tables the drain started from */
+	struct ibfmd_verify verify;
+	bool verifying;			     /* 'verify' is the worker's */
+	uint32_t blocks;		     /* changed by the reroute */
+	uint32_t rounds, mismatched, unread; /* of the last read-back */
+	struct event *tick;
+};
+
 struct ibfmd {
 	struct ibfmd_conf conf;
 	const char *conf_path;
@@ -86,6 +113,8 @@ struct ibfmd {
 	double found_ms, found_pc_ms;
 	bool found_light;   /* a light check found nothing: no new fabric */
 	bool found_written; /* the worker wrote it to conf.fabric_file */
+	bool verify_want;   /* op.verify is handed to the worker */
+	struct event *verify_done;
 	/* what the loop knows */
 	struct ibfm_fabric *fabric, *expected;
 	uint64_t sweeps, light_checks, expected_diffs;
@@ -93,7 +122,7 @@ struct ibfmd {
 	char last_error[IBFM_ERR_MSG_MAX];
 	bool fabric_written; /* conf.fabric_file holds the last sweep */
 	struct ibfmd_event events[IBFMD_MAX_EVENTS];
-	uint64_t nevents, nerrors;   /* events in all; of severity "error" */
+	uint64_t nevents, nerrors, nwarnings; /* in all; by severity */
 	struct ibfmd_clash *clashes; /* links whose ends disagree, by GUID */
 	size_t nclashes;
 	struct ibfm_pc *pc, *pc_delta; /* per port of 'fabric' */
@@ -101,6 +130,7 @@ struct ibfmd {
 	double pc_interval;	       /* seconds 'pc_delta' covers */
 	uint32_t pc_ports;	       /* ports that answered */
 	struct ibfmd_routes routes;
+	struct ibfmd_op op;
 };
 
 void ibfmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -125,10 +155,32 @@ void ibfmd_request_sweep(struct ibfmd *d);
 /* Registers the control commands of queries.c. */
 void ibfmd_register_queries(struct ibfmd *d);
 
+/* Registers drain, undrain and drain-status (drains.c). */
+void ibfmd_register_drains(struct ibfmd *d);
+
+/* Frees what a drain operation holds (shutdown). */
+void ibfmd_drains_free(struct ibfmd *d);
+
+/* Hands op.verify to the worker. */
+void ibfmd_request_verify(struct ibfmd *d);
+
+/* The worker's read-back: every block of 'v', counts filled in. */
+void ibfmd_verify_run(struct ibfm_sweep *port, struct ibfmd_verify *v);
+
 /* The Prometheus text exposition of the daemon's numbers. */
 void ibfmd_metrics(const struct ibfmd *d, struct evbuffer *b);
 
 /* Drops the routes copy (a new sweep or shutdown). */
 void ibfmd_routes_free(struct ibfmd_routes *r);
+
+/*
+ * Makes 'd->routes' the last sweep with the plugin's LFT dump read on
+ * it, unless it is already; the copy is the loop's own, so the worker
+ * may keep reading d->fabric. NULL and 'why' set when there is none.
+ */
+const struct ibfmd_routes *ibfmd_routes(struct ibfmd *d, char *why, size_t len);
+
+/* The plugin's routing generation from its snapshot.json, 0 if none. */
+uint64_t ibfmd_routing_generation(const struct ibfmd *d);
 
 #endif /* IBFM_DAEMON_H */

@@ -196,6 +196,7 @@ void ibfmd_event_add(struct ibfmd *d, const struct ibfmd_event *e)
 	r->seq = ++d->nevents;
 	r->time = time(NULL);
 	d->nerrors += !strcmp(e->severity, "error");
+	d->nwarnings += !strcmp(e->severity, "warning");
 }
 
 struct diff_ctx {
@@ -495,10 +496,21 @@ static void *worker_main(void *arg)
 		struct found r = { 0 };
 		struct ibfmd_conf c;
 
-		while (!d->want && !d->stop)
+		while (!d->want && !d->verify_want && !d->stop)
 			pthread_cond_wait(&d->wake, &d->lock);
 		if (d->stop)
 			break;
+		if (d->verify_want) {
+			/* op.verify is the worker's until verify_done. */
+			d->verify_want = false;
+			c = d->conf;
+			pthread_mutex_unlock(&d->lock);
+			if (local_port(&port, ca, &ca_port, &c, &r.err))
+				ibfmd_verify_run(port, &d->op.verify);
+			pthread_mutex_lock(&d->lock);
+			event_active(d->verify_done, EV_READ, 0);
+			continue;
+		}
 		d->want = false;
 		r.light = d->light;
 		c = d->conf;
@@ -837,6 +849,7 @@ int main(int argc, char **argv)
 	d->base = event_base_new();
 	if (!d->base || open_socket(d) || open_metrics(d))
 		goto out;
+	ibfmd_register_drains(d);
 	d->sweep_done = event_new(d->base, -1, 0, sweep_done, d);
 	d->sweep_timer = event_new(d->base, -1, EV_PERSIST, sweep_tick, d);
 	d->light_timer = event_new(d->base, -1, EV_PERSIST, light_tick, d);
@@ -844,8 +857,8 @@ int main(int argc, char **argv)
 	d->sig_int = evsignal_new(d->base, SIGINT, on_stop, d);
 	d->sig_hup = evsignal_new(d->base, SIGHUP, on_hup, d);
 	if (!d->sweep_done || !d->sweep_timer || !d->light_timer ||
-	    !d->sig_term || !d->sig_int || !d->sig_hup ||
-	    pthread_create(&d->worker, NULL, worker_main, d))
+	    !d->op.tick || !d->verify_done || !d->sig_term || !d->sig_int ||
+	    !d->sig_hup || pthread_create(&d->worker, NULL, worker_main, d))
 		goto out;
 	event_add(d->sig_term, NULL);
 	event_add(d->sig_int, NULL);
@@ -886,6 +899,7 @@ out:
 	ibfm_fabric_destroy(d->found);
 	ibfm_fabric_destroy(d->expected);
 	ibfmd_routes_free(&d->routes);
+	ibfmd_drains_free(d);
 	free(d->pc);
 	free(d->pc_delta);
 	free(d->found_pc);

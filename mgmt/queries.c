@@ -35,8 +35,7 @@ struct stat_row {
 
 #define NSTATS 15
 
-/* The plugin's routing generation from its snapshot.json, 0 if none. */
-static uint64_t routing_generation(const struct ibfmd *d)
+uint64_t ibfmd_routing_generation(const struct ibfmd *d)
 {
 	char path[4200], buf[4096], *g;
 	uint64_t gen = 0;
@@ -100,7 +99,7 @@ static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
 		  (double)d->expected_diffs },
 		{ "routing_generation", "ibfm_routing_generation",
 		  "the plugin's last routing generation (0: none seen)", false,
-		  false, (double)routing_generation(d) },
+		  false, (double)ibfmd_routing_generation(d) },
 	};
 
 	memcpy(r, rows, sizeof(rows));
@@ -190,8 +189,11 @@ void ibfmd_metrics(const struct ibfmd *d, struct evbuffer *b)
 		"ibfm_events_by_severity_total{severity=\"error\"} %" PRIu64
 		"\n"
 		"ibfm_events_by_severity_total{severity=\"warning\"} %" PRIu64
+		"\n"
+		"ibfm_events_by_severity_total{severity=\"info\"} %" PRIu64
 		"\n",
-		d->nerrors, d->nevents - d->nerrors);
+		d->nerrors, d->nwarnings,
+		d->nevents - d->nerrors - d->nwarnings);
 	metrics_port_errors(d, b);
 }
 
@@ -443,12 +445,7 @@ void ibfmd_routes_free(struct ibfmd_routes *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/*
- * Makes 'd->routes' the last sweep with the plugin's LFT dump read on
- * it, unless it is already; the copy is the loop's own, so the worker
- * may keep reading d->fabric. NULL and 'why' set when there is none.
- */
-static const struct ibfmd_routes *routes(struct ibfmd *d, char *why, size_t len)
+const struct ibfmd_routes *ibfmd_routes(struct ibfmd *d, char *why, size_t len)
 {
 	struct ibfmd_routes *r = &d->routes;
 	char path[4200];
@@ -557,7 +554,7 @@ static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
 		ibfm_json_str(j, "error", "path needs \"src\" and \"dst\"");
 		return;
 	}
-	r = routes(d, why, sizeof(why));
+	r = ibfmd_routes(d, why, sizeof(why));
 	if (!r) {
 		ibfm_json_str(j, "error", why);
 		return;

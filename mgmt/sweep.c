@@ -381,69 +381,123 @@ static int count_changed(struct ibmad_port *mp, const struct ibfm_fabric *f,
 	return (int)changed;
 }
 
-/* Breadth-first over the known switches, each reached by its route. */
-static int walk_switches(struct ibmad_port *mp, const struct ibfm_fabric *f,
-			 uint32_t local)
+/* Directed routes to the switches of 'f' from the local port, breadth
+ * first: route[] per node, the switches in 'order'. */
+struct routes {
+	struct dr *route;
+	uint32_t *order, n;
+};
+
+static void routes_free(struct routes *r)
 {
-	uint32_t *queue = malloc(f->nnodes * sizeof(*queue)), head = 0,
-		 tail = 0, n, peer;
-	struct dr *route = calloc(f->nnodes, sizeof(*route));
+	free(r->route);
+	free(r->order);
+}
+
+static int switch_routes(const struct ibfm_fabric *f, uint32_t local,
+			 struct routes *r)
+{
+	uint32_t head = 0, n, m, p;
 	unsigned i;
-	int changed = 0;
 
-	if (!queue || !route) {
-		changed = -ENOMEM;
-		goto out;
+	r->n = 0;
+	r->order = malloc((f->nnodes ? f->nnodes : 1) * sizeof(*r->order));
+	r->route = calloc(f->nnodes ? f->nnodes : 1, sizeof(*r->route));
+	if (!r->order || !r->route) {
+		routes_free(r);
+		return -ENOMEM;
 	}
-	peer = f->ports[local].peer;
-	if (peer == IBFM_NONE)
-		goto out;
-	n = f->ports[peer].node;
-	route[n].hop[route[n].n++] = f->ports[local].num;
+	p = f->ports[local].peer;
+	if (p == IBFM_NONE)
+		return 0;
+	n = f->ports[p].node;
+	r->route[n].hop[r->route[n].n++] = f->ports[local].num;
 	if (ibfm_node_is_switch(&f->nodes[n]))
-		queue[tail++] = n;
-	while (head < tail) {
-		n = queue[head++];
-		changed += count_changed(mp, f, &route[n], n);
+		r->order[r->n++] = n;
+	while (head < r->n) {
+		n = r->order[head++];
 		for (i = 1; i <= f->nodes[n].nports; i++) {
-			uint32_t p = f->ports[f->nodes[n].port0 + i].peer, m;
-
+			p = f->ports[f->nodes[n].port0 + i].peer;
 			if (p == IBFM_NONE)
 				continue;
 			m = f->ports[p].node;
-			if (!ibfm_node_is_switch(&f->nodes[m]) || route[m].n ||
-			    !dr_extend(&route[n], i, &route[m]))
+			if (!ibfm_node_is_switch(&f->nodes[m]) ||
+			    r->route[m].n ||
+			    !dr_extend(&r->route[n], i, &r->route[m]))
 				continue;
-			queue[tail++] = m;
+			r->order[r->n++] = m;
 		}
 	}
-out:
-	free(queue);
-	free(route);
-	return changed;
+	return 0;
+}
+
+/* The port of 'f' the local port is, by NodeInfo:PortGUID (the GUID of
+ * the port an SMP comes in on). */
+static int local_port(struct ibmad_port *mp, const struct ibfm_fabric *f,
+		      uint32_t *local, struct ibfm_err *err)
+{
+	uint8_t buf[IB_SMP_DATA_SIZE];
+	struct dr self = { .n = 0 };
+
+	*local = query_dr(mp, &self, IB_ATTR_NODE_INFO, 0, buf)
+			 ? IBFM_NONE
+			 : ibfm_fabric_port_by_guid(
+				   f, get64(buf, IB_NODE_PORT_GUID_F));
+	if (*local == IBFM_NONE)
+		return ibfm_err_set(
+			err, -ENOENT,
+			"D04 the local port is not in the last sweep");
+	return 0;
 }
 
 int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 		     struct ibfm_err *err)
 {
-	uint8_t buf[IB_SMP_DATA_SIZE];
-	struct dr self = { .n = 0 };
-	uint32_t local;
-	int rc;
+	struct routes r = { 0 };
+	uint32_t local, i;
+	int rc = local_port(s->mp, f, &local, err), changed = 0;
 
-	/* NodeInfo:PortGUID is the GUID of the port the SMP came in on. */
-	rc = query_dr(s->mp, &self, IB_ATTR_NODE_INFO, 0, buf);
-	local = rc ? IBFM_NONE
-		   : ibfm_fabric_port_by_guid(f,
-					      get64(buf, IB_NODE_PORT_GUID_F));
-	if (local == IBFM_NONE)
-		return ibfm_err_set(
-			err, -ENOENT,
-			"D04 the local port is not in the last sweep");
-	rc = walk_switches(s->mp, f, local);
-	if (rc == -ENOMEM)
-		ibfm_err_set(err, rc, "out of memory");
-	return rc;
+	if (rc)
+		return rc;
+	if (switch_routes(f, local, &r))
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < r.n; i++)
+		changed += count_changed(s->mp, f, &r.route[r.order[i]],
+					 r.order[i]);
+	routes_free(&r);
+	return changed;
+}
+
+/* ---- forwarding tables ---- */
+
+int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
+			  const struct ibfm_sweep_lft_block *b, size_t n,
+			  uint32_t *mismatched, uint32_t *unread,
+			  struct ibfm_err *err)
+{
+	uint8_t buf[IB_SMP_DATA_SIZE];
+	struct routes r = { 0 };
+	uint32_t local, node;
+	size_t i;
+	int rc = local_port(s->mp, f, &local, err);
+
+	*mismatched = *unread = 0;
+	if (rc)
+		return rc;
+	if (switch_routes(f, local, &r))
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		node = ibfm_fabric_node_by_guid(f, b[i].guid);
+		if (node == IBFM_NONE ||
+		    (!r.route[node].n && node != f->ports[local].node) ||
+		    query_dr(s->mp, &r.route[node], IB_ATTR_LINEARFORWTBL,
+			     b[i].block, buf))
+			(*unread)++;
+		else if (memcmp(buf, b[i].want, b[i].n))
+			(*mismatched)++;
+	}
+	routes_free(&r);
+	return 0;
 }
 
 /* ---- counters ---- */

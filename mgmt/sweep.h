@@ -67,4 +67,24 @@ int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 int ibfm_sweep_counters(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 			struct ibfm_pc *pc);
 
+/* One LFT block to read off a switch and what it should hold. */
+struct ibfm_sweep_lft_block {
+	uint64_t guid;	/* the switch */
+	uint16_t block; /* LIDs 64 * block ... */
+	uint8_t n;	/* entries that count (the last block may be short) */
+	uint8_t want[64];
+};
+
+/*
+ * Reads each block off its switch by directed route over 'f' (the
+ * physical fabric: a drained switch no LID reaches still answers) and
+ * counts the blocks that differ from 'want' and those that could not be
+ * read. 0, or a negative errno with 'err' set when the local port is
+ * not in 'f'.
+ */
+int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
+			  const struct ibfm_sweep_lft_block *b, size_t n,
+			  uint32_t *mismatched, uint32_t *unread,
+			  struct ibfm_err *err);
+
 #endif /* IBFM_SWEEP_H */

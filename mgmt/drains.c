@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Live drains (ibfm drain / undrain through ibfmd). The loop writes the
+ * element into the plugin's drain list, whose watcher asks OpenSM to
+ * reroute; when the plugin publishes its next generation, the loop
+ * works out which LFT blocks changed, and the worker reads those blocks
+ * back off the switches until they hold the new tables. Only then is
+ * the drain done: a runbook may pull the cable.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgmt/daemon.h"
+#include "mgmt/sweep.h"
+#include "routing/grow.h"
+
+#define OP_TIMEOUT_S 120
+#define TICK_MS 500
+
+static void drain_path(const struct ibfmd *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.4000s/drain.list", d->conf.state_dir);
+}
+
+static void op_event(struct ibfmd *d, const char *severity, const char *kind)
+{
+	struct ibfmd_event e = { .severity = severity, .kind = kind };
+
+	snprintf(e.ports[0], sizeof(e.ports[0]), "%.150s", d->op.what);
+	snprintf(e.detail, sizeof(e.detail), "%.110s",
+		 d->op.error[0] ? d->op.error : d->op.state);
+	ibfmd_event_add(d, &e);
+}
+
+/* Ends the operation in 'state'; the tables it kept are let go. */
+static void op_finish(struct ibfmd *d, const char *state, const char *why)
+{
+	struct ibfmd_op *op = &d->op;
+
+	op->state = state;
+	snprintf(op->error, sizeof(op->error), "%s", why ? why : "");
+	op->active = false;
+	op->elapsed_s = difftime(time(NULL), op->started);
+	event_del(op->tick);
+	ibfmd_routes_free(&op->before);
+	free(op->verify.v);
+	memset(&op->verify, 0, sizeof(op->verify));
+	op_event(d, strcmp(state, "done") ? "error" : "info",
+		 op->undrain ? "undrain" : "drain");
+}
+
+/* Adds the blocks of switch 'sw' of 'now' that differ from 'was'. */
+static int switch_blocks(const struct ibfmd_routes *now, uint32_t sw,
+			 const struct ibfmd_routes *was, struct ibfmd_verify *v)
+{
+	const struct ibfm_fabric *f = now->f;
+	uint32_t node = now->t.sw_node[sw], old_node, old_sw, b, i;
+	const uint8_t *row = ibfm_lfts_row(&now->t, sw), *old = NULL;
+	uint32_t top = now->t.top_lid;
+
+	old_node = ibfm_fabric_node_by_guid(was->f, f->nodes[node].guid);
+	old_sw = old_node == IBFM_NONE ? IBFM_NONE : was->t.node_sw[old_node];
+	if (old_sw != IBFM_NONE)
+		old = ibfm_lfts_row(&was->t, old_sw);
+	for (b = 0; b * IBFM_LFT_BLOCK <= top; b++) {
+		uint32_t first = b * IBFM_LFT_BLOCK;
+		uint8_t n = (uint8_t)(top + 1 - first < IBFM_LFT_BLOCK
+					      ? top + 1 - first
+					      : IBFM_LFT_BLOCK);
+		bool same = old != NULL;
+
+		for (i = 0; same && i < n; i++)
+			same = first + i <= was->t.top_lid &&
+			       old[first + i] == row[first + i];
+		if (same)
+			continue;
+		if (ibfm_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v)))
+			return -ENOMEM;
+		v->v[v->n].guid = f->nodes[node].guid;
+		v->v[v->n].block = (uint16_t)b;
+		v->v[v->n].n = n;
+		memcpy(v->v[v->n].want, row + first, n);
+		v->n++;
+	}
+	return 0;
+}
+
+/* The plugin published: which blocks to read back, or done already. */
+static void op_routed(struct ibfmd *d)
+{
+	struct ibfmd_op *op = &d->op;
+	const struct ibfmd_routes *now;
+	char why[IBFM_ERR_MSG_MAX];
+	uint32_t sw;
+
+	now = ibfmd_routes(d, why, sizeof(why));
+	if (!now)
+		return; /* the dump is not there yet: next tick */
+	op->new_generation = ibfmd_routing_generation(d);
+	for (sw = 0; sw < now->t.nsw; sw++)
+		if (switch_blocks(now, sw, &op->before, &op->verify)) {
+			op_finish(d, "failed", "out of memory");
+			return;
+		}
+	if (!op->verify.n) {
+		op_finish(d, "done", NULL);
+		return;
+	}
+	op->state = "verifying";
+	op->blocks = (uint32_t)op->verify.n;
+	op->verify.f = op->before.f; /* the loop's copy: the worker may read */
+	ibfmd_request_verify(d);
+}
+
+static void op_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibfmd *d = arg;
+	struct ibfmd_op *op = &d->op;
+
+	(void)fd;
+	(void)what;
+	if (!op->active || op->verifying)
+		return;
+	if (difftime(time(NULL), op->started) > OP_TIMEOUT_S) {
+		op_finish(
+			d, "timeout",
+			!strcmp(op->state, "rerouting")
+				? "the plugin published no new routing generation"
+				: "the switches do not hold the new tables");
+		return;
+	}
+	if (!strcmp(op->state, "rerouting")) {
+		if (ibfmd_routing_generation(d) > op->generation)
+			op_routed(d);
+		return;
+	}
+	/* Verifying: the last read-back came back. */
+	if (!op->mismatched && !op->unread) {
+		op_finish(d, "done", NULL);
+		return;
+	}
+	ibfmd_request_verify(d);
+}
+
+static void verify_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibfmd *d = arg;
+
+	(void)fd;
+	(void)what;
+	pthread_mutex_lock(&d->lock);
+	d->op.verifying = false;
+	d->op.rounds++;
+	d->op.mismatched = d->op.verify.mismatched;
+	d->op.unread = d->op.verify.unread;
+	pthread_mutex_unlock(&d->lock);
+	/* Clean: done now. Not yet: the next tick reads again (OpenSM may
+	 * still be sending blocks). */
+	if (!d->op.mismatched && !d->op.unread)
+		op_tick(-1, 0, d);
+}
+
+void ibfmd_request_verify(struct ibfmd *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->op.verifying = true;
+	d->verify_want = true;
+	pthread_cond_signal(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+}
+
+void ibfmd_verify_run(struct ibfm_sweep *port, struct ibfmd_verify *v)
+{
+	struct ibfm_err err;
+
+	if (ibfm_sweep_check_lfts(port, v->f, v->v, v->n, &v->mismatched,
+				  &v->unread, &err))
+		v->unread = (uint32_t)v->n;
+}
+
+/* Adds or removes the element in the drain list file. */
+static int edit_list(struct ibfmd *d, bool undrain, const char **why,
+		     struct ibfm_err *err)
+{
+	struct ibfm_drain list = { 0 };
+	char path[4200];
+	int rc;
+
+	drain_path(d, path, sizeof(path));
+	if (ibfm_drain_read(path, &list, err)) {
+		*why = err->msg;
+		return -EINVAL;
+	}
+	rc = undrain ? ibfm_drain_remove(&list, &d->op.e)
+		     : ibfm_drain_add(&list, &d->op.e);
+	if (rc == -EEXIST)
+		*why = "already drained";
+	else if (rc == -ENOENT)
+		*why = "not drained";
+	else if (rc)
+		*why = "out of memory";
+	else if (ibfm_drain_write(path, &list, d->fabric, err)) {
+		*why = err->msg;
+		rc = -EIO;
+	}
+	ibfm_drain_free(&list);
+	return rc;
+}
+
+/* Why a drain cannot start now, or NULL. */
+static const char *cannot_start(struct ibfmd *d, const char *element)
+{
+	if (d->op.active)
+		return "a drain or undrain is in progress (see drain-status)";
+	if (!element[0])
+		return "drain needs \"element\"";
+	if (!d->conf.state_dir[0])
+		return "no drain list: set state_dir in ibfmd.conf to the plugin's state_dir";
+	return NULL;
+}
+
+static void start(struct ibfmd *d, const struct ibfm_ctl_req *req,
+		  struct ibfm_json *j, bool undrain)
+{
+	struct ibfmd_op *op = &d->op;
+	const char *why = cannot_start(d, req->element);
+	struct ibfm_err err;
+	char msg[IBFM_ERR_MSG_MAX];
+	int rc;
+
+	if (!why && !ibfmd_routes(d, msg, sizeof(msg)))
+		why = msg; /* the tables it starts from */
+	if (why) {
+		ibfm_json_str(j, "error", why);
+		return;
+	}
+	rc = ibfm_drain_element(d->routes.f, req->element, &op->e, op->what,
+				sizeof(op->what));
+	if (rc) {
+		snprintf(msg, sizeof(msg), "%s \"%.200s\"",
+			 rc == -ENOENT ? "unknown element" : "no cabled link:",
+			 op->what);
+		ibfm_json_str(j, "error", msg);
+		return;
+	}
+	if (edit_list(d, undrain, &why, &err)) {
+		ibfm_json_str(j, "error", why);
+		return;
+	}
+	ibfmd_routes_free(&op->before);
+	op->before = d->routes; /* the loop's next lookup reloads */
+	memset(&d->routes, 0, sizeof(d->routes));
+	op->active = true;
+	op->undrain = undrain;
+	op->state = "rerouting";
+	op->error[0] = '\0';
+	op->generation = ibfmd_routing_generation(d);
+	op->new_generation = 0;
+	op->started = time(NULL);
+	op->rounds = 0;
+	op->mismatched = op->unread = op->blocks = 0;
+	op_event(d, "info", undrain ? "undrain" : "drain");
+	event_add(op->tick, &(struct timeval){ 0, TICK_MS * 1000 });
+	ibfm_json_bool(j, "started", true);
+	ibfm_json_str(j, "element", op->what);
+	ibfm_json_uint(j, "generation", op->generation);
+}
+
+static void cmd_drain(void *ctx, const struct ibfm_ctl_req *req,
+		      struct ibfm_json *j)
+{
+	start(ctx, req, j, false);
+}
+
+static void cmd_undrain(void *ctx, const struct ibfm_ctl_req *req,
+			struct ibfm_json *j)
+{
+	start(ctx, req, j, true);
+}
+
+/* The operation in progress or the last one, and the list as it is. */
+static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
+		       struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	const struct ibfmd_op *op = &d->op;
+	struct ibfm_drain list = { 0 };
+	struct ibfm_err err;
+	char path[4200], guid[24];
+	size_t i;
+
+	(void)req;
+	ibfm_json_bool(j, "active", op->active);
+	ibfm_json_str(j, "op", op->undrain ? "undrain" : "drain");
+	ibfm_json_str(j, "element", op->what);
+	ibfm_json_str(j, "state", op->state ? op->state : "none");
+	ibfm_json_str(j, "error", op->error);
+	ibfm_json_uint(j, "generation_before", op->generation);
+	ibfm_json_uint(j, "generation", op->new_generation);
+	ibfm_json_uint(j, "blocks", op->blocks);
+	ibfm_json_uint(j, "mismatched", op->mismatched);
+	ibfm_json_uint(j, "unread", op->unread);
+	ibfm_json_uint(j, "rounds", op->rounds);
+	ibfm_json_double(j, "elapsed_s",
+			 op->active ? difftime(time(NULL), op->started)
+				    : op->elapsed_s);
+	ibfm_json_arr_begin(j, "drained");
+	drain_path(d, path, sizeof(path));
+	if (d->conf.state_dir[0] && !ibfm_drain_read(path, &list, &err))
+		for (i = 0; i < list.n; i++) {
+			ibfm_json_obj_begin(j, NULL);
+			snprintf(guid, sizeof(guid), "0x%016" PRIx64,
+				 list.v[i].guid);
+			ibfm_json_str(j, "guid", guid);
+			ibfm_json_uint(j, "port", list.v[i].port);
+			ibfm_json_obj_end(j);
+		}
+	ibfm_json_arr_end(j);
+	ibfm_drain_free(&list);
+}
+
+void ibfmd_register_drains(struct ibfmd *d)
+{
+	d->op.tick = event_new(d->base, -1, EV_PERSIST, op_tick, d);
+	d->verify_done = event_new(d->base, -1, 0, verify_done, d);
+	ibfm_ctl_register(
+		&d->ctl, "drain",
+		"route around \"element\" and confirm the switches' tables",
+		cmd_drain);
+	ibfm_ctl_register(
+		&d->ctl, "undrain",
+		"put \"element\" back and confirm the switches' tables",
+		cmd_undrain);
+	ibfm_ctl_register(&d->ctl, "drain-status",
+			  "the drain in progress or the last, and the list",
+			  cmd_status);
+}
+
+void ibfmd_drains_free(struct ibfmd *d)
+{
+	ibfmd_routes_free(&d->op.before);
+	free(d->op.verify.v);
+	if (d->op.tick)
+		event_free(d->op.tick);
+	if (d->verify_done)
+		event_free(d->verify_done);
+}
