@@ -376,11 +376,15 @@ static int cmd_drain(int argc, char **argv)
 	}
 	element = argv[optind];
 	memset(&r, 0, sizeof(r));
-	if (!strcmp(argv[0], "undrain") || (!dry && topo)) {
-		if (dry || topo) {
-			cli_error(
-				"%s: --dry-run and --topo are for drain --dry-run",
-				argv[0]);
+	if (!dry && topo) {
+		cli_error(
+			"%s %s: a live drain works on ibfmd's fabric: drop --topo, or add --dry-run",
+			argv[0], element);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[0], "undrain")) {
+		if (dry) {
+			cli_error("undrain has no --dry-run");
 			return CLI_USAGE;
 		}
 		return live("undrain", element, timeout, json);

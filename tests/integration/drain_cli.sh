@@ -27,9 +27,13 @@ check "unsafe: node001 unreachable from 647 hosts" test "$(json_num "$T/host.jso
 check "one link: SAFE in text" grep -q '^drain link "leaf-01"\[19\]: SAFE' "$T/link.txt"
 
 "$IBFM" drain spine-05 --topo "$T/f.topo" 2>"$T/err"
-rc=$?
-check "without --dry-run: exit 5, daemon needed" test $rc -eq 5
-check "says how to go on" grep -q 'use --dry-run' "$T/err"
+check "--topo without --dry-run: a usage error" test $? -eq 2
+check "says how to go on" grep -q 'drop --topo, or add --dry-run' "$T/err"
+"$IBFM" drain spine-05 --socket "$T/none.sock" 2>"$T/err"
+check "a live drain without ibfmd: exit 5" test $? -eq 5
+check "says how to start it" grep -q 'start it with ibfmd --config FILE' "$T/err"
+"$IBFM" undrain spine-05 --socket "$T/none.sock" 2>/dev/null
+check "undrain without ibfmd: exit 5" test $? -eq 5
 "$IBFM" drain nosuchswitch --dry-run --topo "$T/f.topo" 2>"$T/err2"
 rc=$?
 check "unknown element: exit 3" test $rc -eq 3
