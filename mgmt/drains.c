@@ -222,6 +222,24 @@ static const char *cannot_start(struct ibfmd *d, const char *element)
 	return NULL;
 }
 
+/* "0xGUID" or "0xGUID[PORT]" as a list entry, for what is not swept. */
+static bool by_guid(const char *s, struct ibfm_drain_entry *e)
+{
+	char *end;
+	unsigned long port = 0;
+
+	if (strncmp(s, "0x", 2))
+		return false;
+	e->guid = strtoull(s, &end, 16);
+	if (*end == '[') {
+		port = strtoul(end + 1, &end, 10);
+		if (*end++ != ']' || !port || port > IBFM_MAX_PORTS)
+			return false;
+	}
+	e->port = (uint8_t)port;
+	return e->guid && !*end;
+}
+
 static void start(struct ibfmd *d, const struct ibfm_ctl_req *req,
 		  struct ibfm_json *j, bool undrain)
 {
@@ -239,6 +257,11 @@ static void start(struct ibfmd *d, const struct ibfm_ctl_req *req,
 	}
 	rc = ibfm_drain_element(d->routes.f, req->element, &op->e, op->what,
 				sizeof(op->what));
+	if (rc == -ENOENT && undrain && by_guid(req->element, &op->e)) {
+		/* A replaced switch is gone from the fabric, not the list. */
+		snprintf(op->what, sizeof(op->what), "%.250s", req->element);
+		rc = 0;
+	}
 	if (rc) {
 		snprintf(msg, sizeof(msg), "%s \"%.200s\"",
 			 rc == -ENOENT ? "unknown element" : "no cabled link:",

@@ -69,6 +69,10 @@ ask drain "node001 mlx5_0" --json >"$T/unsafe.json" 2>/dev/null
 check "draining node001's only link is unsafe (exit 3)" test $? = 3
 check "and nothing changed" test "$(grep -c '^0x' "$T/state/drain.list")" = 1
 
+ask undrain 0x00000000deadbeef 2>"$T/notdrained.err"
+check "undraining what is not on the list is refused (exit 4)" test $? = 4
+check "saying so" grep -q 'not drained' "$T/notdrained.err"
+
 ask undrain spine-01 --json >"$T/undrain.json"
 check "undrain spine-01: exit 0" test $? = 0
 check "undrain spine-01: done" grep -q '"state":"done"' "$T/undrain.json"

@@ -107,12 +107,13 @@ CONF
 }
 
 # osm_start CONF [args]: OpenSM in the background on this test's ibsim,
-# attached to node001, plugin from the build tree; waits for SUBNET UP.
+# attached to node001 (or OSM_HOST), plugin from the build tree; waits
+# for SUBNET UP.
 osm_start() {
 	local conf=$1
 	shift
 	[ -x "${OPENSM:-}" ] || die "opensm not found (install opensm)"
-	(cd "$T" && SIM_HOST="node001 mlx5_0" OSM_CACHE_DIR="$T" OSM_TMP_DIR="$T" \
+	(cd "$T" && SIM_HOST="${OSM_HOST:-node001 mlx5_0}" OSM_CACHE_DIR="$T" OSM_TMP_DIR="$T" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
 		exec "$OPENSM" -F "$conf" -d2 -f "$T/opensm.log" "$@" >"$T/opensm.out" 2>&1) &
 	OSM_PID=$!
