@@ -5,7 +5,7 @@
 set -u
 . "$(dirname "$0")/tree-env.sh"
 
-step() { echo "[$1/8] $2" >&2; }
+step() { echo "[$1/10] $2" >&2; }
 json_num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
 lid_of() { awk -v d="# \"$1\"" 'index($0, d) && /^Ca/ { getline; sub(/.*# lid /, ""); print $1; exit }' "$T/found.topo"; }
 
@@ -44,14 +44,16 @@ echo "node001 (lid $src) -> node648 (lid $dst):"
 (cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 60 "$IBTRACERT" "$src" "$dst" 2>/dev/null)
 
 step 7 "starting ibfmd: it sweeps the fabric and compares it with the expected file"
-printf 'socket %s\nexpected %s\nsweep_interval 30\n' "$T/ibfmd.sock" "$T/fabric.topo" >"$T/ibfmd.conf"
+printf 'socket %s\nexpected %s\nstate_dir %s\nsweep_interval 30\nmetrics off\n' \
+	"$T/ibfmd.sock" "$T/fabric.topo" "$T/state" >"$T/ibfmd.conf"
 (cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
 	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
 DPID=$!
 PIDS="$PIDS $DPID"
 swept() { "$IBFM" --socket "$T/ibfmd.sock" status --json 2>/dev/null | grep -q '"sweeps":[1-9]'; }
 until_ok 300 "$DPID" ibfmd swept
-echo "ibfm status: $("$IBFM" --socket "$T/ibfmd.sock" status --json)"
+echo "ibfm status:"
+"$IBFM" --socket "$T/ibfmd.sock" status
 
 step 8 "pulling leaf-01's cable on port 19: discovery names it, ibfm reroutes, ibfmd reports it"
 leaf=$(sed -n 's/^Switch\t36 "\([^"]*\)"\t\t# "leaf-01".*/\1/p' "$T/fabric.topo")
@@ -63,9 +65,23 @@ sed -n 's/.*ucast_build_fwd_tables: //p' "$T/opensm.log" | tail -1
 "$IBFM" check --topo "$T/found2.topo" --lfts "$T/state/lfts.dump" | head -4
 "$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
 until_ok 300 "$DPID" ibfmd bash -c "'$IBFM' --socket '$T/ibfmd.sock' events --json | grep -q link-missing"
-echo "ibfm events: $("$IBFM" --socket "$T/ibfmd.sock" events --json)"
+echo "ibfm events:"
+"$IBFM" --socket "$T/ibfmd.sock" events
 echo "summary: engine ibfm; $(json_num "$T/state/snapshot.json" blocks_changed) of" \
 	"$(json_num "$T/state/snapshot.json" blocks_total) LFT blocks sent for the reroute"
+
+step 9 "errors on a port: ibfmd reads the PMA counters on every sweep"
+sim_cmd "PerformanceSet \"$leaf\"[20] PortCounters.SymbolErrorCounter=12"
+n=$("$IBFM" --socket "$T/ibfmd.sock" status --json | sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p')
+"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
+until_ok 300 "$DPID" ibfmd bash -c "'$IBFM' --socket '$T/ibfmd.sock' status --json | grep -q '\"sweeps\":$((n + 1)),'"
+"$IBFM" --socket "$T/ibfmd.sock" counters --top 3
+echo "a path over ibfmd, each hop with its counters:"
+"$IBFM" --socket "$T/ibfmd.sock" path "node001 mlx5_0" "node648 mlx5_0" --json | head -c 400; echo
+
+step 10 "draining spine-02 live: checked, rerouted by the plugin, confirmed on the switches"
+"$IBFM" --socket "$T/ibfmd.sock" drain spine-02 || die "drain spine-02"
+"$IBFM" --socket "$T/ibfmd.sock" undrain spine-02 || die "undrain spine-02"
 osm_stop
 sim_cmd Quit
 exit 0
