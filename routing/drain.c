@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "routing/file.h"
 #include "routing/grow.h"
 #include "routing/trace.h"
 
@@ -78,44 +78,39 @@ int ibfm_drain_read(const char *path, struct ibfm_drain *d,
 	return 0;
 }
 
+struct list_ctx {
+	const struct ibfm_drain *d;
+	const struct ibfm_fabric *f;
+};
+
+static int write_list(FILE *out, const void *ctx)
+{
+	const struct list_ctx *c = ctx;
+	size_t i;
+
+	fputs("# ibfm drain list (ibfm drain / undrain): GUID [PORT]\n", out);
+	for (i = 0; i < c->d->n; i++) {
+		const struct ibfm_drain_entry *e = &c->d->v[i];
+		uint32_t n = c->f ? ibfm_fabric_node_by_guid(c->f, e->guid)
+				  : IBFM_NONE;
+
+		fprintf(out, "0x%016" PRIx64, e->guid);
+		if (e->port)
+			fprintf(out, " %u", e->port);
+		if (n != IBFM_NONE)
+			fprintf(out, "\t# \"%s\"",
+				ibfm_fabric_str(c->f, c->f->nodes[n].desc));
+		fputc('\n', out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
 		     const struct ibfm_fabric *f, struct ibfm_err *err)
 {
-	size_t len = strlen(path) + 5, i;
-	char *tmp = malloc(len);
-	FILE *out;
-	int rc = 0;
+	struct list_ctx c = { d, f };
 
-	if (!tmp)
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	snprintf(tmp, len, "%s.tmp", path);
-	out = fopen(tmp, "w");
-	if (!out) {
-		rc = ibfm_err_set(err, -errno, "%s: cannot create: %s", tmp,
-				  strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	fputs("# ibfm drain list (ibfm drain / undrain): GUID [PORT]\n", out);
-	for (i = 0; i < d->n; i++) {
-		uint32_t n = f ? ibfm_fabric_node_by_guid(f, d->v[i].guid)
-			       : IBFM_NONE;
-
-		fprintf(out, "0x%016" PRIx64, d->v[i].guid);
-		if (d->v[i].port)
-			fprintf(out, " %u", d->v[i].port);
-		if (n != IBFM_NONE)
-			fprintf(out, "\t# \"%s\"",
-				ibfm_fabric_str(f, f->nodes[n].desc));
-		fputc('\n', out);
-	}
-	if (fclose(out) || rename(tmp, path)) {
-		rc = ibfm_err_set(err, -EIO, "%s: write failed: %s", path,
-				  strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc;
+	return ibfm_file_replace(path, write_list, &c, err);
 }
 
 static size_t find(const struct ibfm_drain *d, const struct ibfm_drain_entry *e)

@@ -10,42 +10,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "routing/file.h"
 #include "routing/json.h"
 
 int ibfm_snapshot_write(const char *dir, const char *name,
 			ibfm_snapshot_write_fn fn, const void *ctx, char *why,
 			size_t whylen)
 {
-	char tmp[4096], dst[4096];
-	FILE *out;
-	int fd, rc;
+	struct ibfm_err err;
+	char dst[4096];
+	int rc;
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		snprintf(why, whylen, "%s: %s", dir, strerror(errno));
 		return -errno;
 	}
 	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.tmp", dir, name, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(out = fdopen(fd, "w"))) {
-		rc = -errno;
-		snprintf(why, whylen, "%s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
-	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	rc = fn(out, ctx);
-	if (fflush(out) || fsync(fileno(out)) || rc)
-		rc = rc ? rc : -errno;
-	if (fclose(out) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, dst))
-		rc = -errno;
-	if (rc) {
-		snprintf(why, whylen, "%s: %s", dst, strerror(-rc));
-		unlink(tmp);
-	}
+	rc = ibfm_file_replace(dst, fn, ctx, &err);
+	if (rc)
+		snprintf(why, whylen, "%s", err.msg);
 	return rc;
 }
 

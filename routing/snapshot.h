@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "routing/fabric.h"
+#include "routing/file.h"
 #include "routing/lft.h"
 
 struct ibfm_snapshot {
@@ -44,7 +45,7 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
  * Writes what 'fn' writes to DIR/NAME the same way (DIR created if
  * missing; temp, fsync, rename).
  */
-typedef int (*ibfm_snapshot_write_fn)(FILE *out, const void *ctx);
+typedef ibfm_file_write_fn ibfm_snapshot_write_fn;
 int ibfm_snapshot_write(const char *dir, const char *name,
 			ibfm_snapshot_write_fn fn, const void *ctx, char *why,
 			size_t whylen);

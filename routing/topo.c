@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "routing/topo.h"
+#include "routing/file.h"
 #include "routing/grow.h"
 
 #include <ctype.h>
@@ -787,34 +788,15 @@ int ibfm_topo_write(const struct ibfm_fabric *f, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+static int write_topo(FILE *out, const void *f)
+{
+	return ibfm_topo_write(f, out);
+}
+
 int ibfm_topo_write_file(const struct ibfm_fabric *f, const char *path,
 			 struct ibfm_err *err)
 {
-	size_t len = strlen(path) + 5;
-	char *tmp = malloc(len);
-	FILE *out;
-	int rc;
-
-	if (!tmp)
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	/* Written aside and renamed: a reader sees the old file or the new. */
-	snprintf(tmp, len, "%s.tmp", path);
-	out = fopen(tmp, "w");
-	if (!out) {
-		rc = ibfm_err_set(err, -errno, "%s: cannot create: %s", tmp,
-				  strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	rc = ibfm_topo_write(f, out);
-	if (fclose(out) != 0 || rc || rename(tmp, path)) {
-		rc = ibfm_err_set(err, -EIO, "%s: write failed: %s", path,
-				  strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc;
+	return ibfm_file_replace(path, write_topo, f, err);
 }
 
 int ibfm_topo_read_guids(const char *path, uint64_t **guids, size_t *n,
