@@ -46,12 +46,8 @@ echo "node001 (lid $src) -> node648 (lid $dst):"
 step 7 "starting ibfmd: it sweeps the fabric and compares it with the expected file"
 printf 'socket %s\nexpected %s\nstate_dir %s\nsweep_interval 30\nmetrics off\n' \
 	"$T/ibfmd.sock" "$T/fabric.topo" "$T/state" >"$T/ibfmd.conf"
-(cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
-	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
-DPID=$!
-PIDS="$PIDS $DPID"
-swept() { "$IBFM" --socket "$T/ibfmd.sock" status --json 2>/dev/null | grep -q '"sweeps":[1-9]'; }
-until_ok 300 "$DPID" ibfmd swept
+ibfmd_start "node002 mlx5_0"
+until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 echo "ibfm status:"
 "$IBFM" --socket "$T/ibfmd.sock" status
 
@@ -72,9 +68,7 @@ echo "summary: engine ibfm; $(json_num "$T/state/snapshot.json" blocks_changed) 
 
 step 9 "errors on a port: ibfmd reads the PMA counters on every sweep"
 sim_cmd "PerformanceSet \"$leaf\"[20] PortCounters.SymbolErrorCounter=12"
-n=$("$IBFM" --socket "$T/ibfmd.sock" status --json | sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p')
-"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
-until_ok 300 "$DPID" ibfmd bash -c "'$IBFM' --socket '$T/ibfmd.sock' status --json | grep -q '\"sweeps\":$((n + 1)),'"
+ibfmd_sweep_now
 "$IBFM" --socket "$T/ibfmd.sock" counters --top 3
 echo "a path over ibfmd, each hop with its counters:"
 "$IBFM" --socket "$T/ibfmd.sock" path "node001 mlx5_0" "node648 mlx5_0" --json | head -c 400; echo

@@ -21,12 +21,8 @@ sweep_interval 3600
 light_interval 0
 metrics off
 CONF
-(cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
-	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
-DPID=$!
-PIDS="$PIDS $DPID"
-swept() { ask status --json >"$T/s.json" 2>/dev/null && [ "$(json_num "$T/s.json" sweeps)" -ge 1 ]; }
-until_ok 300 "$DPID" ibfmd swept
+ibfmd_start "node002 mlx5_0"
+until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 
 # What the switches hold, read with ibroute from node001 (a drained
 # spine has no route to its LID: "-" counts the switches not read).

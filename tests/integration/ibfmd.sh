@@ -20,19 +20,8 @@ light_interval 1
 metrics 127.0.0.1:0
 CONF
 sim_start "$T/f.topo"
-(cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
-	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
-DPID=$!
-PIDS="$PIDS $DPID"
-swept() { ask status --json >"$T/s.json" 2>/dev/null && [ "$(json_num "$T/s.json" sweeps)" -ge "$1" ]; }
-until_ok 300 "$DPID" ibfmd swept 1
-# A sweep that starts after this point (light checks also start sweeps).
-sweep_now() {
-	ask status --json >"$T/s.json"
-	local n=$(($(json_num "$T/s.json" sweeps) + 1))
-	ask sweep >/dev/null
-	until_ok 300 "$DPID" ibfmd swept "$n"
-}
+ibfmd_start "node001 mlx5_0"
+until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 
 check "status: 152 nodes" test "$(json_num "$T/s.json" nodes)" = 152
 check "status: 256 links" test "$(json_num "$T/s.json" links)" = 256
@@ -51,7 +40,7 @@ check "metrics: other paths 404" grep -q '^HTTP/1.[01] 404' "$T/404"
 
 leaf=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-01".*/\1/p' "$T/f.topo")
 sim_cmd "Unlink \"$leaf\"[9]"
-sweep_now
+ibfmd_sweep_now
 ask events --json >"$T/events.json"
 check "the pulled cable is an event" grep -q '"kind":"link-missing"' "$T/events.json"
 check "events --json is a list" grep -q '^\[{"seq":1,' "$T/events.json"
@@ -60,7 +49,7 @@ check "naming leaf-01[9] and spine-01[1]" bash -c \
 	"grep -q 'leaf-01\\\\\"\[9\] (0x' '$T/events.json' && grep -q 'spine-01\\\\\"\[1\] (0x' '$T/events.json'"
 check "and a severity and time" grep -q '"severity":"error","kind":"link-missing"' "$T/events.json"
 sim_cmd "ReLink \"$leaf\"[9]"
-sweep_now
+ibfmd_sweep_now
 
 # A miswired expected file: node001 and node002 swapped on leaf-01.
 sed -e 's/^\[1\]\t"H-0002c90300000002"/[2]\t"H-0002c90300000002"/' \
@@ -78,7 +67,7 @@ check "SIGHUP: still serving" ask status --json
 wait "$HELD"
 check "SIGHUP: a client connected across it is still answered" grep -q '"nodes":152' "$T/held"
 check "SIGHUP: logged as reloaded" grep -q 'SIGHUP: .* reloaded' "$T/ibfmd.log"
-sweep_now
+ibfmd_sweep_now
 check "the miswired expected file: 2 wrong peers" test "$(json_num "$T/s.json" expected_differences)" = 2
 
 "$CTL_CLIENT" "$T/ibfmd.sock" line 'garbage' >"$T/g1"
@@ -109,15 +98,15 @@ check "and logged why" grep -q 'light check: [0-9]* known ports changed' "$T/ibf
 # Two switches answering with one GUID: leaf-02 takes leaf-01's.
 leaf2=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-02".*/\1/p' "$T/f.topo")
 sim_cmd "Guid \"$leaf2\" 0x${leaf#S-}"
-sweep_now
+ibfmd_sweep_now
 ask events --json >"$T/events.json"
 check "a duplicated GUID is an event" grep -q "\"kind\":\"duplicate-guid\".*GUID 0x${leaf#S-}" "$T/events.json"
 check "status counts the links it confuses" test "$(json_num "$T/s.json" duplicate_guid_links)" -gt 0
 n=$(grep -o '"kind":"duplicate-guid"' "$T/events.json" | wc -l)
-sweep_now
+ibfmd_sweep_now
 check "raised once, not every sweep" test "$(ask events --json | grep -o '"kind":"duplicate-guid"' | wc -l)" = "$n"
 sim_cmd "Guid \"$leaf2\" 0x${leaf2#S-}"
-sweep_now
+ibfmd_sweep_now
 check "and cleared when the GUID is unique again" test "$(json_num "$T/s.json" duplicate_guid_links)" = 0
 
 kill -TERM "$DPID"

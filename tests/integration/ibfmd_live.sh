@@ -23,17 +23,8 @@ sweep_interval 3600
 light_interval 0
 metrics 127.0.0.1:0
 CONF
-(cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" \
-	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
-DPID=$!
-PIDS="$PIDS $DPID"
-swept() { ask status --json >"$T/s.json" 2>/dev/null && [ "$(json_num "$T/s.json" sweeps)" -ge "$1" ]; }
-until_ok 300 "$DPID" ibfmd swept 1
-sweep_now() {
-	local n=$(($(json_num "$T/s.json" sweeps) + 1))
-	ask sweep >/dev/null
-	until_ok 300 "$DPID" ibfmd swept "$n"
-}
+ibfmd_start "node002 mlx5_0"
+until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 
 links=$(json_num "$T/s.json" links)
 check "status: 64 links" test "$links" = 64
@@ -54,7 +45,7 @@ spine=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "spine-02".*/\1/p' "$T/f.topo"
 sim_cmd "PerformanceSet \"$leaf\"[5] PortCounters.SymbolErrorCounter=7"
 sim_cmd "PerformanceSet \"$leaf\"[5] PortCounters.LinkDownedCounter=1"
 sim_cmd "PerformanceSet \"$spine\"[3] PortCounters.PortXmitWait=50000"
-sweep_now
+ibfmd_sweep_now
 ask events --json >"$T/events.json"
 check "rising error counters are an event" grep -q '"kind":"port-errors","ports":\["\\"leaf-01\\"\[5\]' "$T/events.json"
 check "which says which counters rose" grep -q '"detail":"symbol_errors +7, link_downed +1"' "$T/events.json"
@@ -100,7 +91,7 @@ check "drain --dry-run --socket: a host's only link is unsafe (exit 3)" test $? 
 
 # A pulled cable: the diff names it.
 sim_cmd "Unlink \"$leaf\"[5]"
-sweep_now
+ibfmd_sweep_now
 ask diff --json >"$T/diff2.json"
 check "diff: the pulled cable, by port" grep -q '"kind":"link-missing","ports":\["\\"leaf-01\\"\[5\]' "$T/diff2.json"
 check "diff: one difference" grep -q '"count":1}' "$T/diff2.json"

@@ -166,3 +166,27 @@ http_get() {
 	timeout 10 cat <&5
 	exec 5<&-
 }
+
+# ibfmd_start HOST: ibfmd with $T/ibfmd.conf in the background (DPID),
+# attached to HOST, logging to $T/ibfmd.log.
+ibfmd_start() {
+	(cd "$T" && SIM_HOST="$1" LD_PRELOAD="$UMAD2SIM" \
+		exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
+	DPID=$!
+	PIDS="$PIDS $DPID"
+}
+
+# ibfmd_swept N: whether ibfmd ($T/ibfmd.sock) has done N full sweeps;
+# its status is left in $T/s.json.
+ibfmd_swept() {
+	"$IBFM" --socket "$T/ibfmd.sock" status --json >"$T/s.json" 2>/dev/null &&
+		[ "$(sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p' "$T/s.json")" -ge "$1" ]
+}
+
+# ibfmd_sweep_now: asks for a sweep and waits for one that started after.
+ibfmd_sweep_now() {
+	ibfmd_swept 0 || die "ibfmd not answering"
+	local n=$(($(sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p' "$T/s.json") + 1))
+	"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
+	until_ok 300 "$DPID" ibfmd ibfmd_swept "$n"
+}
