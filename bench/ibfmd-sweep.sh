@@ -38,10 +38,7 @@ if [ "${SM:-0}" = 1 ]; then
 	OSM_HOST=$(sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$T/f.topo" | sed -n 2p) \
 		osm_start "$T/opensm.conf"
 fi
-(cd "$T" && SIM_HOST="$host" LD_PRELOAD="$UMAD2SIM" \
-	exec "$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/ibfmd.log" 2>&1) &
-DPID=$!
-PIDS="$PIDS $DPID"
+ibfmd_start "$host"
 until_ok 6000 "$DPID" ibfmd more sweeps 0
 : >"$T/sweeps"
 : >"$T/lights"

@@ -9,11 +9,7 @@
 json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
 ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 
-"$IBFM" topo gen -l 2 -k 8 -o "$T/f.topo" >/dev/null || die "gen"
-sim_start "$T/f.topo"
-osm_conf "$T/opensm.conf" "$T/state" "ibfm"
-osm_start "$T/opensm.conf"
-wait_generation "$T/state" 1 || die "no plugin snapshot"
+routed_fabric -l 2 -k 8
 cat >"$T/ibfmd.conf" <<CONF
 socket $T/ibfmd.sock
 state_dir $T/state

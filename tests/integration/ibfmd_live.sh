@@ -9,12 +9,8 @@
 json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
 ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 
-"$IBFM" topo gen -l 2 -k 8 -o "$T/f.topo" >/dev/null || die "gen"
+routed_fabric -l 2 -k 8
 cp "$T/f.topo" "$T/expected.topo"
-sim_start "$T/f.topo"
-osm_conf "$T/opensm.conf" "$T/state" "ibfm"
-osm_start "$T/opensm.conf"
-wait_generation "$T/state" 1 || die "no plugin snapshot"
 cat >"$T/ibfmd.conf" <<CONF
 socket $T/ibfmd.sock
 expected $T/expected.topo

@@ -190,3 +190,13 @@ ibfmd_sweep_now() {
 	"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
 	until_ok 300 "$DPID" ibfmd ibfmd_swept "$n"
 }
+
+# routed_fabric GEN-ARGS...: a generated fabric ($T/f.topo) in ibsim,
+# routed by OpenSM with the plugin (state in $T/state, generation 1).
+routed_fabric() {
+	"$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
+	sim_start "$T/f.topo"
+	osm_conf "$T/opensm.conf" "$T/state" "ibfm"
+	osm_start "$T/opensm.conf"
+	wait_generation "$T/state" 1 || die "no plugin snapshot"
+}
