@@ -357,9 +357,10 @@ int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
 /* ---- the light check ---- */
 
 /*
- * Ports of a switch whose link is known and whose state, width or
- * speed differs from the sweep's (a link that retrained narrower or
- * slower is a change too).
+ * Ports of a switch that changed since the sweep: a cabled port whose
+ * state, width or speed differs (a link that retrained narrower or
+ * slower is a change too) or that does not answer, and an uncabled one
+ * that is no longer Down (a cable plugged in or mended).
  */
 static int count_changed(struct ibmad_port *mp, const struct ibfm_fabric *f,
 			 const struct dr *r, uint32_t node)
@@ -371,12 +372,14 @@ static int count_changed(struct ibmad_port *mp, const struct ibfm_fabric *f,
 	for (i = 1; i <= n->nports; i++) {
 		const struct ibfm_port *p = &f->ports[n->port0 + i];
 
-		if (p->peer == IBFM_NONE)
-			continue;
-		changed += query_dr(mp, r, IB_ATTR_PORT_INFO, i, buf) ||
-			   port_state(buf) != p->state ||
-			   width_of(buf) != p->width ||
-			   speed_of(buf) != p->speed;
+		if (query_dr(mp, r, IB_ATTR_PORT_INFO, i, buf))
+			changed += p->peer != IBFM_NONE;
+		else if (p->peer == IBFM_NONE)
+			changed += port_state(buf) > IBFM_PORT_DOWN;
+		else
+			changed += port_state(buf) != p->state ||
+				   width_of(buf) != p->width ||
+				   speed_of(buf) != p->speed;
 	}
 	return (int)changed;
 }

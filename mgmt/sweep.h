@@ -49,11 +49,12 @@ int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
 			struct ibfm_err *err);
 
 /*
- * The light check between full sweeps: PortInfo of every switch port
- * that has a link in 'f' (the last full sweep), by directed route, one
- * SMP per port. Returns how many of those ports changed state, width or
- * speed since that sweep or did not answer (0: nothing changed), or a
- * negative errno with 'err' set when the local port is not in 'f'.
+ * The light check between full sweeps: PortInfo of every port of every
+ * switch in 'f' (the last full sweep), by directed route, one SMP per
+ * port. Returns how many ports changed since that sweep (0: nothing):
+ * a cabled port whose state, width or speed differs or that does not
+ * answer, an uncabled one that came up. A negative errno with 'err'
+ * set when the local port is not in 'f'.
  */
 int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 		     struct ibfm_err *err);
