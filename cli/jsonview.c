@@ -24,6 +24,30 @@ static void skip_ws(struct parser *p)
 		p->s++;
 }
 
+static unsigned hex_digit(char c)
+{
+	return isdigit((unsigned char)c)
+		       ? (unsigned)(c - '0')
+		       : (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+}
+
+/* The character an escape stands for ('*s' after the backslash). */
+static char unescape(const char **s)
+{
+	char c = *(*s)++;
+	unsigned v = 0, i;
+
+	if (c == 'n')
+		return '\n';
+	if (c == 't')
+		return '\t';
+	if (c != 'u')
+		return c; /* \" \\ \/ as themselves */
+	for (i = 0; i < 4 && isxdigit((unsigned char)**s); i++, (*s)++)
+		v = v * 16 + hex_digit(**s);
+	return v < 0x80 ? (char)v : '?';
+}
+
 /* A string's body into a new buffer; NULL when malformed. */
 static char *parse_string(struct parser *p)
 {
@@ -34,27 +58,9 @@ static char *parse_string(struct parser *p)
 		char c = *s++;
 
 		if (c == '\\') {
-			c = *s++;
-			if (c == 'n')
-				c = '\n';
-			else if (c == 't')
-				c = '\t';
-			else if (c == 'u') {
-				unsigned v = 0, i;
-
-				for (i = 0;
-				     i < 4 && isxdigit((unsigned char)*s);
-				     i++, s++)
-					v = v * 16 +
-					    (unsigned)(isdigit((unsigned char)*s)
-							       ? *s - '0'
-							       : (tolower((
-									  unsigned char)*s) -
-								  'a' + 10));
-				c = v < 0x80 ? (char)v : '?';
-			} else if (!c) {
-				break;
-			}
+			if (!*s)
+				break; /* a backslash at the end: unterminated */
+			c = unescape(&s);
 		}
 		*o++ = c;
 	}
@@ -89,10 +95,11 @@ static int parse_children(struct parser *p, struct cli_jv *v, char close)
 			if (*p->s != '"' || !(key = parse_string(p)))
 				return -1;
 			skip_ws(p);
-			if (*p->s++ != ':') {
+			if (*p->s != ':') {
 				free(key);
 				return -1;
 			}
+			p->s++;
 		}
 		c = parse_value(p);
 		if (!c) {
@@ -107,8 +114,9 @@ static int parse_children(struct parser *p, struct cli_jv *v, char close)
 			p->s++;
 			continue;
 		}
-		if (*p->s++ != close)
-			return -1;
+		if (*p->s != close)
+			return -1; /* never past the end of the text */
+		p->s++;
 		return 0;
 	}
 }
@@ -157,8 +165,10 @@ struct cli_jv *cli_jv_parse(const char *text)
 	struct parser p = { text, 0 };
 	struct cli_jv *v = parse_value(&p);
 
+	if (!v)
+		return NULL;
 	skip_ws(&p);
-	if (v && *p.s) {
+	if (*p.s) {
 		cli_jv_free(v);
 		return NULL;
 	}

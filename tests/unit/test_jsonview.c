@@ -33,7 +33,8 @@ static void test_refuses_what_is_not_json(void **state)
 		"",	    "{",      "{\"a\"}",
 		"{\"a\":}", "[1,2",   "{\"a\":1,}x",
 		"tru",	    "\"open", "{\"a\":1} trailing",
-		"{1:2}",
+		"{1:2}",    "\"ab\\", /* a backslash at the very end */
+		"{\"a\"",
 	};
 	char deep[200];
 	size_t i;
