@@ -21,5 +21,18 @@ if [ -z "$pass" ]; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-echo "${pass} passed, $((${fail:-0} + ${err:-0})) failed"
+fail=$((${fail:-0} + ${err:-0}))
+
+# Again under ASan and UBSan (IBFM_SANITIZE=0 skips; needs a git tree).
+if [ "${IBFM_SANITIZE:-1}" = 1 ] && git rev-parse --git-dir >/dev/null 2>&1; then
+	scripts/test-sanitizers.sh >_sanitize.out 2>&1
+	src=$?
+	grep '^sanitizers: ' _sanitize.out
+	[ "$src" -eq 0 ] || { grep -v '^sanitizers: ' _sanitize.out | tail -40; rc=1; }
+	spass=$(sed -n 's/^sanitizers: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' _sanitize.out)
+	sfail=$(sed -n 's/^sanitizers: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' _sanitize.out)
+	pass=$((pass + ${spass:-0}))
+	fail=$((fail + ${sfail:-1}))
+fi
+echo "${pass} passed, ${fail} failed"
 [ "$rc" -eq 0 ]

@@ -81,12 +81,14 @@ int main(int argc, char **argv)
 				break; /* the daemon hung up: fine */
 			i += w;
 		}
+		free(junk);
 		return reply(fd);
 	}
 	fds = calloc(n, sizeof(*fds));
 	for (i = 0; fds && i < n; i++)
 		fds[i] = dial(argv[1]);
 	fd = dial(argv[1]);
+	free(fds); /* the connections stay open until exit */
 	if (fd < 0)
 		return 1;
 	/*

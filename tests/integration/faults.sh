@@ -41,6 +41,16 @@ read_lfts_any() {
 	done
 }
 
+# settle: until the plugin has published nothing new for 2 s (at most 30 s).
+settle() {
+	local g=-1 quiet=0 i=0
+	while [ "$quiet" -lt 20 ] && [ $((i += 1)) -le 300 ]; do
+		[ "$(gen)" = "$g" ] && quiet=$((quiet + 1)) || quiet=0
+		g=$(gen)
+		sleep 0.1
+	done
+}
+
 id_of() { sed -n "s/^Switch.*\"\\(S-[0-9a-f]*\\)\"\\t\\t# \"$1\".*/\\1/p" "$T/f.topo"; }
 down=""   # uplinks cut now, as "leaf-NN:PORT"
 
@@ -56,8 +66,10 @@ step() {
 	event() { ask events --json --since "$e0" | grep -q "\"kind\":\"$kind\".*\\\\\"$who\\\\\""; }
 	until_ok 150 "$DPID" ibfmd event
 	check "$what: ibfmd's event names $who ($kind)" event
-	# The switches' tables over the fabric ibfmd last swept.
-	until_ok 100 "$DPID" ibfmd test -s "$T/fabric.topo"
+	# Once OpenSM is done (a restored spine is 8 traps, 8 reroutes): the
+	# switches' tables over the fabric as ibfmd sweeps it now.
+	settle
+	ibfmd_sweep_now
 	read_lfts_any "$T/readback"
 	check "$what: ibroute read every switch OpenSM routes" \
 		test "$(grep -c '^Unicast lids' "$T/readback")" = "$(grep -c '^Unicast lids' "$T/dump.now")"
