@@ -17,6 +17,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "mgmt/conf.h"
 #include "mgmt/counters.h"
 #include "mgmt/ctl.h"
 #include "mgmt/sweep.h"
@@ -26,20 +27,6 @@
 #include "routing/lft.h"
 
 #define IBFMD_MAX_EVENTS 4096
-
-struct ibfmd_conf {
-	char socket[108];
-	char expected[4096];
-	char state_dir[4096];	/* the plugin's: lfts.dump, snapshot.json */
-	char fabric_file[4096]; /* the last sweep, ibnetdiscover format */
-	char ca[64];
-	int ca_port;
-	unsigned sweep_s;
-	unsigned light_s;  /* 0: no light checks */
-	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
-	bool metrics_set;  /* by the file: failing to listen is fatal */
-	bool counters;	   /* read PMA counters on every full sweep */
-};
 
 struct ibfmd_event {
 	uint64_t seq;

@@ -36,7 +36,6 @@
 #define MAX_CLIENTS 256
 #define MAX_OUTPUT (1 << 20) /* a client this far behind is dropped */
 #define MAX_PORT_EVENTS 64   /* counter events per sweep; then a summary */
-#define METRICS_DEFAULT "127.0.0.1:9105"
 
 void ibfmd_log(const char *fmt, ...)
 {
@@ -49,113 +48,16 @@ void ibfmd_log(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* "key value" lines ('=' allowed), '#' comments; errors say FILE:LINE. */
+/* Reads the configuration; logs why not. */
 static int read_conf(const char *path, struct ibfmd_conf *c)
 {
-	char line[4200], key[64], val[4096];
-	FILE *in = fopen(path, "r");
-	unsigned no = 0;
+	struct ibfm_err err;
 
-	memset(c, 0, sizeof(*c));
-	snprintf(c->socket, sizeof(c->socket), "/run/ibfm/ibfmd.sock");
-	c->sweep_s = 60;
-	c->light_s = 10;
-	c->counters = true;
-	snprintf(c->metrics, sizeof(c->metrics), "%s", METRICS_DEFAULT);
-	if (!in) {
-		ibfmd_log("%s: cannot open: %s", path, strerror(errno));
+	if (ibfmd_conf_read(path, c, &err)) {
+		ibfmd_log("%s", err.msg);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), in)) {
-		char *s = line + strspn(line, " \t");
-
-		no++;
-		if (*s == '#' || *s == '\n' || !*s)
-			continue;
-		for (char *q = s; *q; q++)
-			if (*q == '=')
-				*q = ' ';
-		if (sscanf(s, "%63s %4095s", key, val) != 2) {
-			ibfmd_log("%s:%u: expected \"key value\"", path, no);
-			goto bad;
-		}
-		if (!strcmp(key, "socket")) {
-			if (strlen(val) >= sizeof(c->socket)) {
-				ibfmd_log(
-					"%s:%u: socket path longer than %zu bytes",
-					path, no, sizeof(c->socket) - 1);
-				goto bad;
-			}
-			snprintf(c->socket, sizeof(c->socket), "%s", val);
-		} else if (!strcmp(key, "expected")) {
-			snprintf(c->expected, sizeof(c->expected), "%s", val);
-		} else if (!strcmp(key, "fabric_file")) {
-			snprintf(c->fabric_file, sizeof(c->fabric_file), "%s",
-				 val);
-		} else if (!strcmp(key, "state_dir")) {
-			snprintf(c->state_dir, sizeof(c->state_dir), "%s", val);
-		} else if (!strcmp(key, "counters")) {
-			if (strcmp(val, "on") && strcmp(val, "off")) {
-				ibfmd_log("%s:%u: counters: expected on or off",
-					  path, no);
-				goto bad;
-			}
-			c->counters = !strcmp(val, "on");
-		} else if (!strcmp(key, "ca")) {
-			if (strlen(val) >= sizeof(c->ca)) {
-				ibfmd_log("%s:%u: ca: name too long", path, no);
-				goto bad;
-			}
-			memcpy(c->ca, val, strlen(val) + 1);
-		} else if (!strcmp(key, "ca_port")) {
-			c->ca_port = atoi(val);
-		} else if (!strcmp(key, "metrics")) {
-			char *port = strrchr(val, ':'), *end;
-
-			c->metrics_set = true;
-			if (!strcmp(val, "off")) {
-				c->metrics[0] = '\0';
-				continue;
-			}
-			if (strlen(val) >= sizeof(c->metrics) || !port ||
-			    strtoul(port + 1, &end, 10) > 65535 ||
-			    end == port + 1 || *end) {
-				ibfmd_log(
-					"%s:%u: metrics: expected HOST:PORT or off",
-					path, no);
-				goto bad;
-			}
-			snprintf(c->metrics, sizeof(c->metrics), "%s", val);
-		} else if (!strcmp(key, "light_interval")) {
-			c->light_s = (unsigned)atoi(val);
-		} else if (!strcmp(key, "sweep_interval")) {
-			c->sweep_s = (unsigned)atoi(val);
-			if (!c->sweep_s) {
-				ibfmd_log(
-					"%s:%u: sweep_interval: expected seconds above 0",
-					path, no);
-				goto bad;
-			}
-		} else {
-			ibfmd_log(
-				"%s:%u: unknown key \"%s\": expected socket, expected, fabric_file, state_dir, ca, ca_port, sweep_interval, light_interval, metrics or counters",
-				path, no, key);
-			goto bad;
-		}
-	}
-	fclose(in);
-	if (!c->fabric_file[0]) {
-		/* Beside the socket: the daemon's own runtime directory. */
-		const char *slash = strrchr(c->socket, '/');
-		int dir = slash ? (int)(slash - c->socket) : 1;
-
-		snprintf(c->fabric_file, sizeof(c->fabric_file),
-			 "%.*s/fabric.topo", dir, slash ? c->socket : ".");
-	}
 	return 0;
-bad:
-	fclose(in);
-	return -1;
 }
 
 static int load_expected(struct ibfmd *d)
@@ -448,15 +350,16 @@ struct found {
 
 /* The local port, opened on first use and again after a CA change. */
 static struct ibfm_sweep *local_port(struct ibfm_sweep **port, char *ca,
-				     int *ca_port, const struct ibfmd_conf *c,
+				     unsigned *ca_port,
+				     const struct ibfmd_conf *c,
 				     struct ibfm_err *err)
 {
 	if (*port && (strcmp(ca, c->ca) || *ca_port != c->ca_port)) {
 		ibfm_sweep_close(*port);
 		*port = NULL;
 	}
-	if (!*port &&
-	    !ibfm_sweep_open(c->ca[0] ? c->ca : NULL, c->ca_port, port, err)) {
+	if (!*port && !ibfm_sweep_open(c->ca[0] ? c->ca : NULL, (int)c->ca_port,
+				       port, err)) {
 		snprintf(ca, sizeof(c->ca), "%s", c->ca);
 		*ca_port = c->ca_port;
 	}
@@ -489,7 +392,7 @@ static void *worker_main(void *arg)
 	struct ibfmd *d = arg;
 	struct ibfm_sweep *port = NULL;
 	char ca[sizeof(d->conf.ca)] = "";
-	int ca_port = 0;
+	unsigned ca_port = 0;
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {

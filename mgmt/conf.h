@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_CONF_H
+#define IBFM_CONF_H
+
+/*
+ * DOC: ibfmd's configuration file: "key value" per line ('=' allowed),
+ * '#' comments. Every key, its default and its range are in conf.c's
+ * table; an unknown key or a bad value is an error naming FILE:LINE,
+ * and nothing of a bad file is used.
+ */
+
+#include <stdbool.h>
+
+#include "routing/err.h"
+
+struct ibfmd_conf {
+	char socket[108];
+	char expected[4096];
+	char state_dir[4096];	/* the plugin's: lfts.dump, snapshot.json */
+	char fabric_file[4096]; /* the last sweep, ibnetdiscover format */
+	char ca[64];
+	unsigned ca_port;
+	unsigned sweep_s;
+	unsigned light_s;  /* 0: no light checks */
+	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
+	bool metrics_set;  /* by the file: failing to listen is fatal */
+	bool counters;	   /* read PMA counters on every full sweep */
+};
+
+/* Reads 'path' into 'c' (defaults first). 0, or -EINVAL/-errno and 'err'. */
+int ibfmd_conf_read(const char *path, struct ibfmd_conf *c,
+		    struct ibfm_err *err);
+
+/* Parses the text of a configuration ('name' for messages); as above. */
+int ibfmd_conf_parse(const char *text, const char *name, struct ibfmd_conf *c,
+		     struct ibfm_err *err);
+
+#endif /* IBFM_CONF_H */
