@@ -2,6 +2,7 @@
 #include "mgmt/ctl.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,26 @@ static const char *get_string(const char *s, const char *e, char *out,
 	return s + 1;
 }
 
+/*
+ * An integer of up to 18 digits within [s, e) (the line need not end in
+ * a NUL); the text after it, or NULL.
+ */
+static const char *get_int(const char *s, const char *e, long long *v)
+{
+	const char *digits;
+	bool neg = s < e && *s == '-';
+	long long n = 0;
+
+	s += neg;
+	digits = s;
+	while (s < e && isdigit((unsigned char)*s) && s - digits < 18)
+		n = n * 10 + (*s++ - '0');
+	if (s == digits || (s < e && isdigit((unsigned char)*s)))
+		return NULL;
+	*v = neg ? -n : n;
+	return s;
+}
+
 int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 		   const char **why)
 {
@@ -95,10 +116,10 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 			else if (!strcmp(key, "element"))
 				memcpy(req->element, val, sizeof(val));
 		} else {
-			char *end;
-			long long v = strtoll(s, &end, 10);
+			long long v;
 
-			if (end == s || end > e) {
+			s = get_int(s, e, &v);
+			if (!s) {
 				*why = "expected a string or an integer value";
 				return -EINVAL;
 			}
@@ -106,7 +127,6 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 				req->since = v;
 			else if (!strcmp(key, "top"))
 				req->top = v;
-			s = end;
 		}
 		s = skip(s, e);
 		if (s < e && *s == ',') {

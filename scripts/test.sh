@@ -34,5 +34,17 @@ if [ "${IBFM_SANITIZE:-1}" = 1 ] && git rev-parse --git-dir >/dev/null 2>&1; the
 	pass=$((pass + ${spass:-0}))
 	fail=$((fail + ${sfail:-1}))
 fi
+
+# The parsers under libFuzzer, 10 s each (IBFM_FUZZ=0 skips).
+if [ "${IBFM_FUZZ:-1}" = 1 ]; then
+	FUZZ_SECONDS=${FUZZ_SECONDS:-10} scripts/fuzz.sh >_fuzz.out 2>&1
+	frc=$?
+	grep '^fuzz ' _fuzz.out
+	[ "$frc" -eq 0 ] || { grep -v '^fuzz ' _fuzz.out | tail -40; rc=1; }
+	fpass=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' _fuzz.out)
+	ffail=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' _fuzz.out)
+	pass=$((pass + ${fpass:-0}))
+	fail=$((fail + ${ffail:-1}))
+fi
 echo "${pass} passed, ${fail} failed"
 [ "$rc" -eq 0 ]

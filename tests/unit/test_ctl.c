@@ -77,6 +77,29 @@ static void test_arguments(void **state)
 	free(longarg);
 }
 
+/* A request is (line, len): nothing past len is read (ASan checks). */
+static void test_no_read_past_the_line(void **state)
+{
+	static const char *const reqs[] = {
+		"{\"cmd\":\"x\",\"top\":12",
+		"{\"cmd\":\"x\",\"since\":-",
+		"{\"cmd\":\"x",
+	};
+	struct ibfm_ctl_req r;
+	const char *why;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(reqs) / sizeof(*reqs); i++) {
+		size_t n = strlen(reqs[i]);
+		char *buf = malloc(n);
+
+		memcpy(buf, reqs[i], n); /* no NUL after it */
+		assert_int_equal(ibfm_ctl_parse(buf, n, &r, &why), -EINVAL);
+		free(buf);
+	}
+}
+
 static void test_bad_requests_get_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -114,6 +137,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requests_and_replies),
 		cmocka_unit_test(test_arguments),
+		cmocka_unit_test(test_no_read_past_the_line),
 		cmocka_unit_test(test_bad_requests_get_errors),
 	};
 
