@@ -1,0 +1,76 @@
+#!/bin/bash
+# ibfm against OpenSM's own engines, in one run: real OpenSM on ibsim,
+# once per engine (ibfm through the plugin, ftree, updn, minhop, dfsssp),
+# on the same generated fabric. Per engine: the engine OpenSM says
+# configured the tables (a fallback shows), its routing time from
+# OpenSM's own log (the same bracket for every engine: the "STARTING
+# SWITCH TABLE CONFIG" line to "... tables configured on all switches"),
+# and the LFTs it dumped (log flag 0x40) checked with ibfm check
+# (unreachable CA pairs, credit loops) and evaluated with ibfm eval.
+# Usage: bench/compare-engines.sh [GEN ARGS]; with none, the series in
+# docs/BENCHMARKS.md. Prints markdown.
+set -u
+cd "$(dirname "$0")/.."
+engines=${ENGINES:-ibfm ftree updn minhop dfsssp}
+if [ $# -eq 0 ]; then
+	for f in "-l 2 -k 36" "-l 2 -k 36 --remove-links 13 --seed 1" \
+		 "-l 2 -k 36 --remove-links 65 --seed 1" "-l 3 -k 16" \
+		 "-l 2 -k 32 --rails 8 --hosts 512"; do
+		bench/compare-engines.sh $f
+	done
+	exit 0
+fi
+. scripts/tree-env.sh
+
+num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
+# log_ms LOG: ms from the switch-table box to the "configured" line.
+log_ms() {
+	awk '$3 ~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { split($3, t, ":"); now = t[1] * 3600 + t[2] * 60 + t[3] + $4 / 1e6 }
+	     /STARTING SWITCH TABLE CONFIG/ { s = now }
+	     /tables configured on all switches/ && s { printf "%.1f\n", (now - s) * 1000; exit }' "$1"
+}
+
+"$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
+rails=$("$IBFM" topo show --topo "$T/f.topo" --json | sed -n 's/^ *"rails": \([0-9]*\),$/\1/p')
+patterns="shift ring all2all"
+[ "${rails:-0}" -gt 0 ] && patterns="$patterns rail-ring"
+sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288
+echo
+echo "\`ibfm topo gen $*\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c '^Ca' "$T/f.topo") hosts"
+echo
+printf "| engine | used | route ms | unreachable CA pairs | credit loops |"
+for p in $patterns; do printf " %s max / mean |" "$p"; done
+echo
+printf "|---|---|---|---|---|"
+for p in $patterns; do printf -- "---|"; done
+echo
+for e in $engines; do
+	d="$T/$e"
+	mkdir -p "$d"
+	conf=()
+	if [ "$e" = ibfm ]; then
+		osm_conf "$d/opensm.conf" "$d/state" "ibfm"
+		conf=(-F "$d/opensm.conf")
+	fi
+	(cd "$d" && SIM_HOST="node001 mlx5_0" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
+		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" timeout 900 \
+		"$OPENSM" "${conf[@]}" -o -R "$e" -D 0x47 -f "$d/opensm.log" >/dev/null 2>&1)
+	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
+	if [ ! -s "$d/opensm-lfts.dump" ]; then
+		echo "| $e | ${used:-none} | - | (no LFT dump) |"
+		continue
+	fi
+	"$IBFM" check --topo "$T/f.topo" --lfts "$d/opensm-lfts.dump" --json >"$d/check.json" 2>/dev/null
+	printf "| %s | %s | %s | %s | %s |" "$e" "${used:-?}" "$(log_ms "$d/opensm.log")" \
+		"$(num "$d/check.json" unreachable_ca_pairs)" "$(num "$d/check.json" credit_loops)"
+	for p in $patterns; do
+		if "$IBFM" eval --topo "$T/f.topo" --lfts "$d/opensm-lfts.dump" --pattern "$p" --json >"$d/e.json" 2>/dev/null; then
+			printf " %s / %.2f |" "$(num "$d/e.json" max_load)" "$(num "$d/e.json" mean_load)"
+		else
+			printf " - |"
+		fi
+	done
+	echo
+	echo -n "$e " >&2
+done
+echo >&2
