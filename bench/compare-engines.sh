@@ -15,7 +15,7 @@ engines=${ENGINES:-ibfm ftree updn minhop dfsssp}
 if [ $# -eq 0 ]; then
 	for f in "-l 2 -k 36" "-l 2 -k 36 --remove-links 13 --seed 1" \
 		 "-l 2 -k 36 --remove-links 65 --seed 1" "-l 3 -k 16" \
-		 "-l 2 -k 32 --rails 8 --hosts 512"; do
+		 "-l 2 -k 32 --rails 8 --hosts 512" "-l 3 -k 24"; do
 		bench/compare-engines.sh $f
 	done
 	exit 0
@@ -35,6 +35,7 @@ rails=$("$IBFM" topo show --topo "$T/f.topo" --json | sed -n 's/^ *"rails": \([0
 patterns="shift ring all2all"
 [ "${rails:-0}" -gt 0 ] && patterns="$patterns rail-ring"
 sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288
+host=$(sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$T/f.topo" | head -1)
 echo
 echo "\`ibfm topo gen $*\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c '^Ca' "$T/f.topo") hosts"
 echo
@@ -52,7 +53,7 @@ for e in $engines; do
 		osm_conf "$d/opensm.conf" "$d/state" "ibfm"
 		conf=(-F "$d/opensm.conf")
 	fi
-	(cd "$d" && SIM_HOST="node001 mlx5_0" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
+	(cd "$d" && SIM_HOST="$host" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" timeout 900 \
 		"$OPENSM" "${conf[@]}" -o -R "$e" -D 0x47 -f "$d/opensm.log" >/dev/null 2>&1)
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
