@@ -23,28 +23,28 @@ if [ -z "$pass" ]; then
 fi
 fail=$((${fail:-0} + ${err:-0}))
 
+# more PREFIX OUT CMD...: one more pass whose lines start with PREFIX
+# and end with "PREFIX: N passed, M failed"; adds its counts.
+more() {
+	local prefix=$1 out=$2 prc n m
+	shift 2
+	"$@" >"$out" 2>&1
+	prc=$?
+	grep "^$prefix" "$out"
+	[ "$prc" -eq 0 ] || { grep -v "^$prefix" "$out" | tail -40; rc=1; }
+	n=$(sed -n "s/^$prefix: \([0-9]*\) passed, [0-9]* failed\$/\1/p" "$out")
+	m=$(sed -n "s/^$prefix: [0-9]* passed, \([0-9]*\) failed\$/\1/p" "$out")
+	pass=$((pass + ${n:-0}))
+	fail=$((fail + ${m:-1}))
+}
+
 # Again under ASan and UBSan (IBFM_SANITIZE=0 skips; needs a git tree).
 if [ "${IBFM_SANITIZE:-1}" = 1 ] && git rev-parse --git-dir >/dev/null 2>&1; then
-	scripts/test-sanitizers.sh >_sanitize.out 2>&1
-	src=$?
-	grep '^sanitizers: ' _sanitize.out
-	[ "$src" -eq 0 ] || { grep -v '^sanitizers: ' _sanitize.out | tail -40; rc=1; }
-	spass=$(sed -n 's/^sanitizers: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' _sanitize.out)
-	sfail=$(sed -n 's/^sanitizers: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' _sanitize.out)
-	pass=$((pass + ${spass:-0}))
-	fail=$((fail + ${sfail:-1}))
+	more sanitizers _sanitize.out scripts/test-sanitizers.sh
 fi
-
 # The parsers under libFuzzer, 10 s each (IBFM_FUZZ=0 skips).
 if [ "${IBFM_FUZZ:-1}" = 1 ]; then
-	FUZZ_SECONDS=${FUZZ_SECONDS:-10} scripts/fuzz.sh >_fuzz.out 2>&1
-	frc=$?
-	grep '^fuzz ' _fuzz.out
-	[ "$frc" -eq 0 ] || { grep -v '^fuzz ' _fuzz.out | tail -40; rc=1; }
-	fpass=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' _fuzz.out)
-	ffail=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' _fuzz.out)
-	pass=$((pass + ${fpass:-0}))
-	fail=$((fail + ${ffail:-1}))
+	more fuzz _fuzz.out env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" scripts/fuzz.sh
 fi
 echo "${pass} passed, ${fail} failed"
 [ "$rc" -eq 0 ]
