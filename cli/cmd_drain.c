@@ -215,7 +215,7 @@ static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
 			"ibfmd has no sweep on file yet: try again after its first sweep, or give --topo FILE");
 		rc = DRAIN_NO_DAEMON;
 	} else if (cli_jv_str(v, "state_dir")[0]) {
-		snprintf(lfts, llen, "%s/lfts.dump",
+		snprintf(lfts, llen, "%s/lfts.bin",
 			 cli_jv_str(v, "state_dir"));
 		if (access(lfts, R_OK))
 			lfts[0] = '\0';

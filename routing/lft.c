@@ -231,6 +231,121 @@ static int parse_entries(struct dump *d, FILE *in)
 	return 0;
 }
 
+/* ---- the binary form ---- */
+
+#define BIN_MAGIC "IBFMLFT1"
+
+static void put32(uint8_t *b, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *b, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | b[n];
+	return v;
+}
+
+int ibfm_lfts_write_bin(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			FILE *out)
+{
+	uint8_t b[16];
+	uint32_t lid, sw, p;
+
+	memcpy(b, BIN_MAGIC, 8);
+	put32(b + 8, t->nsw);
+	put32(b + 12, t->top_lid);
+	fwrite(b, 1, 16, out);
+	for (lid = 0; lid <= t->top_lid; lid++) {
+		p = ibfm_fabric_port_by_lid(f, lid);
+		put64(b, p == IBFM_NONE ? 0 : f->ports[p].guid);
+		fwrite(b, 1, 8, out);
+	}
+	for (sw = 0; sw < t->nsw; sw++) {
+		put64(b, f->nodes[t->sw_node[sw]].guid);
+		fwrite(b, 1, 8, out);
+		fwrite(ibfm_lfts_row(t, sw), 1, t->top_lid + 1, out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static bool is_bin(FILE *in)
+{
+	char magic[8];
+	bool bin = fread(magic, 1, 8, in) == 8 && !memcmp(magic, BIN_MAGIC, 8);
+
+	if (!bin)
+		rewind(in);
+	return bin;
+}
+
+/* The switches' rows of the binary form, each checked against 'f'. */
+static int read_bin_rows(struct dump *d, FILE *in, uint32_t nsw)
+{
+	uint8_t b[8], *row;
+	uint32_t i, lid, n, nports;
+	char msg[160];
+
+	for (i = 0; i < nsw; i++) {
+		if (fread(b, 1, 8, in) != 8)
+			return dump_error(d, 0, "06",
+					  "truncated binary tables");
+		n = ibfm_fabric_node_by_guid(d->f, get_le(b, 8));
+		if (n == IBFM_NONE || d->t.node_sw[n] == IBFM_NONE) {
+			snprintf(msg, sizeof(msg),
+				 "switch GUID 0x%016" PRIx64
+				 " is not a switch of the topology",
+				 get_le(b, 8));
+			return dump_error(d, 0, "02", msg);
+		}
+		row = ibfm_lfts_row(&d->t, d->t.node_sw[n]);
+		if (fread(row, 1, d->t.top_lid + 1, in) != d->t.top_lid + 1)
+			return dump_error(d, 0, "06",
+					  "truncated binary tables");
+		nports = d->f->nodes[n].nports;
+		for (lid = 0; lid <= d->t.top_lid; lid++)
+			if (row[lid] > nports && row[lid] != IBFM_LFT_NONE)
+				return dump_error(d, 0, "04",
+						  "a port out of range");
+	}
+	return 0;
+}
+
+/* The binary form (after its magic): header, LID table, rows. */
+static int read_bin(struct dump *d, FILE *in)
+{
+	uint8_t b[8];
+	uint32_t nsw, top, lid;
+	int rc;
+
+	if (fread(b, 1, 8, in) != 8)
+		return dump_error(d, 0, "06", "truncated binary tables");
+	nsw = (uint32_t)get_le(b, 4);
+	top = (uint32_t)get_le(b + 4, 4);
+	if (top > IBFM_LID_UNICAST_MAX || nsw > d->f->nswitches)
+		return dump_error(d, 0, "06",
+				  "binary tables larger than the topology");
+	rc = ibfm_lfts_init(&d->t, d->f, top, d->err);
+	for (lid = 0; !rc && lid <= top; lid++) {
+		if (fread(b, 1, 8, in) != 8)
+			return dump_error(d, 0, "06",
+					  "truncated binary tables");
+		if (get_le(b, 8) && remember_lid(d, lid, get_le(b, 8), 0))
+			return -ENOMEM;
+	}
+	return rc ? rc : read_bin_rows(d, in, nsw);
+}
+
 /* Applies the dump's LIDs to the fabric: base LID and LMC per port. */
 static int apply_lids(struct dump *d)
 {
@@ -292,12 +407,16 @@ int ibfm_lfts_read_dump(struct ibfm_fabric *f, const char *path,
 	if (!in)
 		return ibfm_err_set(err, -errno, "%s: L00 cannot open: %s",
 				    path, strerror(errno));
-	rc = scan_headers(&d, in, &top);
-	if (!rc)
-		rc = ibfm_lfts_init(&d.t, f, top, err);
-	rewind(in);
-	if (!rc)
-		rc = parse_entries(&d, in);
+	if (is_bin(in)) {
+		rc = read_bin(&d, in);
+	} else {
+		rc = scan_headers(&d, in, &top);
+		if (!rc)
+			rc = ibfm_lfts_init(&d.t, f, top, err);
+		rewind(in);
+		if (!rc)
+			rc = parse_entries(&d, in);
+	}
 	fclose(in);
 	if (!rc) {
 		saved = malloc((size_t)f->nports * sizeof(*saved));

@@ -45,6 +45,19 @@ static int write_dump(FILE *out, const void *ctx)
 	return ibfm_lfts_write_dump(d->f, d->t, out);
 }
 
+static int write_bin(FILE *out, const void *ctx)
+{
+	const struct dump_ctx *d = ctx;
+
+	return ibfm_lfts_write_bin(d->f, d->t, out);
+}
+
+/* Whether the text dump is small enough to write every pass. */
+static bool text_too(const struct ibfm_lfts *t)
+{
+	return (uint64_t)t->nsw * (t->top_lid + 1) <= IBFM_SNAPSHOT_TEXT_MAX;
+}
+
 static int write_json(FILE *out, const void *ctx)
 {
 	const struct dump_ctx *d = ctx;
@@ -64,7 +77,8 @@ static int write_json(FILE *out, const void *ctx)
 	ibfm_json_bool(&j, "incremental", d->s->incremental);
 	ibfm_json_uint(&j, "blocks_changed", d->s->blocks_changed);
 	ibfm_json_uint(&j, "blocks_total", d->s->blocks_total);
-	ibfm_json_str(&j, "lfts", "lfts.dump");
+	ibfm_json_str(&j, "lfts", "lfts.bin");
+	ibfm_json_str(&j, "lfts_text", text_too(d->t) ? "lfts.dump" : "");
 	ibfm_json_obj_end(&j);
 	return ibfm_json_finish(&j);
 }
@@ -77,7 +91,17 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 	struct dump_ctx d = { f, t, s };
 	int rc, fd;
 
-	rc = ibfm_snapshot_write(dir, "lfts.dump", write_dump, &d, why, whylen);
+	char text[4096];
+
+	rc = ibfm_snapshot_write(dir, "lfts.bin", write_bin, &d, why, whylen);
+	if (!rc && text_too(t)) {
+		rc = ibfm_snapshot_write(dir, "lfts.dump", write_dump, &d, why,
+					 whylen);
+	} else if (!rc) {
+		/* No stale text beside newer tables. */
+		snprintf(text, sizeof(text), "%s/lfts.dump", dir);
+		unlink(text);
+	}
 	if (!rc)
 		rc = ibfm_snapshot_write(dir, "snapshot.json", write_json, &d,
 					 why, whylen);

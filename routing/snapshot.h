@@ -33,8 +33,16 @@ struct ibfm_snapshot {
 };
 
 /*
- * Publishes 'f', 't' and 's' in 'dir' (created if missing). 0, or -errno
- * with a reason in 'why'.
+ * The text dump (~68 bytes per entry) is written beside the binary
+ * tables only up to this many entries (switches x LIDs): ~68 MB.
+ */
+#define IBFM_SNAPSHOT_TEXT_MAX 1000000
+
+/*
+ * Publishes 'f', 't' and 's' in 'dir' (created if missing): lfts.bin
+ * (ibfm_lfts_write_bin), lfts.dump (OpenSM's text format) while the
+ * tables are small enough, then snapshot.json, each replaced whole.
+ * 0, or -errno with a reason in 'why'.
  */
 int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 			  const struct ibfm_lfts *t,
