@@ -34,9 +34,9 @@ struct ibfm_snapshot {
 
 /*
  * The text dump (~68 bytes per entry) is written beside the binary
- * tables only up to this many entries (switches x LIDs): ~68 MB.
+ * tables only up to this many entries (switches x LIDs): ~17 MB.
  */
-#define IBFM_SNAPSHOT_TEXT_MAX 1000000
+#define IBFM_SNAPSHOT_TEXT_MAX 250000
 
 /*
  * Publishes 'f', 't' and 's' in 'dir' (created if missing): lfts.bin
