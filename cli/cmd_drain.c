@@ -215,8 +215,10 @@ static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
 			"ibfmd has no sweep on file yet: try again after its first sweep, or give --topo FILE");
 		rc = DRAIN_NO_DAEMON;
 	} else if (cli_jv_str(v, "state_dir")[0]) {
-		snprintf(lfts, llen, "%s/lfts.bin",
-			 cli_jv_str(v, "state_dir"));
+		snprintf(lfts, llen, "%s/lfts.bin", cli_jv_str(v, "state_dir"));
+		if (access(lfts, R_OK)) /* a plugin from before lfts.bin */
+			snprintf(lfts, llen, "%s/lfts.dump",
+				 cli_jv_str(v, "state_dir"));
 		if (access(lfts, R_OK))
 			lfts[0] = '\0';
 		snprintf(drains, dlen, "%s/drain.list",

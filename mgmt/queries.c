@@ -462,7 +462,10 @@ const struct ibfmd_routes *ibfmd_routes(struct ibfmd *d, char *why, size_t len)
 			"no LFTs: set state_dir in ibfmd.conf to the plugin's state_dir");
 		return NULL;
 	}
+	/* lfts.bin, or the text dump of a plugin from before it. */
 	snprintf(path, sizeof(path), "%s/lfts.bin", d->conf.state_dir);
+	if (stat(path, &st))
+		snprintf(path, sizeof(path), "%s/lfts.dump", d->conf.state_dir);
 	if (stat(path, &st)) {
 		snprintf(why, len, "%.400s: %s", path, strerror(errno));
 		return NULL;
