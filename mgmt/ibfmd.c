@@ -784,25 +784,22 @@ out:
 		evconnlistener_free(d->listener);
 		unlink(d->conf.socket);
 	}
-	if (d->sweep_done)
-		event_free(d->sweep_done);
-	if (d->sweep_timer)
-		event_free(d->sweep_timer);
-	if (d->light_timer)
-		event_free(d->light_timer);
-	if (d->sig_term)
-		event_free(d->sig_term);
-	if (d->sig_int)
-		event_free(d->sig_int);
-	if (d->sig_hup)
-		event_free(d->sig_hup);
+	{
+		struct event *evs[] = { d->sweep_done,	d->sweep_timer,
+					d->light_timer, d->sig_term,
+					d->sig_int,	d->sig_hup };
+
+		for (size_t i = 0; i < sizeof(evs) / sizeof(*evs); i++)
+			if (evs[i])
+				event_free(evs[i]);
+	}
+	ibfmd_drains_free(d); /* its events too: before their base */
 	if (d->base)
 		event_base_free(d->base);
 	ibfm_fabric_destroy(d->fabric);
 	ibfm_fabric_destroy(d->found);
 	ibfm_fabric_destroy(d->expected);
 	ibfmd_routes_free(&d->routes);
-	ibfmd_drains_free(d);
 	free(d->pc);
 	free(d->pc_delta);
 	free(d->found_pc);

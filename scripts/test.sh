@@ -42,6 +42,10 @@ more() {
 if [ "${IBFM_SANITIZE:-1}" = 1 ] && git rev-parse --git-dir >/dev/null 2>&1; then
 	more sanitizers _sanitize.out scripts/test-sanitizers.sh
 fi
+# The daemon's test with ibfmd under valgrind (IBFM_VALGRIND=0 skips).
+if [ "${IBFM_VALGRIND:-1}" = 1 ]; then
+	more valgrind _valgrind.out scripts/test-valgrind.sh
+fi
 # The parsers under libFuzzer, 10 s each (IBFM_FUZZ=0 skips).
 if [ "${IBFM_FUZZ:-1}" = 1 ]; then
 	more fuzz _fuzz.out env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" scripts/fuzz.sh
