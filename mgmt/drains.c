@@ -100,6 +100,7 @@ static void op_routed(struct ibfmd *d)
 	if (!now)
 		return; /* the dump is not there yet: next tick */
 	op->new_generation = ibfmd_routing_generation(d);
+	op->verify.n = 0;
 	for (sw = 0; sw < now->t.nsw; sw++)
 		if (switch_blocks(now, sw, &op->before, &op->verify)) {
 			op_finish(d, "failed", "out of memory");
@@ -135,6 +136,11 @@ static void op_tick(evutil_socket_t fd, short what, void *arg)
 	if (!strcmp(op->state, "rerouting")) {
 		if (ibfmd_routing_generation(d) > op->generation)
 			op_routed(d);
+		return;
+	}
+	/* Another pass since (OpenSM may route twice): compare with it. */
+	if (ibfmd_routing_generation(d) > op->new_generation) {
+		op_routed(d);
 		return;
 	}
 	/* Verifying: the last read-back came back. */
