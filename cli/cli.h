@@ -85,6 +85,7 @@ int cli_ask(const char *request, char **reply);
 struct cli_req {
 	const char *cmd, *src, *dst, *element;
 	long long since, top;
+	bool all_lids;
 };
 
 /* cli_ask() with the request 'r'. */

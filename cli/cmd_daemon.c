@@ -117,6 +117,8 @@ int cli_ask_req(const struct cli_req *r, char **reply)
 		ibfm_json_int(&j, "since", r->since);
 	if (r->top)
 		ibfm_json_int(&j, "top", r->top);
+	if (r->all_lids)
+		ibfm_json_int(&j, "all_lids", 1);
 	ibfm_json_obj_end(&j);
 	ibfm_json_finish(&j);
 	fclose(out);

@@ -20,7 +20,7 @@
 
 static const char path_usage[] =
 	"Usage: ibfm path SRC DST --topo FILE [--lfts DUMP] [--all-lids] [--json]\n"
-	"       ibfm path SRC DST [--socket PATH] [--json]\n"
+	"       ibfm path SRC DST [--socket PATH] [--all-lids] [--json]\n"
 	"Every hop from SRC to DST: switch, GUID, LID, in and out port, link.\n"
 	"An endpoint is a LID, a port or node GUID (0x...), a node description\n"
 	"(\"node017 mlx5_3\") or a node name. Hops as ibtracert prints them.\n"
@@ -68,12 +68,14 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 }
 
 /* The path as ibfmd sees it: the last sweep and the plugin's LFTs. */
-static int path_daemon(const char *src, const char *dst, bool json)
+static int path_daemon(const char *src, const char *dst, bool all, bool json)
 {
 	char *reply;
-	int rc = cli_ask_req(
-		&(struct cli_req){ .cmd = "path", .src = src, .dst = dst },
-		&reply);
+	int rc = cli_ask_req(&(struct cli_req){ .cmd = "path",
+						.src = src,
+						.dst = dst,
+						.all_lids = all },
+			     &reply);
 
 	if (rc == CLI_OK && json) {
 		fputs(reply, stdout);
@@ -132,12 +134,12 @@ static int cmd_path(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (argc - optind != 2 || (!topo && (lfts || all))) {
+	if (argc - optind != 2 || (!topo && lfts)) {
 		fputs(path_usage, stderr);
 		return CLI_USAGE;
 	}
 	if (!topo)
-		return path_daemon(argv[optind], argv[optind + 1], json);
+		return path_daemon(argv[optind], argv[optind + 1], all, json);
 	rc = cli_load_routes(topo, lfts, &f, &rails, &t);
 	if (rc)
 		return rc;

@@ -82,6 +82,7 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 	memset(req, 0, sizeof(*req));
 	req->since = -1;
 	req->top = -1;
+	req->all_lids = -1;
 	s = skip(s, e);
 	if (s >= e || *s++ != '{') {
 		*why = "expected a JSON object such as {\"cmd\": \"status\"}";
@@ -127,6 +128,8 @@ int ibfm_ctl_parse(const char *line, size_t len, struct ibfm_ctl_req *req,
 				req->since = v;
 			else if (!strcmp(key, "top"))
 				req->top = v;
+			else if (!strcmp(key, "all_lids"))
+				req->all_lids = v;
 		}
 		s = skip(s, e);
 		if (s < e && *s == ',') {

@@ -7,7 +7,8 @@
  *
  * One request per line, a JSON object with a "cmd" string and optional
  * arguments: "since" (an event number), "top" (how many ports), "src"
- * and "dst" (endpoints), "element" (to drain); one reply per request,
+ * and "dst" (endpoints), "all_lids" (1: every LID of "dst"), "element"
+ * (to drain); one reply per request,
  * one JSON object on
  * one line. Commands are registered by name; "version" and
  * "list-commands" are built in. A line that is not such an object, an
@@ -29,8 +30,9 @@
 
 struct ibfm_ctl_req {
 	char cmd[64];
-	int64_t since;					   /* -1 when absent */
-	int64_t top;					   /* -1 when absent */
+	int64_t since;	  /* -1 when absent */
+	int64_t top;	  /* -1 when absent */
+	int64_t all_lids; /* path: every LID of dst when > 0; -1 absent */
 	char src[IBFM_CTL_MAX_ARG], dst[IBFM_CTL_MAX_ARG]; /* "" when absent */
 	char element[IBFM_CTL_MAX_ARG];			   /* "" when absent */
 };

@@ -540,6 +540,57 @@ static uint32_t endpoint(const struct ibfm_fabric *f, const char *s,
 	return IBFM_NONE;
 }
 
+/* Why LID 'lid' is not reached from 'src' (n from ibfm_verify_path). */
+static void unreached(char *why, size_t len, uint32_t lid, const char *src,
+		      int n)
+{
+	snprintf(why, len, "LID %u is not reached from \"%s\": %s", lid, src,
+		 n == -ELOOP ? "the routes loop" : "a switch has no route");
+}
+
+/*
+ * "lid" and "hops" of dst's base LID, and with all_lids "paths" for
+ * each of its 2^LMC LIDs; the ibtracert text of each on 'out'. -1 when
+ * the base LID is not reached (the reply then says why).
+ */
+static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
+		     struct hop_ctx *hc, uint32_t src, uint32_t dst,
+		     const struct ibfm_ctl_req *req, FILE *out)
+{
+	uint32_t hops[MAX_HOPS], lid = r->f->ports[dst].lid, k;
+	uint32_t nlids = req->all_lids > 0 ? 1U << r->f->ports[dst].lmc : 1;
+	char why[IBFM_ERR_MSG_MAX];
+	int n = ibfm_verify_path(r->f, &r->t, src, lid, hops, MAX_HOPS);
+
+	if (n < 0) {
+		unreached(why, sizeof(why), lid, req->src, n);
+		ibfm_json_str(j, "error", why);
+		return -1;
+	}
+	ibfm_json_uint(j, "lid", lid);
+	ibfm_trace_json(j, r->f, hops, n, hop_counters, hc);
+	ibfm_trace_text(out, r->f, hops, n, dst);
+	if (req->all_lids <= 0)
+		return 0;
+	ibfm_json_arr_begin(j, "paths");
+	for (k = 0; k < nlids; k++) {
+		ibfm_json_obj_begin(j, NULL);
+		ibfm_json_uint(j, "lid", lid + k);
+		n = ibfm_verify_path(r->f, &r->t, src, lid + k, hops, MAX_HOPS);
+		if (n < 0) {
+			unreached(why, sizeof(why), lid + k, req->src, n);
+			ibfm_json_str(j, "error", why);
+		} else {
+			ibfm_trace_json(j, r->f, hops, n, hop_counters, hc);
+			if (k)
+				ibfm_trace_text(out, r->f, hops, n, dst);
+		}
+		ibfm_json_obj_end(j);
+	}
+	ibfm_json_arr_end(j);
+	return 0;
+}
+
 /* "src" to "dst" through the LFTs the plugin last published. */
 static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
 		     struct ibfm_json *j)
@@ -547,11 +598,10 @@ static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
 	struct ibfmd *d = ctx;
 	const struct ibfmd_routes *r;
 	struct hop_ctx hc = { .d = d };
-	uint32_t src, dst, hops[MAX_HOPS];
+	uint32_t src, dst;
 	char why[IBFM_ERR_MSG_MAX], *text = NULL;
 	size_t tlen = 0;
 	FILE *out;
-	int n;
 
 	if (!req->src[0] || !req->dst[0]) {
 		ibfm_json_str(j, "error", "path needs \"src\" and \"dst\"");
@@ -569,25 +619,15 @@ static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
 	dst = endpoint(r->f, req->dst, j);
 	if (dst == IBFM_NONE)
 		return;
-	n = ibfm_verify_path(r->f, &r->t, src, r->f->ports[dst].lid, hops,
-			     MAX_HOPS);
-	if (n < 0) {
-		snprintf(why, sizeof(why),
-			 "LID %u is not reached from \"%s\": %s",
-			 r->f->ports[dst].lid, req->src,
-			 n == -ELOOP ? "the routes loop"
-				     : "a switch has no route");
-		ibfm_json_str(j, "error", why);
+	out = open_memstream(&text, &tlen);
+	if (!out || path_lids(j, r, &hc, src, dst, req, out)) {
+		if (out)
+			fclose(out);
+		free(text);
 		return;
 	}
-	ibfm_json_uint(j, "lid", r->f->ports[dst].lid);
-	ibfm_trace_json(j, r->f, hops, n, hop_counters, &hc);
-	out = open_memstream(&text, &tlen);
-	if (out) {
-		ibfm_trace_text(out, r->f, hops, n, dst);
-		fclose(out);
-		ibfm_json_str(j, "text", text);
-	}
+	fclose(out);
+	ibfm_json_str(j, "text", text);
 	free(text);
 }
 

@@ -74,6 +74,8 @@ check "each with its counters" test "$(grep -o '"xmit_wait_delta"' "$T/path.json
 "$IBFM" path "node001 mlx5_0" "node032 mlx5_0" --topo "$T/fabric.topo" --lfts "$T/state/lfts.dump" --json >"$T/offline.json"
 hops() { grep -o '"guid":"[^"]*","name":"[^"]*","lid":[0-9]*,"in_port":[0-9]*,"out_port":[0-9]*' "$1" | head -3; }
 check "the same hops as offline on the same files" test "$(hops "$T/path.json")" = "$(hops <(tr -d ' \n' <"$T/offline.json"))"
+ask path "node001 mlx5_0" "node032 mlx5_0" --all-lids --json >"$T/all.json"
+check "path --all-lids: one path per LID of node032 (LMC 0: one)" test "$(grep -o '"paths":\[{"lid":[0-9]*,"hops"' "$T/all.json" | wc -l)" = 1
 ask path "node001 mlx5_0" "nodee032 mlx5_0" 2>"$T/bad.err"
 check "an unknown endpoint fails (exit 4)" test $? = 4
 check "naming it and a near match" bash -c "grep -q 'unknown endpoint \"nodee032 mlx5_0\"' '$T/bad.err'"
