@@ -473,6 +473,10 @@ static int parse_port_line(struct parser *p, struct cur *c)
 	if (!get_quoted(c, &pd.rname, &pd.rlen))
 		return malformed(p,
 				 "a closing '\"' after the remote node name");
+	if (!pd.rlen || pd.rlen > NAME_MAX_LEN)
+		return perr(p, -EINVAL, "T02",
+			    "remote node name must be 1 to %d characters",
+			    NAME_MAX_LEN);
 	if (!eat(c, '[') || !get_uint(c, 0xFFFF, &pd.rport) || !eat(c, ']'))
 		return malformed(p, "\"[port]\" after the remote node name");
 	skip_ws(c);

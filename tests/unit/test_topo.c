@@ -198,6 +198,16 @@ static void test_bad_lines(void **state)
 	expect_text_error("switchguid=0x5\nSwitch 4 \"a\"\n[1] \"h\"[1](99)\n\n"
 			  "caguid=0x7\nCa 1 \"h\"\n[1] \"a\"[1]\n",
 			  "t:3: T14 port GUID mismatch");
+	{
+		/* A remote name past 255 characters (found by the fuzzer:
+		 * it overflowed a stack buffer). */
+		char text[400];
+
+		snprintf(text, sizeof(text),
+			 "Switch 4 \"a\"\n[1] \"%0300d\"[1]\n", 0);
+		expect_text_error(text,
+				  "t:2: T02 remote node name must be 1 to 255");
+	}
 }
 
 /* Generated fabrics survive write -> parse unchanged. */
