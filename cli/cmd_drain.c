@@ -18,6 +18,7 @@
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/rail.h"
+#include "routing/snapshot.h"
 #include "routing/trace.h"
 #include "routing/verify.h"
 
@@ -215,11 +216,8 @@ static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
 			"ibfmd has no sweep on file yet: try again after its first sweep, or give --topo FILE");
 		rc = DRAIN_NO_DAEMON;
 	} else if (cli_jv_str(v, "state_dir")[0]) {
-		snprintf(lfts, llen, "%s/lfts.bin", cli_jv_str(v, "state_dir"));
-		if (access(lfts, R_OK)) /* a plugin from before lfts.bin */
-			snprintf(lfts, llen, "%s/lfts.dump",
-				 cli_jv_str(v, "state_dir"));
-		if (access(lfts, R_OK))
+		if (ibfm_snapshot_lfts_path(cli_jv_str(v, "state_dir"), lfts,
+					    llen))
 			lfts[0] = '\0';
 		snprintf(drains, dlen, "%s/drain.list",
 			 cli_jv_str(v, "state_dir"));

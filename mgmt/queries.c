@@ -14,6 +14,7 @@
 #include "mgmt/daemon.h"
 #include "routing/diff.h"
 #include "routing/rank.h"
+#include "routing/snapshot.h"
 #include "routing/trace.h"
 #include "routing/verify.h"
 
@@ -37,25 +38,9 @@ struct stat_row {
 
 uint64_t ibfmd_routing_generation(const struct ibfmd *d)
 {
-	char path[4200], buf[4096], *g;
-	uint64_t gen = 0;
-	size_t n;
-	FILE *in;
-
-	if (!d->conf.state_dir[0])
-		return 0;
-	snprintf(path, sizeof(path), "%s/snapshot.json", d->conf.state_dir);
-	in = fopen(path, "r");
-	if (!in)
-		return 0;
-	/* The generation is among the first members. */
-	n = fread(buf, 1, sizeof(buf) - 1, in);
-	fclose(in);
-	buf[n] = '\0';
-	g = strstr(buf, "\"generation\":");
-	if (g)
-		gen = strtoull(g + 13, NULL, 10);
-	return gen;
+	return d->conf.state_dir[0]
+		       ? ibfm_snapshot_last_generation(d->conf.state_dir)
+		       : 0;
 }
 
 static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
@@ -462,11 +447,8 @@ const struct ibfmd_routes *ibfmd_routes(struct ibfmd *d, char *why, size_t len)
 			"no LFTs: set state_dir in ibfmd.conf to the plugin's state_dir");
 		return NULL;
 	}
-	/* lfts.bin, or the text dump of a plugin from before it. */
-	snprintf(path, sizeof(path), "%s/lfts.bin", d->conf.state_dir);
-	if (stat(path, &st))
-		snprintf(path, sizeof(path), "%s/lfts.dump", d->conf.state_dir);
-	if (stat(path, &st)) {
+	if (ibfm_snapshot_lfts_path(d->conf.state_dir, path, sizeof(path)) ||
+	    stat(path, &st)) {
 		snprintf(why, len, "%.400s: %s", path, strerror(errno));
 		return NULL;
 	}

@@ -114,6 +114,15 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 	return rc;
 }
 
+int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len)
+{
+	snprintf(path, len, "%s/lfts.bin", dir);
+	if (!access(path, R_OK))
+		return 0;
+	snprintf(path, len, "%s/lfts.dump", dir);
+	return access(path, R_OK) ? -errno : 0;
+}
+
 uint64_t ibfm_snapshot_last_generation(const char *dir)
 {
 	char path[4096], line[256];

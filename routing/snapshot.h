@@ -58,6 +58,13 @@ int ibfm_snapshot_write(const char *dir, const char *name,
 			ibfm_snapshot_write_fn fn, const void *ctx, char *why,
 			size_t whylen);
 
+/*
+ * The tables in DIR: lfts.bin, or the text lfts.dump of a plugin from
+ * before lfts.bin, into 'path'. 0, or -errno (the path of lfts.dump)
+ * when neither is readable.
+ */
+int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len);
+
 /* The generation of DIR/snapshot.json, 0 when there is none. */
 uint64_t ibfm_snapshot_last_generation(const char *dir);
 
