@@ -92,7 +92,9 @@ int ibfm_ccp_builtin(const char *name, struct ibfm_ccp *p)
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	/* Threshold 0xF, marking rate 0xA, CA map 0xFFFF, increase 1,
 	 * trigger 2, min 0: NVIDIA's documented ccmgr values. */
-	p->sw.control_map = 1;
+	/* Threshold and packet size, credit starvation, marking rate:
+	 * the masks stay as the switch has them. */
+	p->sw.control_map = 0x1C;
 	memset(p->sw.victim_mask, 0, sizeof(p->sw.victim_mask));
 	memset(p->sw.credit_mask, 0, sizeof(p->sw.credit_mask));
 	p->sw.threshold = 0xF;

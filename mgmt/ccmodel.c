@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/* The CC node model: what a CC agent does with each MAD (annex A10). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgmt/ccmodel.h"
+
+/* MAD status codes (IBA 13.4.7.1), in the status field's bits 2-4. */
+#define ST_BAD_ATTR (3 << 2)  /* attribute or modifier not supported */
+#define ST_BAD_VALUE (7 << 2) /* invalid value in an attribute field */
+
+int ibfm_ccm_init(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
+{
+	m->n = 0;
+	m->v = n ? calloc(n, sizeof(*m->v)) : NULL;
+	if (n && !m->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct ibfm_ccm_node *x = &m->v[i];
+
+		x->guid = t[i].guid;
+		x->port = t[i].port;
+		x->sw = t[i].sw;
+		x->agent = true;
+		x->cct_cap = 2;
+	}
+	m->n = n;
+	return 0;
+}
+
+void ibfm_ccm_free(struct ibfm_ccm *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+struct ibfm_ccm_node *ibfm_ccm_node(struct ibfm_ccm *m,
+				    const struct ibfm_cc_target *t)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].guid == t->guid && m->v[i].port == t->port)
+			return &m->v[i];
+	return NULL;
+}
+
+/* A10.4.1: the key check; false when the MAD is to be dropped. */
+static bool key_passes(struct ibfm_ccm_node *x, const struct ibfm_cc_mad *m)
+{
+	if (!x->key || m->cc_key == x->key || (!m->set && !x->protect))
+		return true;
+	x->violations++;
+	return false;
+}
+
+/* A Set of SwitchCongestionSetting: only the groups of Control_Map. */
+static void set_switch(struct ibfm_ccm_node *x, const struct ibfm_ccp_switch *s)
+{
+	if (s->control_map & 1)
+		memcpy(x->sws.victim_mask, s->victim_mask, 32);
+	if (s->control_map & 2)
+		memcpy(x->sws.credit_mask, s->credit_mask, 32);
+	if (s->control_map & 4) {
+		x->sws.threshold = s->threshold;
+		x->sws.packet_size = s->packet_size;
+	}
+	if (s->control_map & 8) {
+		x->sws.cs_threshold = s->cs_threshold;
+		x->sws.cs_return_delay = s->cs_return_delay;
+	}
+	if (s->control_map & 16)
+		x->sws.marking_rate = s->marking_rate;
+}
+
+static uint16_t do_set(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
+{
+	struct ibfm_ccp_switch s;
+	struct ibfm_ccw_cct t;
+
+	switch (m->attr) {
+	case IBFM_CCW_SWITCH:
+		if (!x->sw)
+			return ST_BAD_ATTR;
+		ibfm_ccw_get_switch(m->data, &s);
+		set_switch(x, &s);
+		return 0;
+	case IBFM_CCW_CA:
+		if (x->sw)
+			return ST_BAD_ATTR;
+		ibfm_ccw_get_ca(m->data, &x->ca);
+		return 0;
+	case IBFM_CCW_CCT:
+		if (x->sw || m->mod >= x->cct_cap ||
+		    m->mod >= IBFM_CCM_CCT_BLOCKS)
+			return ST_BAD_ATTR;
+		ibfm_ccw_get_cct(m->data, &t);
+		if (t.limit >= x->cct_cap * IBFM_CCW_CCT_BLOCK)
+			return ST_BAD_VALUE;
+		x->cct[m->mod] = t;
+		/* CCTI_Limit is one value for the whole table. */
+		for (unsigned b = 0; b < IBFM_CCM_CCT_BLOCKS; b++)
+			x->cct[b].limit = t.limit;
+		return 0;
+	}
+	return ST_BAD_ATTR;
+}
+
+/* Fills the reply's data with the attribute's value. */
+static uint16_t do_get(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
+{
+	struct ibfm_ccw_cpi cpi = { 1, IBFM_CCW_CLASS_VERSION, 0 };
+	struct ibfm_ccw_info info = { 0, x->sw ? 0 : x->cct_cap };
+	struct ibfm_ccw_key key = { x->key, x->protect, 0, x->violations };
+	struct ibfm_ccp_switch s;
+
+	memset(m->data, 0, sizeof(m->data));
+	switch (m->attr) {
+	case IBFM_CCW_CLASS_PORT_INFO:
+		ibfm_ccw_put_cpi(m->data, &cpi);
+		return 0;
+	case IBFM_CCW_INFO:
+		ibfm_ccw_put_info(m->data, &info);
+		return 0;
+	case IBFM_CCW_KEY_INFO:
+		ibfm_ccw_put_key(m->data, &key);
+		return 0;
+	case IBFM_CCW_SWITCH:
+		if (!x->sw)
+			return ST_BAD_ATTR;
+		s = x->sws;
+		s.control_map = 0; /* meaningful in a Set only */
+		ibfm_ccw_put_switch(m->data, &s);
+		return 0;
+	case IBFM_CCW_CA:
+		if (x->sw)
+			return ST_BAD_ATTR;
+		ibfm_ccw_put_ca(m->data, &x->ca);
+		return 0;
+	case IBFM_CCW_CCT:
+		if (x->sw || m->mod >= x->cct_cap ||
+		    m->mod >= IBFM_CCM_CCT_BLOCKS)
+			return ST_BAD_ATTR;
+		ibfm_ccw_put_cct(m->data, &x->cct[m->mod]);
+		return 0;
+	}
+	return ST_BAD_ATTR;
+}
+
+int ibfm_ccm_send(void *ctx, const struct ibfm_cc_target *t,
+		  struct ibfm_cc_mad *mad)
+{
+	struct ibfm_ccm_node *x = ibfm_ccm_node(ctx, t);
+
+	if (!x || !x->agent)
+		return -ETIMEDOUT;
+	if (x->drop) {
+		x->drop--;
+		return -ETIMEDOUT;
+	}
+	if (!key_passes(x, mad))
+		return -ETIMEDOUT;
+	if (mad->set && x->drop_sets) {
+		x->drop_sets--;
+		return -ETIMEDOUT;
+	}
+	if (x->zeros) {
+		x->sets += mad->set;
+		x->gets += !mad->set;
+		memset(mad->data, 0, sizeof(mad->data));
+		mad->status = 0;
+		return 0;
+	}
+	if (mad->set) {
+		mad->status = do_set(x, mad);
+		x->sets++;
+		if (!mad->status)
+			mad->status =
+				do_get(x, mad); /* a Set answers with it */
+	} else {
+		mad->status = do_get(x, mad);
+		x->gets++;
+	}
+	return 0;
+}
