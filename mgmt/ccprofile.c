@@ -361,17 +361,18 @@ int ibfm_ccp_parse(const char *text, const char *name, struct ibfm_ccp *p,
 	return 0;
 }
 
-int ibfm_ccp_read(const char *path, struct ibfm_ccp *p, struct ibfm_err *err)
+char *ibfm_ccp_read_text(const char *path, struct ibfm_err *err)
 {
 	FILE *in = fopen(path, "r");
 	char *text = NULL;
 	size_t len = 0;
 	ssize_t n;
-	int rc;
 
-	if (!in)
-		return ibfm_err_set(err, -errno, "%s: cannot open: %s", path,
-				    strerror(errno));
+	if (!in) {
+		ibfm_err_set(err, -errno, "%s: cannot open: %s", path,
+			     strerror(errno));
+		return NULL;
+	}
 	n = getdelim(&text, &len, '\0', in);
 	fclose(in);
 	if (n < 0) {
@@ -379,10 +380,27 @@ int ibfm_ccp_read(const char *path, struct ibfm_ccp *p, struct ibfm_err *err)
 		text = strdup("");
 	}
 	if (!text)
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
+		ibfm_err_set(err, -ENOMEM, "out of memory");
+	return text;
+}
+
+int ibfm_ccp_read(const char *path, struct ibfm_ccp *p, struct ibfm_err *err)
+{
+	char *text = ibfm_ccp_read_text(path, err);
+	int rc;
+
+	if (!text)
+		return err->code;
 	rc = ibfm_ccp_parse(text, path, p, err);
 	free(text);
 	return rc;
+}
+
+int ibfm_ccp_load(const char *name, struct ibfm_ccp *p, struct ibfm_err *err)
+{
+	if (!ibfm_ccp_builtin(name, p))
+		return 0;
+	return ibfm_ccp_read(name, p, err);
 }
 
 bool ibfm_ccp_equal(const struct ibfm_ccp *a, const struct ibfm_ccp *b)

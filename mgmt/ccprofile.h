@@ -76,6 +76,12 @@ int ibfm_ccp_builtin(const char *name, struct ibfm_ccp *p);
  */
 int ibfm_ccp_read(const char *path, struct ibfm_ccp *p, struct ibfm_err *err);
 
+/* A built-in profile by its name, else the profile file 'name'. */
+int ibfm_ccp_load(const char *name, struct ibfm_ccp *p, struct ibfm_err *err);
+
+/* A whole text file, malloc'ed; NULL with 'err' set. */
+char *ibfm_ccp_read_text(const char *path, struct ibfm_err *err);
+
 /* The same on text ('name' for messages). */
 int ibfm_ccp_parse(const char *text, const char *name, struct ibfm_ccp *p,
 		   struct ibfm_err *err);

@@ -14,6 +14,7 @@ enum kind {
 	UINT,	  /* a whole number in [min, max] */
 	ONOFF,	  /* on or off */
 	HOSTPORT, /* HOST:PORT, or off */
+	KEY64,	  /* a 64-bit number, 0x hex or decimal */
 };
 
 static const struct key {
@@ -33,6 +34,13 @@ static const struct key {
 	{ "light_interval", UINT, F(light_s), 0, 86400 },
 	{ "metrics", HOSTPORT, F(metrics), 0, 0 },
 	{ "counters", ONOFF, F(counters), 0, 0 },
+	{ "cc_profile", STR, F(cc_profile), 0, 0 },
+	{ "cc_policy", STR, F(cc_policy), 0, 0 },
+	{ "cc_auto", ONOFF, F(cc_auto), 0, 0 },
+	{ "cc_key", KEY64, F(cc_key), 0, 0 },
+	{ "cc_tries", UINT, F(cc_tries), 1, 10 },
+	{ "cc_backoff_ms", UINT, F(cc_backoff_ms), 0, 10000 },
+	{ "cc_model", ONOFF, F(cc_model), 0, 0 },
 #undef F
 };
 
@@ -46,6 +54,9 @@ static void defaults(struct ibfmd_conf *c)
 	c->light_s = 10;
 	c->counters = true;
 	snprintf(c->metrics, sizeof(c->metrics), "%s", METRICS_DEFAULT);
+	snprintf(c->cc_profile, sizeof(c->cc_profile), "reference");
+	c->cc_tries = 2;
+	c->cc_backoff_ms = 200;
 }
 
 /* Whether 'v' is HOST:PORT with a port up to 65535. */
@@ -81,6 +92,14 @@ static const char *set(struct ibfmd_conf *c, const struct key *k, const char *v)
 		if (strcmp(v, "on") && strcmp(v, "off"))
 			return "on or off";
 		*(bool *)(void *)field = !strcmp(v, "on");
+		return NULL;
+	case KEY64:
+		errno = 0;
+		if (*v == '-' || *v == '+')
+			return "a number of up to 64 bits (0x hex or decimal)";
+		*(unsigned long long *)(void *)field = strtoull(v, &end, 0);
+		if (*end || end == v || errno)
+			return "a number of up to 64 bits (0x hex or decimal)";
 		return NULL;
 	case HOSTPORT:
 		c->metrics_set = true;
@@ -121,11 +140,18 @@ static int parse_line(char *line, const char *name, unsigned no,
 	*q = '\0';
 	for (i = 0; i < NKEYS && strcmp(keys[i].name, key); i++)
 		;
-	if (i == NKEYS)
-		return ibfm_err_set(
-			err, -EINVAL,
-			"%s:%u: unknown key \"%.64s\": expected socket, expected, state_dir, fabric_file, ca, ca_port, sweep_interval, light_interval, metrics or counters",
-			name, no, key);
+	if (i == NKEYS) {
+		char all[512];
+		size_t at = 0;
+
+		for (i = 0; i < NKEYS; i++)
+			at += (size_t)snprintf(all + at, sizeof(all) - at,
+					       "%s%s", i ? ", " : "",
+					       keys[i].name);
+		return ibfm_err_set(err, -EINVAL,
+				    "%s:%u: unknown key \"%.64s\": expected %s",
+				    name, no, key, all);
+	}
 	why = set(c, &keys[i], val);
 	if (!why)
 		return 0;

@@ -25,6 +25,13 @@ struct ibfmd_conf {
 	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
 	bool metrics_set;  /* by the file: failing to listen is fatal */
 	bool counters;	   /* read PMA counters on every full sweep */
+	/* congestion control (docs/cc.md) */
+	char cc_profile[4096]; /* a built-in name or a profile file */
+	char cc_policy[4096];  /* rules choosing profiles per node, or "" */
+	bool cc_auto;	       /* apply to new nodes after each sweep */
+	unsigned long long cc_key;
+	unsigned cc_tries, cc_backoff_ms;
+	bool cc_model; /* tests: CC MADs answered by the node model */
 };
 
 /* Reads 'path' into 'c' (defaults first). 0, or -EINVAL/-errno and 'err'. */

@@ -11,6 +11,7 @@
  * its worker thread, one at a time.
  */
 
+#include "mgmt/cc.h"
 #include "mgmt/counters.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
@@ -87,5 +88,13 @@ int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 			  const struct ibfm_sweep_lft_block *b, size_t n,
 			  uint32_t *mismatched, uint32_t *unread,
 			  struct ibfm_err *err);
+
+/*
+ * The congestion-control transport over this port (mgmt/cc.h): one
+ * LID-routed MAD of class 0x21 to t->lid; 'ctx' is the struct
+ * ibfm_sweep. Needs LIDs, as counters do.
+ */
+int ibfm_sweep_cc_send(void *ctx, const struct ibfm_cc_target *t,
+		       struct ibfm_cc_mad *m);
 
 #endif /* IBFM_SWEEP_H */

@@ -2,6 +2,7 @@
 /* Tests of mgmt/ccprofile.c: congestion-control profiles. */
 #include "test_common.h"
 
+#include "mgmt/ccpolicy.h"
 #include "mgmt/ccprofile.h"
 
 static void test_builtins(void **state)
@@ -101,9 +102,72 @@ static void test_bad_profiles_are_refused_whole(void **state)
 	assert_true(ibfm_ccp_read("/nonexistent.ccp", &p, &err) < 0);
 }
 
+static void test_policy_picks_first_match(void **state)
+{
+	static const char text[] = "# roll out the ai profile rail by rail\n"
+				   "guid 0x10,0x20 reference\n"
+				   "\n"
+				   "rail 3 ai   # rail 3 first\n"
+				   "switch ai\n";
+	struct ibfm_ccpol p;
+	struct ibfm_err err;
+
+	(void)state;
+	assert_int_equal(ibfm_ccpol_parse("reference", text, "pol", &p, &err),
+			 0);
+	assert_int_equal(p.nrules, 3);
+	assert_int_equal(p.nprofiles, 2); /* reference once, ai once */
+	assert_string_equal(ibfm_ccpol_pick(&p, false, 0x99, 3)->name, "ai");
+	assert_string_equal(ibfm_ccpol_pick(&p, false, 0x99, 2)->name,
+			    "reference");
+	assert_string_equal(
+		ibfm_ccpol_pick(&p, false, 0x99, IBFM_CCPOL_NO_RAIL)->name,
+		"reference");
+	assert_string_equal(ibfm_ccpol_pick(&p, true, 0x99, 0)->name, "ai");
+	/* GUID rule first: this switch keeps the reference. */
+	assert_string_equal(ibfm_ccpol_pick(&p, true, 0x20, 0)->name,
+			    "reference");
+	ibfm_ccpol_free(&p);
+	/* No policy: everything gets the default. */
+	assert_int_equal(ibfm_ccpol_parse("ai", NULL, NULL, &p, &err), 0);
+	assert_string_equal(ibfm_ccpol_pick(&p, true, 1, 0)->name, "ai");
+	ibfm_ccpol_free(&p);
+}
+
+static void test_policy_bad_lines(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "ca ai\nleaf ai\n", "pol:2: \"leaf\": expected switch, ca" },
+		{ "rail ai\n", "pol:1: rail: expected \"rail N PROFILE\"" },
+		{ "rail x ai\n", "pol:1: rail: expected a number" },
+		{ "guid 0x1,zz ai\n", "pol:1: guid: expected GUIDs" },
+		{ "switch turbo\n", "pol:1: profile turbo: cannot open" },
+		{ "switch ai extra\n",
+		  "pol:1: switch: expected \"switch PROFILE\"" },
+	};
+	struct ibfm_ccpol p;
+	struct ibfm_err err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_not_equal(ibfm_ccpol_parse("reference", bad[i].text,
+						      "pol", &p, &err),
+				     0);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("%s: got \"%s\"", bad[i].msg, err.msg);
+	}
+	/* A bad default profile is refused as well. */
+	assert_int_not_equal(
+		ibfm_ccpol_parse("/nonexistent.ccp", "", "pol", &p, &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_picks_first_match),
+		cmocka_unit_test(test_policy_bad_lines),
 		cmocka_unit_test(test_builtins),
 		cmocka_unit_test(test_a_profile_file),
 		cmocka_unit_test(test_bad_profiles_are_refused_whole),
