@@ -37,6 +37,7 @@ extern const struct cli_cmd cli_path_cmds[];
 extern const struct cli_cmd cli_drain_cmds[];
 extern const struct cli_cmd cli_routes_cmds[];
 extern const struct cli_cmd cli_daemon_cmds[];
+extern const struct cli_cmd cli_cc_cmds[];
 extern const char *cli_socket_path; /* ibfmd's control socket */
 
 /*

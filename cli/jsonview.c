@@ -8,8 +8,11 @@
 #include "cli/jsonview.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "routing/json.h"
 
 #define JV_DEPTH 32
 
@@ -256,5 +259,41 @@ void cli_jv_print(FILE *out, const struct cli_jv *obj, unsigned indent)
 		}
 		print_scalar(out, c);
 		fputc('\n', out);
+	}
+}
+
+void cli_jv_write(struct ibfm_json *j, const char *key, const struct cli_jv *v)
+{
+	const struct cli_jv *c;
+
+	switch (v->type) {
+	case CLI_JV_NULL:
+		ibfm_json_null(j, key);
+		break;
+	case CLI_JV_BOOL:
+		ibfm_json_bool(j, key, v->num != 0);
+		break;
+	case CLI_JV_NUMBER:
+		/* Whole numbers as such: GUIDs are strings, counts exact. */
+		if (v->num == (double)(int64_t)v->num)
+			ibfm_json_int(j, key, (int64_t)v->num);
+		else
+			ibfm_json_double(j, key, v->num);
+		break;
+	case CLI_JV_STRING:
+		ibfm_json_str(j, key, v->str);
+		break;
+	case CLI_JV_ARRAY:
+		ibfm_json_arr_begin(j, key);
+		for (c = v->child; c; c = c->next)
+			cli_jv_write(j, NULL, c);
+		ibfm_json_arr_end(j);
+		break;
+	case CLI_JV_OBJECT:
+		ibfm_json_obj_begin(j, key);
+		for (c = v->child; c; c = c->next)
+			cli_jv_write(j, c->key, c);
+		ibfm_json_obj_end(j);
+		break;
 	}
 }

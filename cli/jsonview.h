@@ -47,4 +47,9 @@ double cli_jv_num(const struct cli_jv *obj, const char *key);
  */
 void cli_jv_print(FILE *out, const struct cli_jv *obj, unsigned indent);
 
+struct ibfm_json;
+
+/* Writes 'v' (with its children) as JSON to 'j', member 'key' or NULL. */
+void cli_jv_write(struct ibfm_json *j, const char *key, const struct cli_jv *v);
+
 #endif /* IBFM_CLI_JSONVIEW_H */

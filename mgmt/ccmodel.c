@@ -10,22 +10,29 @@
 #define ST_BAD_ATTR (3 << 2)  /* attribute or modifier not supported */
 #define ST_BAD_VALUE (7 << 2) /* invalid value in an attribute field */
 
-int ibfm_ccm_init(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
+int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 {
-	m->n = 0;
-	m->v = n ? calloc(n, sizeof(*m->v)) : NULL;
-	if (n && !m->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct ibfm_ccm_node *x = &m->v[i];
+	struct ibfm_ccm_node *v;
 
+	if (!n)
+		return 0;
+	v = realloc(m->v, (m->n + n) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	m->v = v;
+	for (size_t i = 0; i < n; i++) {
+		struct ibfm_ccm_node *x = &m->v[m->n];
+
+		if (ibfm_ccm_node(m, &t[i]))
+			continue;
+		memset(x, 0, sizeof(*x));
 		x->guid = t[i].guid;
 		x->port = t[i].port;
 		x->sw = t[i].sw;
 		x->agent = true;
 		x->cct_cap = 2;
+		m->n++;
 	}
-	m->n = n;
 	return 0;
 }
 

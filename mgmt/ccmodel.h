@@ -47,10 +47,11 @@ struct ibfm_ccm {
 };
 
 /*
- * A model of the targets: one CC agent per target, all settings zero,
- * no CC_Key, ControlTableCap 2. 0 or -ENOMEM.
+ * Adds a node for each target the model does not have yet (start from
+ * a zeroed struct): a CC agent, all settings zero, no CC_Key,
+ * ControlTableCap 2. 0 or -ENOMEM (then nothing is added).
  */
-int ibfm_ccm_init(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n);
+int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n);
 
 void ibfm_ccm_free(struct ibfm_ccm *m);
 

@@ -17,6 +17,9 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "mgmt/cc.h"
+#include "mgmt/ccmodel.h"
+#include "mgmt/ccpolicy.h"
 #include "mgmt/conf.h"
 #include "mgmt/counters.h"
 #include "mgmt/ctl.h"
@@ -77,6 +80,34 @@ struct ibfmd_op {
 	struct event *tick;
 };
 
+/* What ibfmd last learnt of one CC target (by GUID and port). */
+struct ibfmd_cc_known {
+	uint64_t guid;
+	uint8_t port;
+	uint8_t state;	   /* enum ibfm_cc_state */
+	bool key_rejected; /* with this cc_key */
+};
+
+/* Congestion control: the policy, the last or running job, what is known. */
+struct ibfmd_cc {
+	struct ibfm_ccpol policy;
+	struct ibfm_ccm model; /* cc_model: the nodes answering CC MADs */
+	/* A job: set up by the loop, the worker's while 'running'. */
+	bool want, running, apply, automatic, use_model;
+	uint64_t job;
+	struct ibfm_cc_target *t;
+	struct ibfm_cc_result *r;
+	size_t n, done; /* 'done' under d->lock */
+	struct ibfm_cc_opts opts;
+	time_t started;
+	double elapsed_s;
+	struct event *done_ev;
+	/* What the loop knows, sorted by GUID and port. */
+	struct ibfmd_cc_known *known;
+	size_t nknown;
+	uint64_t sets; /* Set MADs sent, all jobs */
+};
+
 struct ibfmd {
 	struct ibfmd_conf conf;
 	const char *conf_path;
@@ -118,6 +149,7 @@ struct ibfmd {
 	uint32_t pc_ports;	       /* ports that answered */
 	struct ibfmd_routes routes;
 	struct ibfmd_op op;
+	struct ibfmd_cc cc;
 };
 
 void ibfmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -169,5 +201,19 @@ const struct ibfmd_routes *ibfmd_routes(struct ibfmd *d, char *why, size_t len);
 
 /* The plugin's routing generation from its snapshot.json, 0 if none. */
 uint64_t ibfmd_routing_generation(const struct ibfmd *d);
+
+/*
+ * Congestion control (congestion.c): loads cc_profile and cc_policy
+ * (0, or -EINVAL logged with FILE:LINE), registers cc-diff, cc-apply,
+ * cc-status and cc-show.
+ */
+int ibfmd_cc_init(struct ibfmd *d);
+void ibfmd_cc_free(struct ibfmd *d);
+
+/* After a sweep: with cc_auto, applies to nodes not configured yet. */
+void ibfmd_cc_after_sweep(struct ibfmd *d);
+
+/* The worker's part of a job: every target, on 'port' or the model. */
+void ibfmd_cc_run(struct ibfmd *d, struct ibfm_sweep *port);
 
 #endif /* IBFM_DAEMON_H */

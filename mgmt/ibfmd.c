@@ -284,6 +284,7 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 	d->fabric = f;
 	if (d->pc_delta)
 		counter_events(d);
+	ibfmd_cc_after_sweep(d);
 }
 
 static double now_ms(void)
@@ -399,10 +400,21 @@ static void *worker_main(void *arg)
 		struct found r = { 0 };
 		struct ibfmd_conf c;
 
-		while (!d->want && !d->verify_want && !d->stop)
+		while (!d->want && !d->verify_want && !d->cc.want && !d->stop)
 			pthread_cond_wait(&d->wake, &d->lock);
 		if (d->stop)
 			break;
+		if (d->cc.want) {
+			/* The job is the worker's until its done event. */
+			d->cc.want = false;
+			c = d->conf;
+			pthread_mutex_unlock(&d->lock);
+			ibfmd_cc_run(
+				d, local_port(&port, ca, &ca_port, &c, &r.err));
+			pthread_mutex_lock(&d->lock);
+			event_active(d->cc.done_ev, EV_READ, 0);
+			continue;
+		}
 		if (d->verify_want) {
 			/* op.verify is the worker's until verify_done. */
 			d->verify_want = false;
@@ -753,6 +765,8 @@ int main(int argc, char **argv)
 	if (!d->base || open_socket(d) || open_metrics(d))
 		goto out;
 	ibfmd_register_drains(d);
+	if (ibfmd_cc_init(d))
+		goto out;
 	d->sweep_done = event_new(d->base, -1, 0, sweep_done, d);
 	d->sweep_timer = event_new(d->base, -1, EV_PERSIST, sweep_tick, d);
 	d->light_timer = event_new(d->base, -1, EV_PERSIST, light_tick, d);
@@ -794,6 +808,7 @@ out:
 				event_free(evs[i]);
 	}
 	ibfmd_drains_free(d); /* its events too: before their base */
+	ibfmd_cc_free(d);
 	if (d->base)
 		event_base_free(d->base);
 	ibfm_fabric_destroy(d->fabric);

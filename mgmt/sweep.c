@@ -618,3 +618,15 @@ int ibfm_sweep_cc_send(void *ctx, const struct ibfm_cc_target *t,
 	memcpy(m->data, reply, sizeof(m->data));
 	return 0;
 }
+
+uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s)
+{
+	uint8_t ni[IB_SMP_DATA_SIZE], pi[IB_SMP_DATA_SIZE];
+	const struct dr self = { .n = 0 };
+
+	if (query_dr(s->mp, &self, IB_ATTR_NODE_INFO, 0, ni) ||
+	    query_dr(s->mp, &self, IB_ATTR_PORT_INFO,
+		     mad_get_field(ni, 0, IB_NODE_LOCAL_PORT_F), pi))
+		return 0;
+	return (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
+}

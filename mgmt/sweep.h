@@ -97,4 +97,7 @@ int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 int ibfm_sweep_cc_send(void *ctx, const struct ibfm_cc_target *t,
 		       struct ibfm_cc_mad *m);
 
+/* The master SM's LID as the local port knows it; 0 when unknown. */
+uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s);
+
 #endif /* IBFM_SWEEP_H */

@@ -129,6 +129,12 @@ void ibfm_json_bool(struct ibfm_json *j, const char *key, bool v)
 	fputs(v ? "true" : "false", j->out);
 }
 
+void ibfm_json_null(struct ibfm_json *j, const char *key)
+{
+	member(j, key);
+	fputs("null", j->out);
+}
+
 int ibfm_json_finish(struct ibfm_json *j)
 {
 	fputc('\n', j->out);

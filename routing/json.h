@@ -35,6 +35,7 @@ void ibfm_json_int(struct ibfm_json *j, const char *key, int64_t v);
 void ibfm_json_uint(struct ibfm_json *j, const char *key, uint64_t v);
 void ibfm_json_double(struct ibfm_json *j, const char *key, double v);
 void ibfm_json_bool(struct ibfm_json *j, const char *key, bool v);
+void ibfm_json_null(struct ibfm_json *j, const char *key);
 
 /* Ends the top-level value with a newline; returns 0 or -EIO. */
 int ibfm_json_finish(struct ibfm_json *j);

@@ -32,7 +32,9 @@ static int setup(void **state)
 						   .profile = &w->prof };
 		snprintf(w->t[i].name, sizeof(w->t[i].name), "%s", names[i]);
 	}
-	assert_int_equal(ibfm_ccm_init(&w->model, w->t, 4), 0);
+	assert_int_equal(ibfm_ccm_add(&w->model, w->t, 4), 0);
+	assert_int_equal(ibfm_ccm_add(&w->model, w->t, 4), 0);
+	assert_int_equal(w->model.n, 4); /* added once */
 	w->tr = (struct ibfm_cc_transport){ ibfm_ccm_send, &w->model };
 	w->o = (struct ibfm_cc_opts){ .tries = 2, .backoff_ms = 0 };
 	*state = w;

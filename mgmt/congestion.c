@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibfmd's congestion control: jobs (a diff or an apply over the CC
+ * targets of the last sweep) set up on the loop, run on the worker
+ * (they need the MAD port and block on MADs), and answered through
+ * cc-status. What each node ended in is kept: a node counts as
+ * configured only after a job read its settings back equal to its
+ * profile, so a failure is retried by the next automatic pass.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgmt/daemon.h"
+#include "routing/rail.h"
+
+#define MAX_FAILED_EVENTS 32
+
+static int known_cmp(const void *a, const void *b)
+{
+	const struct ibfmd_cc_known *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (int)x->port - (int)y->port;
+}
+
+static struct ibfmd_cc_known *known(const struct ibfmd *d, uint64_t guid,
+				    uint8_t port)
+{
+	struct ibfmd_cc_known key = { .guid = guid, .port = port };
+
+	return d->cc.nknown ? bsearch(&key, d->cc.known, d->cc.nknown,
+				      sizeof(key), known_cmp)
+			    : NULL;
+}
+
+static bool configured(const struct ibfmd_cc_known *k)
+{
+	return k && (k->state == IBFM_CC_UNCHANGED || k->state == IBFM_CC_SET);
+}
+
+/* Whether an automatic pass should leave 't' alone. */
+static bool settled(const struct ibfmd *d, const struct ibfm_cc_target *t)
+{
+	const struct ibfmd_cc_known *k = known(d, t->guid, t->port);
+
+	/* Unsupported nodes are probed again on demand only: a fabric of
+	 * old HCAs would otherwise cost timeouts on every sweep. */
+	return configured(k) ||
+	       (k && (k->state == IBFM_CC_UNSUPPORTED || k->key_rejected));
+}
+
+/* The rail number of each CA target when the policy asks for rails. */
+static void pick_profiles(struct ibfmd *d, struct ibfm_cc_target *t, size_t n)
+{
+	const struct ibfm_fabric *f = d->fabric;
+	struct ibfm_rails rails = { 0 };
+	struct ibfm_err err;
+	bool want_rails = false;
+
+	for (size_t i = 0; i < d->cc.policy.nrules; i++)
+		want_rails |= d->cc.policy.rules[i].kind == IBFM_CCPOL_RAIL;
+	if (want_rails && ibfm_rail_detect(f, NULL, NULL, &rails, &err))
+		ibfmd_log("cc: no rails: %s", err.msg);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rail = IBFM_CCPOL_NO_RAIL, node, r;
+
+		node = ibfm_fabric_node_by_guid(f, t[i].guid);
+		if (!t[i].sw && rails.nrails && node != IBFM_NONE) {
+			r = rails.port_rail[ibfm_fabric_port(f, node,
+							     t[i].port)];
+			if (r != IBFM_RAIL_NONE)
+				rail = rails.rail_value[r];
+		}
+		t[i].profile = ibfm_ccpol_pick(&d->cc.policy, t[i].sw,
+					       t[i].guid, rail);
+	}
+	ibfm_rails_free(&rails);
+}
+
+/*
+ * Starts a job over the last sweep's targets (with 'automatic', only
+ * those not settled). 0; -EBUSY, -EAGAIN (no sweep, no targets),
+ * -ENOMEM with 'why' set.
+ */
+static int job_start(struct ibfmd *d, bool apply, bool automatic,
+		     const char **why)
+{
+	struct ibfm_cc_target *t;
+	struct ibfm_cc_result *r;
+	long n;
+	size_t k = 0;
+
+	if (d->cc.running) {
+		*why = "a congestion-control job is running";
+		return -EBUSY;
+	}
+	if (!d->fabric) {
+		*why = "no sweep yet";
+		return -EAGAIN;
+	}
+	n = ibfm_cc_targets(d->fabric, &t);
+	if (n < 0) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	for (long i = 0; i < n; i++)
+		if (!automatic || !settled(d, &t[i]))
+			t[k++] = t[i];
+	r = k ? calloc(k, sizeof(*r)) : NULL;
+	if (!k || !r ||
+	    (d->conf.cc_model && ibfm_ccm_add(&d->cc.model, t, k))) {
+		free(t);
+		free(r);
+		*why = k ? "out of memory"
+			 : "no node with a LID (is a subnet manager running?)";
+		return k ? -ENOMEM : -EAGAIN;
+	}
+	pick_profiles(d, t, k);
+	free(d->cc.t);
+	free(d->cc.r);
+	d->cc.t = t;
+	d->cc.r = r;
+	d->cc.n = k;
+	d->cc.done = 0;
+	d->cc.apply = apply;
+	d->cc.automatic = automatic;
+	d->cc.use_model = d->conf.cc_model;
+	d->cc.opts =
+		(struct ibfm_cc_opts){ .cc_key = d->conf.cc_key,
+				       .tries = d->conf.cc_tries,
+				       .backoff_ms = d->conf.cc_backoff_ms };
+	d->cc.job++;
+	d->cc.started = time(NULL);
+	d->cc.running = true;
+	pthread_mutex_lock(&d->lock);
+	d->cc.want = true;
+	pthread_cond_signal(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
+/*
+ * Under ibsim (umad2sim preloaded) the SM's port is not probed: umad2sim
+ * hands a class 0x21 request to OpenSM's client there although OpenSM
+ * registered no such class, and OpenSM 3.3.23's vendor layer calls a
+ * stray callback and dies (measured with ibccquery alone, no ibfm
+ * involved). A kernel never delivers such a MAD, so real fabrics keep
+ * every port.
+ */
+static uint16_t simulated_sm_lid(struct ibfm_sweep *port)
+{
+	const char *pre = getenv("LD_PRELOAD");
+
+	return port && pre && strstr(pre, "umad2sim") ? ibfm_sweep_sm_lid(port)
+						      : 0;
+}
+
+void ibfmd_cc_run(struct ibfmd *d, struct ibfm_sweep *port)
+{
+	struct ibfm_cc_transport tr = { ibfm_sweep_cc_send, port };
+	uint16_t sm_lid = 0;
+
+	if (d->cc.use_model)
+		tr = (struct ibfm_cc_transport){ ibfm_ccm_send, &d->cc.model };
+	else
+		sm_lid = simulated_sm_lid(port);
+	for (size_t i = 0; i < d->cc.n; i++) {
+		struct ibfm_cc_result *r = &d->cc.r[i];
+
+		if (sm_lid && d->cc.t[i].lid == sm_lid) {
+			r->state = IBFM_CC_UNSUPPORTED;
+			snprintf(r->reason, sizeof(r->reason),
+				 "not probed: the subnet manager's port on "
+				 "ibsim (docs/cc.md)");
+		} else if (tr.ctx) {
+			ibfm_cc_run(&tr, &d->cc.t[i], &d->cc.opts, d->cc.apply,
+				    r);
+		} else {
+			r->state = IBFM_CC_FAILED;
+			snprintf(r->reason, sizeof(r->reason), "no MAD port");
+		}
+		pthread_mutex_lock(&d->lock);
+		d->cc.done = i + 1;
+		pthread_mutex_unlock(&d->lock);
+	}
+}
+
+/* Takes the job's results into what is known. */
+static void learn(struct ibfmd *d)
+{
+	size_t add = 0;
+	struct ibfmd_cc_known *v =
+		realloc(d->cc.known, (d->cc.nknown + d->cc.n) * sizeof(*v));
+
+	if (!v)
+		return; /* nothing learnt: the next pass asks again */
+	d->cc.known = v;
+	for (size_t i = 0; i < d->cc.n; i++) {
+		const struct ibfm_cc_target *t = &d->cc.t[i];
+		const struct ibfm_cc_result *r = &d->cc.r[i];
+		struct ibfmd_cc_known *k = known(d, t->guid, t->port);
+
+		d->cc.sets += r->sets;
+		if (!k)
+			k = &v[d->cc.nknown + add++];
+		*k = (struct ibfmd_cc_known){ t->guid, t->port,
+					      (uint8_t)r->state,
+					      r->key_rejected };
+	}
+	d->cc.nknown += add;
+	qsort(d->cc.known, d->cc.nknown, sizeof(*v), known_cmp);
+}
+
+static void job_events(struct ibfmd *d, const unsigned *count)
+{
+	struct ibfmd_event e = { .severity = count[IBFM_CC_FAILED] ? "warning"
+								   : "info",
+				 .kind = "cc-apply" };
+	unsigned failed = 0;
+
+	snprintf(e.ports[0], sizeof(e.ports[0]), "%s job %" PRIu64,
+		 d->cc.automatic ? "automatic" : "requested", d->cc.job);
+	snprintf(e.detail, sizeof(e.detail),
+		 "%u set, %u unchanged, %u failed, %u unsupported",
+		 count[IBFM_CC_SET], count[IBFM_CC_UNCHANGED],
+		 count[IBFM_CC_FAILED], count[IBFM_CC_UNSUPPORTED]);
+	ibfmd_event_add(d, &e);
+	for (size_t i = 0; i < d->cc.n && failed < MAX_FAILED_EVENTS; i++) {
+		const struct ibfm_cc_result *r = &d->cc.r[i];
+
+		if (r->state != IBFM_CC_FAILED)
+			continue;
+		failed++;
+		e = (struct ibfmd_event){ .severity = "warning",
+					  .kind = "cc-failed" };
+		snprintf(e.ports[0], sizeof(e.ports[0]),
+			 "%.60s[%u] (0x%016" PRIx64 ")", d->cc.t[i].name,
+			 d->cc.t[i].port, d->cc.t[i].guid);
+		snprintf(e.detail, sizeof(e.detail), "%.110s", r->reason);
+		ibfmd_event_add(d, &e);
+	}
+}
+
+static void job_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibfmd *d = arg;
+	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 };
+
+	(void)fd;
+	(void)what;
+	d->cc.running = false;
+	d->cc.elapsed_s = difftime(time(NULL), d->cc.started);
+	for (size_t i = 0; i < d->cc.n; i++)
+		count[d->cc.r[i].state]++;
+	learn(d);
+	ibfmd_log("cc %s job %" PRIu64 ": %zu nodes, %u set, %u unchanged, "
+		  "%u pending, %u failed, %u unsupported",
+		  d->cc.apply ? "apply" : "diff", d->cc.job, d->cc.n,
+		  count[IBFM_CC_SET], count[IBFM_CC_UNCHANGED],
+		  count[IBFM_CC_PENDING], count[IBFM_CC_FAILED],
+		  count[IBFM_CC_UNSUPPORTED]);
+	if (d->cc.apply)
+		job_events(d, count);
+}
+
+void ibfmd_cc_after_sweep(struct ibfmd *d)
+{
+	const char *why;
+
+	if (d->conf.cc_auto)
+		job_start(d, true, true, &why); /* nothing new: no job */
+}
+
+static void start_cmd(struct ibfmd *d, struct ibfm_json *j, bool apply)
+{
+	const char *why = NULL;
+	int rc = job_start(d, apply, false, &why);
+
+	if (rc) {
+		ibfm_json_str(j, "error", why);
+		ibfm_json_bool(j, "busy", rc == -EBUSY);
+		return;
+	}
+	ibfm_json_uint(j, "job", d->cc.job);
+	ibfm_json_str(j, "state", "running");
+	ibfm_json_uint(j, "total", d->cc.n);
+}
+
+static void cmd_diff(void *ctx, const struct ibfm_ctl_req *req,
+		     struct ibfm_json *j)
+{
+	(void)req;
+	start_cmd(ctx, j, false);
+}
+
+static void cmd_apply(void *ctx, const struct ibfm_ctl_req *req,
+		      struct ibfm_json *j)
+{
+	(void)req;
+	start_cmd(ctx, j, true);
+}
+
+static void guid_str(struct ibfm_json *j, const char *key, uint64_t guid)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "0x%016" PRIx64, guid);
+	ibfm_json_str(j, key, text);
+}
+
+static void node_json(struct ibfm_json *j, const struct ibfm_cc_target *t,
+		      const struct ibfm_cc_result *r)
+{
+	ibfm_json_obj_begin(j, NULL);
+	guid_str(j, "guid", t->guid);
+	ibfm_json_str(j, "name", t->name);
+	ibfm_json_uint(j, "port", t->port);
+	ibfm_json_str(j, "type", t->sw ? "switch" : "ca");
+	ibfm_json_uint(j, "lid", t->lid);
+	ibfm_json_str(j, "profile", t->profile->name);
+	ibfm_json_str(j, "result", ibfm_cc_state_name(r->state));
+	ibfm_json_str(j, "reason", r->reason);
+	ibfm_json_uint(j, "changes_total", r->nchanges);
+	ibfm_json_arr_begin(j, "changes");
+	for (unsigned k = 0; k < r->nchanges && k < IBFM_CC_MAX_CHANGES; k++) {
+		const struct ibfm_cc_change *c = &r->changes[k];
+
+		ibfm_json_obj_begin(j, NULL);
+		ibfm_json_str(j, "attribute", ibfm_ccw_attr_name(c->attr));
+		ibfm_json_str(j, "field", c->field);
+		ibfm_json_str(j, "have", c->have);
+		ibfm_json_str(j, "want", c->want);
+		ibfm_json_obj_end(j);
+	}
+	ibfm_json_arr_end(j);
+	ibfm_json_uint(j, "gets", r->gets);
+	ibfm_json_uint(j, "sets", r->sets);
+	ibfm_json_uint(j, "timeouts", r->timeouts);
+	ibfm_json_obj_end(j);
+}
+
+/* The running job's progress, or the last job's results. */
+static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
+		       struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 }, sets = 0;
+	size_t done;
+
+	(void)req;
+	pthread_mutex_lock(&d->lock);
+	done = d->cc.done;
+	pthread_mutex_unlock(&d->lock);
+	ibfm_json_uint(j, "job", d->cc.job);
+	ibfm_json_str(j, "kind", d->cc.apply ? "apply" : "diff");
+	ibfm_json_bool(j, "automatic", d->cc.automatic);
+	ibfm_json_str(j, "state",
+		      !d->cc.job      ? "none"
+		      : d->cc.running ? "running"
+				      : "done");
+	ibfm_json_uint(j, "done", done);
+	ibfm_json_uint(j, "total", d->cc.n);
+	ibfm_json_double(j, "elapsed_s",
+			 d->cc.running ? difftime(time(NULL), d->cc.started)
+				       : d->cc.elapsed_s);
+	if (d->cc.running || !d->cc.job)
+		return;
+	for (size_t i = 0; i < d->cc.n; i++) {
+		count[d->cc.r[i].state]++;
+		sets += d->cc.r[i].sets;
+	}
+	ibfm_json_uint(j, "sets_sent", sets);
+	ibfm_json_obj_begin(j, "counts");
+	for (unsigned s = 0; s <= IBFM_CC_UNSUPPORTED; s++)
+		ibfm_json_uint(j, ibfm_cc_state_name(s), count[s]);
+	ibfm_json_obj_end(j);
+	ibfm_json_arr_begin(j, "nodes");
+	for (size_t i = 0; i < d->cc.n; i++)
+		node_json(j, &d->cc.t[i], &d->cc.r[i]);
+	ibfm_json_arr_end(j);
+}
+
+static void profile_json(struct ibfm_json *j, const struct ibfm_ccp *p)
+{
+	ibfm_json_obj_begin(j, NULL);
+	ibfm_json_str(j, "name", p->name);
+	ibfm_json_obj_begin(j, "switch");
+	ibfm_json_uint(j, "control_map", p->sw.control_map);
+	ibfm_json_uint(j, "threshold", p->sw.threshold);
+	ibfm_json_uint(j, "packet_size", p->sw.packet_size);
+	ibfm_json_uint(j, "marking_rate", p->sw.marking_rate);
+	ibfm_json_uint(j, "cs_threshold", p->sw.cs_threshold);
+	ibfm_json_uint(j, "cs_return_delay", p->sw.cs_return_delay);
+	ibfm_json_obj_end(j);
+	ibfm_json_obj_begin(j, "ca");
+	ibfm_json_uint(j, "port_control", p->ca.port_control);
+	ibfm_json_uint(j, "control_map", p->ca.control_map);
+	ibfm_json_uint(j, "exclude_sls", p->exclude_sls);
+	/* Per SL in the file format; SL 0 stands for the common case. */
+	ibfm_json_uint(j, "ccti_timer", p->ca.sl[0].ccti_timer);
+	ibfm_json_uint(j, "ccti_increase", p->ca.sl[0].ccti_increase);
+	ibfm_json_uint(j, "trigger_threshold", p->ca.sl[0].trigger_threshold);
+	ibfm_json_uint(j, "ccti_min", p->ca.sl[0].ccti_min);
+	ibfm_json_obj_end(j);
+	ibfm_json_obj_begin(j, "cct");
+	ibfm_json_uint(j, "entries", p->cct_n);
+	ibfm_json_uint(j, "limit", p->cct_limit);
+	ibfm_json_obj_end(j);
+	ibfm_json_obj_end(j);
+}
+
+/* The profiles in effect and what is known of every node. */
+static void cmd_show(void *ctx, const struct ibfm_ctl_req *req,
+		     struct ibfm_json *j)
+{
+	struct ibfmd *d = ctx;
+	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 };
+
+	(void)req;
+	ibfm_json_str(j, "profile", d->cc.policy.profiles[0].name);
+	ibfm_json_str(j, "policy", d->conf.cc_policy);
+	ibfm_json_uint(j, "rules", d->cc.policy.nrules);
+	ibfm_json_bool(j, "auto", d->conf.cc_auto);
+	ibfm_json_bool(j, "cc_key_set", d->conf.cc_key != 0);
+	ibfm_json_bool(j, "model", d->conf.cc_model);
+	ibfm_json_uint(j, "sets_sent", d->cc.sets);
+	ibfm_json_arr_begin(j, "profiles");
+	for (size_t i = 0; i < d->cc.policy.nprofiles; i++)
+		profile_json(j, &d->cc.policy.profiles[i]);
+	ibfm_json_arr_end(j);
+	ibfm_json_arr_begin(j, "nodes");
+	for (size_t i = 0; i < d->cc.nknown; i++) {
+		const struct ibfmd_cc_known *k = &d->cc.known[i];
+		uint32_t n =
+			d->fabric ? ibfm_fabric_node_by_guid(d->fabric, k->guid)
+				  : IBFM_NONE;
+
+		count[k->state]++;
+		ibfm_json_obj_begin(j, NULL);
+		guid_str(j, "guid", k->guid);
+		ibfm_json_str(
+			j, "name",
+			n == IBFM_NONE
+				? ""
+				: ibfm_fabric_str(d->fabric,
+						  d->fabric->nodes[n].desc));
+		ibfm_json_uint(j, "port", k->port);
+		ibfm_json_str(j, "state", ibfm_cc_state_name(k->state));
+		ibfm_json_bool(j, "configured", configured(k));
+		ibfm_json_obj_end(j);
+	}
+	ibfm_json_arr_end(j);
+	ibfm_json_obj_begin(j, "counts");
+	for (unsigned s = 0; s <= IBFM_CC_UNSUPPORTED; s++)
+		ibfm_json_uint(j, ibfm_cc_state_name(s), count[s]);
+	ibfm_json_obj_end(j);
+}
+
+int ibfmd_cc_init(struct ibfmd *d)
+{
+	struct ibfm_err err;
+
+	if (ibfm_ccpol_load(d->conf.cc_profile, d->conf.cc_policy,
+			    &d->cc.policy, &err)) {
+		ibfmd_log("%s: cc: %s", d->conf_path, err.msg);
+		return -EINVAL;
+	}
+	d->cc.done_ev = event_new(d->base, -1, 0, job_done, d);
+	if (!d->cc.done_ev)
+		return -ENOMEM;
+	ibfm_ctl_register(&d->ctl, "cc-diff",
+			  "compare every node's CC settings with its profile "
+			  "(a job: see cc-status)",
+			  cmd_diff);
+	ibfm_ctl_register(&d->ctl, "cc-apply",
+			  "set what differs from the profiles and read it back "
+			  "(a job: see cc-status)",
+			  cmd_apply);
+	ibfm_ctl_register(&d->ctl, "cc-status",
+			  "the CC job in progress, or the last one's results",
+			  cmd_status);
+	ibfm_ctl_register(&d->ctl, "cc-show",
+			  "the CC profiles in effect and what each node is",
+			  cmd_show);
+	return 0;
+}
+
+void ibfmd_cc_free(struct ibfmd *d)
+{
+	if (d->cc.done_ev)
+		event_free(d->cc.done_ev);
+	ibfm_ccpol_free(&d->cc.policy);
+	ibfm_ccm_free(&d->cc.model);
+	free(d->cc.t);
+	free(d->cc.r);
+	free(d->cc.known);
+}

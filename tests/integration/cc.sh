@@ -1,0 +1,100 @@
+#!/bin/bash
+# Congestion control through ibfmd (docs/cc.md).
+# On ibsim, which implements no CC and takes class 0x21 for SMPs: every
+# node comes out 'unsupported', no Set is sent, and the P_Key and SL2VL
+# tables read with smpquery are what they were. Against the CC node
+# model (cc_model on): diff lists every node, apply sets and reads back,
+# a second diff is empty and a second apply sends nothing. A profile
+# with an out-of-range value stops ibfmd with FILE:LINE, field and range.
+. "$TESTLIB"
+
+SMPQUERY=${SMPQUERY:-$(dirname "$IBROUTE")/smpquery}
+ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
+count() { grep -o "$1" "$2" | wc -l; }
+
+routed_fabric -l 2 -k 4
+cat >"$T/ibfmd.conf" <<CONF
+socket $T/ibfmd.sock
+state_dir $T/state
+sweep_interval 3600
+light_interval 0
+metrics off
+cc_tries 1
+cc_backoff_ms 0
+CONF
+ibfmd_start "node002 mlx5_0"
+until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+
+# The tables CC MADs would land in on ibsim, before.
+lids=$(grep -o 'lid [0-9]* lmc' "$T/fabric.topo" | awk '{ print $2 }' | sort -un)
+nlids=$(echo "$lids" | wc -l)
+tables() {
+	local l
+	for l in $lids; do
+		echo "== lid $l"
+		(cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 30 \
+			"$SMPQUERY" pkeys "$l" 2>/dev/null) || echo "pkeys $l: error"
+		(cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 30 \
+			"$SMPQUERY" sl2vl "$l" 2>/dev/null) || echo "sl2vl $l: error"
+	done
+}
+tables >"$T/tables.before"
+check "P_Key and SL2VL tables read on all $nlids LIDs" test "$(count '^== lid' "$T/tables.before")" = "$nlids"
+check "with no read error" bash -c "! grep -q 'error' '$T/tables.before'"
+
+ask cc apply --json >"$T/apply.json"
+check "cc apply on ibsim: exit 0" test $? = 0
+ntargets=$(count '"guid"' "$T/apply.json")
+check "cc apply: one result per switch and CA port ($ntargets)" test "$ntargets" = "$nlids"
+check "every node unsupported" test "$(count '"result":"unsupported"' "$T/apply.json")" = "$nlids"
+check "none set, none failed" test "$(grep -c '"result":"\(set\|failed\|unchanged\)"' "$T/apply.json")" = 0
+check "no Set MAD sent" test "$(count '"sets":0,' "$T/apply.json")" = "$nlids"
+check "with why: ClassPortInfo does not read as a CC agent's" grep -q '"reason":"CC ClassPortInfo' "$T/apply.json"
+tables >"$T/tables.after"
+check "P_Key and SL2VL tables unchanged" cmp -s "$T/tables.before" "$T/tables.after"
+check "OpenSM is still up" kill -0 "$OSM_PID"
+check "the SM's port was not probed (umad2sim would crash OpenSM)" grep -q '"reason":"not probed: the subnet manager' "$T/apply.json"
+ask cc diff --json >"$T/diff.json"
+check "cc diff on ibsim: nothing pending (exit 0)" test $? = 0
+check "cc diff --json: an empty list" test "$(tr -d ' \n' <"$T/diff.json")" = "[]"
+ask cc show --json >"$T/show.json"
+check "cc show: every node known unsupported" test "$(count '"state":"unsupported"' "$T/show.json")" = "$nlids"
+check "cc show: no Set sent since start" grep -q '"sets_sent":0,' "$T/show.json"
+ask events --json >"$T/events.json"
+check "an event for the apply" grep -q '"kind":"cc-apply".*"detail":"0 set, 0 unchanged, 0 failed, '"$nlids"' unsupported"' "$T/events.json"
+kill "$DPID" && wait "$DPID" 2>/dev/null
+
+# The same fabric, CC MADs answered by the node model instead.
+cat >>"$T/ibfmd.conf" <<CONF
+cc_model on
+cc_profile ai
+CONF
+ibfmd_start "node002 mlx5_0"
+until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+ask cc diff --json >"$T/mdiff.json"
+check "model: cc diff exits 1 (changes pending)" test $? = 1
+check "model: diff lists every node" test "$(count '"result":"pending"' "$T/mdiff.json")" = "$nlids"
+check "model: a switch's threshold 0 -> 15" grep -q '"type":"switch".*"field":"threshold","have":"0","want":"15"' "$T/mdiff.json"
+check "model: a CA's control map" grep -q '"type":"ca".*"field":"control_map","have":"0","want":"65535"' "$T/mdiff.json"
+ask cc apply --json >"$T/mapply.json"
+check "model: cc apply exit 0" test $? = 0
+check "model: every node set and read back" test "$(count '"result":"set"' "$T/mapply.json")" = "$nlids"
+ask cc diff --json >"$T/mdiff2.json"
+check "model: diff after apply exits 0" test $? = 0
+check "model: and is an empty list" test "$(tr -d ' \n' <"$T/mdiff2.json")" = "[]"
+ask cc apply --json >"$T/mapply2.json"
+check "model: apply again changes nothing" test "$(count '"result":"unchanged"' "$T/mapply2.json")" = "$nlids"
+check "model: and sends no Set" test "$(count '"sets":0,' "$T/mapply2.json")" = "$nlids"
+ask cc show >"$T/mshow.txt"
+check "cc show for people names the profile" grep -q '^profile ai; policy none' "$T/mshow.txt"
+check "and counts the nodes" grep -q "^nodes: $nlids unchanged, 0 set" "$T/mshow.txt"
+kill "$DPID" && wait "$DPID" 2>/dev/null
+
+# A profile with a value out of its IBA width stops ibfmd at start.
+printf 'base ai\n[switch]\nthreshold 16\n' >"$T/bad.ccp"
+sed -i "s|^cc_profile ai|cc_profile $T/bad.ccp|" "$T/ibfmd.conf"
+(cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 30 \
+	"$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/bad.log" 2>&1)
+check "a bad profile: ibfmd refuses to start" test $? = 1
+check "naming FILE:LINE, field and range" grep -q "$T/bad.ccp:3: \[switch\] threshold: expected 0..15 (4 bits)" "$T/bad.log"
+finish
