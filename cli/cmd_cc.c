@@ -113,10 +113,10 @@ static void print_result(const struct cli_jv *v, bool apply, bool json)
 	const struct cli_jv *counts = cli_jv_get(v, "counts");
 	struct ibfm_json j;
 
-	if (json)
+	if (json) {
 		ibfm_json_init(&j, stdout, false);
-	if (json)
 		ibfm_json_arr_begin(&j, NULL);
+	}
 	for (n = nodes ? nodes->child : NULL; n; n = n->next) {
 		const char *res = cli_jv_str(n, "result");
 		bool listed = apply ? strcmp(res, "unchanged") != 0

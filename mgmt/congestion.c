@@ -65,11 +65,11 @@ static void pick_profiles(struct ibfmd *d, struct ibfm_cc_target *t, size_t n)
 	if (want_rails && ibfm_rail_detect(f, NULL, NULL, &rails, &err))
 		ibfmd_log("cc: no rails: %s", err.msg);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t rail = IBFM_CCPOL_NO_RAIL, node, r;
+		uint32_t rail = IBFM_CCPOL_NO_RAIL, node;
 
 		node = ibfm_fabric_node_by_guid(f, t[i].guid);
 		if (!t[i].sw && rails.nrails && node != IBFM_NONE) {
-			r = rails.port_rail[ibfm_fabric_port(f, node,
+			uint32_t r = rails.port_rail[ibfm_fabric_port(f, node,
 							     t[i].port)];
 			if (r != IBFM_RAIL_NONE)
 				rail = rails.rail_value[r];
