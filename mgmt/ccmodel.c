@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The CC node model: what a CC agent does with each MAD (annex A10). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,128 @@
 /* MAD status codes (IBA 13.4.7.1), in the status field's bits 2-4. */
 #define ST_BAD_ATTR (3 << 2)  /* attribute or modifier not supported */
 #define ST_BAD_VALUE (7 << 2) /* invalid value in an attribute field */
+
+void ibfm_ccm_free(struct ibfm_ccm *m)
+{
+	free(m->v);
+	free(m->faults);
+	memset(m, 0, sizeof(*m));
+}
+
+static void give(struct ibfm_ccm_node *x, const struct ibfm_ccm_fault *f)
+{
+	switch (f->kind) {
+	case IBFM_CCM_DROP:
+		x->drop = (unsigned)f->value;
+		break;
+	case IBFM_CCM_DROP_SETS:
+		x->drop_sets = (unsigned)f->value;
+		break;
+	case IBFM_CCM_KEY:
+		x->key = f->value;
+		break;
+	case IBFM_CCM_PROTECT:
+		x->protect = true;
+		break;
+	case IBFM_CCM_NO_AGENT:
+		x->agent = false;
+		break;
+	case IBFM_CCM_ZEROS:
+		x->zeros = true;
+		break;
+	case IBFM_CCM_CCT_CAP:
+		x->cct_cap = (uint8_t)f->value;
+		break;
+	}
+}
+
+static const struct {
+	const char *name;
+	int kind;
+	bool value;
+	uint64_t max;
+} fault_names[] = {
+	{ "drop", IBFM_CCM_DROP, true, 1000 },
+	{ "drop_sets", IBFM_CCM_DROP_SETS, true, 1000 },
+	{ "key", IBFM_CCM_KEY, true, UINT64_MAX },
+	{ "protect", IBFM_CCM_PROTECT, false, 0 },
+	{ "no_agent", IBFM_CCM_NO_AGENT, false, 0 },
+	{ "zeros", IBFM_CCM_ZEROS, false, 0 },
+	{ "cct_cap", IBFM_CCM_CCT_CAP, true, IBFM_CCM_CCT_BLOCKS },
+};
+
+/* "GUID[/PORT] FAULT [VALUE]" into 'f'; NULL or what was expected. */
+static const char *fault_line(char *line, struct ibfm_ccm_fault *f)
+{
+	char *w[4], *save = NULL, *end;
+	unsigned nw = 0;
+	size_t k;
+
+	for (char *t = strtok_r(line, " \t\r", &save); t && nw < 4;
+	     t = strtok_r(NULL, " \t\r", &save))
+		w[nw++] = t;
+	if (nw < 2)
+		return "\"GUID[/PORT] FAULT [VALUE]\"";
+	errno = 0;
+	f->guid = strtoull(w[0], &end, 0);
+	f->port = IBFM_CCM_ANY_PORT;
+	if (*end == '/')
+		f->port = (unsigned)strtoul(end + 1, &end, 10);
+	if (*end || end == w[0] || errno || !f->guid || f->port > 256)
+		return "a GUID, optionally /PORT";
+	for (k = 0; k < sizeof(fault_names) / sizeof(*fault_names) &&
+		    strcmp(fault_names[k].name, w[1]);
+	     k++)
+		;
+	if (k == sizeof(fault_names) / sizeof(*fault_names))
+		return "drop, drop_sets, key, protect, no_agent, zeros or cct_cap";
+	f->kind = fault_names[k].kind;
+	if (nw != (fault_names[k].value ? 3u : 2u))
+		return fault_names[k].value ? "one value" : "no value";
+	if (!fault_names[k].value)
+		return NULL;
+	f->value = strtoull(w[2], &end, 0);
+	if (*end || end == w[2] || errno || *w[2] == '-' ||
+	    f->value > fault_names[k].max)
+		return "a number in range";
+	return NULL;
+}
+
+int ibfm_ccm_faults(struct ibfm_ccm *m, const char *text, const char *name,
+		    struct ibfm_err *err)
+{
+	char *copy = strdup(text), *line, *rest = copy;
+	struct ibfm_ccm_fault *v = NULL, f;
+	size_t n = 0;
+	unsigned no = 0;
+
+	if (!copy)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	while ((line = strsep(&rest, "\n"))) {
+		const char *why;
+		struct ibfm_ccm_fault *g;
+
+		no++;
+		line[strcspn(line, "#")] = '\0';
+		if (!line[strspn(line, " \t\r")])
+			continue;
+		why = fault_line(line, &f);
+		g = why ? NULL : realloc(v, (n + 1) * sizeof(*v));
+		if (!g) {
+			free(v);
+			free(copy);
+			return ibfm_err_set(err, -EINVAL, "%s:%u: expected %s",
+					    name, no, why ? why : "memory");
+		}
+		v = g;
+		v[n++] = f;
+	}
+	free(copy);
+	free(m->faults);
+	m->faults = v;
+	m->nfaults = n;
+	return 0;
+}
 
 int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 {
@@ -31,16 +154,14 @@ int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 		x->sw = t[i].sw;
 		x->agent = true;
 		x->cct_cap = 2;
+		for (size_t k = 0; k < m->nfaults; k++)
+			if (m->faults[k].guid == x->guid &&
+			    (m->faults[k].port == IBFM_CCM_ANY_PORT ||
+			     m->faults[k].port == x->port))
+				give(x, &m->faults[k]);
 		m->n++;
 	}
 	return 0;
-}
-
-void ibfm_ccm_free(struct ibfm_ccm *m)
-{
-	free(m->v);
-	m->v = NULL;
-	m->n = 0;
 }
 
 struct ibfm_ccm_node *ibfm_ccm_node(struct ibfm_ccm *m,

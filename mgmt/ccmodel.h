@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "mgmt/cc.h"
+#include "routing/err.h"
 
 #define IBFM_CCM_CCT_BLOCKS 4
 
@@ -41,9 +42,29 @@ struct ibfm_ccm_node {
 	unsigned gets, sets; /* MADs answered */
 };
 
+/* A fault given to a node when it is added (ibfm_ccm_faults). */
+struct ibfm_ccm_fault {
+	uint64_t guid;
+	unsigned port; /* IBFM_CCM_ANY_PORT: all of the node's */
+	enum {
+		IBFM_CCM_DROP,
+		IBFM_CCM_DROP_SETS,
+		IBFM_CCM_KEY,
+		IBFM_CCM_PROTECT,
+		IBFM_CCM_NO_AGENT,
+		IBFM_CCM_ZEROS,
+		IBFM_CCM_CCT_CAP
+	} kind;
+	uint64_t value;
+};
+
+#define IBFM_CCM_ANY_PORT 256
+
 struct ibfm_ccm {
 	struct ibfm_ccm_node *v;
 	size_t n;
+	struct ibfm_ccm_fault *faults;
+	size_t nfaults;
 };
 
 /*
@@ -54,6 +75,16 @@ struct ibfm_ccm {
 int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n);
 
 void ibfm_ccm_free(struct ibfm_ccm *m);
+
+/*
+ * Faults for tests, one per line, '#' comments, applied to nodes as
+ * they are added: "GUID[/PORT] drop N" (the next N MADs go unanswered),
+ * "drop_sets N", "key K" (the node's CC_Key), "protect", "no_agent",
+ * "zeros" (answers like ibsim), "cct_cap N". A bad line refuses the
+ * whole text with NAME:LINE. 0 or -EINVAL/-ENOMEM with 'err'.
+ */
+int ibfm_ccm_faults(struct ibfm_ccm *m, const char *text, const char *name,
+		    struct ibfm_err *err);
 
 /* The node of 't', or NULL. */
 struct ibfm_ccm_node *ibfm_ccm_node(struct ibfm_ccm *m,

@@ -32,6 +32,7 @@ struct ibfmd_conf {
 	unsigned long long cc_key;
 	unsigned cc_tries, cc_backoff_ms;
 	bool cc_model; /* tests: CC MADs answered by the node model */
+	char cc_model_faults[4096]; /* tests: the model's faults file */
 };
 
 /* Reads 'path' into 'c' (defaults first). 0, or -EINVAL/-errno and 'err'. */

@@ -69,8 +69,8 @@ static void pick_profiles(struct ibfmd *d, struct ibfm_cc_target *t, size_t n)
 
 		node = ibfm_fabric_node_by_guid(f, t[i].guid);
 		if (!t[i].sw && rails.nrails && node != IBFM_NONE) {
-			uint32_t r = rails.port_rail[ibfm_fabric_port(f, node,
-							     t[i].port)];
+			uint32_t r = rails.port_rail[ibfm_fabric_port(
+				f, node, t[i].port)];
 			if (r != IBFM_RAIL_NONE)
 				rail = rails.rail_value[r];
 		}
@@ -244,6 +244,21 @@ static void job_events(struct ibfmd *d, const unsigned *count)
 	}
 }
 
+/* Takes the reloaded policy in; the old one's profiles go. */
+static void take_next(struct ibfmd *d)
+{
+	ibfm_ccpol_free(&d->cc.policy);
+	d->cc.policy = d->cc.next;
+	memset(&d->cc.next, 0, sizeof(d->cc.next));
+	d->cc.has_next = false;
+	free(d->cc.known);
+	d->cc.known = NULL;
+	d->cc.nknown = 0;
+	ibfmd_log("cc: profile %s, %zu policy rules; every node is compared "
+		  "again",
+		  d->cc.policy.profiles[0].name, d->cc.policy.nrules);
+}
+
 static void job_done(evutil_socket_t fd, short what, void *arg)
 {
 	struct ibfmd *d = arg;
@@ -256,6 +271,8 @@ static void job_done(evutil_socket_t fd, short what, void *arg)
 	for (size_t i = 0; i < d->cc.n; i++)
 		count[d->cc.r[i].state]++;
 	learn(d);
+	if (d->cc.has_next)
+		take_next(d);
 	ibfmd_log("cc %s job %" PRIu64 ": %zu nodes, %u set, %u unchanged, "
 		  "%u pending, %u failed, %u unsupported",
 		  d->cc.apply ? "apply" : "diff", d->cc.job, d->cc.n,
@@ -459,6 +476,46 @@ static void cmd_show(void *ctx, const struct ibfm_ctl_req *req,
 	ibfm_json_obj_end(j);
 }
 
+/* The model's faults (cc_model_faults), for tests. */
+static int load_faults(struct ibfmd *d)
+{
+	struct ibfm_err err;
+	char *text;
+	int rc;
+
+	if (!d->conf.cc_model || !d->conf.cc_model_faults[0])
+		return 0;
+	text = ibfm_ccp_read_text(d->conf.cc_model_faults, &err);
+	rc = text ? ibfm_ccm_faults(&d->cc.model, text, d->conf.cc_model_faults,
+				    &err)
+		  : err.code;
+	free(text);
+	if (rc)
+		ibfmd_log("cc_model_faults: %s", err.msg);
+	return rc;
+}
+
+void ibfmd_cc_reload(struct ibfmd *d)
+{
+	struct ibfm_err err;
+
+	if (d->cc.has_next)
+		ibfm_ccpol_free(&d->cc.next);
+	d->cc.has_next = false;
+	if (ibfm_ccpol_load(d->conf.cc_profile, d->conf.cc_policy, &d->cc.next,
+			    &err)) {
+		ibfmd_log("SIGHUP: cc: %s; the profiles in use stay", err.msg);
+		return;
+	}
+	d->cc.has_next = true;
+	if (!d->cc.running)
+		take_next(d);
+	else
+		ibfmd_log("SIGHUP: cc: new profiles taken when job %" PRIu64
+			  " ends",
+			  d->cc.job);
+}
+
 int ibfmd_cc_init(struct ibfmd *d)
 {
 	struct ibfm_err err;
@@ -468,6 +525,8 @@ int ibfmd_cc_init(struct ibfmd *d)
 		ibfmd_log("%s: cc: %s", d->conf_path, err.msg);
 		return -EINVAL;
 	}
+	if (load_faults(d))
+		return -EINVAL;
 	d->cc.done_ev = event_new(d->base, -1, 0, job_done, d);
 	if (!d->cc.done_ev)
 		return -ENOMEM;
@@ -493,6 +552,7 @@ void ibfmd_cc_free(struct ibfmd *d)
 	if (d->cc.done_ev)
 		event_free(d->cc.done_ev);
 	ibfm_ccpol_free(&d->cc.policy);
+	ibfm_ccpol_free(&d->cc.next);
 	ibfm_ccm_free(&d->cc.model);
 	free(d->cc.t);
 	free(d->cc.r);

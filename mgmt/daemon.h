@@ -91,6 +91,8 @@ struct ibfmd_cc_known {
 /* Congestion control: the policy, the last or running job, what is known. */
 struct ibfmd_cc {
 	struct ibfm_ccpol policy;
+	struct ibfm_ccpol next; /* reloaded while a job ran: taken after */
+	bool has_next;
 	struct ibfm_ccm model; /* cc_model: the nodes answering CC MADs */
 	/* A job: set up by the loop, the worker's while 'running'. */
 	bool want, running, apply, automatic, use_model;
@@ -208,6 +210,13 @@ uint64_t ibfmd_routing_generation(const struct ibfmd *d);
  * cc-status and cc-show.
  */
 int ibfmd_cc_init(struct ibfmd *d);
+
+/*
+ * SIGHUP: the new cc_profile and cc_policy (kept out when bad), taken
+ * now or when the running job ends; what was known is forgotten, so
+ * the next pass compares every node with the new profiles.
+ */
+void ibfmd_cc_reload(struct ibfmd *d);
 void ibfmd_cc_free(struct ibfmd *d);
 
 /* After a sweep: with cc_auto, applies to nodes not configured yet. */

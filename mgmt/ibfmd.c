@@ -700,6 +700,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	pthread_mutex_unlock(&d->lock);
 	if (load_expected(d) == 0)
 		ibfmd_log("SIGHUP: %s reloaded", d->conf_path);
+	ibfmd_cc_reload(d);
 	arm_timers(d);
 }
 

@@ -27,17 +27,24 @@ static int dial(const char *path)
 	return fd;
 }
 
+/* Prints the reply line, however long, or "(closed)". */
 static int reply(int fd)
 {
 	char buf[4096];
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	size_t total = 0;
+	ssize_t n;
 
-	if (n <= 0) {
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		fputs(buf, stdout);
+		total += (size_t)n;
+		if (memchr(buf, '\n', (size_t)n))
+			break;
+	}
+	if (!total) {
 		printf("(closed)\n");
 		return 1;
 	}
-	buf[n] = '\0';
-	fputs(buf, stdout);
 	return 0;
 }
 

@@ -4,15 +4,18 @@
 # node comes out 'unsupported', no Set is sent, and the P_Key and SL2VL
 # tables read with smpquery are what they were. Against the CC node
 # model (cc_model on): diff lists every node, apply sets and reads back,
-# a second diff is empty and a second apply sends nothing. A profile
-# with an out-of-range value stops ibfmd with FILE:LINE, field and range.
+# a second diff is empty and a second apply sends nothing; with cc_auto
+# and faults, a node that times out twice fails and is set by the next
+# pass, a node holding another CC_Key is reported and not retried; a
+# policy gives rail 1 its own profile. A profile with an out-of-range
+# value stops ibfmd with FILE:LINE, field and range.
 . "$TESTLIB"
 
 SMPQUERY=${SMPQUERY:-$(dirname "$IBROUTE")/smpquery}
 ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 count() { grep -o "$1" "$2" | wc -l; }
 
-routed_fabric -l 2 -k 4
+routed_fabric -l 2 -k 8 --rails 2 --hosts 8
 cat >"$T/ibfmd.conf" <<CONF
 socket $T/ibfmd.sock
 state_dir $T/state
@@ -90,9 +93,49 @@ check "cc show for people names the profile" grep -q '^profile ai; policy none' 
 check "and counts the nodes" grep -q "^nodes: $nlids unchanged, 0 set" "$T/mshow.txt"
 kill "$DPID" && wait "$DPID" 2>/dev/null
 
+# Automatic passes, faults and a rail policy, on the model.
+guid_of() { grep -o "\"[SH]-[0-9a-f]*\"[^#]*# \"$1\"" "$T/f.topo" | head -1 | sed 's/^"[SH]-\([0-9a-f]*\)".*/0x\1/'; }
+leaf=$(guid_of leaf-r0-01)
+hca=$(guid_of "node003 mlx5_1")
+test -n "$leaf" && test -n "$hca" || die "GUIDs of leaf-r0-01 and node003 mlx5_1 not found"
+printf '%s drop_sets 2\n%s key 0xbeef\n' "$leaf" "$hca" >"$T/faults"
+printf 'rail 1 ai\n' >"$T/policy"
+cat >>"$T/ibfmd.conf" <<CONF
+cc_model_faults $T/faults
+cc_policy $T/policy
+cc_auto on
+cc_tries 2
+CONF
+sed -i 's/^cc_profile ai$/cc_profile reference/' "$T/ibfmd.conf"
+status() { "$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"cc-status"}'; }
+job_done() { status >"$T/st.json" && grep -q "\"job\":$1,.*\"state\":\"done\"" "$T/st.json"; }
+ibfmd_start "node002 mlx5_0"
+until_ok 300 "$DPID" ibfmd job_done 1
+cp "$T/st.json" "$T/st1.json"
+check "auto: the first sweep applies to all $nlids nodes" grep -q "\"total\":$nlids," "$T/st.json"
+check "auto: the switch that lost two Sets failed" grep -q "\"guid\":\"$leaf\"[^}]*\"result\":\"failed\",\"reason\":\"SwitchCongestionSetting Set (block 0): no answer (2 tries)\"" "$T/st.json"
+check "auto: the HCA with another CC_Key failed, saying so" grep -q "\"guid\":\"$hca\"[^}]*\"result\":\"failed\",\"reason\":\"wrong CC_Key" "$T/st.json"
+check "auto: the others set" test "$(count '"result":"set"' "$T/st.json")" = $((nlids - 2))
+check "policy: rail 1 HCAs get ai" bash -c "grep -o '\"name\":\"node00[0-9] mlx5_1\",[^}]*\"profile\":\"[a-z]*\"' '$T/st.json' | grep -vc 'profile\":\"ai' | grep -qx 0"
+check "policy: rail 0 HCAs and switches the default" bash -c "grep -o '\"name\":\"node00[0-9] mlx5_0\",[^}]*\"profile\":\"[a-z]*\"' '$T/st.json' | grep -vc 'profile\":\"reference' | grep -qx 0"
+ask events --json >"$T/events2.json"
+check "events: the failures, by node" test "$(count '"kind":"cc-failed"' "$T/events2.json")" = 2
+"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
+until_ok 300 "$DPID" ibfmd job_done 2
+check "next pass: only the switch is tried again" grep -q '"total":1,' "$T/st.json"
+check "next pass: and it is set" grep -q "\"guid\":\"$leaf\"[^}]*\"result\":\"set\"" "$T/st.json"
+"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
+ibfmd_sweep_now
+check "a pass with nothing left to do starts no job" job_done 2
+ask cc apply --json >"$T/apply3.json"
+check "cc apply by hand tries the keyed HCA again: exit 4" test $? = 4
+check "and reports the wrong CC_Key" grep -q "\"guid\":\"$hca\"[^}]*\"reason\":\"wrong CC_Key" "$T/apply3.json"
+check "with no Set sent to it" grep -q "\"guid\":\"$hca\"[^}]*\"sets\":0," "$T/apply3.json"
+kill "$DPID" && wait "$DPID" 2>/dev/null
+
 # A profile with a value out of its IBA width stops ibfmd at start.
 printf 'base ai\n[switch]\nthreshold 16\n' >"$T/bad.ccp"
-sed -i "s|^cc_profile ai|cc_profile $T/bad.ccp|" "$T/ibfmd.conf"
+sed -i "s|^cc_profile reference|cc_profile $T/bad.ccp|" "$T/ibfmd.conf"
 (cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 30 \
 	"$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/bad.log" 2>&1)
 check "a bad profile: ibfmd refuses to start" test $? = 1
