@@ -516,6 +516,27 @@ void ibfmd_cc_reload(struct ibfmd *d)
 			  d->cc.job);
 }
 
+void ibfmd_cc_metrics(const struct ibfmd *d, struct evbuffer *b)
+{
+	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 };
+
+	for (size_t i = 0; i < d->cc.nknown; i++)
+		count[d->cc.known[i].state]++;
+	evbuffer_add_printf(b, "# HELP ibfm_cc_nodes CC targets by what the "
+			       "last job found\n# TYPE ibfm_cc_nodes gauge\n");
+	for (unsigned s = 0; s <= IBFM_CC_UNSUPPORTED; s++)
+		evbuffer_add_printf(b, "ibfm_cc_nodes{state=\"%s\"} %u\n",
+				    ibfm_cc_state_name(s), count[s]);
+	evbuffer_add_printf(b,
+			    "# HELP ibfm_cc_jobs_total CC diff and apply jobs "
+			    "started\n# TYPE ibfm_cc_jobs_total counter\n"
+			    "ibfm_cc_jobs_total %" PRIu64 "\n"
+			    "# HELP ibfm_cc_sets_total CC Set MADs sent\n"
+			    "# TYPE ibfm_cc_sets_total counter\n"
+			    "ibfm_cc_sets_total %" PRIu64 "\n",
+			    d->cc.job, d->cc.sets);
+}
+
 int ibfmd_cc_init(struct ibfmd *d)
 {
 	struct ibfm_err err;

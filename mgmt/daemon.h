@@ -219,6 +219,9 @@ int ibfmd_cc_init(struct ibfmd *d);
 void ibfmd_cc_reload(struct ibfmd *d);
 void ibfmd_cc_free(struct ibfmd *d);
 
+/* The CC families of /metrics. */
+void ibfmd_cc_metrics(const struct ibfmd *d, struct evbuffer *b);
+
 /* After a sweep: with cc_auto, applies to nodes not configured yet. */
 void ibfmd_cc_after_sweep(struct ibfmd *d);
 

@@ -180,6 +180,7 @@ void ibfmd_metrics(const struct ibfmd *d, struct evbuffer *b)
 		d->nerrors, d->nwarnings,
 		d->nevents - d->nerrors - d->nwarnings);
 	metrics_port_errors(d, b);
+	ibfmd_cc_metrics(d, b);
 }
 
 /* ---- events and differences ---- */

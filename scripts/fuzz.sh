@@ -1,7 +1,8 @@
 #!/bin/bash
 # Fuzzes the parsers that read what others write (topology files, LFT
 # dumps, the drain list, ibfmd's configuration and control requests, the
-# CLI's reader of ibfmd's replies, congestion-control profiles) with libFuzzer, ASan and UBSan, for
+# CLI's reader of ibfmd's replies, congestion-control profiles and
+# policies, the CC model's faults) with libFuzzer, ASan and UBSan, for
 # FUZZ_SECONDS each (default 15), starting from tests/fuzz/corpus/NAME.
 # What a run finds stays in _fuzz/ (a crash input as _fuzz/crash-*);
 # add an interesting input to the corpus by hand. Usage:
@@ -23,8 +24,9 @@ declare -A srcs=(
 	[conf]="mgmt/conf.c routing/err.c"
 	[jsonview]="cli/jsonview.c"
 	[ccp]="mgmt/ccprofile.c routing/err.c"
+	[ccpol]="mgmt/ccpolicy.c mgmt/ccprofile.c mgmt/ccmodel.c mgmt/ccwire.c routing/err.c"
 )
-names=${*:-topo lfts drain ctl conf jsonview ccp}
+names=${*:-topo lfts drain ctl conf jsonview ccp ccpol}
 pass=0 fail=0
 for n in $names; do
 	bin=$out/fuzz_$n

@@ -21,7 +21,7 @@ socket $T/ibfmd.sock
 state_dir $T/state
 sweep_interval 3600
 light_interval 0
-metrics off
+metrics 127.0.0.1:0
 cc_tries 1
 cc_backoff_ms 0
 CONF
@@ -63,6 +63,9 @@ check "cc diff --json: an empty list" test "$(tr -d ' \n' <"$T/diff.json")" = "[
 ask cc show --json >"$T/show.json"
 check "cc show: every node known unsupported" test "$(count '"state":"unsupported"' "$T/show.json")" = "$nlids"
 check "cc show: no Set sent since start" grep -q '"sets_sent":0,' "$T/show.json"
+http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
+check "metrics: every node unsupported" grep -q "^ibfm_cc_nodes{state=\"unsupported\"} $nlids$" "$T/metrics"
+check "metrics: no CC Set sent" grep -q '^ibfm_cc_sets_total 0$' "$T/metrics"
 ask events --json >"$T/events.json"
 check "an event for the apply" grep -q '"kind":"cc-apply".*"detail":"0 set, 0 unchanged, 0 failed, '"$nlids"' unsupported"' "$T/events.json"
 kill "$DPID" && wait "$DPID" 2>/dev/null

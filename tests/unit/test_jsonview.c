@@ -3,6 +3,7 @@
 #include "test_common.h"
 
 #include "cli/jsonview.h"
+#include "routing/json.h"
 
 static void test_reads_a_reply(void **state)
 {
@@ -48,11 +49,36 @@ static void test_refuses_what_is_not_json(void **state)
 	assert_null(cli_jv_parse(deep));
 }
 
+static void test_writes_what_it_read(void **state)
+{
+	static const char text[] =
+		"{\"nodes\":[{\"guid\":\"0x0002c90200000001\",\"port\":0,"
+		"\"ok\":true,\"none\":null,\"ratio\":0.5,\"big\":4294967296,"
+		"\"why\":\"a \\\"quoted\\\" word\",\"changes\":[]}],\"n\":-3}\n";
+	struct cli_jv *v = cli_jv_parse(text);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct ibfm_json j;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(f);
+	ibfm_json_init(&j, f, false);
+	cli_jv_write(&j, NULL, v);
+	ibfm_json_finish(&j);
+	fclose(f);
+	assert_string_equal(out, text);
+	free(out);
+	cli_jv_free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_a_reply),
 		cmocka_unit_test(test_refuses_what_is_not_json),
+		cmocka_unit_test(test_writes_what_it_read),
 	};
 
 	return cmocka_run_group_tests_name("jsonview", tests, NULL, NULL);

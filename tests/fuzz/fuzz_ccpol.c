@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer: CC policies (ibfmd's cc_policy) and the CC model's faults. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgmt/ccmodel.h"
+#include "mgmt/ccpolicy.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	struct ibfm_ccpol p;
+	struct ibfm_ccm m = { 0 };
+	struct ibfm_cc_target t = { .guid = 0x10, .port = 1, .lid = 1 };
+	struct ibfm_err err;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	if (!ibfm_ccpol_parse("reference", text, "fuzz", &p, &err)) {
+		ibfm_ccpol_pick(&p, false, 0x10, 1);
+		ibfm_ccpol_free(&p);
+	}
+	if (!ibfm_ccm_faults(&m, text, "fuzz", &err))
+		ibfm_ccm_add(&m, &t, 1);
+	ibfm_ccm_free(&m);
+	free(text);
+	return 0;
+}
