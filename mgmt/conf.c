@@ -40,6 +40,7 @@ static const struct key {
 	{ "cc_key", KEY64, F(cc_key), 0, 0 },
 	{ "cc_tries", UINT, F(cc_tries), 1, 10 },
 	{ "cc_backoff_ms", UINT, F(cc_backoff_ms), 0, 10000 },
+	{ "cc_timeout_ms", UINT, F(cc_timeout_ms), 1, 60000 },
 	{ "cc_model", ONOFF, F(cc_model), 0, 0 },
 	{ "cc_model_faults", STR, F(cc_model_faults), 0, 0 },
 #undef F
@@ -58,6 +59,7 @@ static void defaults(struct ibfmd_conf *c)
 	snprintf(c->cc_profile, sizeof(c->cc_profile), "reference");
 	c->cc_tries = 2;
 	c->cc_backoff_ms = 200;
+	c->cc_timeout_ms = 500;
 }
 
 /* Whether 'v' is HOST:PORT with a port up to 65535. */

@@ -30,7 +30,7 @@ struct ibfmd_conf {
 	char cc_policy[4096];  /* rules choosing profiles per node, or "" */
 	bool cc_auto;	       /* apply to new nodes after each sweep */
 	unsigned long long cc_key;
-	unsigned cc_tries, cc_backoff_ms;
+	unsigned cc_tries, cc_backoff_ms, cc_timeout_ms;
 	bool cc_model; /* tests: CC MADs answered by the node model */
 	char cc_model_faults[4096]; /* tests: the model's faults file */
 };

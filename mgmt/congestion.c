@@ -128,6 +128,7 @@ static int job_start(struct ibfmd *d, bool apply, bool automatic,
 	d->cc.apply = apply;
 	d->cc.automatic = automatic;
 	d->cc.use_model = d->conf.cc_model;
+	d->cc.timeout_ms = d->conf.cc_timeout_ms;
 	d->cc.opts =
 		(struct ibfm_cc_opts){ .cc_key = d->conf.cc_key,
 				       .tries = d->conf.cc_tries,
@@ -167,6 +168,8 @@ void ibfmd_cc_run(struct ibfmd *d, struct ibfm_sweep *port)
 		tr = (struct ibfm_cc_transport){ ibfm_ccm_send, &d->cc.model };
 	else
 		sm_lid = simulated_sm_lid(port);
+	if (port)
+		ibfm_sweep_cc_timeout(port, d->cc.timeout_ms);
 	for (size_t i = 0; i < d->cc.n; i++) {
 		struct ibfm_cc_result *r = &d->cc.r[i];
 

@@ -101,6 +101,7 @@ struct ibfmd_cc {
 	struct ibfm_cc_result *r;
 	size_t n, done; /* 'done' under d->lock */
 	struct ibfm_cc_opts opts;
+	unsigned timeout_ms; /* per CC MAD on the fabric */
 	time_t started;
 	double elapsed_s;
 	struct event *done_ev;

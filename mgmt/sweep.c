@@ -25,6 +25,7 @@
 
 struct ibfm_sweep {
 	struct ibmad_port *mp;
+	unsigned cc_timeout_ms;
 };
 
 int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
@@ -605,18 +606,28 @@ int ibfm_sweep_cc_send(void *ctx, const struct ibfm_cc_target *t,
 	void *got;
 
 	ib_portid_set(&id, t->lid, 0, 0);
+	/* The engine retries (cc_tries): one MAD here, its own timeout. */
+	mad_rpc_set_retries(s->mp, 0);
 	if (m->set)
 		got = cc_config_status_via(m->data, reply, &id, m->attr, m->mod,
-					   0, &status, s->mp, m->cc_key);
+					   s->cc_timeout_ms, &status, s->mp,
+					   m->cc_key);
 	else
-		got = cc_query_status_via(reply, &id, m->attr, m->mod, 0,
-					  &status, s->mp, m->cc_key);
+		got = cc_query_status_via(reply, &id, m->attr, m->mod,
+					  s->cc_timeout_ms, &status, s->mp,
+					  m->cc_key);
+	mad_rpc_set_retries(s->mp, MAD_RETRIES);
 	/* libibmad: NULL with a status is an answer; without, none came. */
 	if (!got && !status)
 		return -ETIMEDOUT;
 	m->status = (uint16_t)status;
 	memcpy(m->data, reply, sizeof(m->data));
 	return 0;
+}
+
+void ibfm_sweep_cc_timeout(struct ibfm_sweep *s, unsigned ms)
+{
+	s->cc_timeout_ms = ms;
 }
 
 uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s)

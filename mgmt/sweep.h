@@ -97,6 +97,9 @@ int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 int ibfm_sweep_cc_send(void *ctx, const struct ibfm_cc_target *t,
 		       struct ibfm_cc_mad *m);
 
+/* How long ibfm_sweep_cc_send waits for each reply (0: the port's). */
+void ibfm_sweep_cc_timeout(struct ibfm_sweep *s, unsigned ms);
+
 /* The master SM's LID as the local port knows it; 0 when unknown. */
 uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s);
 

@@ -5,7 +5,7 @@
 set -u
 . "$(dirname "$0")/tree-env.sh"
 
-step() { echo "[$1/10] $2" >&2; }
+step() { echo "[$1/11] $2" >&2; }
 json_num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
 lid_of() { awk -v d="# \"$1\"" 'index($0, d) && /^Ca/ { getline; sub(/.*# lid /, ""); print $1; exit }' "$T/found.topo"; }
 
@@ -44,7 +44,7 @@ echo "node001 (lid $src) -> node648 (lid $dst):"
 (cd "$T" && SIM_HOST="node001 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 60 "$IBTRACERT" "$src" "$dst" 2>/dev/null)
 
 step 7 "starting ibfmd: it sweeps the fabric and compares it with the expected file"
-printf 'socket %s\nexpected %s\nstate_dir %s\nsweep_interval 30\nmetrics off\n' \
+printf 'socket %s\nexpected %s\nstate_dir %s\nsweep_interval 30\nmetrics off\ncc_tries 1\ncc_timeout_ms 20\n' \
 	"$T/ibfmd.sock" "$T/fabric.topo" "$T/state" >"$T/ibfmd.conf"
 ibfmd_start "node002 mlx5_0"
 until_ok 300 "$DPID" ibfmd ibfmd_swept 1
@@ -76,6 +76,10 @@ echo "a path over ibfmd, each hop with its counters:"
 step 10 "draining spine-02 live: checked, rerouted by the plugin, confirmed on the switches"
 "$IBFM" --socket "$T/ibfmd.sock" drain spine-02 || die "drain spine-02"
 "$IBFM" --socket "$T/ibfmd.sock" undrain spine-02 || die "undrain spine-02"
+
+step 11 "congestion control: ibfmd probes every switch and HCA before setting anything"
+echo "(ibsim implements no CC: every node must come out unsupported, with no Set sent; docs/cc.md)"
+"$IBFM" --socket "$T/ibfmd.sock" cc apply | tail -1
 osm_stop
 sim_cmd Quit
 exit 0

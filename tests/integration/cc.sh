@@ -24,6 +24,7 @@ light_interval 0
 metrics 127.0.0.1:0
 cc_tries 1
 cc_backoff_ms 0
+cc_timeout_ms 100
 CONF
 ibfmd_start "node002 mlx5_0"
 until_ok 300 "$DPID" ibfmd ibfmd_swept 1
