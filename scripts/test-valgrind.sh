@@ -1,8 +1,9 @@
 #!/bin/bash
-# The daemon's integration test (tests/integration/ibfmd.sh: sweeps,
+# The daemon's integration tests (tests/integration/ibfmd.sh: sweeps,
 # light checks, metrics, SIGHUP, garbage, floods, 500 connections,
-# SIGTERM) with ibfmd under valgrind memcheck: any error or definite
-# leak of ibfm's fails it. Reports about libumad2sim itself are
+# SIGTERM; cc.sh: congestion-control jobs beside OpenSM, on ibsim and on
+# the CC node model) with ibfmd under valgrind memcheck: any error or
+# definite leak of ibfm's fails it. Reports about libumad2sim itself are
 # suppressed (tests/valgrind.supp says which and why). Prints
 # "valgrind: N passed, M failed".
 set -uo pipefail
@@ -17,19 +18,27 @@ exec valgrind --quiet --error-exitcode=99 --leak-check=full \\
 	--log-file=$out/vg.%p.log $PWD/mgmt/ibfmd "\$@"
 WRAP
 chmod +x "$out/ibfmd"
-env IBFM="$PWD/cli/ibfm" IBFMD="$out/ibfmd" CTL_CLIENT="$PWD/tests/ctl_client" \
-	IBSIM="$(command -v ibsim || echo /usr/sbin/ibsim)" \
-	UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \
-	TESTLIB="$PWD/tests/integration/lib.sh" \
-	timeout 900 bash tests/integration/ibfmd.sh >"$out/test.log" 2>&1
-rc=$?
-errors=$(cat "$out"/vg.*.log 2>/dev/null | grep -c '^==[0-9]*== [A-Z]')
-if [ "$rc" -eq 0 ] && [ "$errors" -eq 0 ]; then
-	echo "valgrind: ibfmd.sh clean ($(grep -c '^ok' "$out/test.log") checks)"
-	echo "valgrind: 1 passed, 0 failed"
-	exit 0
-fi
-grep '^not ok' "$out/test.log"
-cat "$out"/vg.*.log 2>/dev/null | head -60
-echo "valgrind: 0 passed, 1 failed"
-exit 1
+pass=0 fail=0
+for t in ibfmd cc; do
+	rm -f "$out"/vg.*.log
+	env IBFM="$PWD/cli/ibfm" IBFMD="$out/ibfmd" CTL_CLIENT="$PWD/tests/ctl_client" \
+		IBSIM="$(command -v ibsim || echo /usr/sbin/ibsim)" \
+		UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \
+		OPENSM="$(command -v opensm || echo /usr/sbin/opensm)" \
+		IBROUTE="$(command -v ibroute || echo /usr/sbin/ibroute)" \
+		PLUGIN_DIR="$PWD/plugin/.libs" FIXTURES="$PWD/tests/fixtures" \
+		TESTLIB="$PWD/tests/integration/lib.sh" \
+		timeout 900 bash "tests/integration/$t.sh" >"$out/$t.log" 2>&1
+	rc=$?
+	errors=$(cat "$out"/vg.*.log 2>/dev/null | grep -c '^==[0-9]*== [A-Z]')
+	if [ "$rc" -eq 0 ] && [ "$errors" -eq 0 ]; then
+		echo "valgrind: $t.sh clean ($(grep -c '^ok' "$out/$t.log") checks)"
+		pass=$((pass + 1))
+		continue
+	fi
+	grep '^not ok' "$out/$t.log"
+	cat "$out"/vg.*.log 2>/dev/null | head -60
+	fail=$((fail + 1))
+done
+echo "valgrind: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -42,7 +42,7 @@ more() {
 if [ "${IBFM_SANITIZE:-1}" = 1 ] && git rev-parse --git-dir >/dev/null 2>&1; then
 	more sanitizers _sanitize.out scripts/test-sanitizers.sh
 fi
-# The daemon's test with ibfmd under valgrind (IBFM_VALGRIND=0 skips).
+# The daemon's tests (ibfmd.sh, cc.sh) with ibfmd under valgrind (IBFM_VALGRIND=0 skips).
 if [ "${IBFM_VALGRIND:-1}" = 1 ]; then
 	more valgrind _valgrind.out scripts/test-valgrind.sh
 fi
