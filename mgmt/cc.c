@@ -289,6 +289,26 @@ static bool diff_cct(const struct ibfm_ccw_cct *have,
 }
 
 /*
+ * True when a probe's Get answered (rc 0); else verdict 's' naming
+ * 'label', with 'hint' after a timeout when given.
+ */
+static bool answered(int rc, enum ibfm_cc_state s, const char *label,
+		     const char *hint, const struct ibfm_cc_mad *m,
+		     const struct ibfm_cc_opts *o, struct ibfm_cc_result *r)
+{
+	char b[64];
+
+	if (!rc)
+		return true;
+	if (rc == -ETIMEDOUT && hint)
+		verdict(r, s, "%s: no answer (%u tries): %s", label,
+			o->tries ? o->tries : 1, hint);
+	else
+		verdict(r, s, "%s: %s", label, why(rc, m, o, b, sizeof(b)));
+	return false;
+}
+
+/*
  * Whether 't' is a CC agent worth talking to, with the CCT blocks it
  * can hold; false with the verdict given when not.
  */
@@ -300,22 +320,13 @@ static bool probe(const struct ibfm_cc_transport *tr,
 	struct ibfm_ccw_cpi cpi;
 	struct ibfm_ccw_info info;
 	struct ibfm_ccw_key key;
-	char b[64];
 	int rc;
 
-	rc = get(tr, t, o, IBFM_CCW_CLASS_PORT_INFO, 0, &m, r);
-	if (rc == -ETIMEDOUT) {
-		verdict(r, IBFM_CC_UNSUPPORTED,
-			"CC ClassPortInfo: no answer (%u tries): no CC agent, or "
-			"one protected by another CC_Key",
-			o->tries ? o->tries : 1);
+	if (!answered(get(tr, t, o, IBFM_CCW_CLASS_PORT_INFO, 0, &m, r),
+		      IBFM_CC_UNSUPPORTED, "CC ClassPortInfo",
+		      "no CC agent, or one protected by another CC_Key", &m, o,
+		      r))
 		return false;
-	}
-	if (rc) {
-		verdict(r, IBFM_CC_UNSUPPORTED, "CC ClassPortInfo: %s",
-			why(rc, &m, o, b, sizeof(b)));
-		return false;
-	}
 	ibfm_ccw_get_cpi(m.data, &cpi);
 	if (cpi.base_version != 1 ||
 	    cpi.class_version != IBFM_CCW_CLASS_VERSION) {
@@ -325,12 +336,9 @@ static bool probe(const struct ibfm_cc_transport *tr,
 			cpi.base_version, cpi.class_version);
 		return false;
 	}
-	rc = get(tr, t, o, IBFM_CCW_INFO, 0, &m, r);
-	if (rc) {
-		verdict(r, IBFM_CC_UNSUPPORTED, "CongestionInfo: %s",
-			why(rc, &m, o, b, sizeof(b)));
+	if (!answered(get(tr, t, o, IBFM_CCW_INFO, 0, &m, r),
+		      IBFM_CC_UNSUPPORTED, "CongestionInfo", NULL, &m, o, r))
 		return false;
-	}
 	ibfm_ccw_get_info(m.data, &info);
 	*cct_cap = info.cct_cap;
 	if (!t->sw && !info.cct_cap) {
@@ -341,13 +349,9 @@ static bool probe(const struct ibfm_cc_transport *tr,
 	}
 	/* A node keyed otherwise drops our Sets: find out before. */
 	rc = get(tr, t, o, IBFM_CCW_KEY_INFO, 0, &m, r);
-	if (rc == -ETIMEDOUT) {
-		verdict(r, IBFM_CC_FAILED,
-			"CongestionKeyInfo: no answer (%u tries): protected by "
-			"another CC_Key?",
-			o->tries ? o->tries : 1);
-		return false;
-	}
+	if (rc == -ETIMEDOUT)
+		return answered(rc, IBFM_CC_FAILED, "CongestionKeyInfo",
+				"protected by another CC_Key?", &m, o, r);
 	if (!rc) {
 		ibfm_ccw_get_key(m.data, &key);
 		if (key.key && key.key != o->cc_key) {

@@ -201,6 +201,25 @@ static void set_switch(struct ibfm_ccm_node *x, const struct ibfm_ccp_switch *s)
 		x->sws.marking_rate = s->marking_rate;
 }
 
+/* Whether the node has the attribute (and the CCT block) asked for. */
+static bool has_attr(const struct ibfm_ccm_node *x, const struct ibfm_cc_mad *m)
+{
+	switch (m->attr) {
+	case IBFM_CCW_CLASS_PORT_INFO:
+	case IBFM_CCW_INFO:
+	case IBFM_CCW_KEY_INFO:
+		return true;
+	case IBFM_CCW_SWITCH:
+		return x->sw;
+	case IBFM_CCW_CA:
+		return !x->sw;
+	case IBFM_CCW_CCT:
+		return !x->sw && m->mod < x->cct_cap &&
+		       m->mod < IBFM_CCM_CCT_BLOCKS;
+	}
+	return false;
+}
+
 static uint16_t do_set(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
 {
 	struct ibfm_ccp_switch s;
@@ -208,20 +227,13 @@ static uint16_t do_set(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
 
 	switch (m->attr) {
 	case IBFM_CCW_SWITCH:
-		if (!x->sw)
-			return ST_BAD_ATTR;
 		ibfm_ccw_get_switch(m->data, &s);
 		set_switch(x, &s);
 		return 0;
 	case IBFM_CCW_CA:
-		if (x->sw)
-			return ST_BAD_ATTR;
 		ibfm_ccw_get_ca(m->data, &x->ca);
 		return 0;
 	case IBFM_CCW_CCT:
-		if (x->sw || m->mod >= x->cct_cap ||
-		    m->mod >= IBFM_CCM_CCT_BLOCKS)
-			return ST_BAD_ATTR;
 		ibfm_ccw_get_cct(m->data, &t);
 		if (t.limit >= x->cct_cap * IBFM_CCW_CCT_BLOCK)
 			return ST_BAD_VALUE;
@@ -254,21 +266,14 @@ static uint16_t do_get(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
 		ibfm_ccw_put_key(m->data, &key);
 		return 0;
 	case IBFM_CCW_SWITCH:
-		if (!x->sw)
-			return ST_BAD_ATTR;
 		s = x->sws;
 		s.control_map = 0; /* meaningful in a Set only */
 		ibfm_ccw_put_switch(m->data, &s);
 		return 0;
 	case IBFM_CCW_CA:
-		if (x->sw)
-			return ST_BAD_ATTR;
 		ibfm_ccw_put_ca(m->data, &x->ca);
 		return 0;
 	case IBFM_CCW_CCT:
-		if (x->sw || m->mod >= x->cct_cap ||
-		    m->mod >= IBFM_CCM_CCT_BLOCKS)
-			return ST_BAD_ATTR;
 		ibfm_ccw_put_cct(m->data, &x->cct[m->mod]);
 		return 0;
 	}
@@ -299,7 +304,10 @@ int ibfm_ccm_send(void *ctx, const struct ibfm_cc_target *t,
 		mad->status = 0;
 		return 0;
 	}
-	if (mad->set) {
+	if (!has_attr(x, mad)) {
+		mad->status = ST_BAD_ATTR;
+		memset(mad->data, 0, sizeof(mad->data));
+	} else if (mad->set) {
 		mad->status = do_set(x, mad);
 		x->sets++;
 		if (!mad->status)
