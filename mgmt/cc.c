@@ -296,15 +296,16 @@ static bool answered(int rc, enum ibfm_cc_state s, const char *label,
 		     const char *hint, const struct ibfm_cc_mad *m,
 		     const struct ibfm_cc_opts *o, struct ibfm_cc_result *r)
 {
-	char b[64];
+	char b[128];
 
 	if (!rc)
 		return true;
 	if (rc == -ETIMEDOUT && hint)
-		verdict(r, s, "%s: no answer (%u tries): %s", label,
-			o->tries ? o->tries : 1, hint);
+		snprintf(b, sizeof(b), "no answer (%u tries): %s",
+			 o->tries ? o->tries : 1, hint);
 	else
-		verdict(r, s, "%s: %s", label, why(rc, m, o, b, sizeof(b)));
+		why(rc, m, o, b, sizeof(b));
+	verdict(r, s, "%s: %s", label, b);
 	return false;
 }
 
