@@ -153,6 +153,10 @@ static void print_show(const struct cli_jv *v)
 	       cli_jv_num(v, "rules"), cli_jv_num(v, "auto") ? "on" : "off",
 	       cli_jv_num(v, "cc_key_set") ? "set" : "none",
 	       cli_jv_num(v, "model") ? "; answered by the CC node model" : "");
+	if (cli_jv_num(v, "sharp_sl") >= 0)
+		printf("SHARP's SL %.0f (the plugin's sharp_sl) is kept out of "
+		       "every profile\n",
+		       cli_jv_num(v, "sharp_sl"));
 	for (p = list ? list->child : NULL; p; p = p->next) {
 		const struct cli_jv *sw = cli_jv_get(p, "switch"),
 				    *ca = cli_jv_get(p, "ca"),

@@ -14,6 +14,7 @@
 
 #include "mgmt/daemon.h"
 #include "routing/rail.h"
+#include "routing/snapshot.h"
 
 #define MAX_FAILED_EVENTS 32
 
@@ -81,6 +82,34 @@ static void pick_profiles(struct ibfmd *d, struct ibfm_cc_target *t, size_t n)
 }
 
 /*
+ * SHARP's SL (the plugin's sharp_sl, from its snapshot) is taken out of
+ * every profile's CA map: end-point throttling must not slow the
+ * aggregation traffic, whatever a profile says.
+ */
+static void keep_sharp_sl_out(struct ibfmd *d)
+{
+	int sl = d->conf.state_dir[0]
+			 ? ibfm_snapshot_sharp_sl(d->conf.state_dir)
+			 : -1;
+
+	d->cc.sharp_sl = sl;
+	if (sl < 0)
+		return;
+	for (size_t i = 0; i < d->cc.policy.nprofiles; i++) {
+		struct ibfm_ccp *p = &d->cc.policy.profiles[i];
+
+		if (!(p->ca.control_map >> sl & 1))
+			continue;
+		p->exclude_sls |= (uint16_t)(1U << sl);
+		p->ca.control_map &= (uint16_t) ~(1U << sl);
+		ibfmd_log(
+			"cc: SL %d is SHARP's (the plugin's sharp_sl): off in "
+			"profile %s",
+			sl, p->name);
+	}
+}
+
+/*
  * Starts a job over the last sweep's targets (with 'automatic', only
  * those not settled). 0; -EBUSY, -EAGAIN (no sweep, no targets),
  * -ENOMEM with 'why' set.
@@ -118,6 +147,7 @@ static int job_start(struct ibfmd *d, bool apply, bool automatic,
 			 : "no node with a LID (is a subnet manager running?)";
 		return k ? -ENOMEM : -EAGAIN;
 	}
+	keep_sharp_sl_out(d);
 	pick_profiles(d, t, k);
 	free(d->cc.t);
 	free(d->cc.r);
@@ -445,6 +475,7 @@ static void cmd_show(void *ctx, const struct ibfm_ctl_req *req,
 	ibfm_json_uint(j, "rules", d->cc.policy.nrules);
 	ibfm_json_bool(j, "auto", d->conf.cc_auto);
 	ibfm_json_bool(j, "cc_key_set", d->conf.cc_key != 0);
+	ibfm_json_int(j, "sharp_sl", d->cc.sharp_sl);
 	ibfm_json_bool(j, "model", d->conf.cc_model);
 	ibfm_json_uint(j, "sets_sent", d->cc.sets);
 	ibfm_json_arr_begin(j, "profiles");
@@ -551,6 +582,7 @@ int ibfmd_cc_init(struct ibfmd *d)
 	}
 	if (load_faults(d))
 		return -EINVAL;
+	d->cc.sharp_sl = -1;
 	d->cc.done_ev = event_new(d->base, -1, 0, job_done, d);
 	if (!d->cc.done_ev)
 		return -ENOMEM;

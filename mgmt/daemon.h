@@ -109,6 +109,7 @@ struct ibfmd_cc {
 	struct ibfmd_cc_known *known;
 	size_t nknown;
 	uint64_t sets; /* Set MADs sent, all jobs */
+	int sharp_sl;  /* SHARP's SL as the last job read it, -1: none */
 };
 
 struct ibfmd {

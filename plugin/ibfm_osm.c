@@ -580,6 +580,7 @@ static int ucast_build_fwd_tables(void *context)
 			.incremental = incremental,
 			.blocks_changed = blocks,
 			.blocks_total = total,
+			.sharp_sl = p->sharp_sl,
 		};
 		char why[256];
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -79,6 +80,8 @@ static int write_json(FILE *out, const void *ctx)
 	ibfm_json_uint(&j, "blocks_total", d->s->blocks_total);
 	ibfm_json_str(&j, "lfts", "lfts.bin");
 	ibfm_json_str(&j, "lfts_text", text_too(d->t) ? "lfts.dump" : "");
+	if (d->s->sharp_sl >= 0)
+		ibfm_json_uint(&j, "sharp_sl", (uint64_t)d->s->sharp_sl);
 	ibfm_json_obj_end(&j);
 	return ibfm_json_finish(&j);
 }
@@ -123,19 +126,41 @@ int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-uint64_t ibfm_snapshot_last_generation(const char *dir)
+/* Member 'key' (a whole number) of DIR/snapshot.json; false if none. */
+static bool snapshot_number(const char *dir, const char *key, uint64_t *v)
 {
-	char path[4096], line[256];
-	uint64_t gen = 0;
+	char path[4096], line[256], want[64];
+	bool found = false;
 	FILE *in;
 
 	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
+	snprintf(want, sizeof(want), "\"%s\": ", key);
 	in = fopen(path, "r");
 	if (!in)
-		return 0;
-	while (fgets(line, sizeof(line), in))
-		if (sscanf(line, " \"generation\": %" SCNu64, &gen) == 1)
-			break;
+		return false;
+	while (!found && fgets(line, sizeof(line), in)) {
+		const char *at = strstr(line, want);
+		char *end;
+
+		if (!at || at[strlen(want)] < '0' || at[strlen(want)] > '9')
+			continue;
+		*v = strtoull(at + strlen(want), &end, 10);
+		found = end != at + strlen(want);
+	}
 	fclose(in);
-	return gen;
+	return found;
+}
+
+uint64_t ibfm_snapshot_last_generation(const char *dir)
+{
+	uint64_t gen = 0;
+
+	return snapshot_number(dir, "generation", &gen) ? gen : 0;
+}
+
+int ibfm_snapshot_sharp_sl(const char *dir)
+{
+	uint64_t sl;
+
+	return snapshot_number(dir, "sharp_sl", &sl) && sl < 16 ? (int)sl : -1;
 }

@@ -30,6 +30,7 @@ struct ibfm_snapshot {
 	bool incremental;	 /* repaired, not routed from scratch */
 	uint64_t blocks_changed; /* LFT blocks OpenSM sends */
 	uint64_t blocks_total;
+	int sharp_sl; /* SHARP's SL (the plugin's sharp_sl), -1: none */
 };
 
 /*
@@ -67,5 +68,8 @@ int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len);
 
 /* The generation of DIR/snapshot.json, 0 when there is none. */
 uint64_t ibfm_snapshot_last_generation(const char *dir);
+
+/* SHARP's SL as DIR/snapshot.json gives it, -1 when it gives none. */
+int ibfm_snapshot_sharp_sl(const char *dir);
 
 #endif /* IBFM_SNAPSHOT_H */

@@ -15,7 +15,8 @@ SMPQUERY=${SMPQUERY:-$(dirname "$IBROUTE")/smpquery}
 ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 count() { grep -o "$1" "$2" | wc -l; }
 
-routed_fabric -l 2 -k 8 --rails 2 --hosts 8
+# SHARP on SL 1: CC must stay off it whatever the profile says.
+PLUGIN_OPTS=sharp_sl=1 routed_fabric -l 2 -k 8 --rails 2 --hosts 8
 cat >"$T/ibfmd.conf" <<CONF
 socket $T/ibfmd.sock
 state_dir $T/state
@@ -82,7 +83,7 @@ ask cc diff --json >"$T/mdiff.json"
 check "model: cc diff exits 1 (changes pending)" test $? = 1
 check "model: diff lists every node" test "$(count '"result":"pending"' "$T/mdiff.json")" = "$nlids"
 check "model: a switch's threshold 0 -> 15" grep -q '"type":"switch".*"field":"threshold","have":"0","want":"15"' "$T/mdiff.json"
-check "model: a CA's control map" grep -q '"type":"ca".*"field":"control_map","have":"0","want":"65535"' "$T/mdiff.json"
+check "model: a CA's control map, without SHARP's SL 1" grep -q '"type":"ca".*"field":"control_map","have":"0","want":"65533"' "$T/mdiff.json"
 ask cc apply --json >"$T/mapply.json"
 check "model: cc apply exit 0" test $? = 0
 check "model: every node set and read back" test "$(count '"result":"set"' "$T/mapply.json")" = "$nlids"
@@ -92,6 +93,8 @@ check "model: and is an empty list" test "$(tr -d ' \n' <"$T/mdiff2.json")" = "[
 ask cc apply --json >"$T/mapply2.json"
 check "model: apply again changes nothing" test "$(count '"result":"unchanged"' "$T/mapply2.json")" = "$nlids"
 check "model: and sends no Set" test "$(count '"sets":0,' "$T/mapply2.json")" = "$nlids"
+ask cc show --json >"$T/mshow.json"
+check "cc show: SHARP's SL as the plugin publishes it" grep -q '"sharp_sl":1,' "$T/mshow.json"
 ask cc show >"$T/mshow.txt"
 check "cc show for people names the profile" grep -q '^profile ai; policy none' "$T/mshow.txt"
 check "and counts the nodes" grep -q "^nodes: $nlids unchanged, 0 set" "$T/mshow.txt"

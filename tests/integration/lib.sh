@@ -100,7 +100,7 @@ sim_client() {
 osm_conf() {
 	cat >"$1" <<CONF
 event_plugin_name ibfm_osm
-event_plugin_options state_dir=$2
+event_plugin_options state_dir=$2${PLUGIN_OPTS:+ $PLUGIN_OPTS}
 routing_engine $3
 force_log_flush TRUE
 CONF

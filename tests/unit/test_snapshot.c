@@ -19,10 +19,13 @@ static bool exists(const char *dir, const char *name)
 }
 
 /* Routes a generated tree and publishes it in 'dir'; checks lfts.bin. */
-static void publish(const char *dir, unsigned levels, unsigned radix)
+static void publish(const char *dir, unsigned levels, unsigned radix,
+		    int sharp_sl)
 {
 	struct ibfm_gen_params p = { .levels = levels, .radix = radix };
-	struct ibfm_snapshot snap = { .generation = 3, .engine = "ibfm" };
+	struct ibfm_snapshot snap = { .generation = 3,
+				      .engine = "ibfm",
+				      .sharp_sl = sharp_sl };
 	struct ibfm_fabric *f = NULL, *g = NULL;
 	struct ibfm_ftree *e = NULL;
 	struct ibfm_lfts t = { 0 }, back = { 0 };
@@ -36,6 +39,8 @@ static void publish(const char *dir, unsigned levels, unsigned radix)
 	assert_int_equal(
 		ibfm_snapshot_publish(dir, f, &t, &snap, why, sizeof(why)), 0);
 	assert_int_equal(ibfm_snapshot_last_generation(dir), 3);
+	/* SHARP's SL for ibfmd, which keeps congestion control off it. */
+	assert_int_equal(ibfm_snapshot_sharp_sl(dir), sharp_sl);
 	snprintf(path, sizeof(path), "%s/lfts.bin", dir);
 	assert_int_equal(ibfm_gen_build(&p, &g, NULL), 0);
 	assert_int_equal(ibfm_lfts_read_dump(g, path, &back, NULL), 0);
@@ -56,12 +61,12 @@ static void test_text_only_while_small(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	/* 12 switches x 45 LIDs: both forms. */
-	publish(dir, 2, 8);
+	publish(dir, 2, 8, -1);
 	assert_true(exists(dir, "lfts.bin"));
 	assert_true(exists(dir, "lfts.dump"));
 	/* 720 switches x 4,177 LIDs (3 M entries): binary only, and the
 	 * smaller fabric's text is gone. */
-	publish(dir, 3, 24);
+	publish(dir, 3, 24, 7);
 	assert_true(exists(dir, "lfts.bin"));
 	assert_false(exists(dir, "lfts.dump"));
 	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
