@@ -274,8 +274,10 @@ void cli_jv_write(struct ibfm_json *j, const char *key, const struct cli_jv *v)
 		ibfm_json_bool(j, key, v->num != 0);
 		break;
 	case CLI_JV_NUMBER:
-		/* Whole numbers as such: GUIDs are strings, counts exact. */
-		if (v->num == (double)(int64_t)v->num)
+		/* Whole numbers as such (GUIDs are strings, counts exact);
+		 * the range check first: a cast out of range is undefined. */
+		if (v->num > -9e15 && v->num < 9e15 &&
+		    v->num == (double)(int64_t)v->num)
 			ibfm_json_int(j, key, (int64_t)v->num);
 		else
 			ibfm_json_double(j, key, v->num);

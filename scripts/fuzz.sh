@@ -22,7 +22,7 @@ declare -A srcs=(
 	[drain]="$routing"
 	[ctl]="mgmt/ctl.c $routing"
 	[conf]="mgmt/conf.c routing/err.c"
-	[jsonview]="cli/jsonview.c"
+	[jsonview]="cli/jsonview.c routing/json.c"
 	[ccp]="mgmt/ccprofile.c routing/err.c"
 	[ccpol]="mgmt/ccpolicy.c mgmt/ccprofile.c mgmt/ccmodel.c mgmt/ccwire.c routing/err.c"
 )

@@ -71,6 +71,18 @@ static void test_writes_what_it_read(void **state)
 	assert_string_equal(out, text);
 	free(out);
 	cli_jv_free(v);
+	/* Past int64 (found by the fuzzer: the cast was undefined). */
+	v = cli_jv_parse("[1e35,-5]");
+	assert_non_null(v);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	ibfm_json_init(&j, f, false);
+	cli_jv_write(&j, NULL, v);
+	ibfm_json_finish(&j);
+	fclose(f);
+	assert_non_null(strstr(out, "e+35,-5]"));
+	free(out);
+	cli_jv_free(v);
 }
 
 int main(void)
