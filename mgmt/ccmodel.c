@@ -133,9 +133,19 @@ int ibfm_ccm_faults(struct ibfm_ccm *m, const char *text, const char *name,
 	return 0;
 }
 
+static int node_cmp(const void *a, const void *b)
+{
+	const struct ibfm_ccm_node *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (int)x->port - (int)y->port;
+}
+
 int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 {
-	struct ibfm_ccm_node *v;
+	struct ibfm_ccm_node *v, *x;
+	struct ibfm_ccm sorted = { 0 };
 
 	if (!n)
 		return 0;
@@ -143,11 +153,13 @@ int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 	if (!v)
 		return -ENOMEM;
 	m->v = v;
+	/* Only the nodes from before are searched: 't' holds no twins. */
+	sorted.v = v;
+	sorted.n = m->n;
 	for (size_t i = 0; i < n; i++) {
-		struct ibfm_ccm_node *x = &m->v[m->n];
-
-		if (ibfm_ccm_node(m, &t[i]))
+		if (ibfm_ccm_node(&sorted, &t[i]))
 			continue;
+		x = &m->v[m->n];
 		memset(x, 0, sizeof(*x));
 		x->guid = t[i].guid;
 		x->port = t[i].port;
@@ -161,16 +173,16 @@ int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 				give(x, &m->faults[k]);
 		m->n++;
 	}
+	qsort(m->v, m->n, sizeof(*m->v), node_cmp);
 	return 0;
 }
 
 struct ibfm_ccm_node *ibfm_ccm_node(struct ibfm_ccm *m,
 				    const struct ibfm_cc_target *t)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (m->v[i].guid == t->guid && m->v[i].port == t->port)
-			return &m->v[i];
-	return NULL;
+	struct ibfm_ccm_node key = { .guid = t->guid, .port = t->port };
+
+	return m->n ? bsearch(&key, m->v, m->n, sizeof(key), node_cmp) : NULL;
 }
 
 /* A10.4.1: the key check; false when the MAD is to be dropped. */
