@@ -8,7 +8,9 @@
 # and the LFTs it dumped (log flag 0x40) checked with ibfm check
 # (unreachable CA pairs, credit loops) and evaluated with ibfm eval.
 # Usage: bench/compare-engines.sh [GEN ARGS]; with none, the series in
-# docs/BENCHMARKS.md. Prints markdown.
+# docs/BENCHMARKS.md. Prints markdown. ENGINES and PATTERNS pick (the
+# all-to-all evaluation takes minutes per engine past 16,000 hosts);
+# each engine's dump is removed once evaluated (GBs on large trees).
 set -u
 cd "$(dirname "$0")/.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp}
@@ -32,7 +34,7 @@ log_ms() {
 
 "$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
 rails=$("$IBFM" topo show --topo "$T/f.topo" --json | sed -n 's/^ *"rails": \([0-9]*\),$/\1/p')
-patterns="shift ring all2all"
+patterns=${PATTERNS:-shift ring all2all}
 [ "${rails:-0}" -gt 0 ] && patterns="$patterns rail-ring"
 sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288
 host=$(sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$T/f.topo" | head -1)
@@ -72,6 +74,7 @@ for e in $engines; do
 		fi
 	done
 	echo
+	rm -f "$d/opensm-lfts.dump"
 	echo -n "$e " >&2
 done
 echo >&2
