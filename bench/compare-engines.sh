@@ -10,7 +10,8 @@
 # Usage: bench/compare-engines.sh [GEN ARGS]; with none, the series in
 # docs/BENCHMARKS.md. Prints markdown. ENGINES and PATTERNS pick (the
 # all-to-all evaluation takes minutes per engine past 16,000 hosts);
-# each engine's dump is removed once evaluated (GBs on large trees).
+# each engine's dump is removed once evaluated (GBs on large trees);
+# OSM_TIMEOUT (default 900 s) bounds each OpenSM run.
 set -u
 cd "$(dirname "$0")/.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp}
@@ -56,7 +57,7 @@ for e in $engines; do
 		conf=(-F "$d/opensm.conf")
 	fi
 	(cd "$d" && SIM_HOST="$host" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" timeout 900 \
+		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" timeout "${OSM_TIMEOUT:-900}" \
 		"$OPENSM" "${conf[@]}" -o -R "$e" -D 0x47 -f "$d/opensm.log" >/dev/null 2>&1)
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
 	if [ ! -s "$d/opensm-lfts.dump" ]; then
