@@ -151,6 +151,7 @@ static int job_start(struct ibfmd *d, bool apply, bool automatic,
 	pick_profiles(d, t, k);
 	free(d->cc.t);
 	free(d->cc.r);
+	ibfm_ccpol_free(&d->cc.retired); /* no result names them now */
 	d->cc.t = t;
 	d->cc.r = r;
 	d->cc.n = k;
@@ -280,7 +281,9 @@ static void job_events(struct ibfmd *d, const unsigned *count)
 /* Takes the reloaded policy in; the old one's profiles go. */
 static void take_next(struct ibfmd *d)
 {
-	ibfm_ccpol_free(&d->cc.policy);
+	/* The last job's results still name its profiles (cc-status). */
+	ibfm_ccpol_free(&d->cc.retired);
+	d->cc.retired = d->cc.policy;
 	d->cc.policy = d->cc.next;
 	memset(&d->cc.next, 0, sizeof(d->cc.next));
 	d->cc.has_next = false;
@@ -609,6 +612,7 @@ void ibfmd_cc_free(struct ibfmd *d)
 		event_free(d->cc.done_ev);
 	ibfm_ccpol_free(&d->cc.policy);
 	ibfm_ccpol_free(&d->cc.next);
+	ibfm_ccpol_free(&d->cc.retired);
 	ibfm_ccm_free(&d->cc.model);
 	free(d->cc.t);
 	free(d->cc.r);

@@ -91,7 +91,8 @@ struct ibfmd_cc_known {
 /* Congestion control: the policy, the last or running job, what is known. */
 struct ibfmd_cc {
 	struct ibfm_ccpol policy;
-	struct ibfm_ccpol next; /* reloaded while a job ran: taken after */
+	struct ibfm_ccpol next;	   /* reloaded while a job ran: taken after */
+	struct ibfm_ccpol retired; /* replaced, named by the last results */
 	bool has_next;
 	struct ibfm_ccm model; /* cc_model: the nodes answering CC MADs */
 	/* A job: set up by the loop, the worker's while 'running'. */

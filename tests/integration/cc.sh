@@ -138,11 +138,20 @@ ask cc apply --json >"$T/apply3.json"
 check "cc apply by hand tries the keyed HCA again: exit 4" test $? = 4
 check "and reports the wrong CC_Key" grep -q "\"guid\":\"$hca\"[^}]*\"reason\":\"wrong CC_Key" "$T/apply3.json"
 check "with no Set sent to it" grep -q "\"guid\":\"$hca\"[^}]*\"sets\":0," "$T/apply3.json"
+# A new default profile on SIGHUP: the last results keep naming theirs.
+sed -i 's/^cc_profile reference$/cc_profile ai/' "$T/ibfmd.conf"
+kill -HUP "$DPID"
+until_ok 100 "$DPID" ibfmd grep -q 'cc: profile ai' "$T/ibfmd.log"
+status >"$T/st3.json"
+check "SIGHUP: the last job's results still name their profile" grep -q '"profile":"reference"' "$T/st3.json"
+ask cc diff --json >"$T/diff4.json"
+check "SIGHUP: the new default makes the switches pending" test $? = 1
+check "with ai's marking rate" grep -q '"type":"switch".*"field":"marking_rate","have":"10","want":"4"' "$T/diff4.json"
 kill "$DPID" && wait "$DPID" 2>/dev/null
 
 # A profile with a value out of its IBA width stops ibfmd at start.
 printf 'base ai\n[switch]\nthreshold 16\n' >"$T/bad.ccp"
-sed -i "s|^cc_profile reference|cc_profile $T/bad.ccp|" "$T/ibfmd.conf"
+sed -i "s|^cc_profile .*|cc_profile $T/bad.ccp|" "$T/ibfmd.conf"
 (cd "$T" && SIM_HOST="node002 mlx5_0" LD_PRELOAD="$UMAD2SIM" timeout 30 \
 	"$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/bad.log" 2>&1)
 check "a bad profile: ibfmd refuses to start" test $? = 1
