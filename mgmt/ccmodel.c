@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mgmt/ccmodel.h"
+#include "mgmt/lines.h"
 
 /* MAD status codes (IBA 13.4.7.1), in the status field's bits 2-4. */
 #define ST_BAD_ATTR (3 << 2)  /* attribute or modifier not supported */
@@ -97,39 +98,47 @@ static const char *fault_line(char *line, struct ibfm_ccm_fault *f)
 	return NULL;
 }
 
+struct faults_ctx {
+	struct ibfm_ccm_fault *v;
+	size_t n;
+	const char *name;
+	struct ibfm_err *err;
+};
+
+static int fault_one(char *line, unsigned no, void *ctx)
+{
+	struct faults_ctx *x = ctx;
+	struct ibfm_ccm_fault f, *g;
+	const char *why;
+
+	line[strcspn(line, "#")] = '\0';
+	if (!line[strspn(line, " \t\r")])
+		return 0;
+	why = fault_line(line, &f);
+	if (why)
+		return ibfm_err_set(x->err, -EINVAL, "%s:%u: expected %s",
+				    x->name, no, why);
+	g = realloc(x->v, (x->n + 1) * sizeof(*g));
+	if (!g)
+		return ibfm_err_set(x->err, -ENOMEM, "out of memory");
+	x->v = g;
+	x->v[x->n++] = f;
+	return 0;
+}
+
 int ibfm_ccm_faults(struct ibfm_ccm *m, const char *text, const char *name,
 		    struct ibfm_err *err)
 {
-	char *copy = strdup(text), *line, *rest = copy;
-	struct ibfm_ccm_fault *v = NULL, f;
-	size_t n = 0;
-	unsigned no = 0;
+	struct faults_ctx x = { NULL, 0, name, err };
+	int rc = ibfm_lines(text, name, 4096, fault_one, &x, err);
 
-	if (!copy)
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	while ((line = strsep(&rest, "\n"))) {
-		const char *why;
-		struct ibfm_ccm_fault *g;
-
-		no++;
-		line[strcspn(line, "#")] = '\0';
-		if (!line[strspn(line, " \t\r")])
-			continue;
-		why = fault_line(line, &f);
-		g = why ? NULL : realloc(v, (n + 1) * sizeof(*v));
-		if (!g) {
-			free(v);
-			free(copy);
-			return ibfm_err_set(err, -EINVAL, "%s:%u: expected %s",
-					    name, no, why ? why : "memory");
-		}
-		v = g;
-		v[n++] = f;
+	if (rc) {
+		free(x.v);
+		return rc;
 	}
-	free(copy);
 	free(m->faults);
-	m->faults = v;
-	m->nfaults = n;
+	m->faults = x.v;
+	m->nfaults = x.n;
 	return 0;
 }
 

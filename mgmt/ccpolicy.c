@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mgmt/ccpolicy.h"
+#include "mgmt/lines.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -127,31 +128,35 @@ static int rule(struct ibfm_ccpol *p, char **w, unsigned nw, const char *name,
 	return 0;
 }
 
+struct parse_ctx {
+	struct ibfm_ccpol *p;
+	const char *name;
+	struct ibfm_err *err;
+};
+
+static int one_line(char *line, unsigned no, void *ctx)
+{
+	struct parse_ctx *x = ctx;
+	char *w[4], *tok, *save = NULL;
+	unsigned nw = 0;
+
+	line[strcspn(line, "#")] = '\0';
+	for (tok = strtok_r(line, " \t\r", &save); tok && nw < 4;
+	     tok = strtok_r(NULL, " \t\r", &save))
+		w[nw++] = tok;
+	return nw ? rule(x->p, w, nw, x->name, no, x->err) : 0;
+}
+
 int ibfm_ccpol_parse(const char *profile, const char *text, const char *name,
 		     struct ibfm_ccpol *p, struct ibfm_err *err)
 {
-	char *copy = strdup(text ? text : ""), *line, *save = NULL;
 	struct ibfm_ccpol got = { 0 };
-	unsigned no = 0;
-	int rc = 0;
+	struct parse_ctx x = { &got, name, err };
+	int rc = profile_index(&got, profile, err);
 
-	if (!copy)
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	rc = profile_index(&got, profile, err);
-	/* strsep, not strtok: empty lines count for FILE:LINE. */
-	for (char *rest = copy; rc >= 0 && (line = strsep(&rest, "\n"));) {
-		char *w[4], *tok;
-		unsigned nw = 0;
-
-		no++;
-		line[strcspn(line, "#")] = '\0';
-		for (tok = strtok_r(line, " \t\r", &save); tok && nw < 4;
-		     tok = strtok_r(NULL, " \t\r", &save))
-			w[nw++] = tok;
-		if (nw)
-			rc = rule(&got, w, nw, name, no, err);
-	}
-	free(copy);
+	if (rc >= 0)
+		rc = ibfm_lines(text ? text : "", name, 4096, one_line, &x,
+				err);
 	if (rc < 0) {
 		ibfm_ccpol_free(&got);
 		return rc;

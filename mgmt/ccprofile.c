@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mgmt/ccprofile.h"
+#include "mgmt/lines.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -326,30 +327,30 @@ static int line(char *s, const char *name, unsigned no, enum section *sec,
 	return why ? bad(err, name, no, *sec, key, why) : 0;
 }
 
+struct parse_ctx {
+	const char *name;
+	enum section sec;
+	struct ibfm_ccp *p;
+	bool cct_started;
+	struct ibfm_err *err;
+};
+
+static int one_line(char *buf, unsigned no, void *ctx)
+{
+	struct parse_ctx *x = ctx;
+
+	return line(buf, x->name, no, &x->sec, x->p, &x->cct_started, x->err);
+}
+
 int ibfm_ccp_parse(const char *text, const char *name, struct ibfm_ccp *p,
 		   struct ibfm_err *err)
 {
 	struct ibfm_ccp got;
-	enum section sec = TOP;
-	bool cct_started = false;
-	char buf[4096];
-	unsigned no = 0;
+	struct parse_ctx x = { name, TOP, &got, false, err };
 
 	ibfm_ccp_builtin("reference", &got);
-	while (*text) {
-		size_t n = strcspn(text, "\n");
-
-		no++;
-		if (n >= sizeof(buf))
-			return ibfm_err_set(err, -EINVAL,
-					    "%s:%u: line longer than %zu bytes",
-					    name, no, sizeof(buf) - 1);
-		memcpy(buf, text, n);
-		buf[n] = '\0';
-		if (line(buf, name, no, &sec, &got, &cct_started, err))
-			return -EINVAL;
-		text += n + (text[n] == '\n');
-	}
+	if (ibfm_lines(text, name, 4096, one_line, &x, err))
+		return -EINVAL;
 	if (!got.cct_n || got.cct_limit >= got.cct_n)
 		return ibfm_err_set(
 			err, -EINVAL,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "mgmt/conf.h"
+#include "mgmt/lines.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -166,28 +167,28 @@ static int parse_line(char *line, const char *name, unsigned no,
 			    key, why);
 }
 
+struct parse_ctx {
+	const char *name;
+	struct ibfmd_conf *c;
+	struct ibfm_err *err;
+};
+
+static int one_line(char *line, unsigned no, void *ctx)
+{
+	struct parse_ctx *x = ctx;
+
+	return parse_line(line, x->name, no, x->c, x->err);
+}
+
 int ibfmd_conf_parse(const char *text, const char *name, struct ibfmd_conf *c,
 		     struct ibfm_err *err)
 {
 	struct ibfmd_conf got;
-	char line[8192];
-	unsigned no = 0;
+	struct parse_ctx x = { name, &got, err };
 
 	defaults(&got);
-	while (*text) {
-		size_t n = strcspn(text, "\n");
-
-		no++;
-		if (n >= sizeof(line))
-			return ibfm_err_set(err, -EINVAL,
-					    "%s:%u: line longer than %zu bytes",
-					    name, no, sizeof(line) - 1);
-		memcpy(line, text, n);
-		line[n] = '\0';
-		if (parse_line(line, name, no, &got, err))
-			return -EINVAL;
-		text += n + (text[n] == '\n');
-	}
+	if (ibfm_lines(text, name, 8192, one_line, &x, err))
+		return -EINVAL;
 	if (!got.fabric_file[0]) {
 		/* Beside the socket: the daemon's own runtime directory. */
 		const char *slash = strrchr(got.socket, '/');

@@ -21,10 +21,10 @@ declare -A srcs=(
 	[lfts]="$routing"
 	[drain]="$routing"
 	[ctl]="mgmt/ctl.c $routing"
-	[conf]="mgmt/conf.c routing/err.c"
+	[conf]="mgmt/conf.c mgmt/lines.c routing/err.c"
 	[jsonview]="cli/jsonview.c routing/json.c"
-	[ccp]="mgmt/ccprofile.c routing/err.c"
-	[ccpol]="mgmt/ccpolicy.c mgmt/ccprofile.c mgmt/ccmodel.c mgmt/ccwire.c routing/err.c"
+	[ccp]="mgmt/ccprofile.c mgmt/lines.c routing/err.c"
+	[ccpol]="mgmt/ccpolicy.c mgmt/ccprofile.c mgmt/ccmodel.c mgmt/ccwire.c mgmt/lines.c routing/err.c"
 )
 names=${*:-topo lfts drain ctl conf jsonview ccp ccpol}
 pass=0 fail=0
