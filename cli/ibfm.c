@@ -3,6 +3,7 @@
  * ibfm: the operator's command. One binary, subcommands in groups
  * ("ibfm topo gen"); each subcommand parses its own options.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,9 @@
 #include "cli/cli.h"
 
 static const struct cli_cmd *const groups[] = {
-	cli_topo_cmds, cli_route_cmds,	cli_sharp_cmds, cli_plan_cmds,
-	cli_path_cmds, cli_routes_cmds, cli_drain_cmds, cli_daemon_cmds,
-	cli_cc_cmds,
+	cli_topo_cmds,	cli_route_cmds,	 cli_sharp_cmds,
+	cli_plan_cmds,	cli_path_cmds,	 cli_routes_cmds,
+	cli_drain_cmds, cli_daemon_cmds, cli_cc_cmds,
 };
 
 static const char *cmd_name(const struct cli_cmd *c)
@@ -60,6 +61,27 @@ static const struct cli_cmd *find_cmd(const char *group, const char *name)
 	return NULL;
 }
 
+/* "ibfm topo" alone or with a wrong word: the group's commands. */
+static bool group_usage(const char *group)
+{
+	const struct cli_cmd *c;
+	bool found = false;
+	size_t g;
+
+	for (g = 0; g < sizeof(groups) / sizeof(*groups); g++)
+		for (c = groups[g]; c->group; c++) {
+			if (strcmp(c->group, group) || !c->name)
+				continue;
+			if (!found)
+				fprintf(stderr, "ibfm %s needs one of:\n",
+					group);
+			found = true;
+			fprintf(stderr, "  ibfm %-10s %-30s %s\n", cmd_name(c),
+				c->args, c->summary);
+		}
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
@@ -89,6 +111,8 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	cmd = find_cmd(argv[1], argc > 2 ? argv[2] : NULL);
+	if (!cmd && group_usage(argv[1]))
+		return CLI_USAGE;
 	if (!cmd) {
 		cli_error("unknown command '%s%s%s' (see ibfm --help)", argv[1],
 			  argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
