@@ -76,6 +76,12 @@ static void change(struct ibfm_cc_result *r, uint16_t attr, const char *field,
 	change_text(r, attr, field, h, w);
 }
 
+/* Tries per MAD: at least one. */
+static unsigned tries(const struct ibfm_cc_opts *o)
+{
+	return o->tries ? o->tries : 1;
+}
+
 static void pause_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
@@ -97,7 +103,7 @@ static int mad(const struct ibfm_cc_transport *tr,
 
 	m->cc_key = o->cc_key;
 	memcpy(payload, m->data, sizeof(payload));
-	for (unsigned i = 0; i < (o->tries ? o->tries : 1); i++) {
+	for (unsigned i = 0; i < tries(o); i++) {
 		if (i)
 			pause_ms(o->backoff_ms << (i - 1));
 		memcpy(m->data, payload, sizeof(payload));
@@ -132,8 +138,7 @@ static const char *why(int rc, const struct ibfm_cc_mad *m,
 		       const struct ibfm_cc_opts *o, char *buf, size_t len)
 {
 	if (rc == -ETIMEDOUT)
-		snprintf(buf, len, "no answer (%u tries)",
-			 o->tries ? o->tries : 1);
+		snprintf(buf, len, "no answer (%u tries)", tries(o));
 	else if (rc == -EPROTO)
 		snprintf(buf, len, "status 0x%04x", m->status);
 	else
@@ -301,8 +306,8 @@ static bool answered(int rc, enum ibfm_cc_state s, const char *label,
 	if (!rc)
 		return true;
 	if (rc == -ETIMEDOUT && hint)
-		snprintf(b, sizeof(b), "no answer (%u tries): %s",
-			 o->tries ? o->tries : 1, hint);
+		snprintf(b, sizeof(b), "no answer (%u tries): %s", tries(o),
+			 hint);
 	else
 		why(rc, m, o, b, sizeof(b));
 	verdict(r, s, "%s: %s", label, b);

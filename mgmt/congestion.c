@@ -248,6 +248,32 @@ static void learn(struct ibfmd *d)
 	qsort(d->cc.known, d->cc.nknown, sizeof(*v), known_cmp);
 }
 
+#define NSTATES (IBFM_CC_UNSUPPORTED + 1)
+
+/* The last job's results by state. */
+static void tally_results(const struct ibfmd *d, unsigned *count)
+{
+	memset(count, 0, NSTATES * sizeof(*count));
+	for (size_t i = 0; i < d->cc.n; i++)
+		count[d->cc.r[i].state]++;
+}
+
+/* What is known of the nodes, by state. */
+static void tally_known(const struct ibfmd *d, unsigned *count)
+{
+	memset(count, 0, NSTATES * sizeof(*count));
+	for (size_t i = 0; i < d->cc.nknown; i++)
+		count[d->cc.known[i].state]++;
+}
+
+static void counts_json(struct ibfm_json *j, const unsigned *count)
+{
+	ibfm_json_obj_begin(j, "counts");
+	for (unsigned s = 0; s < NSTATES; s++)
+		ibfm_json_uint(j, ibfm_cc_state_name(s), count[s]);
+	ibfm_json_obj_end(j);
+}
+
 static void job_events(struct ibfmd *d, const unsigned *count)
 {
 	struct ibfmd_event e = { .severity = count[IBFM_CC_FAILED] ? "warning"
@@ -298,14 +324,13 @@ static void take_next(struct ibfmd *d)
 static void job_done(evutil_socket_t fd, short what, void *arg)
 {
 	struct ibfmd *d = arg;
-	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 };
+	unsigned count[NSTATES];
 
 	(void)fd;
 	(void)what;
 	d->cc.running = false;
 	d->cc.elapsed_s = difftime(time(NULL), d->cc.started);
-	for (size_t i = 0; i < d->cc.n; i++)
-		count[d->cc.r[i].state]++;
+	tally_results(d, count);
 	learn(d);
 	if (d->cc.has_next)
 		take_next(d);
@@ -400,7 +425,7 @@ static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
 		       struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
-	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 }, sets = 0;
+	unsigned count[NSTATES], sets = 0;
 	size_t done;
 
 	(void)req;
@@ -421,15 +446,11 @@ static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
 				       : d->cc.elapsed_s);
 	if (d->cc.running || !d->cc.job)
 		return;
-	for (size_t i = 0; i < d->cc.n; i++) {
-		count[d->cc.r[i].state]++;
+	tally_results(d, count);
+	for (size_t i = 0; i < d->cc.n; i++)
 		sets += d->cc.r[i].sets;
-	}
 	ibfm_json_uint(j, "sets_sent", sets);
-	ibfm_json_obj_begin(j, "counts");
-	for (unsigned s = 0; s <= IBFM_CC_UNSUPPORTED; s++)
-		ibfm_json_uint(j, ibfm_cc_state_name(s), count[s]);
-	ibfm_json_obj_end(j);
+	counts_json(j, count);
 	ibfm_json_arr_begin(j, "nodes");
 	for (size_t i = 0; i < d->cc.n; i++)
 		node_json(j, &d->cc.t[i], &d->cc.r[i]);
@@ -470,7 +491,7 @@ static void cmd_show(void *ctx, const struct ibfm_ctl_req *req,
 		     struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
-	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 };
+	unsigned count[NSTATES];
 
 	(void)req;
 	ibfm_json_str(j, "profile", d->cc.policy.profiles[0].name);
@@ -492,7 +513,6 @@ static void cmd_show(void *ctx, const struct ibfm_ctl_req *req,
 			d->fabric ? ibfm_fabric_node_by_guid(d->fabric, k->guid)
 				  : IBFM_NONE;
 
-		count[k->state]++;
 		ibfm_json_obj_begin(j, NULL);
 		guid_str(j, "guid", k->guid);
 		ibfm_json_str(
@@ -507,10 +527,8 @@ static void cmd_show(void *ctx, const struct ibfm_ctl_req *req,
 		ibfm_json_obj_end(j);
 	}
 	ibfm_json_arr_end(j);
-	ibfm_json_obj_begin(j, "counts");
-	for (unsigned s = 0; s <= IBFM_CC_UNSUPPORTED; s++)
-		ibfm_json_uint(j, ibfm_cc_state_name(s), count[s]);
-	ibfm_json_obj_end(j);
+	tally_known(d, count);
+	counts_json(j, count);
 }
 
 /* The model's faults (cc_model_faults), for tests. */
@@ -555,13 +573,12 @@ void ibfmd_cc_reload(struct ibfmd *d)
 
 void ibfmd_cc_metrics(const struct ibfmd *d, struct evbuffer *b)
 {
-	unsigned count[IBFM_CC_UNSUPPORTED + 1] = { 0 };
+	unsigned count[NSTATES];
 
-	for (size_t i = 0; i < d->cc.nknown; i++)
-		count[d->cc.known[i].state]++;
+	tally_known(d, count);
 	evbuffer_add_printf(b, "# HELP ibfm_cc_nodes CC targets by what the "
 			       "last job found\n# TYPE ibfm_cc_nodes gauge\n");
-	for (unsigned s = 0; s <= IBFM_CC_UNSUPPORTED; s++)
+	for (unsigned s = 0; s < NSTATES; s++)
 		evbuffer_add_printf(b, "ibfm_cc_nodes{state=\"%s\"} %u\n",
 				    ibfm_cc_state_name(s), count[s]);
 	evbuffer_add_printf(b,
