@@ -22,6 +22,8 @@
  *   sharp_sl=SL            SL answered for AN-to-AN PathRecords (default: OpenSM's)
  *   drain_file=FILE        switches, hosts and links to route around
  *                          (default: state_dir/drain.list)
+ *   lid_matrices=WHO       ibfm (default) or opensm: who fills OpenSM's
+ *                          min-hop LID matrices (see build_lid_matrices)
  *
  * The drain list is read before every routing pass; a thread watches it
  * and asks OpenSM for a heavy sweep when it changes, so a drain or an
@@ -52,6 +54,7 @@
 #include "routing/sharp.h"
 #include "routing/snapshot.h"
 #include "routing/ftree.h"
+#include "routing/hops.h"
 #include "routing/topo.h"
 
 #if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
@@ -72,6 +75,7 @@ struct ibfm_osm {
 	uint64_t generation;
 	struct ibfm_sharp_opts sharp; /* sharp_trees=, sharp_radix= */
 	int sharp_sl;		      /* SL of AN-to-AN paths, -1: none */
+	bool osm_matrices;	      /* lid_matrices=opensm */
 	struct ibfm_sharp *trees;     /* built after each pass */
 	char *drain_file;
 	struct ibfm_drain drain; /* the last good list */
@@ -156,12 +160,16 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 		} else if (eq && !strcmp(tok, "sharp_sl") && atoi(eq) >= 0 &&
 			   atoi(eq) < 16) {
 			p->sharp_sl = atoi(eq);
+		} else if (eq && !strcmp(tok, "lid_matrices") &&
+			   (!strcmp(eq, "ibfm") || !strcmp(eq, "opensm"))) {
+			p->osm_matrices = !strcmp(eq, "opensm");
 		} else {
 			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 				LOG_PREFIX
 				"ERR P01 event_plugin_options: bad option \"%s\": "
 				"expected state_dir=, drain_file=, root_guid_file=, io_guid_file=, "
-				"sharp_trees=N, sharp_radix=N or sharp_sl=0..15\n",
+				"sharp_trees=N, sharp_radix=N, sharp_sl=0..15 or "
+				"lid_matrices=ibfm|opensm\n",
 				tok);
 			rc = -1;
 		}
@@ -454,7 +462,7 @@ static void publish_trees(struct ibfm_osm *p)
 	p->sharp.rails = &p->rails;
 	if (ibfm_sharp_build(p->fabric, &p->lfts, &p->sharp, &p->trees, &err)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P09 SHARP trees: %s\n", err.msg);
+			LOG_PREFIX "ERR P11 SHARP trees: %s\n", err.msg);
 		return;
 	}
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
@@ -490,10 +498,155 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 	return (uint8_t)p->sharp_sl;
 }
 
+/*
+ * Marks the ports whose link OpenSM holds unhealthy (a port that
+ * trapped too often): its min-hop search reaches the neighbour over
+ * them and goes no further.
+ */
+static bool *unhealthy_ports(osm_subn_t *subn, const struct ibfm_fabric *f)
+{
+	bool *sick = calloc((size_t)f->nports + 1, sizeof(*sick));
+	cl_map_item_t *it;
+
+	if (!sick)
+		return NULL;
+	for (it = cl_qmap_head(&subn->sw_guid_tbl);
+	     it != cl_qmap_end(&subn->sw_guid_tbl); it = cl_qmap_next(it)) {
+		osm_node_t *node = ((osm_switch_t *)it)->p_node;
+		uint32_t n = ibfm_fabric_node_by_guid(
+			f, cl_ntoh64(osm_node_get_node_guid(node)));
+		unsigned i;
+
+		for (i = 1; n != IBFM_NONE && i < osm_node_get_num_physp(node);
+		     i++) {
+			osm_physp_t *ph = osm_node_get_physp_ptr(node, i);
+
+			if (ph && osm_physp_get_remote(ph) &&
+			    !osm_link_is_healthy(ph))
+				sick[ibfm_fabric_port(f, n, i)] = true;
+		}
+	}
+	return sick;
+}
+
+/* One switch's neighbour on one port, for fill_switch. */
+struct hop_port {
+	uint8_t num;
+	bool sick;
+	uint32_t sw;
+};
+
+/*
+ * Sets one switch's matrix as OpenSM's relaxation leaves it: 0 to its
+ * own LID on port 0; on each port to another switch, 1 + that switch's
+ * count to each switch LID (only to the neighbour itself when the link
+ * is unhealthy).
+ */
+static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
+			const struct ibfm_hops *h, const bool *sick,
+			const uint16_t *lid)
+{
+	uint32_t n = ibfm_fabric_node_by_guid(
+		f, cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+	const struct ibfm_node *node;
+	struct hop_port ports[IBFM_MAX_PORTS];
+	unsigned i, np = 0;
+	uint32_t s, t;
+
+	if (n == IBFM_NONE)
+		return;
+	node = &f->nodes[n];
+	s = h->node_sw[n];
+	for (i = 1; i <= node->nports; i++) {
+		uint32_t q = f->ports[node->port0 + i].peer;
+		uint32_t m = q == IBFM_NONE ? IBFM_NONE
+					    : h->node_sw[f->ports[q].node];
+
+		if (m != IBFM_NONE && m != s)
+			ports[np++] =
+				(struct hop_port){ (uint8_t)i,
+						   sick[node->port0 + i], m };
+	}
+	osm_switch_set_hops(sw, lid[s], 0, 0);
+	for (t = 0; t < h->nsw; t++) {
+		const uint8_t *to = ibfm_hops_to(h, t);
+
+		for (i = 0; i < np; i++) {
+			uint8_t d = ports[i].sick ? (ports[i].sw == t
+							     ? 0
+							     : IBFM_HOPS_NONE)
+						  : to[ports[i].sw];
+
+			if (d != IBFM_HOPS_NONE)
+				osm_switch_set_hops(sw, lid[t], ports[i].num,
+						    (uint8_t)(d + 1));
+		}
+	}
+}
+
+/* The min-hop counts of the subnet, and each switch's LID. */
+static int count_hops(struct ibfm_osm *p, const struct ibfm_fabric *f,
+		      const bool *sick, struct ibfm_hops *h, uint16_t **lid)
+{
+	struct ibfm_err err;
+	uint32_t t;
+
+	if (ibfm_hops_build(f, sick, h, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P10 LID matrices: %s\n", err.msg);
+		return -1;
+	}
+	*lid = malloc(((size_t)h->nsw + 1) * sizeof(**lid));
+	if (!*lid) {
+		ibfm_hops_free(h);
+		return -1;
+	}
+	for (t = 0; t < h->nsw; t++)
+		(*lid)[t] = f->ports[f->nodes[h->sw[t]].port0].lid;
+	return 0;
+}
+
+/*
+ * OpenSM's min-hop LID matrices, which multicast routing reads, filled
+ * from one breadth-first search per switch instead of OpenSM's
+ * relaxation: the same counts (a test compares OpenSM's dump of both),
+ * in a fraction of the time (on 2,880 switches OpenSM's took 46 of a
+ * 52 s pass). Weighted hops (hop_weights_file) and lid_matrices=opensm
+ * leave it to OpenSM, as does any failure here. Returns 0 when filled,
+ * 1 for OpenSM to build them.
+ */
 static int build_lid_matrices(void *context)
 {
-	(void)context;
-	return 1; /* OpenSM's own hop tables: multicast uses them */
+	struct ibfm_osm *p = context;
+	cl_qmap_t *tbl = &p->osm->subn.sw_guid_tbl;
+	struct ibfm_fabric *f;
+	struct ibfm_hops h;
+	cl_map_item_t *it;
+	uint16_t *lid = NULL;
+	double t0 = now_ms();
+	bool *sick = NULL;
+	int rc = 1;
+
+	if (p->osm_matrices || p->osm->subn.opt.hop_weights_file)
+		return 1;
+	f = fabric_from_subnet(p);
+	if (f)
+		sick = unhealthy_ports(&p->osm->subn, f);
+	if (sick && !count_hops(p, f, sick, &h, &lid)) {
+		for (it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
+		     it = cl_qmap_next(it))
+			fill_switch((osm_switch_t *)it, f, &h, sick, lid);
+		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+			LOG_PREFIX
+			"LID matrices of %u switches filled in %.1f ms\n",
+			h.nsw, now_ms() - t0);
+		free(lid);
+		ibfm_hops_free(&h);
+		rc = 0;
+	}
+	free(sick);
+	ibfm_fabric_destroy(f);
+	return rc;
 }
 
 /*
