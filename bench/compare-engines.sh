@@ -11,7 +11,9 @@
 # docs/BENCHMARKS.md. Prints markdown. ENGINES and PATTERNS pick (the
 # all-to-all evaluation takes minutes per engine past 16,000 hosts);
 # each engine's dump is removed once evaluated (GBs on large trees);
-# OSM_TIMEOUT (default 900 s) bounds each OpenSM run.
+# OSM_TIMEOUT (default 900 s) bounds each OpenSM run. An engine
+# "ibfm:OPTS" is ibfm with OPTS added to the plugin's options (e.g.
+# ibfm:lid_matrices=opensm).
 set -u
 cd "$(dirname "$0")/.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp}
@@ -49,17 +51,21 @@ printf "|---|---|---|---|---|"
 for p in $patterns; do printf -- "---|"; done
 echo
 for e in $engines; do
-	d="$T/$e"
+	d="$T/${e//[^a-z0-9]/_}"
 	mkdir -p "$d"
 	conf=()
-	if [ "$e" = ibfm ]; then
-		osm_conf "$d/opensm.conf" "$d/state" "ibfm"
+	if [ "${e%%:*}" = ibfm ]; then
+		opts=${e#ibfm}
+		PLUGIN_OPTS=${opts#:} osm_conf "$d/opensm.conf" "$d/state" "ibfm"
 		conf=(-F "$d/opensm.conf")
 	fi
 	(cd "$d" && SIM_HOST="$host" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" timeout "${OSM_TIMEOUT:-900}" \
-		"$OPENSM" "${conf[@]}" -o -R "$e" -D 0x47 -f "$d/opensm.log" >/dev/null 2>&1)
+		"$OPENSM" "${conf[@]}" -o -R "${e%%:*}" -D 0x47 -f "$d/opensm.log" >/dev/null 2>&1)
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
+	# Where the time went, on stderr: the bracket, the hop matrices, the plugin.
+	grep -E "STARTING SWITCH TABLE|Min Hop Table Assignment|ibfm: (LID matrices|routed)|tables configured on" \
+		"$d/opensm.log" | sed "s/^/# $e: /" | cut -c1-160 >&2
 	if [ ! -s "$d/opensm-lfts.dump" ]; then
 		echo "| $e | ${used:-none} | - | (no LFT dump) |"
 		continue

@@ -529,18 +529,12 @@ static bool *unhealthy_ports(osm_subn_t *subn, const struct ibfm_fabric *f)
 	return sick;
 }
 
-/* One switch's neighbour on one port, for fill_switch. */
-struct hop_port {
-	uint8_t num;
-	bool sick;
-	uint32_t sw;
-};
-
 /*
  * Sets one switch's matrix as OpenSM's relaxation leaves it: 0 to its
  * own LID on port 0; on each port to another switch, 1 + that switch's
- * count to each switch LID (only to the neighbour itself when the link
- * is unhealthy).
+ * count to each switch LID, or 1 to the neighbour alone when the link
+ * is unhealthy; port 0 holds the least. Rows are built whole and
+ * copied in: a call per entry was most of the time.
  */
 static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
 			const struct ibfm_hops *h, const bool *sick,
@@ -548,39 +542,50 @@ static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
 {
 	uint32_t n = ibfm_fabric_node_by_guid(
 		f, cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
-	const struct ibfm_node *node;
-	struct hop_port ports[IBFM_MAX_PORTS];
-	unsigned i, np = 0;
+	const uint8_t *from[IBFM_MAX_PORTS]; /* healthy: the neighbour's row */
+	uint8_t num[IBFM_MAX_PORTS], row[IBFM_MAX_PORTS + 1];
+	uint32_t last[IBFM_MAX_PORTS]; /* unhealthy: the neighbour */
+	uint8_t last_num[IBFM_MAX_PORTS];
+	unsigned i, nh = 0, nl = 0;
 	uint32_t s, t;
 
-	if (n == IBFM_NONE)
+	if (n == IBFM_NONE || f->nodes[n].nports + 1u != sw->num_ports)
 		return;
-	node = &f->nodes[n];
 	s = h->node_sw[n];
-	for (i = 1; i <= node->nports; i++) {
-		uint32_t q = f->ports[node->port0 + i].peer;
+	for (i = 1; i < sw->num_ports; i++) {
+		uint32_t p = f->nodes[n].port0 + i, q = f->ports[p].peer;
 		uint32_t m = q == IBFM_NONE ? IBFM_NONE
 					    : h->node_sw[f->ports[q].node];
 
-		if (m != IBFM_NONE && m != s)
-			ports[np++] =
-				(struct hop_port){ (uint8_t)i,
-						   sick[node->port0 + i], m };
-	}
-	osm_switch_set_hops(sw, lid[s], 0, 0);
-	for (t = 0; t < h->nsw; t++) {
-		const uint8_t *to = ibfm_hops_to(h, t);
-
-		for (i = 0; i < np; i++) {
-			uint8_t d = ports[i].sick ? (ports[i].sw == t
-							     ? 0
-							     : IBFM_HOPS_NONE)
-						  : to[ports[i].sw];
-
-			if (d != IBFM_HOPS_NONE)
-				osm_switch_set_hops(sw, lid[t], ports[i].num,
-						    (uint8_t)(d + 1));
+		if (m == IBFM_NONE || m == s)
+			continue;
+		if (sick[p]) {
+			last_num[nl] = (uint8_t)i;
+			last[nl++] = m;
+		} else {
+			num[nh] = (uint8_t)i;
+			from[nh++] = ibfm_hops_from(h, m);
 		}
+	}
+	for (t = 0; t < h->nsw; t++) {
+		uint8_t least = t == s ? 0 : IBFM_HOPS_NONE;
+
+		memset(row, IBFM_HOPS_NONE, sw->num_ports);
+		for (i = 0; i < nh; i++) {
+			uint8_t d = from[i][t];
+			uint8_t v = d == IBFM_HOPS_NONE ? d : (uint8_t)(d + 1);
+
+			row[num[i]] = v;
+			least = v < least ? v : least;
+		}
+		for (i = 0; i < nl; i++)
+			if (last[i] == t)
+				row[last_num[i]] = least = 1;
+		row[0] = least;
+		/* OpenSM's setter allocates the row; then it is copied whole. */
+		if (least != IBFM_HOPS_NONE &&
+		    !osm_switch_set_hops(sw, lid[t], 0, least))
+			memcpy(sw->hops[lid[t]], row, sw->num_ports);
 	}
 }
 

@@ -70,7 +70,7 @@ static void search_from(struct ibfm_hops *h, const struct arcs *a,
 	memset(front, 0, nsw * sizeof(*front));
 	for (i = 0; i < width; i++) {
 		seen[base + i] = front[base + i] = 1ULL << i;
-		h->to[(uint64_t)(base + i) * nsw + base + i] = 0;
+		h->from[(uint64_t)(base + i) * nsw + base + i] = 0;
 	}
 	for (level = 1; more && level < IBFM_HOPS_NONE; level++) {
 		more = false;
@@ -84,13 +84,12 @@ static void search_from(struct ibfm_hops *h, const struct arcs *a,
 		}
 		for (s = 0; s < nsw; s++) {
 			uint64_t w = next[s];
+			uint8_t *row = h->from + (uint64_t)s * nsw + base;
 
 			seen[s] |= w;
 			more |= w != 0;
 			for (; w; w &= w - 1)
-				h->to[(uint64_t)(base + __builtin_ctzll(w)) *
-					      nsw +
-				      s] = (uint8_t)level;
+				row[__builtin_ctzll(w)] = (uint8_t)level;
 		}
 		memcpy(front, next, nsw * sizeof(*front));
 	}
@@ -124,8 +123,8 @@ int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 
 	h.sw = malloc(((size_t)f->nswitches + 1) * sizeof(*h.sw));
 	h.node_sw = malloc(((size_t)f->nnodes + 1) * sizeof(*h.node_sw));
-	h.to = malloc((size_t)f->nswitches * f->nswitches + 1);
-	if (!h.sw || !h.node_sw || !h.to)
+	h.from = malloc((size_t)f->nswitches * f->nswitches + 1);
+	if (!h.sw || !h.node_sw || !h.from)
 		goto out;
 	for (n = 0; n < f->nnodes; n++) {
 		h.node_sw[n] = IBFM_NONE;
@@ -134,7 +133,7 @@ int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 			h.sw[h.nsw++] = n;
 		}
 	}
-	memset(h.to, IBFM_HOPS_NONE, (size_t)h.nsw * h.nsw);
+	memset(h.from, IBFM_HOPS_NONE, (size_t)h.nsw * h.nsw);
 	rc = arcs_build(f, &h, last_hop, &a);
 	if (!rc)
 		rc = search_all(&h, &a);
@@ -152,6 +151,6 @@ void ibfm_hops_free(struct ibfm_hops *h)
 {
 	free(h->sw);
 	free(h->node_sw);
-	free(h->to);
+	free(h->from);
 	memset(h, 0, sizeof(*h));
 }

@@ -30,7 +30,7 @@ struct ibfm_hops {
 	uint32_t nsw;
 	uint32_t *sw;	   /* switch number -> node */
 	uint32_t *node_sw; /* node -> switch number, IBFM_NONE for others */
-	uint8_t *to;	   /* to[t * nsw + s]: hops from switch s to t */
+	uint8_t *from;	   /* from[s * nsw + t]: hops from switch s to t */
 };
 
 /*
@@ -43,10 +43,11 @@ int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 
 void ibfm_hops_free(struct ibfm_hops *h);
 
-/* Hops from every switch to switch 't', indexed by switch number. */
-static inline const uint8_t *ibfm_hops_to(const struct ibfm_hops *h, uint32_t t)
+/* Hops from switch 's' to every switch, indexed by switch number. */
+static inline const uint8_t *ibfm_hops_from(const struct ibfm_hops *h,
+					    uint32_t s)
 {
-	return h->to + (uint64_t)t * h->nsw;
+	return h->from + (uint64_t)s * h->nsw;
 }
 
 #endif /* IBFM_HOPS_H */

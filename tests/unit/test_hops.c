@@ -69,10 +69,10 @@ static void assert_same_as_relaxed(const struct ibfm_fabric *f,
 	least = relaxed(f, &h, last_hop);
 	for (s = 0; s < h.nsw; s++)
 		for (t = 0; t < h.nsw; t++)
-			if (least[s * h.nsw + t] != ibfm_hops_to(&h, t)[s])
+			if (least[s * h.nsw + t] != ibfm_hops_from(&h, s)[t])
 				fail_msg("switch %u to %u: %u hops, relaxing "
 					 "says %u",
-					 s, t, ibfm_hops_to(&h, t)[s],
+					 s, t, ibfm_hops_from(&h, s)[t],
 					 least[s * h.nsw + t]);
 	free(least);
 	ibfm_hops_free(&h);
@@ -112,11 +112,11 @@ static void test_full_tree_counts(void **state)
 	leaf1 = sw_named(f, &h, "leaf-02");
 	leaf_far = sw_named(f, &h, "leaf-72");
 	core = sw_named(f, &h, "core-01");
-	assert_int_equal(ibfm_hops_to(&h, leaf0)[leaf0], 0);
-	assert_int_equal(ibfm_hops_to(&h, leaf1)[leaf0], 2);
-	assert_int_equal(ibfm_hops_to(&h, leaf_far)[leaf0], 4);
-	assert_int_equal(ibfm_hops_to(&h, core)[leaf0], 2);
-	assert_int_equal(ibfm_hops_to(&h, leaf0)[core], 2);
+	assert_int_equal(ibfm_hops_from(&h, leaf0)[leaf0], 0);
+	assert_int_equal(ibfm_hops_from(&h, leaf0)[leaf1], 2);
+	assert_int_equal(ibfm_hops_from(&h, leaf0)[leaf_far], 4);
+	assert_int_equal(ibfm_hops_from(&h, leaf0)[core], 2);
+	assert_int_equal(ibfm_hops_from(&h, core)[leaf0], 2);
 	ibfm_hops_free(&h);
 	assert_same_as_relaxed(f, NULL);
 	ibfm_fabric_destroy(f);
@@ -173,16 +173,16 @@ static void test_parts_not_connected(void **state)
 	a = sw_named(f, &h, "a");
 	b = sw_named(f, &h, "b");
 	c = sw_named(f, &h, "c");
-	assert_int_equal(ibfm_hops_to(&h, b)[a], 1);
-	assert_int_equal(ibfm_hops_to(&h, c)[a], IBFM_HOPS_NONE);
-	assert_int_equal(ibfm_hops_to(&h, a)[c], IBFM_HOPS_NONE);
-	assert_int_equal(ibfm_hops_to(&h, c)[c], 0);
+	assert_int_equal(ibfm_hops_from(&h, a)[b], 1);
+	assert_int_equal(ibfm_hops_from(&h, a)[c], IBFM_HOPS_NONE);
+	assert_int_equal(ibfm_hops_from(&h, c)[a], IBFM_HOPS_NONE);
+	assert_int_equal(ibfm_hops_from(&h, c)[c], 0);
 	ibfm_hops_free(&h);
 	/* A last-hop link still reaches its neighbour. */
 	assert_true(f->nports <= 15);
 	last[ibfm_fabric_port(f, ibfm_fabric_node_by_desc(f, "a"), 1)] = true;
 	assert_int_equal(ibfm_hops_build(f, last, &h, NULL), 0);
-	assert_int_equal(ibfm_hops_to(&h, b)[a], 1);
+	assert_int_equal(ibfm_hops_from(&h, a)[b], 1);
 	ibfm_hops_free(&h);
 	ibfm_fabric_destroy(f);
 }
