@@ -684,6 +684,37 @@ static void apply_drains(struct ibfm_osm *p, struct ibfm_fabric *now)
 			p->drain.n, links);
 }
 
+/*
+ * Takes out of 'now' the switch-to-switch links OpenSM holds unhealthy
+ * (a port that kept trapping link errors), as OpenSM's min-hop routing
+ * does: they look like lost links, so the tables are repaired with the
+ * fewest changes, and routed again in full once OpenSM clears them. A
+ * CA's link stays: it is the CA's only way in.
+ */
+static void drop_unhealthy(struct ibfm_osm *p, struct ibfm_fabric *now)
+{
+	bool *sick = unhealthy_ports(&p->osm->subn, now);
+	uint32_t i;
+
+	for (i = 0; sick && i < now->nports; i++) {
+		const struct ibfm_port *a = &now->ports[i];
+		const struct ibfm_port *b =
+			a->peer == IBFM_NONE ? NULL : &now->ports[a->peer];
+
+		if (!sick[i] || !b ||
+		    !ibfm_node_is_switch(&now->nodes[a->node]) ||
+		    !ibfm_node_is_switch(&now->nodes[b->node]))
+			continue;
+		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+			LOG_PREFIX
+			"unhealthy link \"%s\"[%u] - \"%s\"[%u] routed around\n",
+			ibfm_fabric_str(now, now->nodes[a->node].desc), a->num,
+			ibfm_fabric_str(now, now->nodes[b->node].desc), b->num);
+		ibfm_fabric_unlink(now, i);
+	}
+	free(sick);
+}
+
 static int ucast_build_fwd_tables(void *context)
 {
 	struct ibfm_osm *p = context;
@@ -698,6 +729,7 @@ static int ucast_build_fwd_tables(void *context)
 	now = fabric_from_subnet(p);
 	if (!now)
 		return -1;
+	drop_unhealthy(p, now);
 	apply_drains(p, now);
 	incremental = p->engine && only_links_lost(p->fabric, now);
 	if (incremental) {

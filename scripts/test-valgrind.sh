@@ -3,8 +3,9 @@
 # light checks, metrics, SIGHUP, garbage, floods, 500 connections,
 # SIGTERM; cc.sh: congestion-control jobs beside OpenSM, on ibsim and on
 # the CC node model) with ibfmd under valgrind memcheck: any error or
-# definite leak of ibfm's fails it; and the plugin's test
-# (plugin_opensm.sh) with OpenSM under memcheck, where only reports with
+# definite leak of ibfm's fails it; and the plugin's tests
+# (plugin_opensm.sh; unhealthy_link.sh: a trapping link routed around,
+# LID matrices filled with it) with OpenSM under memcheck, where only reports with
 # a frame in the plugin or libibfm count (OpenSM's own two leaks at exit
 # are not ours). Reports about libumad2sim itself are suppressed
 # (tests/valgrind.supp says which and why). Prints
@@ -34,11 +35,12 @@ ours() {
 		{ r = r $0 "\n" } END { if (r ~ /libibfm|ibfm_osm|routing\//) n++; print n + 0 }'
 }
 pass=0 fail=0
-for t in ibfmd cc plugin_opensm; do
+for t in ibfmd cc plugin_opensm unhealthy_link; do
 	rm -f "$out"/vg.*.log
 	osm=$(command -v opensm || echo /usr/sbin/opensm)
-	[ "$t" = plugin_opensm ] && osm=$out/opensm
+	[ "$t" != ibfmd ] && [ "$t" != cc ] && osm=$out/opensm
 	env IBFM="$PWD/cli/ibfm" IBFMD="$out/ibfmd" CTL_CLIENT="$PWD/tests/ctl_client" \
+		TRAP_CLIENT="$PWD/tests/trap_client" \
 		IBSIM="$(command -v ibsim || echo /usr/sbin/ibsim)" \
 		UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \
 		OPENSM="$osm" IBNETDISCOVER="$(command -v ibnetdiscover || echo /usr/sbin/ibnetdiscover)" \
@@ -48,7 +50,7 @@ for t in ibfmd cc plugin_opensm; do
 		TESTLIB="$PWD/tests/integration/lib.sh" \
 		timeout 900 bash "tests/integration/$t.sh" >"$out/$t.log" 2>&1
 	rc=$?
-	if [ "$t" = plugin_opensm ]; then
+	if [ "$osm" = "$out/opensm" ]; then
 		errors=$(ours)
 	else
 		errors=$(cat "$out"/vg.*.log 2>/dev/null | grep -c '^==[0-9]*== [A-Z]')
