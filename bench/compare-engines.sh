@@ -13,7 +13,8 @@
 # each engine's dump is removed once evaluated (GBs on large trees);
 # OSM_TIMEOUT (default 900 s) bounds each OpenSM run. An engine
 # "ibfm:OPTS" is ibfm with OPTS added to the plugin's options (e.g.
-# ibfm:lid_matrices=opensm).
+# ibfm:lid_matrices=opensm). DUMP=0 leaves out the dump and what reads
+# it (routing time only: for fabrics whose text dump is tens of GB).
 set -u
 cd "$(dirname "$0")/.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp}
@@ -39,6 +40,8 @@ log_ms() {
 rails=$("$IBFM" topo show --topo "$T/f.topo" --json | sed -n 's/^ *"rails": \([0-9]*\),$/\1/p')
 patterns=${PATTERNS:-shift ring all2all}
 [ "${rails:-0}" -gt 0 ] && patterns="$patterns rail-ring"
+flags=0x47
+[ "${DUMP:-1}" = 0 ] && flags=0x07 patterns=""
 sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288
 host=$(sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$T/f.topo" | head -1)
 echo
@@ -61,12 +64,15 @@ for e in $engines; do
 	fi
 	(cd "$d" && SIM_HOST="$host" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" timeout "${OSM_TIMEOUT:-900}" \
-		"$OPENSM" "${conf[@]}" -o -R "${e%%:*}" -D 0x47 -f "$d/opensm.log" >/dev/null 2>&1)
+		"$OPENSM" "${conf[@]}" -o -R "${e%%:*}" -D $flags -f "$d/opensm.log" >/dev/null 2>&1)
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
 	# Where the time went, on stderr: the bracket, the hop matrices, the plugin.
 	grep -E "STARTING SWITCH TABLE|Min Hop Table Assignment|ibfm: (LID matrices|routed)|tables configured on" \
 		"$d/opensm.log" | sed "s/^/# $e: /" | cut -c1-160 >&2
-	if [ ! -s "$d/opensm-lfts.dump" ]; then
+	if [ "$flags" = 0x07 ]; then
+		echo "| $e | ${used:-none} | $(log_ms "$d/opensm.log") | (not dumped) | - |"
+		continue
+	elif [ ! -s "$d/opensm-lfts.dump" ]; then
 		echo "| $e | ${used:-none} | - | (no LFT dump) |"
 		continue
 	fi
@@ -81,7 +87,7 @@ for e in $engines; do
 		fi
 	done
 	echo
-	rm -f "$d/opensm-lfts.dump"
+	rm -f "$d/opensm-lfts.dump" "$d/opensm-lid-matrix.dump"
 	echo -n "$e " >&2
 done
 echo >&2
