@@ -11,15 +11,19 @@ out=${2:-docs}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# One line per (fabric, engine): fabric, hosts, engine, used, ms, shift max.
+# One line per (fabric, engine): fabric, hosts, engine, used, ms, shift
+# max ("-" when not dumped). A later table of the same fabric and engine
+# replaces an earlier one (the file keeps older runs for the record).
 awk -F'|' '
 	/^`ibfm topo gen / { split($0, a, "`"); fabric = a[2]; sub(/^ibfm topo gen /, "", fabric)
 	                     hosts = $0; sub(/ hosts.*/, "", hosts); sub(/.* /, "", hosts); next }
 	fabric && /^\| (ibfm|ftree|updn|minhop|dfsssp) \|/ {
 		e = $2; u = $3; ms = $4; s = $7; gsub(/ /, "", e); gsub(/ /, "", u); gsub(/ /, "", ms)
-		split(s, m, "/"); gsub(/ /, "", m[1])
-		if (ms != "-" && ms != "") printf "%s\t%s\t%s\t%s\t%s\t%s\n", fabric, hosts, e, u, ms, m[1]
-	}' "$md" | sort -u >"$tmp/all.tsv"
+		split(s, m, "/"); gsub(/ /, "", m[1]); if (m[1] == "") m[1] = "-"
+		if (ms != "-" && ms != "") { k = fabric SUBSEP e; if (!(k in row)) order[++n] = k
+			row[k] = sprintf("%s\t%s\t%s\t%s\t%s\t%s", fabric, hosts, e, u, ms, m[1]) }
+	}
+	END { for (i = 1; i <= n; i++) print row[order[i]] }' "$md" | sort -u >"$tmp/all.tsv"
 
 # Time against size: full trees only (no removed links, no rails).
 for e in ibfm ftree updn minhop dfsssp; do
@@ -40,7 +44,7 @@ GP
 # Shift max load: one cluster per fabric, one bar per engine.
 # A fallback (OpenSM used another engine) is left out: NaN.
 echo "fabric ibfm ftree updn minhop dfsssp" >"$tmp/load.dat"
-awk -F'\t' '{ f[$1] = 1; if ($3 == $4) v[$1, $3] = $6 }
+awk -F'\t' '$6 != "-" { f[$1] = 1; if ($3 == $4) v[$1, $3] = $6 }
 	END { for (x in f) { printf "\"%s\"", x
 	                     n = split("ibfm ftree updn minhop dfsssp", es, " ")
 	                     for (i = 1; i <= n; i++) printf " %s", ((x, es[i]) in v) ? v[x, es[i]] : "NaN"
