@@ -71,6 +71,7 @@ until_ok() {
 
 # sim_start NETFILE [IBSIM OPTIONS]: starts ibsim on NETFILE with a
 # console on FIFO fd 3 (options such as -N/-S/-P raise its size limits).
+# It waits SIM_WAIT tenths of a second (default 300) for ibsim to read it.
 sim_start() {
 	local net=$1
 	shift
@@ -80,7 +81,7 @@ sim_start() {
 	SIM_PID=$!
 	PIDS="$PIDS $SIM_PID"
 	exec 3>"$T/console"
-	until_ok 300 "$SIM_PID" ibsim grep -q "Network simulator ready" "$T/ibsim.log"
+	until_ok "${SIM_WAIT:-300}" "$SIM_PID" ibsim grep -q "Network simulator ready" "$T/ibsim.log"
 }
 
 # sim_cmd LINE: a command on ibsim's console.
