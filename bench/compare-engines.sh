@@ -42,7 +42,7 @@ patterns=${PATTERNS:-shift ring all2all}
 [ "${rails:-0}" -gt 0 ] && patterns="$patterns rail-ring"
 flags=0x47
 [ "${DUMP:-1}" = 0 ] && flags=0x07 patterns=""
-SIM_WAIT=${SIM_WAIT:-6000} sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288
+SIM_WAIT=${SIM_WAIT:-6000} sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288 -L 49152
 host=$(sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$T/f.topo" | head -1)
 echo
 echo "\`ibfm topo gen $*\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c '^Ca' "$T/f.topo") hosts"
