@@ -11,7 +11,9 @@
  * failed link (median over RUNS different links, half leaf up-links,
  * half spine up-links), entries and blocks that reroute changed, peak
  * RSS, and max link load for shift, ring and all-to-all. -q skips the
- * load figures.
+ * load figures; -s SEED deals the LIDs out in a random order first (an
+ * SM's discovery order scatters them: the tables are then written in no
+ * order at all).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +83,9 @@ int main(int argc, char **argv)
 	p = a.gen;
 	runs = a.runs;
 	quiet = a.quiet;
-	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
+	if (ibfm_gen_build(&p, &f, &err) ||
+	    ibfm_fabric_assign_lids(f, 0, &err) ||
+	    (a.shuffle && bench_shuffle_lids(f, a.shuffle, &err)))
 		die(&err);
 	for (i = 0; i < runs; i++) {
 		t0 = bench_now_ms();

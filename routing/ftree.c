@@ -572,27 +572,58 @@ static void build_components(struct ibfm_ftree *t)
 /*
  * Entries are computed destination by destination, but stored switch by
  * switch: a chunk of LIDs is routed into a LID-major buffer, then
- * copied into the rows, so each row is touched once per chunk rather
- * than once per LID (a TLB and cache miss each time on big fabrics).
+ * copied into the rows. An SM numbers LIDs in its discovery order, not
+ * in ours, so a chunk's LIDs fall anywhere in a row: the chunk is large
+ * (up to CHUNK_BYTES of buffer) and copied SW_BLOCK rows at a time, so
+ * those rows stay in cache while the whole chunk goes into them. With
+ * 64-LID chunks and LIDs in random order, routing 27,648 hosts took
+ * 3.5 s instead of 0.8 s (bench_route -s).
  */
-#define CHUNK 64
+#define CHUNK_MIN 64
+#define CHUNK_MAX 8192
+#define CHUNK_BYTES (16u << 20)
+#define SW_BLOCK 8
 
 struct chunk {
-	uint8_t *buf; /* CHUNK columns of nsw entries */
-	uint32_t lid[CHUNK + 128];
-	uint32_t n;
+	uint8_t *buf;  /* 'cap' + 128 columns of nsw entries */
+	uint32_t *lid; /* the LID of each column */
+	uint32_t n, cap;
 };
+
+static int chunk_init(struct chunk *c, uint32_t nsw, uint32_t lids)
+{
+	uint32_t cap = CHUNK_BYTES / (nsw ? nsw : 1);
+
+	cap = cap < CHUNK_MIN ? CHUNK_MIN : cap > CHUNK_MAX ? CHUNK_MAX : cap;
+	c->cap = cap < lids ? cap : lids;
+	c->n = 0;
+	/* A destination has at most 128 LIDs (LMC 7). */
+	c->buf = malloc(((size_t)c->cap + 128) * nsw + 1);
+	c->lid = malloc(((size_t)c->cap + 128) * sizeof(*c->lid));
+	return c->buf && c->lid ? 0 : -ENOMEM;
+}
+
+static void chunk_free(struct chunk *c)
+{
+	free(c->buf);
+	free(c->lid);
+}
 
 static void chunk_flush(const struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			struct chunk *c)
 {
-	uint32_t s, j;
+	uint32_t s0, s, j;
 
-	for (s = 0; s < t->nsw; s++) {
-		uint8_t *row = ibfm_lfts_row(lfts, s);
+	for (s0 = 0; s0 < t->nsw; s0 += SW_BLOCK) {
+		uint32_t end = t->nsw - s0 < SW_BLOCK ? t->nsw : s0 + SW_BLOCK;
 
-		for (j = 0; j < c->n; j++)
-			row[c->lid[j]] = c->buf[(size_t)j * t->nsw + s];
+		for (j = 0; j < c->n; j++) {
+			const uint8_t *col = c->buf + (size_t)j * t->nsw;
+			uint8_t *at = lfts->ports + c->lid[j];
+
+			for (s = s0; s < end; s++)
+				at[(size_t)s * lfts->stride] = col[s];
+		}
 	}
 	c->n = 0;
 }
@@ -696,9 +727,8 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	rc = ibfm_lfts_init(lfts, t->f, t->top_lid, err);
 	if (rc)
 		return rc;
-	/* A destination has at most 128 LIDs (LMC 7). */
-	c.buf = malloc((size_t)(CHUNK + 128) * t->nsw + 1);
-	if (!c.buf) {
+	if (chunk_init(&c, t->nsw, t->top_lid + 1)) {
+		chunk_free(&c);
 		ibfm_lfts_free(lfts);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -717,13 +747,13 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			walk_up_from(t, d->target);
 			last = d->target;
 		}
-		if (c.n + d->nlids > CHUNK)
+		if (c.n + d->nlids > c.cap)
 			chunk_flush(t, lfts, &c);
 		route_dest(t, &c, d);
 		t->stats.lids += d->nlids;
 	}
 	chunk_flush(t, lfts, &c);
-	free(c.buf);
+	chunk_free(&c);
 	return 0;
 }
 

@@ -321,6 +321,52 @@ static void test_deterministic(void **state)
 	done(&b);
 }
 
+/*
+ * An SM numbers LIDs in its own order: the routes do not depend on it.
+ * 9,472 LIDs, more than one chunk of the table writer, dealt out in a
+ * random order: every switch sends every port's LID where it did with
+ * the LIDs in order.
+ */
+static void test_lid_order_does_not_change_routes(void **state)
+{
+	struct ibfm_gen_params p = { .levels = 3, .radix = 32 };
+	struct routed a, b;
+	struct ibfm_err err;
+	uint32_t *with, n = 0, i, s, q;
+
+	(void)state;
+	route_gen(&a, &p, 0);
+	route_gen(&b, &p, 0);
+	ibfm_ftree_destroy(b.t);
+	with = malloc(b.f->nports * sizeof(*with));
+	for (q = 0; q < b.f->nports; q++)
+		if (b.f->ports[q].lid)
+			with[n++] = q;
+	assert_true(n > 8192);
+	srand(5);
+	for (i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)rand() % i;
+		uint16_t lid = b.f->ports[with[i - 1]].lid;
+
+		b.f->ports[with[i - 1]].lid = b.f->ports[with[j]].lid;
+		b.f->ports[with[j]].lid = lid;
+	}
+	assert_int_equal(ibfm_fabric_finish(b.f, &err), 0);
+	if (ibfm_ftree_create(b.f, NULL, &b.t, &err) ||
+	    ibfm_ftree_route(b.t, &b.lfts, &err))
+		fail_msg("%s", err.msg);
+	for (s = 0; s < a.lfts.nsw; s++)
+		for (i = 0; i < n; i++) {
+			q = with[i];
+			assert_int_equal(
+				ibfm_lfts_row(&a.lfts, s)[a.f->ports[q].lid],
+				ibfm_lfts_row(&b.lfts, s)[b.f->ports[q].lid]);
+		}
+	free(with);
+	done(&a);
+	done(&b);
+}
+
 static void test_lmc_paths_differ_at_every_level(void **state)
 {
 	struct ibfm_gen_params p = { .levels = 3, .radix = 8 };
@@ -527,10 +573,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shift_load_one_on_full_trees),
+		cmocka_unit_test(test_four_level_tree),
+		cmocka_unit_test(test_oversubscribed_leaves),
 		cmocka_unit_test(
 			test_degraded_fabrics_keep_updown_reachability),
 		cmocka_unit_test(test_one_spine_gone_still_balanced),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_lid_order_does_not_change_routes),
 		cmocka_unit_test(test_lmc_paths_differ_at_every_level),
 		cmocka_unit_test(test_io_nodes_do_not_skew_compute_balance),
 		cmocka_unit_test(test_root_guids),
