@@ -69,6 +69,8 @@ struct ibfm_osm {
 	uint64_t *roots, *io;
 	size_t nroots, nio;
 	struct ibfm_fabric *fabric; /* the last routed fabric */
+	struct ibfm_fabric *pass;   /* this pass's subnet, modelled for the
+				     * LID matrices, routed next */
 	struct ibfm_ftree *engine;  /* routes 'fabric' */
 	struct ibfm_rails rails;    /* found in 'fabric' */
 	struct ibfm_lfts lfts;	    /* its tables */
@@ -95,6 +97,7 @@ static void plugin_free(struct ibfm_osm *p)
 	ibfm_lfts_free(&p->lfts);
 	ibfm_rails_free(&p->rails);
 	ibfm_fabric_destroy(p->fabric);
+	ibfm_fabric_destroy(p->pass);
 	ibfm_drain_free(&p->drain);
 	free(p->drain_file);
 	free(p->state_dir);
@@ -618,7 +621,8 @@ static int count_hops(struct ibfm_osm *p, const struct ibfm_fabric *f,
  * in a fraction of the time (on 2,880 switches OpenSM's took 46 of a
  * 52 s pass). Weighted hops (hop_weights_file) and lid_matrices=opensm
  * leave it to OpenSM, as does any failure here. Returns 0 when filled,
- * 1 for OpenSM to build them.
+ * 1 for OpenSM to build them. The subnet's model is kept for the
+ * routing callback, which OpenSM calls next under the same lock.
  */
 static int build_lid_matrices(void *context)
 {
@@ -647,6 +651,9 @@ static int build_lid_matrices(void *context)
 			h.nsw, now_ms() - t0);
 		free(lid);
 		ibfm_hops_free(&h);
+		ibfm_fabric_destroy(p->pass);
+		p->pass = f;
+		f = NULL;
 		rc = 0;
 	}
 	free(sick);
@@ -726,7 +733,8 @@ static int ucast_build_fwd_tables(void *context)
 	double t0 = now_ms(), ms;
 	int rc;
 
-	now = fabric_from_subnet(p);
+	now = p->pass ? p->pass : fabric_from_subnet(p);
+	p->pass = NULL;
 	if (!now)
 		return -1;
 	drop_unhealthy(p, now);
