@@ -608,3 +608,18 @@ const char *ibfm_node_type_name(unsigned type)
 		return "?";
 	}
 }
+
+uint32_t ibfm_fabric_number_switches(const struct ibfm_fabric *f,
+				     uint32_t *sw_node, uint32_t *node_sw)
+{
+	uint32_t n, sw = 0;
+
+	for (n = 0; n < f->nnodes; n++) {
+		node_sw[n] = IBFM_NONE;
+		if (ibfm_node_is_switch(&f->nodes[n])) {
+			node_sw[n] = sw;
+			sw_node[sw++] = n;
+		}
+	}
+	return sw;
+}

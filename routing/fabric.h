@@ -208,6 +208,14 @@ uint32_t ibfm_fabric_path(const struct ibfm_fabric *f, uint32_t a, uint32_t b,
 /* Number of links (each counted once). */
 uint32_t ibfm_fabric_count_links(const struct ibfm_fabric *f);
 
+/*
+ * Numbers the switches in node order: 'sw_node' (f->nswitches entries)
+ * gets each switch's node, 'node_sw' (f->nnodes) each node's switch
+ * number or IBFM_NONE. Returns the number of switches.
+ */
+uint32_t ibfm_fabric_number_switches(const struct ibfm_fabric *f,
+				     uint32_t *sw_node, uint32_t *node_sw);
+
 /* Name of a speed ("HDR"), "?" when unknown. */
 const char *ibfm_speed_name(unsigned speed);
 

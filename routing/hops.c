@@ -118,7 +118,6 @@ int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 {
 	struct ibfm_hops h = { 0 };
 	struct arcs a = { 0 };
-	uint32_t n;
 	int rc = -ENOMEM;
 
 	h.sw = malloc(((size_t)f->nswitches + 1) * sizeof(*h.sw));
@@ -126,13 +125,7 @@ int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 	h.from = malloc((size_t)f->nswitches * f->nswitches + 1);
 	if (!h.sw || !h.node_sw || !h.from)
 		goto out;
-	for (n = 0; n < f->nnodes; n++) {
-		h.node_sw[n] = IBFM_NONE;
-		if (ibfm_node_is_switch(&f->nodes[n])) {
-			h.node_sw[n] = h.nsw;
-			h.sw[h.nsw++] = n;
-		}
-	}
+	h.nsw = ibfm_fabric_number_switches(f, h.sw, h.node_sw);
 	memset(h.from, IBFM_HOPS_NONE, (size_t)h.nsw * h.nsw);
 	rc = arcs_build(f, &h, last_hop, &a);
 	if (!rc)

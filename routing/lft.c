@@ -31,8 +31,6 @@ static uint8_t *alloc_tables(size_t bytes)
 int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 		   uint32_t top_lid, struct ibfm_err *err)
 {
-	uint32_t n, sw = 0;
-
 	memset(t, 0, sizeof(*t));
 	if (top_lid > IBFM_LID_UNICAST_MAX)
 		return ibfm_err_set(
@@ -53,13 +51,7 @@ int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 				    f->nswitches, t->stride);
 	}
 	memset(t->ports, IBFM_LFT_NONE, (size_t)t->nsw * t->stride);
-	for (n = 0; n < f->nnodes; n++) {
-		t->node_sw[n] = IBFM_NONE;
-		if (ibfm_node_is_switch(&f->nodes[n])) {
-			t->node_sw[n] = sw;
-			t->sw_node[sw++] = n;
-		}
-	}
+	ibfm_fabric_number_switches(f, t->sw_node, t->node_sw);
 	return 0;
 }
 
