@@ -7,12 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/cdg.h"
+#include "routing/detour.h"
 #include "routing/grow.h"
 #include "routing/rail.h"
 #include "routing/rank.h"
 
 enum { DIR_NONE = 0, DIR_UP, DIR_DOWN };
-enum { MODE_NONE = 0, MODE_SELF, MODE_DOWN, MODE_UP };
+enum {
+	MODE_NONE = IBFM_MODE_NONE,
+	MODE_SELF = IBFM_MODE_SELF,
+	MODE_DOWN = IBFM_MODE_DOWN,
+	MODE_UP = IBFM_MODE_UP,
+	MODE_DETOUR = IBFM_MODE_DETOUR,
+};
 
 /* A switch-to-switch link seen from one end. */
 struct hop {
@@ -24,13 +32,15 @@ struct hop {
 struct sw {
 	uint32_t node;
 	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
+	uint32_t dn0, ndn; /* children: dhops[dn0 .. dn0 + ndn), by child */
 	uint16_t step;	   /* how far a position moves per destination */
 	uint16_t spill;	   /* next port for destinations displaced by a hole */
 	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
 	uint32_t active;   /* == stamp: carries compute traffic */
-	uint32_t dgen;	   /* == t->dgen: dport leads down to target */
+	uint32_t dgen;	   /* == t->dgen: dgrp leads down to target */
+	uint32_t dgrp;	   /* dhops[dgrp .. dgrp + dcnt): links to that child */
 	uint32_t base;	   /* parent index of the base LID's route */
-	uint8_t dport;
+	uint8_t dcnt;
 	uint8_t rank;
 	bool compute;	     /* a leaf with compute hosts */
 	bool uniform;	     /* every parent reaches the same switches */
@@ -53,17 +63,27 @@ struct ibfm_ftree {
 	const struct ibfm_fabric *f;
 	uint32_t nsw, words; /* switches; 64-bit words per bitset */
 	struct sw *sw;
-	struct hop *hops;	 /* all parents lists */
+	struct hop *hops;  /* all parents lists */
+	struct hop *dhops; /* all children lists, sorted by child */
+	uint32_t *drr;	   /* per group (first dhop): next link to use */
+	uint32_t *anc;	   /* the target's ancestors, in BFS order */
+	uint32_t nanc;
 	uint32_t *order;	 /* switch indexes by rank, unranked last */
 	uint32_t *node_sw;	 /* fabric node -> switch index */
 	uint8_t *port_dir;	 /* fabric port -> DIR_* */
 	uint64_t *down, *updown; /* nsw bitsets of 'words' each */
 	uint64_t *leaves;	 /* bitset of the leaves */
 	uint32_t *queue;
-	uint32_t *comp;	 /* switch -> connected component */
-	uint8_t *mode;	 /* per switch, for the current target: MODE_* */
-	unsigned nrails; /* 1 when the fabric has no rails */
-	uint16_t *pos;	 /* per (switch, rail): next parent to use */
+	uint32_t *comp; /* switch -> connected component */
+	uint8_t *mode;	/* per switch, for the current target: MODE_* */
+	uint32_t *pend; /* switches with no up/down route to the target */
+	uint32_t npend;
+	struct ibfm_detour *det; /* their routes (MODE_DETOUR) */
+	uint32_t *sw_node;	 /* switch -> fabric node */
+	uint32_t *hub_next;	 /* scratch: a hub's route, next switch */
+	uint8_t *hub_port;	 /* and port */
+	unsigned nrails;	 /* 1 when the fabric has no rails */
+	uint16_t *pos;		 /* per (switch, rail): next parent to use */
 	const struct ibfm_rails *rails; /* the caller's, or NULL */
 	struct dest *dests;
 	uint32_t ndests;
@@ -131,11 +151,31 @@ static void ranks_from_roots(const struct ibfm_fabric *f, const uint64_t *roots,
 	free(dist);
 }
 
-/* Parents, port directions and the rank order, from the fabric's links. */
+/*
+ * Sorts a children list by child, then port, so that the parallel links
+ * to one child are a run: a PGFT's down routes spread over the run.
+ */
+static void sort_children(struct hop *h, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct hop x = h[i];
+
+		for (j = i; j > 0 && (h[j - 1].peer > x.peer ||
+				      (h[j - 1].peer == x.peer &&
+				       h[j - 1].port > x.port));
+		     j--)
+			h[j] = h[j - 1];
+		h[j] = x;
+	}
+}
+
+/* Parents, children, port directions and the rank order, from the links. */
 static int build_adjacency(struct ibfm_ftree *t)
 {
 	const struct ibfm_fabric *f = t->f;
-	uint32_t s, nh = 0, i, r, k = 0;
+	uint32_t s, nh = 0, nc = 0, i, r, k = 0;
 
 	memset(t->port_dir, DIR_NONE, f->nports);
 	for (s = 0; s < t->nsw; s++) {
@@ -144,6 +184,7 @@ static int build_adjacency(struct ibfm_ftree *t)
 
 		t->sw[s].up0 = nh;
 		t->sw[s].nup = 0;
+		t->sw[s].dn0 = nc;
 		t->sw[s].rank = (uint8_t)my;
 		t->sw[s].compute = false;
 		t->sw[s].rail = t->nrails > 1 ? t->rails->port_rail[nd->port0]
@@ -173,8 +214,13 @@ static int build_adjacency(struct ibfm_ftree *t)
 				t->sw[s].nup++;
 			} else if (theirs + 1 == my) {
 				t->port_dir[port] = DIR_DOWN;
+				t->dhops[nc++] =
+					(struct hop){ t->node_sw[m], (uint8_t)p,
+						      f->ports[q].num };
 			}
 		}
+		t->sw[s].ndn = nc - t->sw[s].dn0;
+		sort_children(t->dhops + t->sw[s].dn0, t->sw[s].ndn);
 	}
 	for (r = 1; r <= IBFM_RANK_NONE; r++)
 		for (i = 0; i < t->nsw; i++)
@@ -335,6 +381,17 @@ static int build_dests(struct ibfm_ftree *t)
 	return 0;
 }
 
+static int make_detour(struct ibfm_ftree *t)
+{
+	struct ibfm_detour_graph g = { .f = t->f,
+				       .nsw = t->nsw,
+				       .sw_node = t->sw_node,
+				       .node_sw = t->node_sw,
+				       .rank = t->rank };
+
+	return ibfm_detour_create(&g, &t->det);
+}
+
 int ibfm_ftree_create(const struct ibfm_fabric *f,
 		      const struct ibfm_ftree_opts *opts,
 		      struct ibfm_ftree **out, struct ibfm_err *err)
@@ -353,6 +410,9 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 			links += f->nodes[n].nports;
 	t->sw = calloc(t->nsw + 1, sizeof(*t->sw));
 	t->hops = calloc(links + 1, sizeof(*t->hops));
+	t->dhops = calloc(links + 1, sizeof(*t->dhops));
+	t->drr = calloc(links + 1, sizeof(*t->drr));
+	t->anc = calloc(t->nsw + 1, sizeof(*t->anc));
 	t->order = calloc(t->nsw + 1, sizeof(*t->order));
 	t->node_sw = calloc(f->nnodes + 1, sizeof(*t->node_sw));
 	t->port_dir = calloc(f->nports + 1, 1);
@@ -361,13 +421,19 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->queue = calloc(f->nnodes + 1, sizeof(*t->queue));
 	t->comp = calloc(t->nsw + 1, sizeof(*t->comp));
 	t->mode = calloc(t->nsw + 1, 1);
+	t->pend = calloc(t->nsw + 1, sizeof(*t->pend));
+	t->sw_node = calloc(t->nsw + 1, sizeof(*t->sw_node));
+	t->hub_next = calloc(t->nsw + 1, sizeof(*t->hub_next));
+	t->hub_port = calloc(t->nsw + 1, 1);
 	t->leaves = calloc(t->words + 1, 8);
 	t->dests = calloc(f->nports + 1, sizeof(*t->dests));
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
-	if (!t->sw || !t->hops || !t->order || !t->node_sw || !t->port_dir ||
-	    !t->down || !t->updown || !t->queue || !t->comp || !t->mode ||
-	    !t->dests || !t->rank || !t->io) {
+	if (!t->sw || !t->hops || !t->dhops || !t->drr || !t->anc ||
+	    !t->order || !t->node_sw || !t->port_dir || !t->down ||
+	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
+	    !t->sw_node || !t->hub_next || !t->hub_port || !t->dests ||
+	    !t->rank || !t->io) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -375,6 +441,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 		t->node_sw[n] = IBFM_NONE;
 		if (ibfm_node_is_switch(&f->nodes[n])) {
 			t->node_sw[n] = s;
+			t->sw_node[s] = n;
 			t->sw[s++].node = n;
 		}
 	}
@@ -414,7 +481,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	build_adjacency(t);
 	for (s = 0; s < t->nsw; s++)
 		t->stats.unranked += t->sw[s].rank == IBFM_RANK_NONE;
-	if (build_dests(t)) {
+	if (build_dests(t) || make_detour(t)) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -428,6 +495,9 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 		return;
 	free(t->sw);
 	free(t->hops);
+	free(t->dhops);
+	free(t->drr);
+	free(t->anc);
 	free(t->order);
 	free(t->node_sw);
 	free(t->port_dir);
@@ -436,6 +506,11 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->queue);
 	free(t->comp);
 	free(t->mode);
+	free(t->pend);
+	free(t->sw_node);
+	free(t->hub_next);
+	free(t->hub_port);
+	ibfm_detour_destroy(t->det);
 	free(t->pos);
 	free(t->leaves);
 	free(t->dests);
@@ -450,6 +525,26 @@ const struct ibfm_ftree_stats *ibfm_ftree_stats(const struct ibfm_ftree *t)
 	return &t->stats;
 }
 
+/* Points 'p' at the run of its links to child 'c' (binary search). */
+static void set_down_group(const struct ibfm_ftree *t, struct sw *p, uint32_t c)
+{
+	const struct hop *h = t->dhops + p->dn0;
+	uint32_t lo = 0, hi = p->ndn, n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (h[mid].peer < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < p->ndn && h[lo + n].peer == c; n++)
+		;
+	p->dgrp = p->dn0 + lo;
+	p->dcnt = (uint8_t)n;
+}
+
 /*
  * Marks the ancestors of switch 'x' (the switches whose down[] holds it)
  * with their port down towards it: one walk up from 'x'.
@@ -459,6 +554,7 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 	uint32_t head = 0, tail = 0, h, s;
 
 	t->dgen++;
+	t->npend = 0;
 	t->queue[tail++] = x;
 	while (head < tail) {
 		const struct sw *c = &t->sw[t->queue[head++]];
@@ -470,10 +566,13 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 			if (p->dgen == t->dgen || hp->peer == x)
 				continue;
 			p->dgen = t->dgen;
-			p->dport = hp->peer_port;
+			set_down_group(t, p, (uint32_t)(c - t->sw));
 			t->queue[tail++] = hp->peer;
 		}
 	}
+	/* Parents before children, read backwards: see route_down. */
+	t->nanc = tail - 1;
+	memcpy(t->anc, t->queue + 1, t->nanc * sizeof(*t->anc));
 	/* What each switch does for this target, read once per target. */
 	for (s = 0; s < t->nsw; s++) {
 		const struct sw *w = &t->sw[s];
@@ -486,8 +585,11 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 			t->mode[s] = MODE_DOWN;
 		else if (bit(row_of(t, t->updown, s), x))
 			t->mode[s] = MODE_UP;
-		else
+		else {
 			t->mode[s] = MODE_NONE;
+			if (t->comp[s] == t->comp[x])
+				t->pend[t->npend++] = s;
+		}
 	}
 }
 
@@ -570,6 +672,245 @@ static void build_components(struct ibfm_ftree *t)
 }
 
 /*
+ * Hubs for detours (routing/detour.h): switches that reach the most of
+ * the targets some switch has no up/down route to, going up, then down
+ * (a leaf of a full tree reaches every switch), until every such target
+ * and every switch missing one is served by one, or there are
+ * IBFM_DETOUR_HUBS.
+ */
+struct hub_plan {
+	uint64_t *want;	   /* targets some switch has no up/down route to */
+	uint64_t *covered; /* of those, targets a hub reaches */
+	uint64_t *needy;   /* switches missing some target */
+	uint64_t *served;  /* of those, switches that reach a hub */
+	uint64_t *comp;	   /* scratch: one component's switches */
+	uint64_t *cand;	   /* candidates: ~score << 32 | switch, best first */
+};
+
+static void hub_plan_free(struct hub_plan *pl)
+{
+	free(pl->want);
+	free(pl->covered);
+	free(pl->needy);
+	free(pl->served);
+	free(pl->comp);
+	free(pl->cand);
+}
+
+static void set_bit(uint64_t *set, uint32_t i)
+{
+	set[i >> 6] |= 1ULL << (i & 63);
+}
+
+/* Finds 'want' and 'needy': pairs in one component with no up/down route. */
+static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
+{
+	uint32_t s, c, w;
+	bool any = false;
+
+	for (c = 0; c < t->nsw; c++) {
+		if (t->comp[c] != c)
+			continue;
+		memset(pl->comp, 0, t->words * 8);
+		for (s = 0; s < t->nsw; s++)
+			if (t->comp[s] == c && t->sw[s].rank != IBFM_RANK_NONE)
+				set_bit(pl->comp, s);
+		for (s = 0; s < t->nsw; s++) {
+			const uint64_t *ud = row_of(t, t->updown, s);
+
+			if (t->comp[s] != c || t->sw[s].rank == IBFM_RANK_NONE)
+				continue;
+			for (w = 0; w < t->words; w++) {
+				uint64_t miss = pl->comp[w] & ~ud[w];
+
+				pl->want[w] |= miss;
+				if (miss)
+					set_bit(pl->needy, s);
+				any = any || miss;
+			}
+		}
+	}
+	return any;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Candidates by wanted targets reached up/down, best first; how many. */
+static uint32_t rank_candidates(const struct ibfm_ftree *t, struct hub_plan *pl)
+{
+	uint32_t s, w, n = 0;
+
+	for (s = 0; s < t->nsw; s++) {
+		const uint64_t *ud = row_of(t, t->updown, s);
+		uint32_t score = 0;
+
+		if (t->sw[s].rank == IBFM_RANK_NONE || t->sw[s].nup < 2)
+			continue;
+		for (w = 0; w < t->words; w++)
+			score += (uint32_t)__builtin_popcountll(ud[w] &
+								pl->want[w]);
+		if (score)
+			pl->cand[n++] =
+				(uint64_t)(UINT32_MAX - score) << 32 | s;
+	}
+	qsort(pl->cand, n, sizeof(*pl->cand), cmp_u64);
+	return n;
+}
+
+/* Whether hub 'c' serves a target or a switch no hub serves yet. */
+static bool hub_gain(const struct ibfm_ftree *t, const struct hub_plan *pl,
+		     uint32_t c)
+{
+	const uint64_t *ud = row_of(t, t->updown, c);
+	uint32_t w, s;
+
+	for (w = 0; w < t->words; w++)
+		if (ud[w] & pl->want[w] & ~pl->covered[w])
+			return true;
+	for (s = 0; s < t->nsw; s++)
+		if (bit(pl->needy, s) && !bit(pl->served, s) &&
+		    bit(row_of(t, t->updown, s), c))
+			return true;
+	return false;
+}
+
+static bool hubs_enough(const struct ibfm_ftree *t, const struct hub_plan *pl)
+{
+	uint32_t w;
+
+	for (w = 0; w < t->words; w++)
+		if ((pl->want[w] & ~pl->covered[w]) ||
+		    (pl->needy[w] & ~pl->served[w]))
+			return false;
+	return true;
+}
+
+static void hub_serve(const struct ibfm_ftree *t, struct hub_plan *pl,
+		      uint32_t c)
+{
+	const uint64_t *ud = row_of(t, t->updown, c);
+	uint32_t w, s;
+
+	for (w = 0; w < t->words; w++)
+		pl->covered[w] |= ud[w] & pl->want[w];
+	for (s = 0; s < t->nsw; s++)
+		if (bit(pl->needy, s) && bit(row_of(t, t->updown, s), c))
+			set_bit(pl->served, s);
+}
+
+/* Every switch's up/down route to hub 'c', handed to the planner as hub i. */
+static int hub_route(struct ibfm_ftree *t, unsigned i, uint32_t c)
+{
+	uint32_t s;
+
+	walk_up_from(t, c);
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+		const struct hop *h = NULL;
+
+		if (t->mode[s] == MODE_DOWN)
+			h = &t->dhops[w->dgrp];
+		else if (t->mode[s] == MODE_UP)
+			h = &t->hops[w->up0 + pick_up(t, s, c, c % w->nup, 0)];
+		t->hub_next[s] = h ? h->peer : IBFM_NONE;
+		t->hub_port[s] = h ? h->port : IBFM_LFT_NONE;
+	}
+	return ibfm_detour_set_hub(t->det, i, c, t->hub_next, t->hub_port);
+}
+
+/* Chooses the hubs afresh (a full route). */
+static int choose_hubs(struct ibfm_ftree *t)
+{
+	struct hub_plan pl = { 0 };
+	uint32_t n, i;
+	unsigned nh = 0;
+	int rc = -ENOMEM;
+
+	ibfm_detour_reset(t->det);
+	pl.want = calloc(t->words + 1, 8);
+	pl.covered = calloc(t->words + 1, 8);
+	pl.needy = calloc(t->words + 1, 8);
+	pl.served = calloc(t->words + 1, 8);
+	pl.comp = calloc(t->words + 1, 8);
+	pl.cand = calloc(t->nsw + 1, sizeof(*pl.cand));
+	if (!pl.want || !pl.covered || !pl.needy || !pl.served || !pl.comp ||
+	    !pl.cand)
+		goto out;
+	rc = 0;
+	if (!find_needs(t, &pl))
+		goto out;
+	n = rank_candidates(t, &pl);
+	for (i = 0;
+	     !rc && i < n && nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl);
+	     i++) {
+		uint32_t c = (uint32_t)pl.cand[i];
+
+		if (!hub_gain(t, &pl, c))
+			continue;
+		rc = hub_route(t, nh++, c);
+		hub_serve(t, &pl, c);
+	}
+out:
+	hub_plan_free(&pl);
+	return rc;
+}
+
+/* The hubs' routes again, after links went away (the hubs stay). */
+static int reroute_hubs(struct ibfm_ftree *t)
+{
+	unsigned i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < ibfm_detour_hubs(t->det); i++)
+		rc = hub_route(t, i, ibfm_detour_hub(t->det, i));
+	return rc;
+}
+
+static void note_detours(struct ibfm_ftree *t)
+{
+	const struct ibfm_detour_stats *st = ibfm_detour_stats(t->det);
+
+	t->stats.turns = st->turns;
+	t->stats.detour_hops = st->hops;
+}
+
+/*
+ * Up/down routes to target 'x', then detours for the switches without.
+ * Returns how many are left without a route.
+ */
+static uint32_t visit_target(struct ibfm_ftree *t, uint32_t x)
+{
+	walk_up_from(t, x);
+	return t->npend ? ibfm_detour_plan(t->det, t->mode, t->pend, t->npend)
+			: 0;
+}
+
+/*
+ * Pairs the turn rules left unrouted get whatever route closes no credit
+ * loop in the tables as they are (routing/cdg.h): heavily degraded
+ * fabrics. The stats then count what is left.
+ */
+static int complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		    uint8_t *dirty, struct ibfm_err *err)
+{
+	struct ibfm_cdg_fill fill = { .dirty = dirty };
+	int rc = ibfm_cdg_complete(t->f, lfts, &fill, err);
+
+	if (rc)
+		return rc;
+	t->stats.no_updown = fill.left_ca;
+	t->stats.no_updown_sw = fill.left_sw;
+	t->stats.cdg_filled = fill.filled_ca + fill.filled_sw;
+	t->stats.detours += t->stats.cdg_filled;
+	return 0;
+}
+
+/*
  * Entries are computed destination by destination, but stored switch by
  * switch: a chunk of LIDs is routed into a LID-major buffer, then
  * copied into the rows. An SM numbers LIDs in its discovery order, not
@@ -628,6 +969,37 @@ static void chunk_flush(const struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	c->n = 0;
 }
 
+/*
+ * The down entries, ancestors before their children (the BFS order of
+ * walk_up_from read backwards), so that a switch knows whether compute
+ * traffic reaches it from above as well as from below. Parallel links
+ * to a child (a PGFT: a leaf cabled to each spine with several links)
+ * take the destinations that really cross them in turn, so each link
+ * carries its share; taking the first link of the run loaded spine
+ * down-links 2:1 on a DGX SuperPOD-shaped fabric. Destinations no
+ * compute traffic crosses spread by LID; LMC paths take the next links.
+ */
+static void route_down(struct ibfm_ftree *t, uint8_t *col, const struct dest *d,
+		       uint32_t stamp)
+{
+	size_t n = t->nsw;
+	uint32_t i, k;
+
+	for (i = t->nanc; i-- > 0;) {
+		uint32_t s = t->anc[i];
+		struct sw *w = &t->sw[s];
+		uint32_t base = d->lid;
+
+		if (w->dcnt > 1 && w->active == stamp)
+			base = t->drr[w->dgrp]++;
+		for (k = 0; k < d->nlids; k++)
+			col[k * n + s] =
+				t->dhops[w->dgrp + (base + k) % w->dcnt].port;
+		if (w->active == stamp)
+			t->sw[t->dhops[w->dgrp].peer].active = stamp;
+	}
+}
+
 /* Routes one destination's LIDs on every switch, into the chunk. */
 static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		       const struct dest *d)
@@ -647,22 +1019,27 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		 * nodes or uneven leaves break the host count per leaf. */
 		bool leaf_turn = w->compute && d->compute;
 		uint16_t *pos = &t->pos[(size_t)s * t->nrails + d->rail];
-		uint8_t port;
 
 		from = *pos;
 		if (leaf_turn && w->nup && ++*pos == w->nup)
 			*pos = 0;
 		switch (t->mode[s]) {
 		case MODE_NONE:
-			if (w->rank == 1 && t->comp[s] == t->comp[x])
+			if (w->rank != IBFM_RANK_NONE &&
+			    t->comp[s] == t->comp[x])
 				note_no_updown(t, s, d);
 			continue;
-		case MODE_SELF:
-		case MODE_DOWN:
-			port = t->mode[s] == MODE_SELF ? d->out : w->dport;
+		case MODE_DETOUR:
 			for (k = 0; k < d->nlids; k++)
-				col[k * n + s] = port;
+				col[k * n + s] = ibfm_detour_port(t->det, s);
+			t->stats.detours += d->nlids;
 			continue;
+		case MODE_SELF:
+			for (k = 0; k < d->nlids; k++)
+				col[k * n + s] = d->out;
+			continue;
+		case MODE_DOWN:
+			continue; /* route_down, once the up marks are in */
 		}
 		/* Balance follows same-rail traffic only: cross-rail flows
 		 * are spread by the leaf, but move no higher position. */
@@ -692,6 +1069,7 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 			col[k * n + s] =
 				t->hops[w->up0 + pick_up(t, s, x, h, k)].port;
 	}
+	route_down(t, col, d, stamp);
 }
 
 /*
@@ -734,17 +1112,27 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	}
 	for (s = 0; s < t->nsw; s++)
 		init_positions(t, s);
+	memset(t->drr, 0,
+	       (t->sw[t->nsw - 1].dn0 + t->sw[t->nsw - 1].ndn) *
+		       sizeof(*t->drr));
 	t->stamp = 0;
 	t->stats.no_updown = 0;
 	t->stats.no_updown_sw = 0;
 	t->stats.lids = 0;
 	build_reach(t);
 	build_components(t);
+	if (choose_hubs(t)) {
+		chunk_free(&c);
+		ibfm_lfts_free(lfts);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	t->stats.detours = 0;
+	t->stats.cdg_filled = 0;
 	for (i = 0; i < t->ndests; i++) {
 		const struct dest *d = &t->dests[i];
 
 		if (d->target != last) {
-			walk_up_from(t, d->target);
+			visit_target(t, d->target);
 			last = d->target;
 		}
 		if (c.n + d->nlids > c.cap)
@@ -754,7 +1142,10 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	}
 	chunk_flush(t, lfts, &c);
 	chunk_free(&c);
-	return 0;
+	note_detours(t);
+	return t->stats.no_updown || t->stats.no_updown_sw
+		       ? complete(t, lfts, NULL, err)
+		       : 0;
 }
 
 /* The parent index of 's' whose link leaves by 'port', or IBFM_NONE. */
@@ -783,9 +1174,9 @@ static bool leads_down_to(const struct ibfm_ftree *t, uint32_t s, uint8_t port,
 	return c != IBFM_NONE && bit(row_of(t, t->down, c), x);
 }
 
-/* The entry switch 's' should have for LID 'd->lid + k', keeping 'e' if it is valid. */
+/* The entry switch 's' should have for LID 'lid' of 'd', keeping 'e' if it is valid. */
 static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
-		      const struct dest *d, uint8_t e)
+		      const struct dest *d, uint32_t lid, uint8_t e)
 {
 	const struct sw *w = &t->sw[s];
 	uint32_t x = d->target, h;
@@ -794,10 +1185,14 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 		return IBFM_LFT_NONE; /* the CA is gone */
 	if (s == x)
 		return d->out;
+	if (t->mode[s] == MODE_DETOUR)
+		return ibfm_detour_port(t->det, s);
 	if (w->rank == IBFM_RANK_NONE)
 		return IBFM_LFT_NONE;
 	if (w->dgen == t->dgen)
-		return leads_down_to(t, s, e, x) ? e : w->dport;
+		return leads_down_to(t, s, e, x)
+			       ? e
+			       : t->dhops[w->dgrp + lid % w->dcnt].port;
 	if (!bit(row_of(t, t->updown, s), x))
 		return IBFM_LFT_NONE;
 	h = e == IBFM_LFT_NONE ? IBFM_NONE : up_index(t, s, e);
@@ -917,13 +1312,6 @@ static int push_dead(struct fixes *x, uint32_t dest, uint32_t s)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Entries that leave by a port that carried a link and no longer does. */
 static int collect_dead(const struct ibfm_ftree *t, const struct snapshot *o,
 			const struct ibfm_lfts *lfts, struct fixes *x)
@@ -963,7 +1351,7 @@ static void fix_entries(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 
 	for (k = 0; k < d->nlids; k++) {
 		uint32_t lid = d->lid + k;
-		uint8_t e = repair(t, s, d, row[lid]);
+		uint8_t e = repair(t, s, d, lid, row[lid]);
 
 		if (e == row[lid])
 			continue;
@@ -981,7 +1369,10 @@ static void list_add(struct fixes *x, uint32_t s, uint32_t *n)
 	x->list[(*n)++] = s;
 }
 
-/* The switches whose reach of 'X' changed, and their neighbours. */
+/*
+ * The switches whose reach of 'X' changed, their neighbours, and those
+ * with no up/down route to it (their detours are planned afresh).
+ */
 static uint32_t check_list(const struct ibfm_ftree *t, struct fixes *x,
 			   uint32_t X)
 {
@@ -1005,7 +1396,39 @@ static uint32_t check_list(const struct ibfm_ftree *t, struct fixes *x,
 				list_add(x, m, &n);
 		}
 	}
+	for (i = 0; i < t->npend; i++)
+		list_add(x, t->pend[i], &n);
 	return n;
+}
+
+/* An update as a full route, with its delta from comparing the tables. */
+static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		       struct ibfm_ftree_delta *delta, struct ibfm_err *err)
+{
+	struct ibfm_lfts old = *lfts, fresh = { 0 };
+	uint32_t s, b, l;
+	int rc;
+
+	memset(delta, 0, sizeof(*delta));
+	build_adjacency(t);
+	rc = ibfm_ftree_route(t, &fresh, err);
+	if (rc)
+		return rc;
+	for (s = 0; s < fresh.nsw; s++)
+		for (b = 0; b < fresh.stride; b += IBFM_LFT_BLOCK) {
+			const uint8_t *n = ibfm_lfts_row(&fresh, s) + b;
+			const uint8_t *o = ibfm_lfts_row(&old, s) + b;
+			uint64_t changed = 0;
+
+			for (l = 0; l < IBFM_LFT_BLOCK; l++)
+				changed += b + l > old.top_lid || n[l] != o[l];
+			delta->entries += changed;
+			delta->blocks += changed > 0;
+		}
+	delta->lids = t->stats.lids;
+	ibfm_lfts_free(&old);
+	*lfts = fresh;
+	return 0;
 }
 
 int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
@@ -1014,9 +1437,14 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	struct fixes x = { .nblocks = lfts->stride / IBFM_LFT_BLOCK };
 	struct snapshot old = { 0 };
 	uint32_t i, j, last = IBFM_NONE;
+	uint64_t left = 0;
 	size_t b;
 	int rc = -ENOMEM;
 
+	/* Tables completed by a graph search hold dependencies the turn
+	 * rules do not know of: only a new search is safe with them. */
+	if (t->stats.cdg_filled)
+		return reroute_all(t, lfts, delta, err);
 	memset(delta, 0, sizeof(*delta));
 	x.stamp = calloc(t->nsw + 1, sizeof(*x.stamp));
 	x.list = calloc(t->nsw + 1, sizeof(*x.list));
@@ -1026,6 +1454,9 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	build_adjacency(t);
 	build_reach(t);
 	build_components(t);
+	/* Turn points stay: losing links only removes dependencies. */
+	if (reroute_hubs(t))
+		goto out;
 	if (collect_changes(t, &old, &x) || collect_dead(t, &old, lfts, &x))
 		goto out;
 	for (i = 0; i < t->ndests; i++) {
@@ -1037,7 +1468,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		if (!gone && x.first[d->target] == x.first[d->target + 1])
 			continue;
 		if (d->target != last) {
-			walk_up_from(t, d->target);
+			left += visit_target(t, d->target);
 			last = d->target;
 		}
 		delta->lids += d->nlids;
@@ -1055,16 +1486,25 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		const struct dest *d = &t->dests[x.dead[b] >> 32];
 
 		if (d->target != last) {
-			walk_up_from(t, d->target);
+			left += visit_target(t, d->target);
 			last = d->target;
 		}
 		fix_entries(t, lfts, &x, (uint32_t)x.dead[b], d, delta);
+		/* The plan may have moved other detours of this target. */
+		for (j = 0; j < t->npend; j++)
+			fix_entries(t, lfts, &x, t->pend[j], d, delta);
 	}
+	note_detours(t);
+	rc = left ? complete(t, lfts, x.dirty, err) : 0;
+	delta->entries += t->stats.cdg_filled;
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
 		delta->blocks += x.dirty[b];
-	rc = 0;
+	if (rc)
+		goto out;
 out:
 	snapshot_free(&old);
 	fixes_free(&x);
-	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
+	return rc && rc != -ENOMEM ? rc
+	       : rc		   ? ibfm_err_set(err, rc, "out of memory")
+				   : 0;
 }

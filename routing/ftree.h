@@ -73,11 +73,18 @@ struct ibfm_ftree_stats {
 	unsigned rails;		 /* rails routed apart, 0: plain fat tree */
 	uint32_t lids;		 /* LIDs routed */
 	uint32_t unranked;	 /* switches with no rank: not routed through */
-	uint64_t no_updown;	 /* (leaf, CA LID) pairs connected only by
-				 * paths that are not up/down: unrouted */
-	uint64_t no_updown_sw;	 /* the same for (leaf, switch LID) pairs */
-	uint32_t no_updown_leaf; /* an example of those: leaf node */
+	uint64_t no_updown;	 /* (switch, CA LID) pairs connected, but
+				 * left unrouted: neither up/down nor
+				 * detoured (see the DOC above) */
+	uint64_t no_updown_sw;	 /* the same for (switch, switch LID) pairs */
+	uint32_t no_updown_leaf; /* an example of those: the switch node */
 	uint32_t no_updown_target; /* and the destination's switch node */
+	uint32_t turns;		   /* detours' turn points */
+	uint64_t detours;	   /* (switch, LID) entries routed by detour */
+	uint64_t cdg_filled;	   /* of those, found by a search of the
+				    * dependency graph (routing/cdg.h) */
+	unsigned detour_hops;	   /* longest detour before an up/down
+				    * route takes over */
 };
 
 /* What an incremental update changed. */

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+#include "routing/detour.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/rank.h"
+
+#define MAX_TURNS 256
+#define TURN_WORDS (MAX_TURNS / 64)
+#define IN_NONE UINT32_MAX	 /* no chain enters the switch this way */
+#define IN_MANY (UINT32_MAX - 1) /* chains enter from several neighbours */
+
+enum { XS_UNKNOWN = 0, XS_DONE, XS_ON_PATH };
+
+/*
+ * Where the turn-free chains from a turn point's up channels enter each
+ * switch: the neighbour they come from over an up channel (upin) and
+ * over a down channel (dnin), IN_MANY for several. A channel out of x
+ * is reached unless its only way in came from where it goes.
+ */
+struct reach {
+	uint32_t *upin, *dnin;
+};
+
+struct turn {
+	uint32_t sw;
+	uint64_t allow[4]; /* ports a detour may come down through */
+	struct reach r;
+	uint64_t edge[TURN_WORDS]; /* turns whose allowed ways it reaches */
+};
+
+struct hub {
+	uint32_t sw;
+	uint32_t *next; /* per switch: next switch of its route to the hub */
+	uint8_t *port;	/* and the port */
+};
+
+struct ibfm_detour {
+	struct ibfm_detour_graph g;
+	struct turn *turns;
+	uint32_t nturns;
+	uint32_t *turn_of; /* per switch: turn index or IBFM_NONE */
+	struct hub hubs[IBFM_DETOUR_HUBS];
+	unsigned nhubs;
+	uint8_t *mode; /* the current target's, the caller's */
+	uint8_t *xport;
+	bool *xdown;	/* the detour's first hop goes down */
+	uint16_t *xlen; /* hops before an up/down route takes over */
+	uint8_t *xstate;
+	uint32_t *chain; /* scratch: a path being followed */
+	uint32_t *queue; /* scratch of reach_build (runs while a path is) */
+	bool *queued;
+	struct ibfm_detour_stats stats;
+};
+
+static uint8_t rank_of(const struct ibfm_detour *d, uint32_t s)
+{
+	return d->g.rank[d->g.sw_node[s]];
+}
+
+/* Whether the link from switch 'a' to 'b' goes up: by rank, then index. */
+static bool key_up(const struct ibfm_detour *d, uint32_t a, uint32_t b)
+{
+	uint8_t ra = rank_of(d, a), rb = rank_of(d, b);
+
+	return ra != rb ? rb > ra : b > a;
+}
+
+static const struct ibfm_node *node_of(const struct ibfm_detour *d, uint32_t s)
+{
+	return &d->g.f->nodes[d->g.sw_node[s]];
+}
+
+/* The ranked switch behind port 'p' of switch 's', or IBFM_NONE. */
+static uint32_t peer_sw(const struct ibfm_detour *d, uint32_t s, unsigned p)
+{
+	const struct ibfm_fabric *f = d->g.f;
+	uint32_t q = f->ports[node_of(d, s)->port0 + p].peer, m;
+
+	if (q == IBFM_NONE)
+		return IBFM_NONE;
+	m = d->g.node_sw[f->ports[q].node];
+	if (m == IBFM_NONE || rank_of(d, m) == IBFM_RANK_NONE)
+		return IBFM_NONE;
+	return m;
+}
+
+/* The port number at the far end of port 'p' of switch 's'. */
+static uint8_t peer_port(const struct ibfm_detour *d, uint32_t s, unsigned p)
+{
+	const struct ibfm_fabric *f = d->g.f;
+
+	return f->ports[f->ports[node_of(d, s)->port0 + p].peer].num;
+}
+
+int ibfm_detour_create(const struct ibfm_detour_graph *g,
+		       struct ibfm_detour **out)
+{
+	struct ibfm_detour *d = calloc(1, sizeof(*d));
+	size_t n = (size_t)g->nsw + 1;
+
+	if (!d)
+		return -ENOMEM;
+	d->g = *g;
+	d->turns = calloc(MAX_TURNS, sizeof(*d->turns));
+	d->turn_of = malloc(n * sizeof(*d->turn_of));
+	d->xport = calloc(n, 1);
+	d->xdown = calloc(n, sizeof(*d->xdown));
+	d->xlen = calloc(n, sizeof(*d->xlen));
+	d->xstate = calloc(n, 1);
+	d->chain = calloc(n, sizeof(*d->chain));
+	d->queue = calloc(n, sizeof(*d->queue));
+	d->queued = calloc(n, sizeof(*d->queued));
+	if (!d->turns || !d->turn_of || !d->xport || !d->xdown || !d->xlen ||
+	    !d->xstate || !d->chain || !d->queue || !d->queued) {
+		ibfm_detour_destroy(d);
+		return -ENOMEM;
+	}
+	memset(d->turn_of, 0xff, n * sizeof(*d->turn_of));
+	*out = d;
+	return 0;
+}
+
+void ibfm_detour_reset(struct ibfm_detour *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nturns; i++) {
+		d->turn_of[d->turns[i].sw] = IBFM_NONE;
+		free(d->turns[i].r.upin);
+		free(d->turns[i].r.dnin);
+		memset(&d->turns[i], 0, sizeof(d->turns[i]));
+	}
+	for (i = 0; i < d->nhubs; i++) {
+		free(d->hubs[i].next);
+		free(d->hubs[i].port);
+		d->hubs[i].next = NULL;
+		d->hubs[i].port = NULL;
+	}
+	d->nturns = 0;
+	d->nhubs = 0;
+	memset(&d->stats, 0, sizeof(d->stats));
+}
+
+void ibfm_detour_destroy(struct ibfm_detour *d)
+{
+	if (!d)
+		return;
+	if (d->turns)
+		ibfm_detour_reset(d);
+	free(d->turns);
+	free(d->turn_of);
+	free(d->xport);
+	free(d->xdown);
+	free(d->xlen);
+	free(d->xstate);
+	free(d->chain);
+	free(d->queue);
+	free(d->queued);
+	free(d);
+}
+
+/* Whether the channel from switch 'x' to 'w' is reached in 'r'. */
+static bool reached(const struct ibfm_detour *d, const struct reach *r,
+		    uint32_t x, uint32_t w)
+{
+	if (r->upin[x] != IN_NONE && r->upin[x] != w)
+		return true;
+	return r->dnin[x] != IN_NONE && r->dnin[x] != w && !key_up(d, x, w);
+}
+
+/* Notes a chain entering 'w' from 'x'; whether that reaches more. */
+static bool enter(const struct ibfm_detour *d, struct reach *r, uint32_t x,
+		  uint32_t w)
+{
+	uint32_t *in = key_up(d, x, w) ? &r->upin[w] : &r->dnin[w];
+
+	if (*in == IN_MANY || *in == x)
+		return false;
+	*in = *in == IN_NONE ? x : IN_MANY;
+	return true;
+}
+
+/*
+ * The turn-free chains from the up channels of switch 'v'. Each switch's
+ * state changes at most four times: O(4 x ports).
+ */
+static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
+{
+	uint32_t n = d->g.nsw, head = 0, len = 0, x;
+	unsigned p;
+
+	r->upin = malloc(((size_t)n + 1) * sizeof(*r->upin));
+	r->dnin = malloc(((size_t)n + 1) * sizeof(*r->dnin));
+	if (!r->upin || !r->dnin)
+		return -ENOMEM;
+	memset(r->upin, 0xff, (size_t)n * sizeof(*r->upin));
+	memset(r->dnin, 0xff, (size_t)n * sizeof(*r->dnin));
+	memset(d->queued, 0, (size_t)n * sizeof(*d->queued));
+	for (p = 1; p <= node_of(d, v)->nports; p++) {
+		uint32_t w = peer_sw(d, v, p);
+
+		if (w != IBFM_NONE && key_up(d, v, w) && enter(d, r, v, w) &&
+		    !d->queued[w]) {
+			d->queued[w] = true;
+			d->queue[(head + len++) % n] = w;
+		}
+	}
+	while (len) {
+		x = d->queue[head];
+		head = (head + 1) % n;
+		len--;
+		d->queued[x] = false;
+		for (p = 1; p <= node_of(d, x)->nports; p++) {
+			uint32_t w = peer_sw(d, x, p);
+
+			if (w == IBFM_NONE || !reached(d, r, x, w) ||
+			    !enter(d, r, x, w) || d->queued[w])
+				continue;
+			d->queued[w] = true;
+			d->queue[(head + len++) % n] = w;
+		}
+	}
+	return 0;
+}
+
+static bool allowed(const struct turn *t, unsigned port)
+{
+	return t->allow[port >> 6] >> (port & 63) & 1;
+}
+
+/* Whether turn i's chains reach an allowed way into turn j. */
+static bool reaches_turn(const struct ibfm_detour *d, uint32_t i, uint32_t j)
+{
+	const struct turn *tj = &d->turns[j];
+	unsigned p;
+
+	for (p = 1; p <= node_of(d, tj->sw)->nports; p++) {
+		uint32_t a = peer_sw(d, tj->sw, p);
+
+		if (a != IBFM_NONE && allowed(tj, p) &&
+		    reached(d, &d->turns[i].r, a, tj->sw))
+			return true;
+	}
+	return false;
+}
+
+/* The turn point at switch 'v', made if need be; IBFM_NONE if none left. */
+static uint32_t turn_at(struct ibfm_detour *d, uint32_t v)
+{
+	uint32_t k = d->nturns, j;
+	struct turn *t;
+
+	if (d->turn_of[v] != IBFM_NONE)
+		return d->turn_of[v];
+	if (k == MAX_TURNS)
+		return IBFM_NONE;
+	t = &d->turns[k];
+	memset(t, 0, sizeof(*t));
+	t->sw = v;
+	if (reach_build(d, v, &t->r)) {
+		free(t->r.upin);
+		free(t->r.dnin);
+		memset(t, 0, sizeof(*t));
+		return IBFM_NONE;
+	}
+	d->nturns++;
+	d->turn_of[v] = k;
+	for (j = 0; j < k; j++)
+		if (reaches_turn(d, k, j))
+			t->edge[j >> 6] |= 1ULL << (j & 63);
+	d->stats.turns = d->nturns;
+	return k;
+}
+
+/*
+ * Allows detours to come down into switch 'v' through its port 'port'
+ * and turn up there, if the turn graph stays acyclic. The new edges run
+ * from every turn point whose chains reach that way in to v's turn
+ * point k: a cycle would need k to reach one of them back.
+ */
+static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
+{
+	uint32_t k = turn_at(d, v), a = peer_sw(d, v, port), i, n = 0;
+	uint64_t seen[TURN_WORDS] = { 0 };
+	uint32_t stack[MAX_TURNS];
+
+	if (k == IBFM_NONE || a == IBFM_NONE)
+		return false;
+	if (allowed(&d->turns[k], port))
+		return true;
+	seen[k >> 6] |= 1ULL << (k & 63);
+	stack[n++] = k;
+	while (n) {
+		const struct turn *t = &d->turns[stack[--n]];
+
+		if (reached(d, &t->r, a, v))
+			return false;
+		for (i = 0; i < d->nturns; i++)
+			if ((t->edge[i >> 6] >> (i & 63) & 1) &&
+			    !(seen[i >> 6] >> (i & 63) & 1)) {
+				seen[i >> 6] |= 1ULL << (i & 63);
+				stack[n++] = i;
+			}
+	}
+	d->turns[k].allow[port >> 6] |= 1ULL << (port & 63);
+	for (i = 0; i < d->nturns; i++)
+		if (reached(d, &d->turns[i].r, a, v))
+			d->turns[i].edge[k >> 6] |= 1ULL << (k & 63);
+	d->stats.allowed++;
+	return true;
+}
+
+int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,
+			const uint32_t *next, const uint8_t *port)
+{
+	struct hub *h = &d->hubs[i];
+	size_t n = d->g.nsw;
+
+	if (i >= IBFM_DETOUR_HUBS || i > d->nhubs)
+		return -EINVAL;
+	if (turn_at(d, sw) == IBFM_NONE)
+		return -E2BIG;
+	if (!h->next) {
+		h->next = malloc((n + 1) * sizeof(*h->next));
+		h->port = malloc(n + 1);
+		if (!h->next || !h->port)
+			return -ENOMEM;
+	}
+	h->sw = sw;
+	memcpy(h->next, next, n * sizeof(*next));
+	memcpy(h->port, port, n);
+	if (i == d->nhubs)
+		d->nhubs++;
+	return 0;
+}
+
+unsigned ibfm_detour_hubs(const struct ibfm_detour *d)
+{
+	return d->nhubs;
+}
+
+uint32_t ibfm_detour_hub(const struct ibfm_detour *d, unsigned i)
+{
+	return d->hubs[i].sw;
+}
+
+uint8_t ibfm_detour_port(const struct ibfm_detour *d, uint32_t s)
+{
+	return d->xport[s];
+}
+
+const struct ibfm_detour_stats *ibfm_detour_stats(const struct ibfm_detour *d)
+{
+	return &d->stats;
+}
+
+/*
+ * Whether a packet from switch 's' may come into the routed switch 'v'
+ * through v's port 'vport' and follow v's route: going up, or into a
+ * route that goes on down, or through an allowed turn (allowed now if
+ * the turn graph stays acyclic, when 'try' says so).
+ */
+static bool may_enter(struct ibfm_detour *d, uint32_t s, uint32_t v,
+		      unsigned vport, bool try)
+{
+	uint32_t k;
+
+	if (key_up(d, s, v))
+		return true;
+	switch (d->mode[v]) {
+	case IBFM_MODE_SELF:
+	case IBFM_MODE_DOWN:
+		return true;
+	case IBFM_MODE_DETOUR:
+		if (d->xdown[v])
+			return true;
+		break;
+	case IBFM_MODE_UP:
+		break;
+	default:
+		return false;
+	}
+	k = d->turn_of[v];
+	if (k != IBFM_NONE && allowed(&d->turns[k], vport))
+		return true;
+	return try && allow_turn(d, v, vport);
+}
+
+/* Routes 's' through its port 'p' to the routed switch 'v'. */
+static void join(struct ibfm_detour *d, uint32_t s, uint32_t v, uint8_t p)
+{
+	d->mode[s] = IBFM_MODE_DETOUR;
+	d->xport[s] = p;
+	d->xdown[s] = !key_up(d, s, v);
+	d->xlen[s] = (uint16_t)(1 + (d->mode[v] == IBFM_MODE_DETOUR ? d->xlen[v]
+								    : 0));
+	if (d->xlen[s] > d->stats.hops)
+		d->stats.hops = d->xlen[s];
+}
+
+/*
+ * The switches left that take hub h's route, up to where it meets a
+ * routed switch they may enter.
+ */
+static void follow_hub(struct ibfm_detour *d, const struct hub *h,
+		       const uint32_t *pend, uint32_t npend)
+{
+	uint32_t j, k;
+
+	if (d->mode[h->sw] == IBFM_MODE_NONE)
+		return;
+	for (j = 0; j < npend; j++)
+		d->xstate[pend[j]] = XS_UNKNOWN;
+	for (j = 0; j < npend; j++) {
+		uint32_t v = pend[j];
+		bool ok;
+
+		k = 0;
+		while (d->mode[v] == IBFM_MODE_NONE &&
+		       d->xstate[v] == XS_UNKNOWN && h->next[v] != IBFM_NONE) {
+			d->xstate[v] = XS_ON_PATH;
+			d->chain[k++] = v;
+			v = h->next[v];
+		}
+		ok = k && d->mode[v] != IBFM_MODE_NONE;
+		if (ok) {
+			uint32_t u = d->chain[k - 1];
+
+			ok = may_enter(d, u, v, peer_port(d, u, h->port[u]),
+				       true);
+		}
+		d->xstate[v] =
+			d->mode[v] == IBFM_MODE_NONE ? XS_DONE : d->xstate[v];
+		while (k--) {
+			uint32_t u = d->chain[k];
+
+			d->xstate[u] = XS_DONE;
+			if (ok)
+				join(d, u, h->next[u], h->port[u]);
+		}
+	}
+}
+
+/*
+ * Joins 's' to a routed neighbour below it through a turn there:
+ * existing turn points first (no pass over the links), then new ones.
+ */
+static bool join_by_turn(struct ibfm_detour *d, uint32_t s)
+{
+	unsigned p, nports = node_of(d, s)->nports;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (p = 1; p <= nports; p++) {
+			uint32_t v = peer_sw(d, s, p);
+
+			if (v == IBFM_NONE || d->mode[v] == IBFM_MODE_NONE ||
+			    key_up(d, s, v) ||
+			    (d->turn_of[v] == IBFM_NONE) == (pass == 0))
+				continue;
+			if (may_enter(d, s, v, peer_port(d, s, p), true)) {
+				join(d, s, v, (uint8_t)p);
+				return true;
+			}
+		}
+	return false;
+}
+
+/*
+ * One round: each switch left joins a routed neighbour it may enter,
+ * down without a turn first (then it may be entered from above in
+ * turn), else up, else down through a turn. Whether any joined.
+ */
+static bool join_round(struct ibfm_detour *d, const uint32_t *pend,
+		       uint32_t npend)
+{
+	bool any = false;
+	uint32_t j;
+
+	for (j = 0; j < npend; j++) {
+		uint32_t s = pend[j], up = IBFM_NONE;
+		unsigned p, nports = node_of(d, s)->nports, up_p = 0;
+
+		if (d->mode[s] != IBFM_MODE_NONE)
+			continue;
+		for (p = 1; p <= nports && d->mode[s] == IBFM_MODE_NONE; p++) {
+			uint32_t v = peer_sw(d, s, p);
+
+			if (v == IBFM_NONE || d->mode[v] == IBFM_MODE_NONE)
+				continue;
+			if (!key_up(d, s, v) &&
+			    may_enter(d, s, v, peer_port(d, s, p), false))
+				join(d, s, v, (uint8_t)p);
+			else if (key_up(d, s, v) && up == IBFM_NONE) {
+				up = v;
+				up_p = p;
+			}
+		}
+		if (d->mode[s] == IBFM_MODE_NONE && up != IBFM_NONE)
+			join(d, s, up, (uint8_t)up_p);
+		else if (d->mode[s] == IBFM_MODE_NONE)
+			join_by_turn(d, s);
+		any = any || d->mode[s] != IBFM_MODE_NONE;
+	}
+	return any;
+}
+
+uint32_t ibfm_detour_plan(struct ibfm_detour *d, uint8_t *mode,
+			  const uint32_t *pend, uint32_t npend)
+{
+	uint32_t j, left = 0;
+	unsigned i;
+
+	d->mode = mode;
+	for (i = 0; i < d->nhubs; i++)
+		follow_hub(d, &d->hubs[i], pend, npend);
+	while (join_round(d, pend, npend))
+		;
+	for (j = 0; j < npend; j++)
+		left += mode[pend[j]] == IBFM_MODE_NONE;
+	return left;
+}
