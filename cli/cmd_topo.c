@@ -330,7 +330,7 @@ static int topo_gen(int argc, char **argv)
 }
 
 static const char show_usage[] =
-	"Usage: ibfm topo show --topo FILE [--json]\n"
+	"Usage: ibfm topo show [--topo] FILE [--json]\n"
 	"Summarises a topology file: node counts, switch levels, links by rate.\n"
 	"\n"
 	"  -t, --topo FILE   ibnetdiscover output or an ibsim net file\n"
@@ -370,6 +370,9 @@ static int file_options(int argc, char **argv, const char *usage,
 			goto usage;
 		}
 	}
+	/* show also takes its one file without --topo. */
+	if (!*topo && !expected && optind == argc - 1)
+		*topo = argv[optind++];
 	if (*topo && (!expected || *expected) && optind == argc)
 		return CLI_OK;
 usage:
@@ -729,7 +732,7 @@ static int topo_diff(int argc, char **argv)
 const struct cli_cmd cli_topo_cmds[] = {
 	{ "topo", "gen", "--levels L --radix K [...] -o FILE",
 	  "generate a fat-tree topology file", topo_gen },
-	{ "topo", "show", "--topo FILE [--json]", "summarise a topology file",
+	{ "topo", "show", "[--topo] FILE [--json]", "summarise a topology file",
 	  topo_show },
 	{ "topo", "diff", "--expected FILE --topo FILE [--json]",
 	  "compare a fabric with the one expected", topo_diff },
