@@ -329,7 +329,7 @@ struct tier {
 static int cable(struct gen *g, const struct tier *t)
 {
 	unsigned next[IBFM_MAX_PORTS], per = t->up / t->nhi;
-	unsigned extra = t->up % t->nhi, j, m, n, port;
+	unsigned extra = t->up % t->nhi, j, m, n;
 	uint32_t i;
 	int rc = 0;
 
@@ -337,8 +337,8 @@ static int cable(struct gen *g, const struct tier *t)
 		next[j] = t->hi_port;
 	for (i = 0; i < t->nlo && !rc; i++) {
 		unsigned first = (unsigned)((uint64_t)i * extra % t->nhi);
+		unsigned port = t->lo_port;
 
-		port = t->lo_port;
 		for (j = 0; j < t->nhi && !rc; j++) {
 			n = per + ((j + t->nhi - first) % t->nhi < extra);
 			for (m = 0; m < n && !rc; m++)
