@@ -18,6 +18,7 @@
 
 static const char gen_usage[] =
 	"Usage: ibfm topo gen --levels L --radix K [options] -o FILE\n"
+	"       ibfm topo gen --preset NAME [--units U] [removals] -o FILE\n"
 	"Writes a generated fat tree in the ibnetdiscover format (ibsim's net file).\n"
 	"\n"
 	"  -l, --levels L           switch levels: 2 or 3\n"
@@ -25,6 +26,16 @@ static const char gen_usage[] =
 	"  -n, --hosts N            CAs (HCAs) in all; default: as many as fit\n"
 	"  -r, --rails R            HCAs per server, one per rail (rail-optimized)\n"
 	"      --oversub D:U        leaf oversubscription, e.g. 2:1 (default 1:1)\n"
+	"      --parallel N         links per switch pair at every level (PGFT;\n"
+	"                           N divides the up-ports; default 1)\n"
+	"      --core-parallel N    3 levels: links per spine-core pair (default\n"
+	"                           --parallel)\n"
+	"      --spines S           spines above each leaf (per pod), instead of\n"
+	"                           --parallel; left-over up-ports spread evenly\n"
+	"      --old-leaves N       the first N leaves and their links are older\n"
+	"      --old-speed SPEED    their speed (default EDR)\n"
+	"      --preset NAME        a named fabric (below); sets the shape\n"
+	"      --units U            size of the preset, in its units\n"
 	"      --remove-links PCT   remove PCT%% of switch-to-switch links at random\n"
 	"      --remove-switches N  remove N switches above the leaves at random\n"
 	"  -s, --seed S             seed for the removals (default 1)\n"
@@ -38,7 +49,24 @@ static const char gen_usage[] =
 	"  ibfm topo gen --levels 2 --radix 36 -o fat.topo          # 648 hosts\n"
 	"  ibfm topo gen -l 3 -k 64 --hosts 45056 -o big.topo\n"
 	"  ibfm topo gen -l 2 -k 64 --rails 8 --hosts 512 -o rail.topo\n"
-	"  ibfm topo gen -l 2 -k 36 --remove-links 5 --seed 7 -o deg.topo\n";
+	"  ibfm topo gen -l 2 -k 36 --remove-links 5 --seed 7 -o deg.topo\n"
+	"  ibfm topo gen -l 2 -k 32 --parallel 2 -o pgft.topo       # 8 spines, 2 links\n"
+	"  ibfm topo gen --preset superpod-h100 --units 4 -o su4.topo\n"
+	"  ibfm topo gen --preset b200-3tier --remove-switches 2 -o b200.topo\n";
+
+/* The usage text, then the presets from the generator's table. */
+static void gen_help(FILE *out)
+{
+	const struct ibfm_gen_preset *pr;
+
+	fputs(gen_usage, out);
+	fputs("\nPresets (--units: range, default):\n", out);
+	for (pr = ibfm_gen_presets; pr->name; pr++)
+		fprintf(out,
+			"  %-15s %s\n  %15s --units %u..%u (default %u): %s\n",
+			pr->name, pr->summary, "", pr->min_units, pr->max_units,
+			pr->default_units, pr->unit);
+}
 
 static bool parse_oversub(const char *s, unsigned radix, unsigned *down)
 {
@@ -54,7 +82,62 @@ static bool parse_oversub(const char *s, unsigned radix, unsigned *down)
 
 static int show(const struct ibfm_fabric *f, const char *file, bool json);
 
-enum { OPT_OVERSUB = 256, OPT_RLINKS, OPT_RSW, OPT_SPEED, OPT_WIDTH, OPT_JSON };
+/* The long name of option 'val' in 'opts'. */
+static const char *opt_name(const struct option *opts, int val)
+{
+	for (; opts->name; opts++)
+		if (opts->val == val)
+			return opts->name;
+	return "?";
+}
+
+enum {
+	OPT_OVERSUB = 256,
+	OPT_RLINKS,
+	OPT_RSW,
+	OPT_SPEED,
+	OPT_WIDTH,
+	OPT_JSON,
+	OPT_PARALLEL,
+	OPT_CPARALLEL,
+	OPT_SPINES,
+	OPT_OLD_LEAVES,
+	OPT_OLD_SPEED,
+	OPT_PRESET,
+	OPT_UNITS,
+};
+
+/* Parses a speed name into 'speed'; false if it is not one. */
+static bool parse_speed(const char *s, uint8_t *speed)
+{
+	*speed = (uint8_t)ibfm_speed_parse(s, strlen(s));
+	return *speed != IBFM_SPEED_UNKNOWN;
+}
+
+/* Fills the shape from --preset; the options that set it are refused. */
+static int gen_preset(const char *preset, unsigned units, const char *shape_opt,
+		      struct ibfm_gen_params *p)
+{
+	struct ibfm_err err;
+
+	if (!preset) {
+		if (!units)
+			return CLI_OK;
+		cli_error("--units goes with --preset");
+		return CLI_USAGE;
+	}
+	if (shape_opt) {
+		cli_error(
+			"--preset %s sets the shape: --%s cannot go with it (removals, --seed, --speed and --width can)",
+			preset, shape_opt);
+		return CLI_USAGE;
+	}
+	if (ibfm_gen_preset(preset, units, p, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
 
 static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 		       const char **out, bool *json)
@@ -72,16 +155,31 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "parallel", required_argument, NULL, OPT_PARALLEL },
+		{ "core-parallel", required_argument, NULL, OPT_CPARALLEL },
+		{ "spines", required_argument, NULL, OPT_SPINES },
+		{ "old-leaves", required_argument, NULL, OPT_OLD_LEAVES },
+		{ "old-speed", required_argument, NULL, OPT_OLD_SPEED },
+		{ "preset", required_argument, NULL, OPT_PRESET },
+		{ "units", required_argument, NULL, OPT_UNITS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *oversub = NULL;
-	unsigned v;
+	/* Shape options, by value, that a preset sets itself. */
+	static const int shape[] = { 'l',	    'k',	 'n',
+				     'r',	    OPT_OVERSUB, OPT_PARALLEL,
+				     OPT_CPARALLEL, OPT_SPINES,	 OPT_OLD_LEAVES,
+				     OPT_OLD_SPEED };
+	const char *oversub = NULL, *preset = NULL, *shape_opt = NULL;
+	unsigned v, units = 0;
 	char *end;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "l:k:n:r:s:o:h", opts, NULL)) !=
 	       -1) {
+		for (v = 0; v < sizeof(shape) / sizeof(*shape); v++)
+			if (shape[v] == c)
+				shape_opt = opt_name(opts, c);
 		switch (c) {
 		case 'l':
 			if (!cli_parse_uint(optarg, 2, 3, &p->levels))
@@ -121,9 +219,38 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 				goto bad;
 			break;
 		case OPT_SPEED:
-			p->speed = (uint8_t)ibfm_speed_parse(optarg,
-							     strlen(optarg));
-			if (!p->speed)
+			if (!parse_speed(optarg, &p->speed))
+				goto bad;
+			break;
+		case OPT_OLD_SPEED:
+			if (!parse_speed(optarg, &p->old_speed))
+				goto bad;
+			break;
+		case OPT_PARALLEL:
+			if (!cli_parse_uint(optarg, 1, IBFM_MAX_PORTS,
+					    &p->parallel))
+				goto bad;
+			break;
+		case OPT_CPARALLEL:
+			if (!cli_parse_uint(optarg, 1, IBFM_MAX_PORTS,
+					    &p->core_parallel))
+				goto bad;
+			break;
+		case OPT_SPINES:
+			if (!cli_parse_uint(optarg, 1, IBFM_MAX_PORTS,
+					    &p->spines))
+				goto bad;
+			break;
+		case OPT_OLD_LEAVES:
+			if (!cli_parse_uint(optarg, 0, 1U << 24,
+					    &p->old_leaves))
+				goto bad;
+			break;
+		case OPT_PRESET:
+			preset = optarg;
+			break;
+		case OPT_UNITS:
+			if (!cli_parse_uint(optarg, 1, 1U << 16, &units))
 				goto bad;
 			break;
 		case OPT_WIDTH:
@@ -139,17 +266,20 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 			*json = true;
 			break;
 		case 'h':
-			fputs(gen_usage, stdout);
+			gen_help(stdout);
 			exit(CLI_OK);
 		default:
-			fputs(gen_usage, stderr);
+			gen_help(stderr);
 			return CLI_USAGE;
 		}
 	}
+	c = gen_preset(preset, units, shape_opt, p);
+	if (c)
+		return c;
 	if (!p->levels || !p->radix || !*out || optind < argc) {
 		cli_error(
-			"topo gen needs --levels, --radix and -o, and no other arguments");
-		fputs(gen_usage, stderr);
+			"topo gen needs --levels and --radix (or --preset) and -o, and no other arguments");
+		gen_help(stderr);
 		return CLI_USAGE;
 	}
 	if (oversub && !parse_oversub(oversub, p->radix, &p->down)) {
@@ -160,10 +290,8 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 	}
 	return CLI_OK;
 bad:
-	for (v = 0; opts[v].name && opts[v].val != c; v++)
-		;
 	cli_error("bad value for --%s: '%s' (see ibfm topo gen --help)",
-		  opts[v].name ? opts[v].name : "?", optarg);
+		  opt_name(opts, c), optarg);
 	return CLI_USAGE;
 }
 
@@ -202,7 +330,7 @@ static int topo_gen(int argc, char **argv)
 }
 
 static const char show_usage[] =
-	"Usage: ibfm topo show --topo FILE [--json]\n"
+	"Usage: ibfm topo show [--topo] FILE [--json]\n"
 	"Summarises a topology file: node counts, switch levels, links by rate.\n"
 	"\n"
 	"  -t, --topo FILE   ibnetdiscover output or an ibsim net file\n"
@@ -242,6 +370,9 @@ static int file_options(int argc, char **argv, const char *usage,
 			goto usage;
 		}
 	}
+	/* show also takes its one file without --topo. */
+	if (!*topo && !expected && optind == argc - 1)
+		*topo = argv[optind++];
 	if (*topo && (!expected || *expected) && optind == argc)
 		return CLI_OK;
 usage:
@@ -601,7 +732,7 @@ static int topo_diff(int argc, char **argv)
 const struct cli_cmd cli_topo_cmds[] = {
 	{ "topo", "gen", "--levels L --radix K [...] -o FILE",
 	  "generate a fat-tree topology file", topo_gen },
-	{ "topo", "show", "--topo FILE [--json]", "summarise a topology file",
+	{ "topo", "show", "[--topo] FILE [--json]", "summarise a topology file",
 	  topo_show },
 	{ "topo", "diff", "--expected FILE --topo FILE [--json]",
 	  "compare a fabric with the one expected", topo_diff },

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SW_GUID_BASE 0x0002c90200000000ULL
 #define CA_GUID_BASE 0x0002c90300000000ULL
@@ -13,11 +14,79 @@ static unsigned div_up(unsigned a, unsigned b)
 	return (a + b - 1) / b;
 }
 
+/* Leaf-to-spine links per pair: from --spines or --parallel. */
+static int shape_leaf_spine(const struct ibfm_gen_params *p,
+			    struct ibfm_gen_shape *t, struct ibfm_err *err)
+{
+	unsigned par = p->parallel ? p->parallel : 1;
+
+	if (p->spines && p->parallel)
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--spines %u and --parallel %u: give one (--parallel N means U/N spines)",
+			p->spines, p->parallel);
+	if (p->spines > t->up)
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--spines %u: more spines than the %u up-ports of a leaf",
+			p->spines, t->up);
+	if (p->spines) {
+		t->pod_spines = p->spines;
+		t->parallel = t->up / p->spines;
+		t->spread = t->up % p->spines;
+		return 0;
+	}
+	if (t->up % par)
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--parallel %u does not divide the %u up-ports of a leaf",
+			par, t->up);
+	t->pod_spines = t->up / par;
+	t->parallel = par;
+	return 0;
+}
+
+/*
+ * Spine-to-core links per pair and the leaves the tree can hold: a
+ * spine has radix ports toward the leaves at 2 levels, half of them at 3.
+ */
+static int shape_above(const struct ibfm_gen_params *p,
+		       struct ibfm_gen_shape *t, unsigned *max_leaves,
+		       struct ibfm_err *err)
+{
+	unsigned k = p->radix, half = k / 2, q;
+
+	if (p->levels == 2) {
+		if (p->core_parallel)
+			return ibfm_err_set(
+				err, -EINVAL,
+				"--core-parallel %u: a 2-level tree has no cores",
+				p->core_parallel);
+		t->pod_leaves = t->pod_spines * k / t->up;
+		*max_leaves = t->pod_leaves;
+		return 0;
+	}
+	q = p->core_parallel ? p->core_parallel : p->parallel ? p->parallel : 1;
+	if (half % q)
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--%s %u does not divide the %u up-ports of a spine",
+			p->core_parallel ? "core-parallel" : "parallel", q,
+			half);
+	t->core_parallel = q;
+	t->pod_leaves = t->pod_spines * half / t->up;
+	/* A core has q ports per pod. */
+	*max_leaves = k / q * t->pod_leaves;
+	return 0;
+}
+
 int ibfm_gen_shape(const struct ibfm_gen_params *p, struct ibfm_gen_shape *s,
 		   struct ibfm_err *err)
 {
 	unsigned k = p->radix, rails = p->rails ? p->rails : 1;
-	unsigned max_leaves, leaves_per_pod = k / 2;
+	struct ibfm_gen_shape t = { 0 };
+	unsigned max_leaves = 0;
+	int rc;
 
 	if (p->levels != 2 && p->levels != 3)
 		return ibfm_err_set(err, -EINVAL,
@@ -27,47 +96,59 @@ int ibfm_gen_shape(const struct ibfm_gen_params *p, struct ibfm_gen_shape *s,
 			err, -EINVAL,
 			"--radix %u: expected an even number from 4 to %d", k,
 			IBFM_MAX_PORTS);
-	s->down = p->down ? p->down : k / 2;
-	if (s->down >= k)
+	t.down = p->down ? p->down : k / 2;
+	if (t.down >= k)
 		return ibfm_err_set(
 			err, -EINVAL,
 			"%u host ports per leaf leave no up-port on a radix-%u switch",
-			s->down, k);
-	s->up = k - s->down;
-	if (p->levels == 3 && s->up > leaves_per_pod)
+			t.down, k);
+	t.up = k - t.down;
+	if (p->levels == 3 && t.up > k / 2)
 		return ibfm_err_set(
 			err, -EINVAL,
 			"%u up-ports per leaf: a 3-level tree of radix %u has at most %u spines per pod",
-			s->up, k, leaves_per_pod);
-	if (rails > s->down * 64)
+			t.up, k, k / 2);
+	if (rails > t.down * 64)
 		return ibfm_err_set(err, -EINVAL, "--rails %u: too many",
 				    rails);
-	max_leaves = p->levels == 2 ? k : k * leaves_per_pod;
+	rc = shape_leaf_spine(p, &t, err);
+	if (!rc)
+		rc = shape_above(p, &t, &max_leaves, err);
+	if (rc)
+		return rc;
 	/* Leaves come in groups of 'rails' (one SU), so round down. */
-	s->max_hosts = max_leaves / rails * rails * s->down;
-	s->hosts = p->hosts ? p->hosts : s->max_hosts;
-	if (s->hosts % rails)
+	t.max_hosts = max_leaves / rails * rails * t.down;
+	t.hosts = p->hosts ? p->hosts : t.max_hosts;
+	if (t.hosts % rails)
 		return ibfm_err_set(
 			err, -EINVAL,
 			"--hosts %u is not a multiple of --rails %u (hosts count HCAs)",
-			s->hosts, rails);
-	if (s->hosts > s->max_hosts)
+			t.hosts, rails);
+	if (t.hosts > t.max_hosts)
 		return ibfm_err_set(
 			err, -EINVAL,
 			"--hosts %u: a %u-level radix-%u tree with %u host ports per leaf%s holds at most %u",
-			s->hosts, p->levels, k, s->down,
-			rails > 1 ? " and these rails" : "", s->max_hosts);
-	s->servers = s->hosts / rails;
-	s->leaves = div_up(s->servers, s->down) * rails;
+			t.hosts, p->levels, k, t.down,
+			rails > 1 || t.parallel > 1 || t.spread
+				? " and this wiring"
+				: "",
+			t.max_hosts);
+	t.servers = t.hosts / rails;
+	t.leaves = div_up(t.servers, t.down) * rails;
+	if (p->old_leaves > t.leaves)
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--old-leaves %u: the fabric has only %u leaves",
+			p->old_leaves, t.leaves);
 	if (p->levels == 2) {
-		s->pods = 1;
-		s->spines = s->up;
-		s->cores = 0;
+		t.pods = 1;
+		t.spines = t.pod_spines;
 	} else {
-		s->pods = div_up(s->leaves, leaves_per_pod);
-		s->spines = s->pods * s->up;
-		s->cores = s->up * (k / 2);
+		t.pods = div_up(t.leaves, t.pod_leaves);
+		t.spines = t.pods * t.pod_spines;
+		t.cores = t.pod_spines * (k / 2 / t.core_parallel);
 	}
+	*s = t;
 	return 0;
 }
 
@@ -112,7 +193,7 @@ struct gen {
 	struct ibfm_fabric *f;
 	uint32_t *sw; /* logical switch -> node, IBFM_NONE if removed */
 	uint32_t nsw; /* leaves, then spines, then cores */
-	uint8_t width, speed;
+	uint8_t width, speed, old_speed;
 	struct ibfm_err *err;
 };
 
@@ -166,17 +247,27 @@ static int add_switches(struct gen *g)
 	return rc;
 }
 
-/* Links port 'pa' of logical switch 'a' to port 'pb' of node 'nb'. */
+/* The speed of logical switch 'sw': old leaves are of the older kind. */
+static uint8_t sw_speed(const struct gen *g, uint32_t sw)
+{
+	return sw < g->p->old_leaves ? g->old_speed : g->speed;
+}
+
+/*
+ * Links port 'pa' of logical switch 'a' to port 'pb' of logical switch
+ * 'b', at the slower speed of the two, as a link trains.
+ */
 static int link_sw(struct gen *g, uint32_t a, unsigned pa, uint32_t b,
 		   unsigned pb)
 {
 	uint32_t na = g->sw[a], nb = g->sw[b];
+	uint8_t sa = sw_speed(g, a), sb = sw_speed(g, b);
 
 	if (na == IBFM_NONE || nb == IBFM_NONE)
 		return 0;
 	return ibfm_fabric_link(g->f, ibfm_fabric_port(g->f, na, pa),
 				ibfm_fabric_port(g->f, nb, pb), g->width,
-				g->speed);
+				sa < sb ? sa : sb);
 }
 
 static int add_hosts(struct gen *g)
@@ -209,7 +300,7 @@ static int add_hosts(struct gen *g)
 				ibfm_fabric_port(g->f, g->sw[leaf],
 						 srv % s->down + 1),
 				ibfm_fabric_port(g->f, node, 1), g->width,
-				g->speed);
+				sw_speed(g, leaf));
 			if (rc)
 				return rc;
 		}
@@ -217,33 +308,80 @@ static int add_hosts(struct gen *g)
 	return 0;
 }
 
+/*
+ * One tier of cabling: 'nlo' switches below (logical lo0 + i * lo_step),
+ * each with 'up' up-ports from port lo_port, to 'nhi' switches above
+ * (logical hi0 + j), whose ports toward them start at hi_port.
+ */
+struct tier {
+	uint32_t lo0, lo_step, nlo;
+	unsigned lo_port, up;
+	uint32_t hi0;
+	unsigned nhi, hi_port;
+};
+
+/*
+ * Cables a tier as gen.h says: up / nhi links per pair, grouped, and
+ * the up % nhi left-over up-ports of switch i to the switches from
+ * i * (up % nhi) on, round the tier. Each switch above takes its ports
+ * in turn, so links of removed switches keep their port numbers.
+ */
+static int cable(struct gen *g, const struct tier *t)
+{
+	unsigned next[IBFM_MAX_PORTS], per = t->up / t->nhi;
+	unsigned extra = t->up % t->nhi, j, m, n;
+	uint32_t i;
+	int rc = 0;
+
+	for (j = 0; j < t->nhi; j++)
+		next[j] = t->hi_port;
+	for (i = 0; i < t->nlo && !rc; i++) {
+		unsigned first = (unsigned)((uint64_t)i * extra % t->nhi);
+		unsigned port = t->lo_port;
+
+		for (j = 0; j < t->nhi && !rc; j++) {
+			n = per + ((j + t->nhi - first) % t->nhi < extra);
+			for (m = 0; m < n && !rc; m++)
+				rc = link_sw(g, t->lo0 + i * t->lo_step, port++,
+					     t->hi0 + j, next[j]++);
+		}
+	}
+	return rc;
+}
+
 static int add_uplinks(struct gen *g)
 {
 	const struct ibfm_gen_shape *s = &g->s;
-	unsigned half = g->p->radix / 2;
-	uint32_t l, j, i, sp, pod;
+	unsigned half = g->p->radix / 2, pod, j;
+	struct tier t = {
+		.lo_step = 1,
+		.lo_port = s->down + 1,
+		.up = s->up,
+		.nhi = s->pod_spines,
+		.hi_port = 1,
+	};
 	int rc = 0;
 
-	if (g->p->levels == 2) {
-		for (l = 0; l < s->leaves; l++)
-			for (j = 0; j < s->up && !rc; j++)
-				rc = link_sw(g, l, s->down + j + 1,
-					     s->leaves + j, l + 1);
-		return rc;
+	for (pod = 0; pod < s->pods && !rc; pod++) {
+		t.lo0 = pod * s->pod_leaves;
+		t.nlo = s->leaves - t.lo0 < s->pod_leaves ? s->leaves - t.lo0
+							  : s->pod_leaves;
+		t.hi0 = s->leaves + pod * s->pod_spines;
+		rc = cable(g, &t);
 	}
-	for (l = 0; l < s->leaves; l++) {
-		pod = l / half;
-		for (j = 0; j < s->up && !rc; j++)
-			rc = link_sw(g, l, s->down + j + 1,
-				     s->leaves + pod * s->up + j, l % half + 1);
-	}
-	for (sp = 0; sp < s->spines; sp++) {
-		pod = sp / s->up;
-		j = sp % s->up;
-		for (i = 0; i < half && !rc; i++)
-			rc = link_sw(g, s->leaves + sp, half + i + 1,
-				     s->leaves + s->spines + j * half + i,
-				     pod + 1);
+	/* Spine j of every pod goes to the j-th group of cores. */
+	t = (struct tier){
+		.lo_step = s->pod_spines,
+		.nlo = s->pods,
+		.lo_port = half + 1,
+		.up = half,
+		.nhi = half / (s->core_parallel ? s->core_parallel : 1),
+		.hi_port = 1,
+	};
+	for (j = 0; j < s->pod_spines && s->cores && !rc; j++) {
+		t.lo0 = s->leaves + j;
+		t.hi0 = s->leaves + s->spines + j * t.nhi;
+		rc = cable(g, &t);
 	}
 	return rc;
 }
@@ -316,6 +454,7 @@ int ibfm_gen_build(const struct ibfm_gen_params *p, struct ibfm_fabric **out,
 		return rc;
 	g.width = p->width ? p->width : 4;
 	g.speed = p->speed ? p->speed : IBFM_SPEED_HDR;
+	g.old_speed = p->old_speed ? p->old_speed : IBFM_SPEED_EDR;
 	g.nsw = g.s.leaves + g.s.spines + g.s.cores;
 	g.sw = malloc(g.nsw * sizeof(*g.sw));
 	g.f = ibfm_fabric_create();
@@ -345,5 +484,125 @@ int ibfm_gen_build(const struct ibfm_gen_params *p, struct ibfm_fabric **out,
 out:
 	ibfm_fabric_destroy(g.f);
 	free(g.sw);
+	return rc;
+}
+
+/*
+ * DGX SuperPOD scalable units: 32 servers x 8 HCAs, one rail per HCA,
+ * 8 rail leaves of 64 ports, 32 down and 32 up. Links are written 4xHDR
+ * (the generator's default speed), not the NDR they run at, because
+ * ibsim 0.10 brings NDR links up as SDR; --speed NDR says NDR.
+ */
+static void fill_su(unsigned levels, unsigned units, struct ibfm_gen_params *p)
+{
+	p->levels = levels;
+	p->radix = 64;
+	p->rails = 8;
+	p->down = 32;
+	p->hosts = units * 32 * 8;
+}
+
+/* H100: 4 spines per SU; each leaf reaches all 4U spines, 32/(4U) each. */
+static int fill_superpod_h100(unsigned units, struct ibfm_gen_params *p,
+			      struct ibfm_err *err)
+{
+	(void)err;
+	fill_su(2, units, p);
+	p->spines = 4 * units;
+	return 0;
+}
+
+/*
+ * B200 3-tier: 8 spines per SU, each leaf 4 links to each spine of its
+ * SU; spine j of every SU goes to core group j, U/2 cores with 64/U
+ * links from each spine (the RA's 16, 32 and 64 SU layouts: 64, 128 and
+ * 256 cores), so every core port is used.
+ */
+static int fill_b200_3tier(unsigned units, struct ibfm_gen_params *p,
+			   struct ibfm_err *err)
+{
+	if (units & (units - 1))
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--units %u: b200-3tier takes a power of two (64/U spine-core links per pair)",
+			units);
+	fill_su(3, units, p);
+	p->parallel = 4;
+	p->core_parallel = 64 / units;
+	return 0;
+}
+
+/* 36-port switches, 24 hosts and 12 up-ports per leaf, 12 spines. */
+static int fill_oversub_2to1(unsigned units, struct ibfm_gen_params *p,
+			     struct ibfm_err *err)
+{
+	(void)err;
+	p->levels = 2;
+	p->radix = 36;
+	p->down = 24;
+	p->hosts = units * 24;
+	return 0;
+}
+
+/*
+ * A 36-port EDR tree grown with HDR: the first half of the leaves and
+ * their hosts are EDR, so their host links and all their spine links
+ * run at EDR; the rest and the spines are HDR.
+ */
+static int fill_mixed_edr_hdr(unsigned units, struct ibfm_gen_params *p,
+			      struct ibfm_err *err)
+{
+	(void)err;
+	p->levels = 2;
+	p->radix = 36;
+	p->hosts = units * 18;
+	p->old_leaves = units / 2;
+	p->old_speed = IBFM_SPEED_EDR;
+	return 0;
+}
+
+const struct ibfm_gen_preset ibfm_gen_presets[] = {
+	{ "superpod-h100",
+	  "DGX SuperPOD H100: per SU 8 rail leaves, 4 spines (PGFT)",
+	  "SUs of 32 servers x 8 HCAs", 1, 8, 4, fill_superpod_h100 },
+	{ "b200-3tier",
+	  "B200-style 3 tiers: per SU 8 rail leaves, 8 spines; 4U cores",
+	  "SUs of 32 servers x 8 HCAs, a power of two", 2, 16, 2,
+	  fill_b200_3tier },
+	{ "oversub-2to1", "2:1 leaves: radix 36, 24 hosts + 12 up-ports",
+	  "leaves of 24 hosts", 1, 36, 8, fill_oversub_2to1 },
+	{ "mixed-edr-hdr",
+	  "EDR tree grown with HDR: first half of the leaves EDR",
+	  "leaves of 18 hosts", 2, 36, 8, fill_mixed_edr_hdr },
+	{ 0 },
+};
+
+int ibfm_gen_preset(const char *name, unsigned units, struct ibfm_gen_params *p,
+		    struct ibfm_err *err)
+{
+	const struct ibfm_gen_preset *pr;
+	struct ibfm_gen_params q = *p;
+	int rc;
+
+	for (pr = ibfm_gen_presets; pr->name; pr++)
+		if (!strcmp(pr->name, name))
+			break;
+	if (!pr->name)
+		return ibfm_err_set(
+			err, -EINVAL,
+			"--preset %s: unknown (ibfm topo gen --help lists them)",
+			name);
+	if (!units)
+		units = pr->default_units;
+	if (units < pr->min_units || units > pr->max_units)
+		return ibfm_err_set(
+			err, -EINVAL, "--units %u: %s takes %u to %u %s", units,
+			name, pr->min_units, pr->max_units, pr->unit);
+	q.levels = q.radix = q.hosts = q.rails = q.down = 0;
+	q.parallel = q.core_parallel = q.spines = q.old_leaves = 0;
+	q.old_speed = 0;
+	rc = pr->fill(units, &q, err);
+	if (!rc)
+		*p = q;
 	return rc;
 }
