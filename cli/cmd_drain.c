@@ -177,8 +177,8 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 			goto err;
 	}
 	r->blocks = count_blocks(&before, &t, &r->entries);
-	if (ibfm_verify_reach(f, &t, &r->reach, &err) ||
-	    ibfm_verify_credit_loops(f, &t, &r->cdg, &err) ||
+	if (ibfm_verify_reach(f, &t, NULL, &r->reach, &err) ||
+	    ibfm_verify_credit_loops(f, &t, NULL, &r->cdg, &err) ||
 	    ibfm_verify_pattern(f, &t, pattern, NULL, &r->load, &err))
 		goto err;
 	rc = CLI_OK;

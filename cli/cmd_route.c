@@ -20,7 +20,7 @@
 struct route_args {
 	const char *topo, *lfts, *dump, *roots, *io, *rail_pattern, *rail_map;
 	unsigned lmc;
-	bool json, no_rails;
+	bool json, no_rails, ca_sources_only;
 	int pattern;
 	struct ibfm_pattern_opts popts;
 };
@@ -48,6 +48,7 @@ enum {
 	OPT_NO_RAILS,
 	OPT_RAIL_PATTERN,
 	OPT_RAIL_MAP,
+	OPT_CA_SOURCES_ONLY,
 };
 
 static const struct option route_opts[] = {
@@ -63,6 +64,7 @@ static const struct option route_opts[] = {
 	{ "no-rails", no_argument, NULL, OPT_NO_RAILS },
 	{ "rail-pattern", required_argument, NULL, OPT_RAIL_PATTERN },
 	{ "rail-map", required_argument, NULL, OPT_RAIL_MAP },
+	{ "ca-sources-only", no_argument, NULL, OPT_CA_SOURCES_ONLY },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -116,6 +118,9 @@ static int parse_args(int argc, char **argv, const char *usage,
 			break;
 		case OPT_NO_RAILS:
 			a->no_rails = true;
+			break;
+		case OPT_CA_SOURCES_ONLY:
+			a->ca_sources_only = true;
 			break;
 		case OPT_RAIL_PATTERN:
 			a->rail_pattern = optarg;
@@ -256,17 +261,20 @@ static int write_dump(const struct routed *r, const char *path)
 	return CLI_OK;
 }
 
-/* R03: says which leaf cannot reach which, and the path that exists. */
-static void warn_no_updown(const struct routed *r)
+/*
+ * R03: pairs left unrouted, which only a credit loop on one VL would
+ * join, with the path that exists between an example.
+ */
+static void warn_unrouted(const struct routed *r)
 {
 	const struct ibfm_fabric *f = r->f;
 	uint32_t path[16], n, i;
 
 	fflush(stdout);
 	fprintf(stderr,
-		"ibfm: warning R03: %" PRIu64
-		" (leaf, CA LID) pairs are connected only by paths that are not up/down and stay unrouted, e.g. leaf \"%s\" to \"%s\"",
-		r->stats.no_updown,
+		"ibfm: warning R03: %" PRIu64 " (switch, CA LID) and %" PRIu64
+		" (switch, switch LID) pairs are connected but left unrouted: every route for them would close a credit loop on one VL; e.g. \"%s\" to \"%s\"",
+		r->stats.no_updown, r->stats.no_updown_sw,
 		ibfm_fabric_str(f, f->nodes[r->stats.no_updown_leaf].desc),
 		ibfm_fabric_str(f, f->nodes[r->stats.no_updown_target].desc));
 	n = ibfm_fabric_path(f, r->stats.no_updown_leaf,
@@ -331,6 +339,10 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_uint(&j, "no_updown_pairs", r.stats.no_updown);
 		ibfm_json_uint(&j, "no_updown_switch_pairs",
 			       r.stats.no_updown_sw);
+		ibfm_json_uint(&j, "detour_entries", r.stats.detours);
+		ibfm_json_uint(&j, "detour_cdg_entries", r.stats.cdg_filled);
+		ibfm_json_uint(&j, "detour_max_hops", r.stats.detour_hops);
+		ibfm_json_uint(&j, "turn_points", r.stats.turns);
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else if (!rc) {
@@ -342,15 +354,16 @@ static int cmd_route(int argc, char **argv)
 		if (r.stats.unranked)
 			printf("switches without a rank (not routed through): %u\n",
 			       r.stats.unranked);
+		if (r.stats.detours)
+			printf("detours (no up/down path): %" PRIu64
+			       " (switch, LID) entries, %" PRIu64
+			       " of them by a dependency graph search; %u turn points; longest %u hops before an up/down route\n",
+			       r.stats.detours, r.stats.cdg_filled,
+			       r.stats.turns, r.stats.detour_hops);
 	}
 	fflush(stdout);
-	if (!rc && r.stats.no_updown_sw)
-		cli_error(
-			"note R04: %" PRIu64
-			" (leaf, switch LID) pairs have no up/down path and stay unrouted",
-			r.stats.no_updown_sw);
-	if (!rc && r.stats.no_updown)
-		warn_no_updown(&r);
+	if (!rc && (r.stats.no_updown || r.stats.no_updown_sw))
+		warn_unrouted(&r);
 	if (r.f)
 		routed_free(&r);
 	return rc;
@@ -358,16 +371,25 @@ static int cmd_route(int argc, char **argv)
 
 static const char check_usage[] =
 	"Usage: ibfm check --topo FILE [--lfts DUMP] [options] [--json]\n"
-	"Walks the forwarding tables: every CA to every LID (reachability, routing\n"
-	"loops, path lengths) and the channel dependency graph (credit loops).\n"
+	"Walks the forwarding tables: every CA port and every switch to every LID\n"
+	"(reachability, routing loops, path lengths) and the channel dependency\n"
+	"graph of those routes (credit loops).\n"
 	"Checks ibfm's own routes, or OpenSM's with --lfts opensm-lfts.dump.\n"
-	"Exit 0 only when there is no unreachable pair, routing loop or credit loop.\n"
 	"\n"
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump (log flag 0x40)\n"
+	"      --ca-sources-only  sources are CA ports only, not switches\n"
 	"      --lmc, --root-guids, --io-guids, --no-rails   as for ibfm route\n"
 	"      --json          one JSON object\n"
-	"  -h, --help          this text\n";
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit status:\n"
+	"  0  pairs were checked; none unreachable, no routing or credit loop\n"
+	"  1  unreachable pairs, routing loops or credit loops found\n"
+	"  2  bad command line\n"
+	"  3  bad input: a file that does not parse, or nothing to check\n"
+	"     (no LID, or DUMP holds no forwarding entry)\n"
+	"  4  out of memory\n";
 
 static void port_desc(const struct ibfm_fabric *f, uint32_t p, char *buf,
 		      size_t len)
@@ -375,15 +397,94 @@ static void port_desc(const struct ibfm_fabric *f, uint32_t p, char *buf,
 	cli_port_str(f, p, buf, len);
 }
 
+/* Whether no switch has any entry: not a dump, or none for this fabric. */
+static bool lfts_empty(const struct ibfm_lfts *t)
+{
+	size_t i, n = (size_t)t->nsw * t->stride;
+
+	for (i = 0; i < n; i++)
+		if (t->ports[i] != IBFM_LFT_NONE)
+			return false;
+	return true;
+}
+
+static void print_check_json(const struct route_args *a, const struct routed *r,
+			     const struct ibfm_reach_result *rr,
+			     const struct ibfm_cdg_result *cr)
+{
+	struct ibfm_json j;
+	char buf[200];
+	unsigned h;
+
+	ibfm_json_init(&j, stdout, true);
+	ibfm_json_obj_begin(&j, NULL);
+	ibfm_json_str(&j, "lfts", a->lfts ? a->lfts : "ibfm-ftree");
+	ibfm_json_bool(&j, "switch_sources", !a->ca_sources_only);
+	ibfm_json_uint(&j, "pairs", rr->pairs);
+	ibfm_json_uint(&j, "switch_source_pairs", rr->pairs_sw);
+	ibfm_json_uint(&j, "unreachable_pairs", rr->unreachable);
+	ibfm_json_uint(&j, "unreachable_ca_pairs", rr->unreachable_ca);
+	ibfm_json_uint(&j, "unreachable_switch_source_pairs",
+		       rr->unreachable_sw);
+	ibfm_json_uint(&j, "routing_loops", rr->loops);
+	ibfm_json_uint(&j, "credit_loops", cr->loops);
+	ibfm_json_uint(&j, "channels", cr->channels);
+	ibfm_json_uint(&j, "dependencies", cr->deps);
+	ibfm_json_obj_begin(&j, "path_lengths");
+	for (h = 1; h <= IBFM_VERIFY_MAX_HOPS; h++)
+		if (rr->hops[h]) {
+			snprintf(buf, sizeof(buf), "%u", h);
+			ibfm_json_uint(&j, buf, rr->hops[h]);
+		}
+	ibfm_json_obj_end(&j);
+	ibfm_json_arr_begin(&j, "credit_loop_links");
+	for (h = 0; h < cr->cycle_len; h++) {
+		port_desc(r->f, cr->cycle[h], buf, sizeof(buf));
+		ibfm_json_str(&j, NULL, buf);
+	}
+	ibfm_json_arr_end(&j);
+	ibfm_json_obj_end(&j);
+	ibfm_json_finish(&j);
+}
+
+static void print_check_text(const struct routed *r,
+			     const struct ibfm_reach_result *rr,
+			     const struct ibfm_cdg_result *cr)
+{
+	char buf[200];
+	unsigned h;
+
+	printf("pairs checked      %" PRIu64 " from CAs, %" PRIu64
+	       " from switches\nunreachable pairs  %" PRIu64 " (%" PRIu64
+	       " to CAs, %" PRIu64
+	       " from switches)\nrouting loops      %" PRIu64
+	       "\ncredit loops       %u\n",
+	       rr->pairs, rr->pairs_sw, rr->unreachable, rr->unreachable_ca,
+	       rr->unreachable_sw, rr->loops, cr->loops);
+	printf("path lengths (links, from CAs):");
+	for (h = 1; h <= IBFM_VERIFY_MAX_HOPS; h++)
+		if (rr->hops[h])
+			printf(" %u:%" PRIu64, h, rr->hops[h]);
+	putchar('\n');
+	if (rr->bad_lid) {
+		port_desc(r->f, rr->bad_src, buf, sizeof(buf));
+		printf("e.g. %s to LID %u is not delivered\n", buf,
+		       rr->bad_lid);
+	}
+	for (h = 0; h < cr->cycle_len; h++) {
+		port_desc(r->f, cr->cycle[h], buf, sizeof(buf));
+		printf("%s %s\n", h ? "        " : "credit loop:", buf);
+	}
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	struct route_args a = { 0 };
+	struct ibfm_verify_opts vo = { 0 };
 	struct ibfm_reach_result rr;
 	struct ibfm_cdg_result cr;
 	struct ibfm_err err;
 	struct routed r = { 0 };
-	char buf[200];
-	unsigned h;
 	int rc;
 
 	rc = parse_args(argc, argv, check_usage, &a);
@@ -391,71 +492,43 @@ static int cmd_check(int argc, char **argv)
 		rc = load_routed(&a, &r);
 	if (rc)
 		goto out;
-	cli_progress_begin("walking every CA to every LID");
-	if (ibfm_verify_reach(r.f, &r.lfts, &rr, &err)) {
+	/* A dump that is not one, or of another fabric, reads as no entry:
+	 * every pair would be "unreachable", which is not what is wrong. */
+	if (a.lfts && lfts_empty(&r.lfts)) {
+		cli_error(
+			"V02 %s holds no forwarding entry for this fabric: not an opensm-lfts.dump, or of another fabric",
+			a.lfts);
+		rc = CLI_INPUT;
+		goto out;
+	}
+	vo.switch_sources = !a.ca_sources_only;
+	cli_progress_begin("walking every source to every LID");
+	if (ibfm_verify_reach(r.f, &r.lfts, &vo, &rr, &err)) {
 		cli_error("%s", err.msg);
 		rc = CLI_FAIL;
 		goto out;
 	}
 	cli_progress_end();
 	cli_progress_begin("building the channel dependency graph");
-	if (ibfm_verify_credit_loops(r.f, &r.lfts, &cr, &err)) {
+	if (ibfm_verify_credit_loops(r.f, &r.lfts, &vo, &cr, &err)) {
 		cli_error("%s", err.msg);
 		rc = CLI_FAIL;
 		goto out;
 	}
 	cli_progress_end();
-	if (a.json) {
-		struct ibfm_json j;
-
-		ibfm_json_init(&j, stdout, true);
-		ibfm_json_obj_begin(&j, NULL);
-		ibfm_json_str(&j, "lfts", a.lfts ? a.lfts : "ibfm-ftree");
-		ibfm_json_uint(&j, "pairs", rr.pairs);
-		ibfm_json_uint(&j, "unreachable_pairs", rr.unreachable);
-		ibfm_json_uint(&j, "unreachable_ca_pairs", rr.unreachable_ca);
-		ibfm_json_uint(&j, "routing_loops", rr.loops);
-		ibfm_json_uint(&j, "credit_loops", cr.loops);
-		ibfm_json_uint(&j, "channels", cr.channels);
-		ibfm_json_uint(&j, "dependencies", cr.deps);
-		ibfm_json_obj_begin(&j, "path_lengths");
-		for (h = 1; h <= IBFM_VERIFY_MAX_HOPS; h++)
-			if (rr.hops[h]) {
-				snprintf(buf, sizeof(buf), "%u", h);
-				ibfm_json_uint(&j, buf, rr.hops[h]);
-			}
-		ibfm_json_obj_end(&j);
-		ibfm_json_arr_begin(&j, "credit_loop_links");
-		for (h = 0; h < cr.cycle_len; h++) {
-			port_desc(r.f, cr.cycle[h], buf, sizeof(buf));
-			ibfm_json_str(&j, NULL, buf);
-		}
-		ibfm_json_arr_end(&j);
-		ibfm_json_obj_end(&j);
-		ibfm_json_finish(&j);
+	if (a.json)
+		print_check_json(&a, &r, &rr, &cr);
+	else
+		print_check_text(&r, &rr, &cr);
+	fflush(stdout);
+	if (!rr.pairs && !rr.pairs_sw) {
+		cli_error(
+			"V01 nothing was checked: the fabric has no LID (a generated topology takes its LIDs from --lfts DUMP)");
+		rc = CLI_INPUT;
 	} else {
-		printf("pairs checked      %" PRIu64
-		       "\nunreachable pairs  %" PRIu64 " (%" PRIu64
-		       " to CAs)\nrouting loops      %" PRIu64
-		       "\ncredit loops       %u\n",
-		       rr.pairs, rr.unreachable, rr.unreachable_ca, rr.loops,
-		       cr.loops);
-		printf("path lengths (links):");
-		for (h = 1; h <= IBFM_VERIFY_MAX_HOPS; h++)
-			if (rr.hops[h])
-				printf(" %u:%" PRIu64, h, rr.hops[h]);
-		putchar('\n');
-		if (rr.bad_lid) {
-			port_desc(r.f, rr.bad_src, buf, sizeof(buf));
-			printf("e.g. %s to LID %u is not delivered\n", buf,
-			       rr.bad_lid);
-		}
-		for (h = 0; h < cr.cycle_len; h++) {
-			port_desc(r.f, cr.cycle[h], buf, sizeof(buf));
-			printf("%s %s\n", h ? "        " : "credit loop:", buf);
-		}
+		rc = rr.unreachable || rr.loops || cr.loops ? CLI_FOUND
+							    : CLI_OK;
 	}
-	rc = rr.unreachable || rr.loops || cr.loops ? CLI_FOUND : CLI_OK;
 out:
 	if (r.f)
 		routed_free(&r);
@@ -471,10 +544,14 @@ static const char eval_usage[] =
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump instead of ibfm's routes\n"
 	"      --pattern P     shift (every k; 256 evenly spaced k above 16384\n"
 	"                      hosts), ring, all2all, random (seeded permutations);\n"
+	"                      bisection (seeded random bisections: effective\n"
+	"                      bisection bandwidth, ebb);\n"
 	"                      per rail, all rails at once: rail-ring, rail-shift,\n"
 	"                      rail-alltoall, xrail-alltoall (to every other rail)\n"
-	"      --count N       shifts or permutations to evaluate\n"
-	"      --seed S        random: seed (default 0)\n"
+	"      --count N       shifts, permutations or bisections to evaluate\n"
+	"                      (bisection: default 1000, above 1000 hosts\n"
+	"                      10^6 / hosts, at least 10)\n"
+	"      --seed S        random, bisection: seed (default 0)\n"
 	"      --lmc, --root-guids, --io-guids, --no-rails, --rail-pattern,\n"
 	"      --rail-map      as for ibfm route\n"
 	"      --json          one JSON object\n"
@@ -497,7 +574,8 @@ static int cmd_eval(int argc, char **argv)
 	a.popts.io = io;
 	a.popts.rails = &r.rails;
 	if (!rc && a.pattern < 0) {
-		cli_error("eval needs --pattern shift|ring|all2all|random");
+		cli_error(
+			"eval needs --pattern shift|ring|all2all|random|bisection");
 		rc = CLI_USAGE;
 	}
 	if (!rc)
@@ -523,6 +601,10 @@ static int cmd_eval(int argc, char **argv)
 		ibfm_json_str(&j, "lfts", a.lfts ? a.lfts : "ibfm-ftree");
 		ibfm_json_uint(&j, "hosts", lr.hosts);
 		ibfm_json_uint(&j, "evaluated", lr.evaluated);
+		if (a.pattern == IBFM_PATTERN_BISECTION) {
+			ibfm_json_double(&j, "ebb", lr.ebb);
+			ibfm_json_uint(&j, "flows", lr.flows);
+		}
 		ibfm_json_double(&j, "max_load", lr.max_load);
 		ibfm_json_double(&j, "mean_load", lr.mean_load);
 		ibfm_json_str(&j, "max_link", buf);
@@ -540,6 +622,10 @@ static int cmd_eval(int argc, char **argv)
 		printf("%s over %u hosts (%u evaluated): max load %g, mean load %.3f\n",
 		       ibfm_pattern_name(a.pattern), lr.hosts, lr.evaluated,
 		       lr.max_load, lr.mean_load);
+		if (a.pattern == IBFM_PATTERN_BISECTION)
+			printf("effective bisection bandwidth %.4f (mean share of a flow, %" PRIu64
+			       " flows)\n",
+			       lr.ebb, lr.flows);
 		if (lr.max_load > 0)
 			printf("most loaded: %s sending (%u links at max, instance %u)\n",
 			       buf, lr.max_channels, lr.max_k);

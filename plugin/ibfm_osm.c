@@ -423,30 +423,24 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 	return changed;
 }
 
-/* P05: logs why ibfm leaves this subnet to the next engine. */
-static void refuse(struct ibfm_osm *p, const struct ibfm_ftree_stats *st)
+/*
+ * P05: pairs left unrouted. Every connected pair normally has a route
+ * (detours where up/down has none); those left would need a credit
+ * loop on one VL, which ibfm never closes: other engines route them
+ * that way. Logged, and the tables are used all the same.
+ */
+static void warn_unrouted(struct ibfm_osm *p, const struct ibfm_ftree_stats *st)
 {
 	const struct ibfm_fabric *f = p->fabric;
-	char path[512] = "";
-	uint32_t hops[16], n, i;
-	size_t len = 0;
 
-	n = ibfm_fabric_path(f, st->no_updown_leaf, st->no_updown_target, hops,
-			     16);
-	for (i = 0; i < n && len < sizeof(path); i++)
-		len += snprintf(path + len, sizeof(path) - len, "%s\"%s\"",
-				i ? " - " : " (a path that exists: ",
-				ibfm_fabric_str(f, f->nodes[hops[i]].desc));
 	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 		LOG_PREFIX
-		"ERR P05 not a fat tree ibfm can route: %" PRIu64
-		" (leaf, CA LID) pairs are connected only by paths that are not "
-		"up/down, e.g. leaf \"%s\" to \"%s\"%s%s; leaving this subnet "
-		"to the next routing engine\n",
-		st->no_updown,
+		"ERR P05 %" PRIu64 " (switch, CA LID) and %" PRIu64
+		" (switch, switch LID) pairs left unrouted: no route for them "
+		"closes no credit loop on one VL, e.g. \"%s\" to \"%s\"\n",
+		st->no_updown, st->no_updown_sw,
 		ibfm_fabric_str(f, f->nodes[st->no_updown_leaf].desc),
-		ibfm_fabric_str(f, f->nodes[st->no_updown_target].desc), path,
-		n ? ")" : "");
+		ibfm_fabric_str(f, f->nodes[st->no_updown_target].desc));
 }
 
 static int write_trees(FILE *out, const void *ctx)
@@ -751,24 +745,21 @@ static int ucast_build_fwd_tables(void *context)
 	if (rc)
 		return -1;
 	st = ibfm_ftree_stats(p->engine);
-	if (st->no_updown) {
-		refuse(p, st);
-		/* Start afresh next time: these tables were not used. */
-		ibfm_ftree_destroy(p->engine);
-		p->engine = NULL;
-		return -1;
-	}
+	if (st->no_updown || st->no_updown_sw)
+		warn_unrouted(p, st);
 	blocks = copy_lfts(p, &total);
 	ms = now_ms() - t0;
 	p->generation++;
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
 		"routed %u switches, %u LIDs (%s%s) in %.1f ms; LFT blocks to "
-		"send: %" PRIu64 " of %" PRIu64 "; generation %" PRIu64 "\n",
+		"send: %" PRIu64 " of %" PRIu64 "; detours %" PRIu64
+		" (switch, LID) entries, %u turn points; generation %" PRIu64
+		"\n",
 		p->fabric->nswitches, st->lids,
 		incremental ? "incremental" : "full",
-		st->rails ? ", rail-aware" : "", ms, blocks, total,
-		p->generation);
+		st->rails ? ", rail-aware" : "", ms, blocks, total, st->detours,
+		st->turns, p->generation);
 	publish_trees(p);
 	if (p->state_dir) {
 		struct ibfm_snapshot snap = {

@@ -299,8 +299,9 @@ static bool routed(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 
 /* Rounds over the switches without an entry for 'lid'. */
 static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
-		    const uint32_t *comp, uint32_t *todo, uint8_t *dirty,
-		    uint64_t *filled, uint64_t *left)
+		    const uint32_t *comp, const uint32_t *by_guid,
+		    uint32_t *todo, uint8_t *dirty, uint64_t *filled,
+		    uint64_t *left)
 {
 	const struct ibfm_fabric *f = g->f;
 	uint32_t port = ibfm_fabric_port_by_lid(f, lid), x, s, n = 0, i;
@@ -317,9 +318,11 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 	x = t->node_sw[x];
 	if (x == IBFM_NONE || !routed(f, t, x, lid))
 		return 0;
-	for (s = 0; s < t->nsw; s++)
+	for (i = 0; i < t->nsw; i++) {
+		s = by_guid[i];
 		if (s != x && comp[s] == comp[x] && !routed(f, t, s, lid))
 			todo[n++] = s;
+	}
 	while (n && progress) {
 		progress = false;
 		for (i = 0; i < n; i++) {
@@ -346,7 +349,9 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 					dirty[(size_t)todo[i] * (t->stride /
 								 IBFM_LFT_BLOCK) +
 					      lid / IBFM_LFT_BLOCK] = 1;
-				todo[i--] = todo[--n];
+				memmove(todo + i, todo + i + 1,
+					(--n - i) * sizeof(*todo));
+				i--;
 				progress = true;
 			}
 		}
@@ -360,6 +365,7 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 {
 	uint32_t *comp = malloc((t->nsw + 1) * sizeof(*comp));
 	uint32_t *todo = malloc((t->nsw + 1) * sizeof(*todo)), lid;
+	uint32_t *by_guid = malloc((t->nsw + 1) * sizeof(*by_guid));
 	struct cdg g = { 0 };
 	int rc = -ENOMEM;
 
@@ -367,14 +373,15 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 
 	memset(out, 0, sizeof(*out));
 	out->dirty = dirty;
-	if (!comp || !todo || cdg_init(&g, f) || build(&g, t))
+	if (!comp || !todo || !by_guid || cdg_init(&g, f) || build(&g, t) ||
+	    ibfm_fabric_sort_by_guid(f, t->sw_node, t->nsw, by_guid))
 		goto out;
 	components(f, t, comp, todo);
 	for (lid = 1; lid <= t->top_lid; lid++) {
 		uint32_t p = ibfm_fabric_port_by_lid(f, lid);
 		bool sw = p != IBFM_NONE && f->ports[p].num == 0;
 
-		rc = fill_lid(&g, t, lid, comp, todo, dirty,
+		rc = fill_lid(&g, t, lid, comp, by_guid, todo, dirty,
 			      sw ? &out->filled_sw : &out->filled_ca,
 			      sw ? &out->left_sw : &out->left_ca);
 		if (rc)
@@ -385,5 +392,6 @@ out:
 	cdg_free(&g);
 	free(comp);
 	free(todo);
+	free(by_guid);
 	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
 }

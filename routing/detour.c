@@ -65,7 +65,7 @@ static bool key_up(const struct ibfm_detour *d, uint32_t a, uint32_t b)
 {
 	uint8_t ra = rank_of(d, a), rb = rank_of(d, b);
 
-	return ra != rb ? rb > ra : b > a;
+	return ra != rb ? rb > ra : d->g.order[b] > d->g.order[a];
 }
 
 static const struct ibfm_node *node_of(const struct ibfm_detour *d, uint32_t s)

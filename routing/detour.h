@@ -66,6 +66,8 @@ struct ibfm_detour_graph {
 	const uint32_t *sw_node; /* switch -> fabric node */
 	const uint32_t *node_sw; /* fabric node -> switch or IBFM_NONE */
 	const uint8_t *rank;	 /* per fabric node; IBFM_RANK_NONE: unused */
+	const uint32_t *order;	 /* per switch: its place in a total order
+				  * (ties of rank are broken by it) */
 };
 
 struct ibfm_detour_stats {

@@ -623,3 +623,33 @@ uint32_t ibfm_fabric_number_switches(const struct ibfm_fabric *f,
 	}
 	return sw;
 }
+
+struct guid_at {
+	uint64_t guid;
+	uint32_t at;
+};
+
+static int cmp_guid_at(const void *a, const void *b)
+{
+	uint64_t x = ((const struct guid_at *)a)->guid;
+	uint64_t y = ((const struct guid_at *)b)->guid;
+
+	return (x > y) - (x < y);
+}
+
+int ibfm_fabric_sort_by_guid(const struct ibfm_fabric *f,
+			     const uint32_t *nodes, uint32_t n, uint32_t *out)
+{
+	struct guid_at *key = malloc(((size_t)n + 1) * sizeof(*key));
+	uint32_t i;
+
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		key[i] = (struct guid_at){ f->nodes[nodes[i]].guid, i };
+	qsort(key, n, sizeof(*key), cmp_guid_at);
+	for (i = 0; i < n; i++)
+		out[i] = key[i].at;
+	free(key);
+	return 0;
+}

@@ -216,6 +216,14 @@ uint32_t ibfm_fabric_count_links(const struct ibfm_fabric *f);
 uint32_t ibfm_fabric_number_switches(const struct ibfm_fabric *f,
 				     uint32_t *sw_node, uint32_t *node_sw);
 
+/*
+ * Stores in 'out' the indexes 0..n-1 of the nodes 'nodes' (n of them)
+ * sorted by node GUID: an order that does not depend on how the fabric
+ * was read or discovered, for choices between equals. -ENOMEM.
+ */
+int ibfm_fabric_sort_by_guid(const struct ibfm_fabric *f,
+			     const uint32_t *nodes, uint32_t n, uint32_t *out);
+
 /* Name of a speed ("HDR"), "?" when unknown. */
 const char *ibfm_speed_name(unsigned speed);
 

@@ -80,6 +80,10 @@ struct ibfm_ftree {
 	uint32_t npend;
 	struct ibfm_detour *det; /* their routes (MODE_DETOUR) */
 	uint32_t *sw_node;	 /* switch -> fabric node */
+	uint32_t *by_guid;	 /* switches by node GUID: an order that
+				  * does not depend on how the fabric was
+				  * read, for choices between equals */
+	uint32_t *guid_rank;	 /* switch -> its place in by_guid */
 	uint32_t *hub_next;	 /* scratch: a hub's route, next switch */
 	uint8_t *hub_port;	 /* and port */
 	unsigned nrails;	 /* 1 when the fabric has no rails */
@@ -381,14 +385,21 @@ static int build_dests(struct ibfm_ftree *t)
 	return 0;
 }
 
+/* The switches by GUID, and the detour planner over them. */
 static int make_detour(struct ibfm_ftree *t)
 {
 	struct ibfm_detour_graph g = { .f = t->f,
 				       .nsw = t->nsw,
 				       .sw_node = t->sw_node,
 				       .node_sw = t->node_sw,
-				       .rank = t->rank };
+				       .rank = t->rank,
+				       .order = t->guid_rank };
+	uint32_t s;
 
+	if (ibfm_fabric_sort_by_guid(t->f, t->sw_node, t->nsw, t->by_guid))
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++)
+		t->guid_rank[t->by_guid[s]] = s;
 	return ibfm_detour_create(&g, &t->det);
 }
 
@@ -423,6 +434,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->mode = calloc(t->nsw + 1, 1);
 	t->pend = calloc(t->nsw + 1, sizeof(*t->pend));
 	t->sw_node = calloc(t->nsw + 1, sizeof(*t->sw_node));
+	t->by_guid = calloc(t->nsw + 1, sizeof(*t->by_guid));
+	t->guid_rank = calloc(t->nsw + 1, sizeof(*t->guid_rank));
 	t->hub_next = calloc(t->nsw + 1, sizeof(*t->hub_next));
 	t->hub_port = calloc(t->nsw + 1, 1);
 	t->leaves = calloc(t->words + 1, 8);
@@ -432,7 +445,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	if (!t->sw || !t->hops || !t->dhops || !t->drr || !t->anc ||
 	    !t->order || !t->node_sw || !t->port_dir || !t->down ||
 	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
-	    !t->sw_node || !t->hub_next || !t->hub_port || !t->dests ||
+	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
+	    !t->hub_port || !t->dests ||
 	    !t->rank || !t->io) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
@@ -508,6 +522,8 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->mode);
 	free(t->pend);
 	free(t->sw_node);
+	free(t->by_guid);
+	free(t->guid_rank);
 	free(t->hub_next);
 	free(t->hub_port);
 	ibfm_detour_destroy(t->det);
@@ -573,9 +589,10 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 	/* Parents before children, read backwards: see route_down. */
 	t->nanc = tail - 1;
 	memcpy(t->anc, t->queue + 1, t->nanc * sizeof(*t->anc));
-	/* What each switch does for this target, read once per target. */
-	for (s = 0; s < t->nsw; s++) {
-		const struct sw *w = &t->sw[s];
+	/* What each switch does for this target, read once per target;
+	 * by GUID, so that detours are planned in that order. */
+	for (h = 0; h < t->nsw; h++) {
+		const struct sw *w = &t->sw[s = t->by_guid[h]];
 
 		if (s == x)
 			t->mode[s] = MODE_SELF;
@@ -755,10 +772,12 @@ static uint32_t rank_candidates(const struct ibfm_ftree *t, struct hub_plan *pl)
 			score += (uint32_t)__builtin_popcountll(ud[w] &
 								pl->want[w]);
 		if (score)
-			pl->cand[n++] =
-				(uint64_t)(UINT32_MAX - score) << 32 | s;
+			pl->cand[n++] = (uint64_t)(UINT32_MAX - score) << 32 |
+					t->guid_rank[s];
 	}
 	qsort(pl->cand, n, sizeof(*pl->cand), cmp_u64);
+	for (s = 0; s < n; s++)
+		pl->cand[s] = t->by_guid[(uint32_t)pl->cand[s]];
 	return n;
 }
 
@@ -1401,29 +1420,37 @@ static uint32_t check_list(const struct ibfm_ftree *t, struct fixes *x,
 	return n;
 }
 
-/* An update as a full route, with its delta from comparing the tables. */
+/*
+ * A full route into 'lfts', marking in 'dirty' (per switch and block,
+ * optional) the blocks that differ and counting them into 'delta'.
+ */
 static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
-		       struct ibfm_ftree_delta *delta, struct ibfm_err *err)
+		       uint8_t *dirty, struct ibfm_ftree_delta *delta,
+		       struct ibfm_err *err)
 {
 	struct ibfm_lfts old = *lfts, fresh = { 0 };
-	uint32_t s, b, l;
+	uint32_t s, b, l, nb = lfts->stride / IBFM_LFT_BLOCK;
 	int rc;
 
-	memset(delta, 0, sizeof(*delta));
 	build_adjacency(t);
 	rc = ibfm_ftree_route(t, &fresh, err);
 	if (rc)
 		return rc;
 	for (s = 0; s < fresh.nsw; s++)
-		for (b = 0; b < fresh.stride; b += IBFM_LFT_BLOCK) {
-			const uint8_t *n = ibfm_lfts_row(&fresh, s) + b;
-			const uint8_t *o = ibfm_lfts_row(&old, s) + b;
+		for (b = 0; b < nb; b++) {
+			const uint8_t *n = ibfm_lfts_row(&fresh, s) +
+					   b * IBFM_LFT_BLOCK;
+			const uint8_t *o = ibfm_lfts_row(&old, s) +
+					   b * IBFM_LFT_BLOCK;
 			uint64_t changed = 0;
 
 			for (l = 0; l < IBFM_LFT_BLOCK; l++)
-				changed += b + l > old.top_lid || n[l] != o[l];
+				changed += n[l] != o[l];
 			delta->entries += changed;
-			delta->blocks += changed > 0;
+			if (dirty && changed)
+				dirty[(size_t)s * nb + b] = 1;
+			else if (!dirty)
+				delta->blocks += changed > 0;
 		}
 	delta->lids = t->stats.lids;
 	ibfm_lfts_free(&old);
@@ -1443,9 +1470,9 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 
 	/* Tables completed by a graph search hold dependencies the turn
 	 * rules do not know of: only a new search is safe with them. */
-	if (t->stats.cdg_filled)
-		return reroute_all(t, lfts, delta, err);
 	memset(delta, 0, sizeof(*delta));
+	if (t->stats.cdg_filled)
+		return reroute_all(t, lfts, NULL, delta, err);
 	x.stamp = calloc(t->nsw + 1, sizeof(*x.stamp));
 	x.list = calloc(t->nsw + 1, sizeof(*x.list));
 	x.dirty = calloc((size_t)t->nsw * x.nblocks + 1, 1);
@@ -1495,8 +1522,12 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			fix_entries(t, lfts, &x, t->pend[j], d, delta);
 	}
 	note_detours(t);
-	rc = left ? complete(t, lfts, x.dirty, err) : 0;
-	delta->entries += t->stats.cdg_filled;
+	/*
+	 * The turn points of the fabric as it was are too few, or too
+	 * strict, for some pairs now: route afresh (every pair reached, more
+	 * entries moved) rather than leave them.
+	 */
+	rc = left ? reroute_all(t, lfts, x.dirty, delta, err) : 0;
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
 		delta->blocks += x.dirty[b];
 	if (rc)

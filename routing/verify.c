@@ -190,7 +190,30 @@ static uint32_t leaf_of(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return t->node_sw[f->ports[q].node];
 }
 
+/* A source of a pair that switch 's' fails: a CA on it other than 'dport',
+ * else the switch itself (its port 0). */
+static uint32_t source_on(const struct ibfm_fabric *f,
+			  const struct ibfm_lfts *t, const uint32_t *hosts,
+			  uint32_t nhosts, uint32_t s, uint32_t dport)
+{
+	uint32_t i;
+
+	for (i = 0; i < nhosts; i++)
+		if (leaf_of(f, t, hosts[i]) == s && hosts[i] != dport)
+			return hosts[i];
+	return f->nodes[t->sw_node[s]].port0;
+}
+
+/* Whether switch 's' is a source of pairs towards the current LID. */
+static bool switch_source(const struct walker *w, uint32_t s,
+			  const struct ibfm_verify_opts *o)
+{
+	return o && o->switch_sources &&
+	       w->f->nodes[w->t->sw_node[s]].port0 != w->dport;
+}
+
 int ibfm_verify_reach(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		      const struct ibfm_verify_opts *opts,
 		      struct ibfm_reach_result *r, struct ibfm_err *err)
 {
 	uint32_t *hosts, nhosts, *per_sw, lid, s;
@@ -211,12 +234,14 @@ int ibfm_verify_reach(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		self = leaf_of(f, t, w.dport);
 		for (s = 0; s < t->nsw; s++) {
 			uint32_t n = per_sw[s] - (s == self);
+			unsigned sw = switch_source(&w, s, opts);
 			uint8_t st;
 
-			if (!n)
+			if (!n && !sw)
 				continue;
 			st = resolve(&w, s);
 			r->pairs += n;
+			r->pairs_sw += sw;
 			if (st == ST_OK) {
 				r->hops[w.hops[s] + 1 > IBFM_VERIFY_MAX_HOPS
 						? IBFM_VERIFY_MAX_HOPS
@@ -224,20 +249,16 @@ int ibfm_verify_reach(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 				continue;
 			}
 			if (st == ST_LOOP) {
-				r->loops += n;
+				r->loops += n + sw;
 			} else {
-				r->unreachable += n;
+				r->unreachable += n + sw;
+				r->unreachable_sw += sw;
 				if (f->ports[w.dport].num)
-					r->unreachable_ca += n;
+					r->unreachable_ca += n + sw;
 			}
 			if (!r->bad_lid) {
-				uint32_t i;
-
-				for (i = 0; i < nhosts; i++)
-					if (leaf_of(f, t, hosts[i]) == s &&
-					    hosts[i] != w.dport)
-						break;
-				r->bad_src = hosts[i];
+				r->bad_src = source_on(f, t, hosts, nhosts, s,
+						       w.dport);
 				r->bad_lid = lid;
 			}
 		}
@@ -378,8 +399,15 @@ static bool add_dep(struct cdg *g, uint32_t in, unsigned out)
 	return true;
 }
 
+/*
+ * The dependencies of every source's route to every LID: a route stops
+ * after the edge into a switch whose onward edges this LID already has,
+ * so each LID's routing tree is walked about once.
+ */
 static int add_dependencies(struct cdg *g, struct walker *w,
-			    const uint32_t *per_sw, struct ibfm_cdg_result *r)
+			    const uint32_t *per_sw,
+			    const struct ibfm_verify_opts *o,
+			    struct ibfm_cdg_result *r)
 {
 	const struct ibfm_lfts *t = g->t;
 	uint32_t lid, s, *seen = calloc(t->nsw + 1, sizeof(*seen));
@@ -393,10 +421,11 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 		for (s = 0; s < t->nsw; s++) {
 			uint32_t cur = s, in = IBFM_NONE, gp, nx, hops = 0;
 
-			if (!per_sw[s] || seen[s] == w->gen)
+			/* A switch source injects at itself: its first
+			 * channel depends on nothing, as a CA's leaf's. */
+			if ((!per_sw[s] && !switch_source(w, s, o)) ||
+			    seen[s] == w->gen)
 				continue;
-			/* Follow the route; stop after adding the edge into a
-			 * switch whose onward edges this LID already has. */
 			while (hops++ <= t->nsw) {
 				int rc = hop(w, cur, &gp, &nx);
 				bool was_seen = seen[cur] == w->gen;
@@ -420,6 +449,7 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 
 int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 			     const struct ibfm_lfts *t,
+			     const struct ibfm_verify_opts *opts,
 			     struct ibfm_cdg_result *r, struct ibfm_err *err)
 {
 	struct cdg g = { .f = f, .t = t };
@@ -439,7 +469,7 @@ int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 	    !g.stack || !g.cstack || !g.iter || !g.on ||
 	    count_sources(f, t, &hosts, &nhosts, &per_sw))
 		goto out;
-	rc = add_dependencies(&g, &w, per_sw, r);
+	rc = add_dependencies(&g, &w, per_sw, opts, r);
 	if (rc)
 		goto out;
 	for (p = 0; p < f->nports; p++) {
@@ -472,6 +502,7 @@ static const char *const pattern_names[] = {
 	[IBFM_PATTERN_RAIL_SHIFT] = "rail-shift",
 	[IBFM_PATTERN_RAIL_ALL2ALL] = "rail-alltoall",
 	[IBFM_PATTERN_XRAIL_ALL2ALL] = "xrail-alltoall",
+	[IBFM_PATTERN_BISECTION] = "bisection",
 };
 
 #define NPATTERNS (sizeof(pattern_names) / sizeof(*pattern_names))
@@ -507,28 +538,45 @@ static void add_load(struct loads *l, uint32_t port, uint32_t n)
 	l->load[port] += n;
 }
 
-/* Adds one flow from CA port 'src' to the base LID of CA port 'dst'. */
-static void flow(struct loads *l, struct walker *w, uint32_t src, uint32_t dst)
+/* Adds port's share of a flow to the loads, or notes its load in '*most'. */
+static void visit(struct loads *l, uint32_t port, uint32_t *most)
+{
+	if (!most)
+		add_load(l, port, 1);
+	else if (l->load[port] > *most)
+		*most = l->load[port];
+}
+
+/*
+ * Walks one flow from CA port 'src' to the base LID of CA port 'dst'.
+ * With 'most' NULL it adds the flow to the loads (and counts it unrouted
+ * when it is dropped or loops: the links it crossed keep its load);
+ * else it only stores the largest load on its path in '*most'. Returns
+ * whether the flow is delivered.
+ */
+static bool flow(struct loads *l, struct walker *w, uint32_t src, uint32_t dst,
+		 uint32_t *most)
 {
 	uint32_t s = leaf_of(l->f, l->t, src), gp, nx, hops = 0;
 
 	walker_lid(w, l->f->ports[dst].lid);
-	if (s == IBFM_NONE) {
-		l->unrouted++;
-		return;
-	}
-	add_load(l, src, 1);
+	if (s == IBFM_NONE)
+		goto unrouted;
+	visit(l, src, most);
 	while (hops++ <= l->t->nsw) {
 		int rc = hop(w, s, &gp, &nx);
 
 		if (rc == HOP_DROP || rc == HOP_HERE)
 			break;
-		add_load(l, gp, 1);
+		visit(l, gp, most);
 		if (rc == HOP_NEXT_IS_DEST)
-			return;
+			return true;
 		s = nx;
 	}
-	l->unrouted++;
+unrouted:
+	if (!most)
+		l->unrouted++;
+	return false;
 }
 
 /* Closes one instance: folds its loads into 'r' and clears them. */
@@ -573,6 +621,19 @@ static uint64_t rng_next(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+/* Fisher-Yates shuffle of 'a' with the generator at '*rng'. */
+static void shuffle(uint32_t *a, uint32_t n, uint64_t *rng)
+{
+	uint32_t i;
+
+	for (i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)(rng_next(rng) % i), x = a[i - 1];
+
+		a[i - 1] = a[j];
+		a[j] = x;
+	}
+}
+
 static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
 		       uint32_t n, const struct ibfm_pattern_opts *o,
 		       struct ibfm_load_result *r, double *mean)
@@ -586,19 +647,61 @@ static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
 	for (c = 0; c < count; c++) {
 		for (i = 0; i < n; i++)
 			perm[i] = i;
-		for (i = n - 1; i > 0; i--) {
-			uint32_t j = (uint32_t)(rng_next(&rng) % (i + 1)),
-				 x = perm[i];
-
-			perm[i] = perm[j];
-			perm[j] = x;
-		}
+		shuffle(perm, n, &rng);
 		for (i = 0; i < n; i++)
 			if (perm[i] != i)
-				flow(l, w, hosts[i], hosts[perm[i]]);
+				flow(l, w, hosts[i], hosts[perm[i]], NULL);
 		close_instance(l, r, c, mean);
 	}
 	free(perm);
+}
+
+/* The bandwidth share of one flow on the current loads: 0 if undelivered. */
+static double share(struct loads *l, struct walker *w, uint32_t src,
+		    uint32_t dst)
+{
+	uint32_t most = 0;
+
+	return flow(l, w, src, dst, &most) && most ? 1.0 / most : 0;
+}
+
+/*
+ * Random bisections: shuffled hosts paired 2i with 2i + 1 (with an odd
+ * count the last one rests), both ways. Loads first, then each flow's
+ * share of its busiest link, so the shares see the whole bisection.
+ */
+static int run_bisection(struct loads *l, struct walker *w,
+			 const uint32_t *hosts, uint32_t n,
+			 const struct ibfm_pattern_opts *o,
+			 struct ibfm_load_result *r, double *mean)
+{
+	uint64_t rng = o ? o->seed : 1;
+	uint32_t count = n <= 1000 ? 1000 : 1000000 / n, c, i;
+	uint32_t *order = malloc(n * sizeof(*order));
+	double sum = 0;
+
+	if (!order)
+		return -ENOMEM;
+	if (count < 10)
+		count = 10;
+	if (o && o->count)
+		count = o->count;
+	memcpy(order, hosts, n * sizeof(*order));
+	for (c = 0; c < count; c++) {
+		shuffle(order, n, &rng);
+		for (i = 0; i + 1 < n; i += 2) {
+			flow(l, w, order[i], order[i + 1], NULL);
+			flow(l, w, order[i + 1], order[i], NULL);
+		}
+		for (i = 0; i + 1 < n; i += 2)
+			sum += share(l, w, order[i], order[i + 1]) +
+			       share(l, w, order[i + 1], order[i]);
+		r->flows += n / 2 * 2;
+		close_instance(l, r, c, mean);
+	}
+	r->ebb = r->flows ? sum / r->flows : 0;
+	free(order);
+	return 0;
 }
 
 /* Scratch of the all-to-all fold: per-switch counts and an order. */
@@ -747,7 +850,7 @@ static void run_rail_shifts(struct loads *l, struct walker *w,
 				continue;
 			for (i = 0; i < g->size[x]; i++)
 				flow(l, w, g->hosts[x][i],
-				     g->hosts[x][(i + k) % g->size[x]]);
+				     g->hosts[x][(i + k) % g->size[x]], NULL);
 		}
 		close_instance(l, r, k, mean);
 	}
@@ -877,6 +980,9 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	} break;
 	case IBFM_PATTERN_RANDOM:
 		run_random(&l, &w, hosts, n, opts, r, &mean);
+		break;
+	case IBFM_PATTERN_BISECTION:
+		rc = run_bisection(&l, &w, hosts, n, opts, r, &mean);
 		break;
 	case IBFM_PATTERN_ALL2ALL: {
 		struct fold fo = { 0 };

@@ -120,19 +120,49 @@ static uint64_t brute_no_updown(const struct ibfm_fabric *f)
 	return missing;
 }
 
+/* Whether every switch reaches every other one over the links. */
+static bool connected(const struct ibfm_fabric *f)
+{
+	uint32_t path[64], a = IBFM_NONE, n;
+
+	for (n = 0; n < f->nnodes; n++) {
+		if (!ibfm_node_is_switch(&f->nodes[n]))
+			continue;
+		if (a == IBFM_NONE)
+			a = n;
+		else if (!ibfm_fabric_path(f, a, n, path, 64))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Every pair reached (switches as sources too, when the fabric is in
+ * one piece; CAs to CAs always), no forwarding loop, and no credit loop
+ * among the routes of CAs and of switches.
+ */
 static void assert_clean(const struct routed *r)
 {
+	const struct ibfm_verify_opts sw = { .switch_sources = true };
 	struct ibfm_reach_result rr;
 	struct ibfm_cdg_result cr;
 
-	assert_int_equal(ibfm_verify_reach(r->f, &r->lfts, &rr, NULL), 0);
+	assert_int_equal(ibfm_verify_reach(r->f, &r->lfts, &sw, &rr, NULL), 0);
 	assert_int_equal(rr.loops, 0);
 	/* Pairs with no up/down path are detoured, not dropped. */
+	if (connected(r->f))
+		assert_int_equal(rr.unreachable, 0);
+	assert_int_equal(ibfm_verify_reach(r->f, &r->lfts, NULL, &rr, NULL), 0);
 	assert_int_equal(rr.unreachable_ca, 0);
-	assert_int_equal(ibfm_verify_credit_loops(r->f, &r->lfts, &cr, NULL),
-			 0);
+	assert_int_equal(
+		ibfm_verify_credit_loops(r->f, &r->lfts, NULL, &cr, NULL), 0);
 	assert_int_equal(cr.loops, 0);
 	assert_true(cr.deps > 0);
+	assert_int_equal(
+		ibfm_verify_credit_loops(r->f, &r->lfts, &sw, &cr, NULL), 0);
+	assert_int_equal(cr.loops, 0);
+	assert_int_equal(ibfm_ftree_stats(r->t)->no_updown, 0);
+	assert_int_equal(ibfm_ftree_stats(r->t)->no_updown_sw, 0);
 }
 
 static void test_shift_load_one_on_full_trees(void **state)
@@ -159,7 +189,8 @@ static void test_shift_load_one_on_full_trees(void **state)
 			fail_msg("%u-level radix %u: shift max load %g, want 1",
 				 trees[i].levels, trees[i].radix,
 				 shift_max(&r, NULL, 0));
-		assert_int_equal(ibfm_verify_reach(r.f, &r.lfts, &rr, NULL), 0);
+		assert_int_equal(
+			ibfm_verify_reach(r.f, &r.lfts, NULL, &rr, NULL), 0);
 		assert_int_equal(rr.unreachable, 0);
 		assert_int_equal(rr.loops, 0);
 		done(&r);
