@@ -637,8 +637,8 @@ static int cmp_guid_at(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int ibfm_fabric_sort_by_guid(const struct ibfm_fabric *f,
-			     const uint32_t *nodes, uint32_t n, uint32_t *out)
+int ibfm_fabric_sort_by_guid(const struct ibfm_fabric *f, const uint32_t *nodes,
+			     uint32_t n, uint32_t *out)
 {
 	struct guid_at *key = malloc(((size_t)n + 1) * sizeof(*key));
 	uint32_t i;

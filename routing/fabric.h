@@ -221,8 +221,8 @@ uint32_t ibfm_fabric_number_switches(const struct ibfm_fabric *f,
  * sorted by node GUID: an order that does not depend on how the fabric
  * was read or discovered, for choices between equals. -ENOMEM.
  */
-int ibfm_fabric_sort_by_guid(const struct ibfm_fabric *f,
-			     const uint32_t *nodes, uint32_t n, uint32_t *out);
+int ibfm_fabric_sort_by_guid(const struct ibfm_fabric *f, const uint32_t *nodes,
+			     uint32_t n, uint32_t *out);
 
 /* Name of a speed ("HDR"), "?" when unknown. */
 const char *ibfm_speed_name(unsigned speed);

@@ -36,7 +36,9 @@ struct sw {
 	uint16_t step;	   /* how far a position moves per destination */
 	uint16_t spill;	   /* next port for destinations displaced by a hole */
 	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
-	uint32_t active;   /* == stamp: carries compute traffic */
+	uint32_t active;   /* == stamp: carries compute traffic that moves
+			    * its positions (same-rail with rails) */
+	uint32_t cross;	   /* == stamp: carries compute traffic, any */
 	uint32_t dgen;	   /* == t->dgen: dgrp leads down to target */
 	uint32_t dgrp;	   /* dhops[dgrp .. dgrp + dcnt): links to that child */
 	uint32_t base;	   /* parent index of the base LID's route */
@@ -446,8 +448,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	    !t->order || !t->node_sw || !t->port_dir || !t->down ||
 	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
 	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
-	    !t->hub_port || !t->dests ||
-	    !t->rank || !t->io) {
+	    !t->hub_port || !t->dests || !t->rank || !t->io) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -1009,13 +1010,13 @@ static void route_down(struct ibfm_ftree *t, uint8_t *col, const struct dest *d,
 		struct sw *w = &t->sw[s];
 		uint32_t base = d->lid;
 
-		if (w->dcnt > 1 && w->active == stamp)
+		if (w->dcnt > 1 && w->cross == stamp)
 			base = t->drr[w->dgrp]++;
 		for (k = 0; k < d->nlids; k++)
 			col[k * n + s] =
 				t->dhops[w->dgrp + (base + k) % w->dcnt].port;
-		if (w->active == stamp)
-			t->sw[t->dhops[w->dgrp].peer].active = stamp;
+		if (w->cross == stamp)
+			t->sw[t->dhops[w->dgrp].peer].cross = stamp;
 	}
 }
 
@@ -1064,6 +1065,8 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		 * are spread by the leaf, but move no higher position. */
 		if (leaf_turn && (t->nrails == 1 || w->rail == d->rail))
 			w->active = stamp;
+		if (leaf_turn)
+			w->cross = stamp;
 		/* Any parent serves when they all reach the same. */
 		h = w->uniform || (w->uniform_leaves && d->to_leaf)
 			    ? from
@@ -1083,6 +1086,8 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 			}
 			t->sw[t->hops[w->up0 + h].peer].active = stamp;
 		}
+		if (w->cross == stamp)
+			t->sw[t->hops[w->up0 + h].peer].cross = stamp;
 		col[s] = t->hops[w->up0 + h].port;
 		for (k = 1; k < d->nlids; k++)
 			col[k * n + s] =
@@ -1104,6 +1109,7 @@ static void init_positions(struct ibfm_ftree *t, uint32_t s)
 	unsigned r;
 
 	w->active = 0;
+	w->cross = 0;
 	w->spill = 0;
 	w->step = 1;
 	if (t->nrails > 1 && w->rank > 1 && w->nup >= t->nrails)
@@ -1438,10 +1444,10 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		return rc;
 	for (s = 0; s < fresh.nsw; s++)
 		for (b = 0; b < nb; b++) {
-			const uint8_t *n = ibfm_lfts_row(&fresh, s) +
-					   b * IBFM_LFT_BLOCK;
-			const uint8_t *o = ibfm_lfts_row(&old, s) +
-					   b * IBFM_LFT_BLOCK;
+			const uint8_t *n =
+				ibfm_lfts_row(&fresh, s) + b * IBFM_LFT_BLOCK;
+			const uint8_t *o =
+				ibfm_lfts_row(&old, s) + b * IBFM_LFT_BLOCK;
 			uint64_t changed = 0;
 
 			for (l = 0; l < IBFM_LFT_BLOCK; l++)
