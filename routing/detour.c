@@ -39,6 +39,7 @@ struct hub {
 
 struct ibfm_detour {
 	struct ibfm_detour_graph g;
+	uint8_t *rank; /* per switch */
 	struct turn *turns;
 	uint32_t nturns;
 	uint32_t *turn_of; /* per switch: turn index or IBFM_NONE */
@@ -57,7 +58,7 @@ struct ibfm_detour {
 
 static uint8_t rank_of(const struct ibfm_detour *d, uint32_t s)
 {
-	return d->g.rank[d->g.sw_node[s]];
+	return d->rank[s];
 }
 
 /* Whether the link from switch 'a' to 'b' goes up: by rank, then index. */
@@ -104,6 +105,7 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	if (!d)
 		return -ENOMEM;
 	d->g = *g;
+	d->rank = malloc(n);
 	d->turns = calloc(MAX_TURNS, sizeof(*d->turns));
 	d->turn_of = malloc(n * sizeof(*d->turn_of));
 	d->xport = calloc(n, 1);
@@ -113,12 +115,14 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	d->chain = calloc(n, sizeof(*d->chain));
 	d->queue = calloc(n, sizeof(*d->queue));
 	d->queued = calloc(n, sizeof(*d->queued));
-	if (!d->turns || !d->turn_of || !d->xport || !d->xdown || !d->xlen ||
-	    !d->xstate || !d->chain || !d->queue || !d->queued) {
+	if (!d->rank || !d->turns || !d->turn_of || !d->xport || !d->xdown ||
+	    !d->xlen || !d->xstate || !d->chain || !d->queue || !d->queued) {
 		ibfm_detour_destroy(d);
 		return -ENOMEM;
 	}
 	memset(d->turn_of, 0xff, n * sizeof(*d->turn_of));
+	for (n = 0; n < g->nsw; n++)
+		d->rank[n] = g->rank[g->sw_node[n]];
 	*out = d;
 	return 0;
 }
@@ -150,6 +154,7 @@ void ibfm_detour_destroy(struct ibfm_detour *d)
 		return;
 	if (d->turns)
 		ibfm_detour_reset(d);
+	free(d->rank);
 	free(d->turns);
 	free(d->turn_of);
 	free(d->xport);

@@ -67,6 +67,7 @@ struct ibfm_ftree {
 	struct sw *sw;
 	struct hop *hops;  /* all parents lists */
 	struct hop *dhops; /* all children lists, sorted by child */
+	bool parallel;	   /* some switch has parallel links down */
 	uint32_t *drr;	   /* per group (first dhop): next link to use */
 	uint32_t *anc;	   /* the target's ancestors, in BFS order */
 	uint32_t nanc;
@@ -86,6 +87,7 @@ struct ibfm_ftree {
 				  * does not depend on how the fabric was
 				  * read, for choices between equals */
 	uint32_t *guid_rank;	 /* switch -> its place in by_guid */
+	bool guid_sorted;	 /* by_guid is 0, 1, 2...: skip it */
 	uint32_t *hub_next;	 /* scratch: a hub's route, next switch */
 	uint8_t *hub_port;	 /* and port */
 	unsigned nrails;	 /* 1 when the fabric has no rails */
@@ -184,6 +186,7 @@ static int build_adjacency(struct ibfm_ftree *t)
 	uint32_t s, nh = 0, nc = 0, i, r, k = 0;
 
 	memset(t->port_dir, DIR_NONE, f->nports);
+	t->parallel = false;
 	for (s = 0; s < t->nsw; s++) {
 		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
 		unsigned my = t->rank[t->sw[s].node], p;
@@ -227,6 +230,11 @@ static int build_adjacency(struct ibfm_ftree *t)
 		}
 		t->sw[s].ndn = nc - t->sw[s].dn0;
 		sort_children(t->dhops + t->sw[s].dn0, t->sw[s].ndn);
+		for (i = 1; i < t->sw[s].ndn; i++)
+			t->parallel =
+				t->parallel ||
+				t->dhops[t->sw[s].dn0 + i].peer ==
+					t->dhops[t->sw[s].dn0 + i - 1].peer;
 	}
 	for (r = 1; r <= IBFM_RANK_NONE; r++)
 		for (i = 0; i < t->nsw; i++)
@@ -400,8 +408,11 @@ static int make_detour(struct ibfm_ftree *t)
 
 	if (ibfm_fabric_sort_by_guid(t->f, t->sw_node, t->nsw, t->by_guid))
 		return -ENOMEM;
-	for (s = 0; s < t->nsw; s++)
+	t->guid_sorted = true;
+	for (s = 0; s < t->nsw; s++) {
 		t->guid_rank[t->by_guid[s]] = s;
+		t->guid_sorted = t->guid_sorted && t->by_guid[s] == s;
+	}
 	return ibfm_detour_create(&g, &t->det);
 }
 
@@ -562,6 +573,26 @@ static void set_down_group(const struct ibfm_ftree *t, struct sw *p, uint32_t c)
 	p->dcnt = (uint8_t)n;
 }
 
+/* What switch 's' does for target 'x'; no up/down route: pending. */
+static inline void set_mode(struct ibfm_ftree *t, uint32_t s, uint32_t x)
+{
+	const struct sw *w = &t->sw[s];
+
+	if (s == x)
+		t->mode[s] = MODE_SELF;
+	else if (w->rank == IBFM_RANK_NONE)
+		t->mode[s] = MODE_NONE;
+	else if (w->dgen == t->dgen)
+		t->mode[s] = MODE_DOWN;
+	else if (bit(row_of(t, t->updown, s), x))
+		t->mode[s] = MODE_UP;
+	else {
+		t->mode[s] = MODE_NONE;
+		if (t->comp[s] == t->comp[x])
+			t->pend[t->npend++] = s;
+	}
+}
+
 /*
  * Marks the ancestors of switch 'x' (the switches whose down[] holds it)
  * with their port down towards it: one walk up from 'x'.
@@ -592,23 +623,12 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 	memcpy(t->anc, t->queue + 1, t->nanc * sizeof(*t->anc));
 	/* What each switch does for this target, read once per target;
 	 * by GUID, so that detours are planned in that order. */
-	for (h = 0; h < t->nsw; h++) {
-		const struct sw *w = &t->sw[s = t->by_guid[h]];
-
-		if (s == x)
-			t->mode[s] = MODE_SELF;
-		else if (w->rank == IBFM_RANK_NONE)
-			t->mode[s] = MODE_NONE;
-		else if (w->dgen == t->dgen)
-			t->mode[s] = MODE_DOWN;
-		else if (bit(row_of(t, t->updown, s), x))
-			t->mode[s] = MODE_UP;
-		else {
-			t->mode[s] = MODE_NONE;
-			if (t->comp[s] == t->comp[x])
-				t->pend[t->npend++] = s;
-		}
-	}
+	if (t->guid_sorted)
+		for (s = 0; s < t->nsw; s++)
+			set_mode(t, s, x);
+	else
+		for (h = 0; h < t->nsw; h++)
+			set_mode(t, t->by_guid[h], x);
 }
 
 /*
@@ -1006,26 +1026,35 @@ static void route_down(struct ibfm_ftree *t, uint8_t *col, const struct dest *d,
 	uint32_t i, k;
 
 	for (i = t->nanc; i-- > 0;) {
-		uint32_t s = t->anc[i];
+		uint32_t s = t->anc[i], base;
 		struct sw *w = &t->sw[s];
-		uint32_t base = d->lid;
+		const struct hop *g = &t->dhops[w->dgrp];
 
-		if (w->dcnt > 1 && w->cross == stamp)
-			base = t->drr[w->dgrp]++;
-		for (k = 0; k < d->nlids; k++)
-			col[k * n + s] =
-				t->dhops[w->dgrp + (base + k) % w->dcnt].port;
 		if (w->cross == stamp)
-			t->sw[t->dhops[w->dgrp].peer].cross = stamp;
+			t->sw[g->peer].cross = stamp;
+		if (w->dcnt == 1) {
+			for (k = 0; k < d->nlids; k++)
+				col[k * n + s] = g->port;
+			continue;
+		}
+		base = w->cross == stamp ? t->drr[w->dgrp]++ : d->lid;
+		for (k = 0; k < d->nlids; k++)
+			col[k * n + s] = g[(base + k) % w->dcnt].port;
 	}
 }
 
-/* Routes one destination's LIDs on every switch, into the chunk. */
-static void route_dest(struct ibfm_ftree *t, struct chunk *c,
-		       const struct dest *d)
+/*
+ * Routes one destination's LIDs on every switch, into the chunk.
+ * 'parallel' is constant in each caller (route_dest), so the loop
+ * carries no test for parallel links on fabrics without them.
+ */
+static inline __attribute__((always_inline)) void
+route_dest_as(struct ibfm_ftree *t, struct chunk *c, const struct dest *d,
+	      const bool parallel)
 {
 	uint32_t x = d->target, i, k, stamp = ++t->stamp;
 	uint8_t *col = c->buf + (size_t)c->n * t->nsw;
+	uint64_t detours = 0;
 	size_t n = t->nsw;
 
 	for (k = 0; k < d->nlids; k++)
@@ -1039,6 +1068,7 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		 * nodes or uneven leaves break the host count per leaf. */
 		bool leaf_turn = w->compute && d->compute;
 		uint16_t *pos = &t->pos[(size_t)s * t->nrails + d->rail];
+		const struct hop *up;
 
 		from = *pos;
 		if (leaf_turn && w->nup && ++*pos == w->nup)
@@ -1052,20 +1082,25 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 		case MODE_DETOUR:
 			for (k = 0; k < d->nlids; k++)
 				col[k * n + s] = ibfm_detour_port(t->det, s);
-			t->stats.detours += d->nlids;
+			detours += d->nlids;
 			continue;
 		case MODE_SELF:
 			for (k = 0; k < d->nlids; k++)
 				col[k * n + s] = d->out;
 			continue;
 		case MODE_DOWN:
-			continue; /* route_down, once the up marks are in */
+			/* With parallel links: route_down, once the up
+			 * marks are in. */
+			if (!parallel)
+				for (k = 0; k < d->nlids; k++)
+					col[k * n + s] = t->dhops[w->dgrp].port;
+			continue;
 		}
 		/* Balance follows same-rail traffic only: cross-rail flows
 		 * are spread by the leaf, but move no higher position. */
 		if (leaf_turn && (t->nrails == 1 || w->rail == d->rail))
 			w->active = stamp;
-		if (leaf_turn)
+		if (leaf_turn && parallel)
 			w->cross = stamp;
 		/* Any parent serves when they all reach the same. */
 		h = w->uniform || (w->uniform_leaves && d->to_leaf)
@@ -1078,22 +1113,34 @@ static void route_dest(struct ibfm_ftree *t, struct chunk *c,
 			w->spill = h + 1 == w->nup ? 0 : h + 1;
 		}
 		w->base = h;
+		up = &t->hops[w->up0 + h];
 		if (w->active == stamp) {
 			if (!leaf_turn) {
 				*pos += w->step;
 				while (*pos >= w->nup)
 					*pos -= w->nup;
 			}
-			t->sw[t->hops[w->up0 + h].peer].active = stamp;
+			t->sw[up->peer].active = stamp;
 		}
-		if (w->cross == stamp)
-			t->sw[t->hops[w->up0 + h].peer].cross = stamp;
-		col[s] = t->hops[w->up0 + h].port;
+		if (parallel && w->cross == stamp)
+			t->sw[up->peer].cross = stamp;
+		col[s] = up->port;
 		for (k = 1; k < d->nlids; k++)
 			col[k * n + s] =
 				t->hops[w->up0 + pick_up(t, s, x, h, k)].port;
 	}
-	route_down(t, col, d, stamp);
+	if (parallel)
+		route_down(t, col, d, stamp);
+	t->stats.detours += detours;
+}
+
+static void route_dest(struct ibfm_ftree *t, struct chunk *c,
+		       const struct dest *d)
+{
+	if (t->parallel)
+		route_dest_as(t, c, d, true);
+	else
+		route_dest_as(t, c, d, false);
 }
 
 /*
@@ -1442,6 +1489,7 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	rc = ibfm_ftree_route(t, &fresh, err);
 	if (rc)
 		return rc;
+	delta->full = true;
 	for (s = 0; s < fresh.nsw; s++)
 		for (b = 0; b < nb; b++) {
 			const uint8_t *n =
@@ -1462,6 +1510,36 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	ibfm_lfts_free(&old);
 	*lfts = fresh;
 	return 0;
+}
+
+/*
+ * The turn points of the fabric as it was are too few, or too strict,
+ * for some pairs now (a hub lost a link): choose them afresh and plan
+ * every target's detours again. Up/down entries stay; every detour is
+ * replaced, so all turns in the tables are the new turn points'. Pairs
+ * still left get the dependency graph search.
+ */
+static int replan_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			  struct fixes *x, struct ibfm_ftree_delta *delta,
+			  struct ibfm_err *err)
+{
+	uint32_t i, j, last = IBFM_NONE;
+	uint64_t left = 0;
+	int rc = choose_hubs(t);
+
+	if (rc)
+		return ibfm_err_set(err, rc, "out of memory");
+	for (i = 0; i < t->ndests; i++) {
+		const struct dest *d = &t->dests[i];
+
+		if (d->target != last) {
+			left += visit_target(t, d->target);
+			last = d->target;
+		}
+		for (j = 0; j < t->npend; j++)
+			fix_entries(t, lfts, x, t->pend[j], d, delta);
+	}
+	return left ? complete(t, lfts, x->dirty, err) : 0;
 }
 
 int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
@@ -1527,17 +1605,10 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		for (j = 0; j < t->npend; j++)
 			fix_entries(t, lfts, &x, t->pend[j], d, delta);
 	}
+	rc = left ? replan_detours(t, lfts, &x, delta, err) : 0;
 	note_detours(t);
-	/*
-	 * The turn points of the fabric as it was are too few, or too
-	 * strict, for some pairs now: route afresh (every pair reached, more
-	 * entries moved) rather than leave them.
-	 */
-	rc = left ? reroute_all(t, lfts, x.dirty, delta, err) : 0;
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
 		delta->blocks += x.dirty[b];
-	if (rc)
-		goto out;
 out:
 	snapshot_free(&old);
 	fixes_free(&x);

@@ -49,6 +49,7 @@
  * deviation from a full recompute (only invalidated entries differ).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,7 @@ struct ibfm_ftree_delta {
 	uint32_t lids;	  /* destination LIDs revisited */
 	uint64_t entries; /* LFT entries changed */
 	uint64_t blocks;  /* 64-entry LFT blocks changed */
+	bool full;	  /* routed afresh: the repair alone left pairs */
 };
 
 /*
