@@ -1,14 +1,18 @@
 #!/bin/bash
 # ibfm against OpenSM's own engines, in one run: real OpenSM on ibsim,
-# once per engine (ibfm through the plugin, ftree, updn, minhop, dfsssp),
-# on the same generated fabric. Per engine: the engine OpenSM says
+# once per engine (ibfm through the plugin, ftree, updn, minhop, dfsssp,
+# nue), on the same generated fabric. Per engine: the engine OpenSM says
 # configured the tables (a fallback shows), its routing time from
 # OpenSM's own log (the same bracket for every engine: the "STARTING
 # SWITCH TABLE CONFIG" line to "... tables configured on all switches"),
 # and the LFTs it dumped (log flag 0x40) checked with ibfm check
-# (unreachable CA pairs, credit loops) and evaluated with ibfm eval.
-# Usage: bench/compare-engines.sh [GEN ARGS]; with none, the series in
-# docs/BENCHMARKS.md. Prints markdown. ENGINES and PATTERNS pick (the
+# (unreachable pairs to CA LIDs and to switch LIDs from CAs and
+# switches; credit loops with switch sources, and with CA sources only)
+# and evaluated with ibfm eval (max / mean link load of each pattern,
+# effective bisection bandwidth).
+# Usage: bench/compare-engines.sh [GEN ARGS]; with none, the zoo
+# (tests/zoo.list) and its degraded fabrics, as in docs/BENCHMARKS.md.
+# Prints markdown. ENGINES and PATTERNS pick (the
 # all-to-all evaluation takes minutes per engine past 16,000 hosts);
 # each engine's dump is removed once evaluated (GBs on large trees);
 # OSM_TIMEOUT (default 900 s) bounds each OpenSM run. An engine
@@ -17,12 +21,16 @@
 # it (routing time only: for fabrics whose text dump is tens of GB).
 set -u
 cd "$(dirname "$0")/.."
-engines=${ENGINES:-ibfm ftree updn minhop dfsssp}
+engines=${ENGINES:-ibfm ftree updn minhop dfsssp nue}
 if [ $# -eq 0 ]; then
-	for f in "-l 2 -k 36" "-l 2 -k 36 --remove-links 13 --seed 1" \
-		 "-l 2 -k 36 --remove-links 65 --seed 1" "-l 3 -k 16" \
-		 "-l 2 -k 32 --rails 8 --hosts 512" "-l 3 -k 24"; do
-		bench/compare-engines.sh $f
+	grep -v '^#' tests/zoo.list | while read -r _ args; do
+		bench/compare-engines.sh $args
+	done
+	for f in "-l 2 -k 36" "-l 3 -k 16"; do
+		for r in 1 5 13 65; do
+			bench/compare-engines.sh $f --remove-links $r --seed 1
+		done
+		bench/compare-engines.sh $f --remove-switches 1 --seed 1
 	done
 	exit 0
 fi
@@ -39,7 +47,7 @@ log_ms() {
 "$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
 rails=$("$IBFM" topo show --topo "$T/f.topo" --json | sed -n 's/^ *"rails": \([0-9]*\),$/\1/p')
 patterns=${PATTERNS:-shift ring all2all}
-[ "${rails:-0}" -gt 0 ] && patterns="$patterns rail-ring"
+[ "${rails:-0}" -gt 0 ] && patterns="$patterns rail-ring rail-shift"
 flags=0x47
 [ "${DUMP:-1}" = 0 ] && flags=0x07 patterns=""
 SIM_WAIT=${SIM_WAIT:-6000} sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288 -L 49152
@@ -49,9 +57,11 @@ echo "\`ibfm topo gen $*\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c
 echo
 printf "| engine | used | route ms | unreachable CA pairs | credit loops |"
 for p in $patterns; do printf " %s max / mean |" "$p"; done
+printf " EBB | unreachable switch-LID pairs | credit loops, CA sources only |"
 echo
 printf "|---|---|---|---|---|"
 for p in $patterns; do printf -- "---|"; done
+printf -- "---|---|---|"
 echo
 for e in $engines; do
 	d="$T/${e//[^a-z0-9]/_}"
@@ -76,7 +86,10 @@ for e in $engines; do
 		echo "| $e | ${used:-none} | - | (no LFT dump) |"
 		continue
 	fi
+	# Switch sources (the default) and CA sources only.
 	"$IBFM" check --topo "$T/f.topo" --lfts "$d/opensm-lfts.dump" --json >"$d/check.json" 2>/dev/null
+	"$IBFM" check --topo "$T/f.topo" --lfts "$d/opensm-lfts.dump" --ca-sources-only \
+		--json >"$d/checkca.json" 2>/dev/null
 	printf "| %s | %s | %s | %s | %s |" "$e" "${used:-?}" "$(log_ms "$d/opensm.log")" \
 		"$(num "$d/check.json" unreachable_ca_pairs)" "$(num "$d/check.json" credit_loops)"
 	for p in $patterns; do
@@ -86,6 +99,16 @@ for e in $engines; do
 			printf " - |"
 		fi
 	done
+	if [ -n "$patterns" ] && "$IBFM" eval --topo "$T/f.topo" --lfts "$d/opensm-lfts.dump" \
+		--pattern bisection --seed 1 --json >"$d/e.json" 2>/dev/null; then
+		printf " %.3f |" "$(num "$d/e.json" ebb)"
+	else
+		printf " - |"
+	fi
+	all=$(num "$d/check.json" unreachable_pairs)
+	ca=$(num "$d/check.json" unreachable_ca_pairs)
+	[ -n "$all" ] && [ -n "$ca" ] && all=$((all - ca)) || all=-
+	printf " %s | %s |" "$all" "$(num "$d/checkca.json" credit_loops)"
 	echo
 	rm -f "$d/opensm-lfts.dump" "$d/opensm-lid-matrix.dump"
 	echo -n "$e " >&2

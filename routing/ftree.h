@@ -19,9 +19,21 @@
  * target switch X (a CA's leaf, or the switch itself). Every switch s
  * whose down[] holds X routes down towards X (ancestors of X, found by
  * one walk up from X); every other switch whose updown[] holds X routes
- * up to a parent whose updown[] holds X; the rest have no route (0xFF).
- * A route therefore only ever goes up, then down: no credit loop can
- * form, on any fabric, degraded or not.
+ * up to a parent whose updown[] holds X. These routes only go up, then
+ * down: they close no credit loop. The switches left (no up/down path
+ * to X: top switches to each other, leaves that share no spine) are
+ * detoured by routing/detour.h, with down-to-up turns only where they
+ * close no credit loop on one VL, and what its rules cannot route by a
+ * search of the tables' dependency graph (routing/cdg.h): every
+ * connected pair is routed unless only a credit loop would join it.
+ *
+ * Parallel links: a switch's links to one child are a run of its
+ * children list. A destination's traffic from every source crosses the
+ * same switches (destination routing); those that compute traffic
+ * really crosses ('cross' marks, set going up, then down the ancestors
+ * in top-down order) send it down the run's links in turn, so a spine
+ * cabled to a leaf with N links puts 1/N of that leaf's destinations on
+ * each: a PGFT balances as a plain tree does.
  *
  * Balance: destinations are taken in host order (leaf, then port),
  * compute hosts first, then I/O nodes, then switch LIDs. A leaf sends
