@@ -261,7 +261,7 @@ static int try_port(struct cdg *g, struct ibfm_lfts *t, uint32_t s,
 {
 	const struct ibfm_fabric *f = g->f;
 	const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
-	uint32_t c = nd->port0 + p, added[IBFM_MAX_PORTS + 1][2], n = 0, i;
+	uint32_t c = nd->port0 + p, added[IBFM_MAX_PORTS + 1][2], n = 0;
 	uint32_t nx = out_channel(f, t, head_sw(f, t, c), lid);
 	unsigned q;
 	int rc = 1;
@@ -283,8 +283,8 @@ static int try_port(struct cdg *g, struct ibfm_lfts *t, uint32_t s,
 	if (rc == 1)
 		ibfm_lfts_row(t, s)[lid] = (uint8_t)p;
 	else
-		for (i = n; i-- > 0;)
-			drop_last(g, added[i][0], added[i][1]);
+		while (n--)
+			drop_last(g, added[n][0], added[n][1]);
 	return rc;
 }
 
@@ -304,7 +304,7 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 		    uint64_t *left)
 {
 	const struct ibfm_fabric *f = g->f;
-	uint32_t port = ibfm_fabric_port_by_lid(f, lid), x, s, n = 0, i;
+	uint32_t port = ibfm_fabric_port_by_lid(f, lid), x, n = 0, i;
 	bool progress = true;
 
 	if (port == IBFM_NONE)
@@ -319,7 +319,8 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 	if (x == IBFM_NONE || !routed(f, t, x, lid))
 		return 0;
 	for (i = 0; i < t->nsw; i++) {
-		s = by_guid[i];
+		uint32_t s = by_guid[i];
+
 		if (s != x && comp[s] == comp[x] && !routed(f, t, s, lid))
 			todo[n++] = s;
 	}

@@ -194,7 +194,7 @@ static bool enter(const struct ibfm_detour *d, struct reach *r, uint32_t x,
  */
 static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
 {
-	uint32_t n = d->g.nsw, head = 0, len = 0, x;
+	uint32_t n = d->g.nsw, head = 0, len = 0;
 	unsigned p;
 
 	r->upin = malloc(((size_t)n + 1) * sizeof(*r->upin));
@@ -214,7 +214,7 @@ static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
 		}
 	}
 	while (len) {
-		x = d->queue[head];
+		uint32_t x = d->queue[head];
 		head = (head + 1) % n;
 		len--;
 		d->queued[x] = false;
@@ -413,17 +413,16 @@ static void join(struct ibfm_detour *d, uint32_t s, uint32_t v, uint8_t p)
 static void follow_hub(struct ibfm_detour *d, const struct hub *h,
 		       const uint32_t *pend, uint32_t npend)
 {
-	uint32_t j, k;
+	uint32_t j;
 
 	if (d->mode[h->sw] == IBFM_MODE_NONE)
 		return;
 	for (j = 0; j < npend; j++)
 		d->xstate[pend[j]] = XS_UNKNOWN;
 	for (j = 0; j < npend; j++) {
-		uint32_t v = pend[j];
+		uint32_t v = pend[j], k = 0;
 		bool ok;
 
-		k = 0;
 		while (d->mode[v] == IBFM_MODE_NONE &&
 		       d->xstate[v] == XS_UNKNOWN && h->next[v] != IBFM_NONE) {
 			d->xstate[v] = XS_ON_PATH;
