@@ -12,8 +12,6 @@
 #define IN_NONE UINT32_MAX	 /* no chain enters the switch this way */
 #define IN_MANY (UINT32_MAX - 1) /* chains enter from several neighbours */
 
-enum { XS_UNKNOWN = 0, XS_DONE, XS_ON_PATH };
-
 /*
  * Where the turn-free chains from a turn point's up channels enter each
  * switch: the neighbour they come from over an up channel (upin) and
@@ -47,11 +45,11 @@ struct ibfm_detour {
 	unsigned nhubs;
 	uint8_t *mode; /* the current target's, the caller's */
 	uint8_t *xport;
-	bool *xdown;	/* the detour's first hop goes down */
-	uint16_t *xlen; /* hops before an up/down route takes over */
-	uint8_t *xstate;
-	uint32_t *chain; /* scratch: a path being followed */
-	uint32_t *queue; /* scratch of reach_build (runs while a path is) */
+	bool *xdown;	     /* the detour's first hop goes down */
+	uint16_t *xlen;	     /* hops before an up/down route takes over */
+	uint32_t *seen, gen; /* == gen: followed in this pass */
+	uint32_t *chain;     /* scratch: a path being followed */
+	uint32_t *queue;     /* scratch of reach_build (runs while a path is) */
 	bool *queued;
 	struct ibfm_detour_stats stats;
 };
@@ -111,12 +109,12 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	d->xport = calloc(n, 1);
 	d->xdown = calloc(n, sizeof(*d->xdown));
 	d->xlen = calloc(n, sizeof(*d->xlen));
-	d->xstate = calloc(n, 1);
+	d->seen = calloc(n, sizeof(*d->seen));
 	d->chain = calloc(n, sizeof(*d->chain));
 	d->queue = calloc(n, sizeof(*d->queue));
 	d->queued = calloc(n, sizeof(*d->queued));
 	if (!d->rank || !d->turns || !d->turn_of || !d->xport || !d->xdown ||
-	    !d->xlen || !d->xstate || !d->chain || !d->queue || !d->queued) {
+	    !d->xlen || !d->seen || !d->chain || !d->queue || !d->queued) {
 		ibfm_detour_destroy(d);
 		return -ENOMEM;
 	}
@@ -160,7 +158,7 @@ void ibfm_detour_destroy(struct ibfm_detour *d)
 	free(d->xport);
 	free(d->xdown);
 	free(d->xlen);
-	free(d->xstate);
+	free(d->seen);
 	free(d->chain);
 	free(d->queue);
 	free(d->queued);
@@ -417,18 +415,23 @@ static void follow_hub(struct ibfm_detour *d, const struct hub *h,
 
 	if (d->mode[h->sw] == IBFM_MODE_NONE)
 		return;
-	for (j = 0; j < npend; j++)
-		d->xstate[pend[j]] = XS_UNKNOWN;
+	if (++d->gen == 0) {
+		memset(d->seen, 0, d->g.nsw * sizeof(*d->seen));
+		d->gen = 1;
+	}
 	for (j = 0; j < npend; j++) {
 		uint32_t v = pend[j], k = 0;
 		bool ok;
 
-		while (d->mode[v] == IBFM_MODE_NONE &&
-		       d->xstate[v] == XS_UNKNOWN && h->next[v] != IBFM_NONE) {
-			d->xstate[v] = XS_ON_PATH;
+		while (d->mode[v] == IBFM_MODE_NONE && d->seen[v] != d->gen &&
+		       h->next[v] != IBFM_NONE) {
+			d->seen[v] = d->gen;
 			d->chain[k++] = v;
 			v = h->next[v];
 		}
+		/* A path that ends at a switch left unrouted fails, and so
+		 * does every later one that reaches it. */
+		d->seen[v] = d->gen;
 		ok = k && d->mode[v] != IBFM_MODE_NONE;
 		if (ok) {
 			uint32_t u = d->chain[k - 1];
@@ -436,15 +439,9 @@ static void follow_hub(struct ibfm_detour *d, const struct hub *h,
 			ok = may_enter(d, u, v, peer_port(d, u, h->port[u]),
 				       true);
 		}
-		d->xstate[v] =
-			d->mode[v] == IBFM_MODE_NONE ? XS_DONE : d->xstate[v];
-		while (k--) {
-			uint32_t u = d->chain[k];
-
-			d->xstate[u] = XS_DONE;
-			if (ok)
-				join(d, u, h->next[u], h->port[u]);
-		}
+		while (ok && k--)
+			join(d, d->chain[k], h->next[d->chain[k]],
+			     h->port[d->chain[k]]);
 	}
 }
 

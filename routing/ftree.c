@@ -67,9 +67,11 @@ struct ibfm_ftree {
 	struct sw *sw;
 	struct hop *hops;  /* all parents lists */
 	struct hop *dhops; /* all children lists, sorted by child */
-	bool parallel;	   /* some switch has parallel links down */
-	uint32_t *drr;	   /* per group (first dhop): next link to use */
-	uint32_t *anc;	   /* the target's ancestors, in BFS order */
+	uint32_t *hop_run; /* per parent link: the parent's run back down */
+	uint8_t *hop_runlen;
+	bool parallel; /* some switch has parallel links down */
+	uint32_t *drr; /* per group (first dhop): next link to use */
+	uint32_t *anc; /* the target's ancestors, in BFS order */
 	uint32_t nanc;
 	uint32_t *order;	 /* switch indexes by rank, unranked last */
 	uint32_t *node_sw;	 /* fabric node -> switch index */
@@ -160,6 +162,42 @@ static void ranks_from_roots(const struct ibfm_fabric *f, const uint64_t *roots,
 }
 
 /*
+ * The run of switch p's links down to child 'c' (binary search): its
+ * start in dhops[] and its length.
+ */
+static uint32_t find_down_run(const struct ibfm_ftree *t, const struct sw *p,
+			      uint32_t c, uint8_t *len)
+{
+	const struct hop *h = t->dhops + p->dn0;
+	uint32_t lo = 0, hi = p->ndn, n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (h[mid].peer < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < p->ndn && h[lo + n].peer == c; n++)
+		;
+	*len = (uint8_t)n;
+	return p->dn0 + lo;
+}
+
+/* For each parent link, the run of the parent's links back down. */
+static void link_down_runs(struct ibfm_ftree *t)
+{
+	uint32_t s, h;
+
+	for (s = 0; s < t->nsw; s++)
+		for (h = t->sw[s].up0; h < t->sw[s].up0 + t->sw[s].nup; h++)
+			t->hop_run[h] =
+				find_down_run(t, &t->sw[t->hops[h].peer], s,
+					      &t->hop_runlen[h]);
+}
+
+/*
  * Sorts a children list by child, then port, so that the parallel links
  * to one child are a run: a PGFT's down routes spread over the run.
  */
@@ -236,6 +274,7 @@ static int build_adjacency(struct ibfm_ftree *t)
 				t->dhops[t->sw[s].dn0 + i].peer ==
 					t->dhops[t->sw[s].dn0 + i - 1].peer;
 	}
+	link_down_runs(t);
 	for (r = 1; r <= IBFM_RANK_NONE; r++)
 		for (i = 0; i < t->nsw; i++)
 			if (t->sw[i].rank == r)
@@ -434,6 +473,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 			links += f->nodes[n].nports;
 	t->sw = calloc(t->nsw + 1, sizeof(*t->sw));
 	t->hops = calloc(links + 1, sizeof(*t->hops));
+	t->hop_run = calloc(links + 1, sizeof(*t->hop_run));
+	t->hop_runlen = calloc(links + 1, 1);
 	t->dhops = calloc(links + 1, sizeof(*t->dhops));
 	t->drr = calloc(links + 1, sizeof(*t->drr));
 	t->anc = calloc(t->nsw + 1, sizeof(*t->anc));
@@ -455,11 +496,11 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->dests = calloc(f->nports + 1, sizeof(*t->dests));
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
-	if (!t->sw || !t->hops || !t->dhops || !t->drr || !t->anc ||
-	    !t->order || !t->node_sw || !t->port_dir || !t->down ||
-	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
-	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
-	    !t->hub_port || !t->dests || !t->rank || !t->io) {
+	if (!t->sw || !t->hops || !t->hop_run || !t->hop_runlen || !t->dhops ||
+	    !t->drr || !t->anc || !t->order || !t->node_sw || !t->port_dir ||
+	    !t->down || !t->updown || !t->queue || !t->comp || !t->mode ||
+	    !t->pend || !t->sw_node || !t->by_guid || !t->guid_rank ||
+	    !t->hub_next || !t->hub_port || !t->dests || !t->rank || !t->io) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -521,6 +562,8 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 		return;
 	free(t->sw);
 	free(t->hops);
+	free(t->hop_run);
+	free(t->hop_runlen);
 	free(t->dhops);
 	free(t->drr);
 	free(t->anc);
@@ -553,44 +596,41 @@ const struct ibfm_ftree_stats *ibfm_ftree_stats(const struct ibfm_ftree *t)
 	return &t->stats;
 }
 
-/* Points 'p' at the run of its links to child 'c' (binary search). */
-static void set_down_group(const struct ibfm_ftree *t, struct sw *p, uint32_t c)
+/*
+ * What each switch does for target 'x', in the order 'by' (NULL: switch
+ * order); those with no up/down route are listed as pending. Locals
+ * only in the loop: its byte stores could alias any field of 't'.
+ */
+static void set_modes(struct ibfm_ftree *t, uint32_t x, const uint32_t *by)
 {
-	const struct hop *h = t->dhops + p->dn0;
-	uint32_t lo = 0, hi = p->ndn, n;
+	uint8_t *restrict mode = t->mode;
+	const struct sw *sw = t->sw;
+	const uint64_t *updown = t->updown;
+	const uint32_t *comp = t->comp, cx = t->comp[x], dgen = t->dgen;
+	uint32_t *restrict pend = t->pend;
+	uint32_t i, n = 0, nsw = t->nsw;
+	size_t words = t->words, xw = x >> 6;
+	uint64_t xb = 1ULL << (x & 63);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	for (i = 0; i < nsw; i++) {
+		uint32_t s = by ? by[i] : i;
+		const struct sw *w = &sw[s];
 
-		if (h[mid].peer < c)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (s == x)
+			mode[s] = MODE_SELF;
+		else if (w->rank == IBFM_RANK_NONE)
+			mode[s] = MODE_NONE;
+		else if (w->dgen == dgen)
+			mode[s] = MODE_DOWN;
+		else if (updown[s * words + xw] & xb)
+			mode[s] = MODE_UP;
+		else {
+			mode[s] = MODE_NONE;
+			if (comp[s] == cx)
+				pend[n++] = s;
+		}
 	}
-	for (n = 0; lo + n < p->ndn && h[lo + n].peer == c; n++)
-		;
-	p->dgrp = p->dn0 + lo;
-	p->dcnt = (uint8_t)n;
-}
-
-/* What switch 's' does for target 'x'; no up/down route: pending. */
-static inline void set_mode(struct ibfm_ftree *t, uint32_t s, uint32_t x)
-{
-	const struct sw *w = &t->sw[s];
-
-	if (s == x)
-		t->mode[s] = MODE_SELF;
-	else if (w->rank == IBFM_RANK_NONE)
-		t->mode[s] = MODE_NONE;
-	else if (w->dgen == t->dgen)
-		t->mode[s] = MODE_DOWN;
-	else if (bit(row_of(t, t->updown, s), x))
-		t->mode[s] = MODE_UP;
-	else {
-		t->mode[s] = MODE_NONE;
-		if (t->comp[s] == t->comp[x])
-			t->pend[t->npend++] = s;
-	}
+	t->npend = n;
 }
 
 /*
@@ -599,10 +639,9 @@ static inline void set_mode(struct ibfm_ftree *t, uint32_t s, uint32_t x)
  */
 static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 {
-	uint32_t head = 0, tail = 0, h, s;
+	uint32_t head = 0, tail = 0, h;
 
 	t->dgen++;
-	t->npend = 0;
 	t->queue[tail++] = x;
 	while (head < tail) {
 		const struct sw *c = &t->sw[t->queue[head++]];
@@ -614,7 +653,8 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 			if (p->dgen == t->dgen || hp->peer == x)
 				continue;
 			p->dgen = t->dgen;
-			set_down_group(t, p, (uint32_t)(c - t->sw));
+			p->dgrp = t->hop_run[c->up0 + h];
+			p->dcnt = t->hop_runlen[c->up0 + h];
 			t->queue[tail++] = hp->peer;
 		}
 	}
@@ -623,12 +663,7 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 	memcpy(t->anc, t->queue + 1, t->nanc * sizeof(*t->anc));
 	/* What each switch does for this target, read once per target;
 	 * by GUID, so that detours are planned in that order. */
-	if (t->guid_sorted)
-		for (s = 0; s < t->nsw; s++)
-			set_mode(t, s, x);
-	else
-		for (h = 0; h < t->nsw; h++)
-			set_mode(t, t->by_guid[h], x);
+	set_modes(t, x, t->guid_sorted ? NULL : t->by_guid);
 }
 
 /*
