@@ -195,8 +195,10 @@ static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
 	uint32_t n = d->g.nsw, head = 0, len = 0;
 	unsigned p;
 
-	r->upin = malloc(((size_t)n + 1) * sizeof(*r->upin));
-	r->dnin = malloc(((size_t)n + 1) * sizeof(*r->dnin));
+	if (!r->upin)
+		r->upin = malloc(((size_t)n + 1) * sizeof(*r->upin));
+	if (!r->dnin)
+		r->dnin = malloc(((size_t)n + 1) * sizeof(*r->dnin));
 	if (!r->upin || !r->dnin)
 		return -ENOMEM;
 	memset(r->upin, 0xff, (size_t)n * sizeof(*r->upin));
@@ -314,6 +316,22 @@ static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 			d->turns[i].edge[k >> 6] |= 1ULL << (k & 63);
 	d->stats.allowed++;
 	return true;
+}
+
+int ibfm_detour_refresh(struct ibfm_detour *d)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < d->nturns; i++)
+		if (reach_build(d, d->turns[i].sw, &d->turns[i].r))
+			return -ENOMEM;
+	for (i = 0; i < d->nturns; i++) {
+		memset(d->turns[i].edge, 0, sizeof(d->turns[i].edge));
+		for (j = 0; j < d->nturns; j++)
+			if (reaches_turn(d, i, j))
+				d->turns[i].edge[j >> 6] |= 1ULL << (j & 63);
+	}
+	return 0;
 }
 
 int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,

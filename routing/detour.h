@@ -90,6 +90,14 @@ void ibfm_detour_destroy(struct ibfm_detour *d);
 void ibfm_detour_reset(struct ibfm_detour *d);
 
 /*
+ * After links went away: the turn-free chains of every turn point
+ * again, and the turn graph from them. It can only lose edges (fewer
+ * links, fewer chains), so it stays acyclic, and ways in allowed before
+ * stay allowed; ways in refused before may now be allowed. -ENOMEM.
+ */
+int ibfm_detour_refresh(struct ibfm_detour *d);
+
+/*
  * Makes switch 'sw' hub number 'i' (< IBFM_DETOUR_HUBS, in order from
  * 0), with every switch's up/down route to it: next switch 'next[s]'
  * (IBFM_NONE: none) through port 'port[s]'; both copied. Call again with

@@ -1357,6 +1357,7 @@ struct fixes {
 	uint32_t *stamp; /* per switch: == gen when listed */
 	uint32_t *list, gen;
 	uint8_t *dirty; /* per (switch, LFT block) */
+	uint64_t *left; /* targets whose detours left switches unrouted */
 	uint32_t nblocks;
 };
 
@@ -1368,6 +1369,7 @@ static void fixes_free(struct fixes *x)
 	free(x->stamp);
 	free(x->list);
 	free(x->dirty);
+	free(x->left);
 }
 
 /* Bit X of switch s's reach that differs from the snapshot, word 'w'. */
@@ -1547,6 +1549,45 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	return 0;
 }
 
+/* visit_target, noting the targets that leave switches unrouted. */
+static uint32_t note_left(struct ibfm_ftree *t, struct fixes *x, uint32_t tg)
+{
+	uint32_t n = visit_target(t, tg);
+
+	if (n)
+		x->left[tg >> 6] |= 1ULL << (tg & 63);
+	return n;
+}
+
+/*
+ * Targets left with unrouted switches, planned again once the turn
+ * graph knows the links are gone (fewer turn-free chains, so ways in
+ * refused before may be allowed now). Returns how many are still left,
+ * or 1 when the refresh failed for want of memory.
+ */
+static uint64_t retry_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			      struct fixes *x, struct ibfm_ftree_delta *delta)
+{
+	uint32_t i, j, last = IBFM_NONE;
+	uint64_t left = 0;
+
+	if (ibfm_detour_refresh(t->det))
+		return 1;
+	for (i = 0; i < t->ndests; i++) {
+		const struct dest *d = &t->dests[i];
+
+		if (!bit(x->left, d->target))
+			continue;
+		if (d->target != last) {
+			left += visit_target(t, d->target);
+			last = d->target;
+		}
+		for (j = 0; j < t->npend; j++)
+			fix_entries(t, lfts, x, t->pend[j], d, delta);
+	}
+	return left;
+}
+
 /*
  * The turn points of the fabric as it was are too few, or too strict,
  * for some pairs now (a hub lost a link): choose them afresh and plan
@@ -1595,7 +1636,9 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	x.stamp = calloc(t->nsw + 1, sizeof(*x.stamp));
 	x.list = calloc(t->nsw + 1, sizeof(*x.list));
 	x.dirty = calloc((size_t)t->nsw * x.nblocks + 1, 1);
-	if (!x.stamp || !x.list || !x.dirty || snapshot_take(t, &old))
+	x.left = calloc(t->words + 1, 8);
+	if (!x.stamp || !x.list || !x.dirty || !x.left ||
+	    snapshot_take(t, &old))
 		goto out;
 	build_adjacency(t);
 	build_reach(t);
@@ -1614,7 +1657,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		if (!gone && x.first[d->target] == x.first[d->target + 1])
 			continue;
 		if (d->target != last) {
-			left += visit_target(t, d->target);
+			left += note_left(t, &x, d->target);
 			last = d->target;
 		}
 		delta->lids += d->nlids;
@@ -1632,7 +1675,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		const struct dest *d = &t->dests[x.dead[b] >> 32];
 
 		if (d->target != last) {
-			left += visit_target(t, d->target);
+			left += note_left(t, &x, d->target);
 			last = d->target;
 		}
 		fix_entries(t, lfts, &x, (uint32_t)x.dead[b], d, delta);
@@ -1640,6 +1683,8 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		for (j = 0; j < t->npend; j++)
 			fix_entries(t, lfts, &x, t->pend[j], d, delta);
 	}
+	if (left)
+		left = retry_detours(t, lfts, &x, delta);
 	rc = left ? replan_detours(t, lfts, &x, delta, err) : 0;
 	note_detours(t);
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
