@@ -324,6 +324,27 @@ static void test_degraded_fabrics_keep_updown_reachability(void **state)
 	}
 }
 
+/*
+ * 65% of a 2-level tree's switch links gone: many leaf pairs share no
+ * spine. Every pair is still routed (detours, then the dependency graph
+ * search) and no credit loop closes, switches as sources included.
+ */
+static void test_heavily_degraded_tree_routed_without_credit_loop(void **state)
+{
+	struct ibfm_gen_params p = {
+		.levels = 2, .radix = 16, .remove_links = 65, .seed = 3
+	};
+	struct routed r;
+
+	(void)state;
+	route_gen(&r, &p, 0);
+	assert_true(connected(r.f));
+	assert_true(brute_no_updown(r.f) > 0);
+	assert_true(ibfm_ftree_stats(r.t)->detours > 0);
+	assert_clean(&r);
+	done(&r);
+}
+
 static void test_one_spine_gone_still_balanced(void **state)
 {
 	/* 2-level radix 16 without one of its 8 spines: 7 up-ports per
@@ -604,6 +625,8 @@ int main(void)
 		cmocka_unit_test(test_oversubscribed_leaves),
 		cmocka_unit_test(
 			test_degraded_fabrics_keep_updown_reachability),
+		cmocka_unit_test(
+			test_heavily_degraded_tree_routed_without_credit_loop),
 		cmocka_unit_test(test_one_spine_gone_still_balanced),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_lid_order_does_not_change_routes),
