@@ -29,24 +29,32 @@ struct hop {
 	uint8_t peer_port; /* the other end's port */
 };
 
+/*
+ * What the routing loop reads of a switch, once per destination: kept
+ * to 32 bytes (two a cache line). The rest is in struct swdown and
+ * ibfm_ftree.sw_node.
+ */
 struct sw {
-	uint32_t node;
 	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
-	uint32_t dn0, ndn; /* children: dhops[dn0 .. dn0 + ndn), by child */
 	uint16_t step;	   /* how far a position moves per destination */
 	uint16_t spill;	   /* next port for destinations displaced by a hole */
 	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
 	uint32_t active;   /* == stamp: carries compute traffic that moves
 			    * its positions (same-rail with rails) */
 	uint32_t cross;	   /* == stamp: carries compute traffic, any */
-	uint32_t dgen;	   /* == t->dgen: dgrp leads down to target */
-	uint32_t dgrp;	   /* dhops[dgrp .. dgrp + dcnt): links to that child */
-	uint32_t base;	   /* parent index of the base LID's route */
-	uint8_t dcnt;
+	uint32_t dgen;	   /* == t->dgen: an ancestor of the target */
+	uint8_t dport;	   /* its first link down towards the target */
 	uint8_t rank;
 	bool compute;	     /* a leaf with compute hosts */
 	bool uniform;	     /* every parent reaches the same switches */
 	bool uniform_leaves; /* every parent reaches the same leaves */
+};
+
+/* A switch's links down, and which of them lead to the current target. */
+struct swdown {
+	uint32_t dn0, ndn; /* children: dhops[dn0 .. dn0 + ndn), by child */
+	uint32_t dgrp;	   /* dhops[dgrp .. dgrp + dcnt): links to that child */
+	uint8_t dcnt;
 };
 
 /* A destination: the LIDs of one port. */
@@ -65,6 +73,7 @@ struct ibfm_ftree {
 	const struct ibfm_fabric *f;
 	uint32_t nsw, words; /* switches; 64-bit words per bitset */
 	struct sw *sw;
+	struct swdown *sd;
 	struct hop *hops;  /* all parents lists */
 	struct hop *dhops; /* all children lists, sorted by child */
 	uint32_t *hop_run; /* per parent link: the parent's run back down */
@@ -165,8 +174,8 @@ static void ranks_from_roots(const struct ibfm_fabric *f, const uint64_t *roots,
  * The run of switch p's links down to child 'c' (binary search): its
  * start in dhops[] and its length.
  */
-static uint32_t find_down_run(const struct ibfm_ftree *t, const struct sw *p,
-			      uint32_t c, uint8_t *len)
+static uint32_t find_down_run(const struct ibfm_ftree *t,
+			      const struct swdown *p, uint32_t c, uint8_t *len)
 {
 	const struct hop *h = t->dhops + p->dn0;
 	uint32_t lo = 0, hi = p->ndn, n;
@@ -193,7 +202,7 @@ static void link_down_runs(struct ibfm_ftree *t)
 	for (s = 0; s < t->nsw; s++)
 		for (h = t->sw[s].up0; h < t->sw[s].up0 + t->sw[s].nup; h++)
 			t->hop_run[h] =
-				find_down_run(t, &t->sw[t->hops[h].peer], s,
+				find_down_run(t, &t->sd[t->hops[h].peer], s,
 					      &t->hop_runlen[h]);
 }
 
@@ -226,12 +235,12 @@ static int build_adjacency(struct ibfm_ftree *t)
 	memset(t->port_dir, DIR_NONE, f->nports);
 	t->parallel = false;
 	for (s = 0; s < t->nsw; s++) {
-		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
-		unsigned my = t->rank[t->sw[s].node], p;
+		const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
+		unsigned my = t->rank[t->sw_node[s]], p;
 
 		t->sw[s].up0 = nh;
 		t->sw[s].nup = 0;
-		t->sw[s].dn0 = nc;
+		t->sd[s].dn0 = nc;
 		t->sw[s].rank = (uint8_t)my;
 		t->sw[s].compute = false;
 		t->sw[s].rail = t->nrails > 1 ? t->rails->port_rail[nd->port0]
@@ -266,13 +275,13 @@ static int build_adjacency(struct ibfm_ftree *t)
 						      f->ports[q].num };
 			}
 		}
-		t->sw[s].ndn = nc - t->sw[s].dn0;
-		sort_children(t->dhops + t->sw[s].dn0, t->sw[s].ndn);
-		for (i = 1; i < t->sw[s].ndn; i++)
+		t->sd[s].ndn = nc - t->sd[s].dn0;
+		sort_children(t->dhops + t->sd[s].dn0, t->sd[s].ndn);
+		for (i = 1; i < t->sd[s].ndn; i++)
 			t->parallel =
 				t->parallel ||
-				t->dhops[t->sw[s].dn0 + i].peer ==
-					t->dhops[t->sw[s].dn0 + i - 1].peer;
+				t->dhops[t->sd[s].dn0 + i].peer ==
+					t->dhops[t->sd[s].dn0 + i - 1].peer;
 	}
 	link_down_runs(t);
 	for (r = 1; r <= IBFM_RANK_NONE; r++)
@@ -389,7 +398,7 @@ static void add_dest(struct ibfm_ftree *t, uint32_t port, uint32_t target,
 				  t->rails->port_rail[port] != IBFM_RAIL_NONE
 			  ? t->rails->port_rail[port]
 			  : 0;
-	d->to_leaf = t->rank[t->sw[target].node] == 1;
+	d->to_leaf = t->rank[t->sw_node[target]] == 1;
 	if (p->lid + d->nlids - 1U > t->top_lid)
 		t->top_lid = p->lid + d->nlids - 1U;
 }
@@ -418,7 +427,7 @@ static int build_dests(struct ibfm_ftree *t)
 		}
 	free(hosts);
 	for (s = 0; s < t->nsw; s++) {
-		uint32_t p0 = f->nodes[t->sw[s].node].port0;
+		uint32_t p0 = f->nodes[t->sw_node[s]].port0;
 
 		if (f->ports[p0].lid)
 			add_dest(t, p0, s, 0);
@@ -472,6 +481,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 		if (ibfm_node_is_switch(&f->nodes[n]))
 			links += f->nodes[n].nports;
 	t->sw = calloc(t->nsw + 1, sizeof(*t->sw));
+	t->sd = calloc(t->nsw + 1, sizeof(*t->sd));
 	t->hops = calloc(links + 1, sizeof(*t->hops));
 	t->hop_run = calloc(links + 1, sizeof(*t->hop_run));
 	t->hop_runlen = calloc(links + 1, 1);
@@ -496,11 +506,12 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->dests = calloc(f->nports + 1, sizeof(*t->dests));
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
-	if (!t->sw || !t->hops || !t->hop_run || !t->hop_runlen || !t->dhops ||
-	    !t->drr || !t->anc || !t->order || !t->node_sw || !t->port_dir ||
-	    !t->down || !t->updown || !t->queue || !t->comp || !t->mode ||
-	    !t->pend || !t->sw_node || !t->by_guid || !t->guid_rank ||
-	    !t->hub_next || !t->hub_port || !t->dests || !t->rank || !t->io) {
+	if (!t->sw || !t->sd || !t->hops || !t->hop_run || !t->hop_runlen ||
+	    !t->dhops || !t->drr || !t->anc || !t->order || !t->node_sw ||
+	    !t->port_dir || !t->down || !t->updown || !t->queue || !t->comp ||
+	    !t->mode || !t->pend || !t->sw_node || !t->by_guid ||
+	    !t->guid_rank || !t->hub_next || !t->hub_port || !t->dests ||
+	    !t->rank || !t->io) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -509,7 +520,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 		if (ibfm_node_is_switch(&f->nodes[n])) {
 			t->node_sw[n] = s;
 			t->sw_node[s] = n;
-			t->sw[s++].node = n;
+			s++;
 		}
 	}
 	for (i = 0; opts && i < opts->nroots; i++) {
@@ -561,6 +572,7 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	if (!t)
 		return;
 	free(t->sw);
+	free(t->sd);
 	free(t->hops);
 	free(t->hop_run);
 	free(t->hop_runlen);
@@ -653,8 +665,9 @@ static void walk_up_from(struct ibfm_ftree *t, uint32_t x)
 			if (p->dgen == t->dgen || hp->peer == x)
 				continue;
 			p->dgen = t->dgen;
-			p->dgrp = t->hop_run[c->up0 + h];
-			p->dcnt = t->hop_runlen[c->up0 + h];
+			t->sd[hp->peer].dgrp = t->hop_run[c->up0 + h];
+			t->sd[hp->peer].dcnt = t->hop_runlen[c->up0 + h];
+			p->dport = t->dhops[t->hop_run[c->up0 + h]].port;
 			t->queue[tail++] = hp->peer;
 		}
 	}
@@ -677,7 +690,7 @@ static uint32_t pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x,
 	uint32_t i, valid = 0, h = from;
 
 	if ((w->uniform ||
-	     (w->uniform_leaves && t->rank[t->sw[x].node] == 1)) &&
+	     (w->uniform_leaves && t->rank[t->sw_node[x]] == 1)) &&
 	    w->nup) {
 		h = from + skip % w->nup;
 		return h >= w->nup ? h - w->nup : h;
@@ -704,8 +717,8 @@ static void note_no_updown(struct ibfm_ftree *t, uint32_t leaf,
 		return;
 	}
 	if (!t->stats.no_updown) {
-		t->stats.no_updown_leaf = t->sw[leaf].node;
-		t->stats.no_updown_target = t->sw[d->target].node;
+		t->stats.no_updown_leaf = t->sw_node[leaf];
+		t->stats.no_updown_target = t->sw_node[d->target];
 	}
 	t->stats.no_updown += d->nlids;
 }
@@ -727,7 +740,7 @@ static void build_components(struct ibfm_ftree *t)
 		t->queue[tail++] = s;
 		while (head < tail) {
 			const struct ibfm_node *nd =
-				&f->nodes[t->sw[t->queue[head++]].node];
+				&f->nodes[t->sw_node[t->queue[head++]]];
 
 			for (p = 1; p <= nd->nports; p++) {
 				uint32_t q = f->ports[nd->port0 + p].peer, m;
@@ -889,7 +902,7 @@ static int hub_route(struct ibfm_ftree *t, unsigned i, uint32_t c)
 		const struct hop *h = NULL;
 
 		if (t->mode[s] == MODE_DOWN)
-			h = &t->dhops[w->dgrp];
+			h = &t->dhops[t->sd[s].dgrp];
 		else if (t->mode[s] == MODE_UP)
 			h = &t->hops[w->up0 + pick_up(t, s, c, c % w->nup, 0)];
 		t->hub_next[s] = h ? h->peer : IBFM_NONE;
@@ -1063,18 +1076,19 @@ static void route_down(struct ibfm_ftree *t, uint8_t *col, const struct dest *d,
 	for (i = t->nanc; i-- > 0;) {
 		uint32_t s = t->anc[i], base;
 		struct sw *w = &t->sw[s];
-		const struct hop *g = &t->dhops[w->dgrp];
+		const struct swdown *sd = &t->sd[s];
+		const struct hop *g = &t->dhops[sd->dgrp];
 
 		if (w->cross == stamp)
 			t->sw[g->peer].cross = stamp;
-		if (w->dcnt == 1) {
+		if (sd->dcnt == 1) {
 			for (k = 0; k < d->nlids; k++)
 				col[k * n + s] = g->port;
 			continue;
 		}
-		base = w->cross == stamp ? t->drr[w->dgrp]++ : d->lid;
+		base = w->cross == stamp ? t->drr[sd->dgrp]++ : d->lid;
 		for (k = 0; k < d->nlids; k++)
-			col[k * n + s] = g[(base + k) % w->dcnt].port;
+			col[k * n + s] = g[(base + k) % sd->dcnt].port;
 	}
 }
 
@@ -1128,7 +1142,7 @@ route_dest_as(struct ibfm_ftree *t, struct chunk *c, const struct dest *d,
 			 * marks are in. */
 			if (!parallel)
 				for (k = 0; k < d->nlids; k++)
-					col[k * n + s] = t->dhops[w->dgrp].port;
+					col[k * n + s] = w->dport;
 			continue;
 		}
 		/* Balance follows same-rail traffic only: cross-rail flows
@@ -1147,7 +1161,6 @@ route_dest_as(struct ibfm_ftree *t, struct chunk *c, const struct dest *d,
 			h = pick_up(t, s, x, w->spill, 0);
 			w->spill = h + 1 == w->nup ? 0 : h + 1;
 		}
-		w->base = h;
 		up = &t->hops[w->up0 + h];
 		if (w->active == stamp) {
 			if (!leaf_turn) {
@@ -1220,7 +1233,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	for (s = 0; s < t->nsw; s++)
 		init_positions(t, s);
 	memset(t->drr, 0,
-	       (t->sw[t->nsw - 1].dn0 + t->sw[t->nsw - 1].ndn) *
+	       (t->sd[t->nsw - 1].dn0 + t->sd[t->nsw - 1].ndn) *
 		       sizeof(*t->drr));
 	t->stamp = 0;
 	t->stats.no_updown = 0;
@@ -1272,9 +1285,9 @@ static bool leads_down_to(const struct ibfm_ftree *t, uint32_t s, uint8_t port,
 			  uint32_t x)
 {
 	const struct ibfm_fabric *f = t->f;
-	uint32_t gp = f->nodes[t->sw[s].node].port0 + port, c;
+	uint32_t gp = f->nodes[t->sw_node[s]].port0 + port, c;
 
-	if (port > f->nodes[t->sw[s].node].nports ||
+	if (port > f->nodes[t->sw_node[s]].nports ||
 	    t->port_dir[gp] != DIR_DOWN)
 		return false;
 	c = t->node_sw[f->ports[f->ports[gp].peer].node];
@@ -1299,7 +1312,8 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 	if (w->dgen == t->dgen)
 		return leads_down_to(t, s, e, x)
 			       ? e
-			       : t->dhops[w->dgrp + lid % w->dcnt].port;
+			       : t->dhops[t->sd[s].dgrp + lid % t->sd[s].dcnt]
+					 .port;
 	if (!bit(row_of(t, t->updown, s), x))
 		return IBFM_LFT_NONE;
 	h = e == IBFM_LFT_NONE ? IBFM_NONE : up_index(t, s, e);
@@ -1431,7 +1445,7 @@ static int collect_dead(const struct ibfm_ftree *t, const struct snapshot *o,
 	unsigned p;
 
 	for (s = 0; s < t->nsw; s++) {
-		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
+		const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
 		const uint8_t *row = ibfm_lfts_row(lfts, s);
 
 		for (p = 1; p <= nd->nports; p++) {
@@ -1492,7 +1506,7 @@ static uint32_t check_list(const struct ibfm_ftree *t, struct fixes *x,
 	x->gen++;
 	for (i = x->first[X]; i < x->first[X + 1]; i++) {
 		uint32_t s = x->chg[i];
-		const struct ibfm_node *nd = &f->nodes[t->sw[s].node];
+		const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
 
 		list_add(x, s, &n);
 		for (p = 1; p <= nd->nports; p++) {
