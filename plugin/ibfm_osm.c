@@ -386,6 +386,9 @@ static int route_incremental(struct ibfm_osm *p, struct ibfm_fabric *now,
 	if (ibfm_ftree_update(p->engine, &p->lfts, delta, &err)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
 			err.msg);
+		/* The engine has seen the links go; route afresh next time. */
+		ibfm_ftree_destroy(p->engine);
+		p->engine = NULL;
 		return -1;
 	}
 	return 0;

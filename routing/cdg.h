@@ -15,8 +15,9 @@
  * (this switch's channel to it, then the neighbour's next channel) does
  * not close a cycle: the graph stays acyclic, so the tables stay
  * deadlock-free on one VL, and a switch only ever joins a switch whose
- * route exists, so no forwarding loop forms. A switch that joins adds
- * no other dependency: nothing forwarded into it for that LID before.
+ * route exists, so no forwarding loop forms. When switches already
+ * forward that LID into the joining one (tables from elsewhere), their
+ * channels into it depend on its new one too: those are checked alike.
  *
  * Cost: O(switches x LIDs) to build the graph, then a search of the
  * graph (O(dependencies)) per candidate tried; only run when pairs are

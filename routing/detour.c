@@ -135,7 +135,7 @@ void ibfm_detour_reset(struct ibfm_detour *d)
 		free(d->turns[i].r.dnin);
 		memset(&d->turns[i], 0, sizeof(d->turns[i]));
 	}
-	for (i = 0; i < d->nhubs; i++) {
+	for (i = 0; i < IBFM_DETOUR_HUBS; i++) {
 		free(d->hubs[i].next);
 		free(d->hubs[i].port);
 		d->hubs[i].next = NULL;
@@ -281,6 +281,21 @@ static uint32_t turn_at(struct ibfm_detour *d, uint32_t v)
 }
 
 /*
+ * Takes back the turn point made last, refused its first way in: with
+ * no allowed port, no edge leads to it, so the graph is as before.
+ */
+static void drop_last_turn(struct ibfm_detour *d)
+{
+	struct turn *t = &d->turns[--d->nturns];
+
+	d->turn_of[t->sw] = IBFM_NONE;
+	free(t->r.upin);
+	free(t->r.dnin);
+	memset(t, 0, sizeof(*t));
+	d->stats.turns = d->nturns;
+}
+
+/*
  * Allows detours to come down into switch 'v' through its port 'port'
  * and turn up there, if the turn graph stays acyclic. The new edges run
  * from every turn point whose chains reach that way in to v's turn
@@ -288,6 +303,7 @@ static uint32_t turn_at(struct ibfm_detour *d, uint32_t v)
  */
 static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 {
+	bool fresh = d->turn_of[v] == IBFM_NONE;
 	uint32_t k = turn_at(d, v), a = peer_sw(d, v, port), i, n = 0;
 	uint64_t seen[TURN_WORDS] = { 0 };
 	uint32_t stack[MAX_TURNS];
@@ -301,8 +317,11 @@ static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 	while (n) {
 		const struct turn *t = &d->turns[stack[--n]];
 
-		if (reached(d, &t->r, a, v))
+		if (reached(d, &t->r, a, v)) {
+			if (fresh)
+				drop_last_turn(d);
 			return false;
+		}
 		for (i = 0; i < d->nturns; i++)
 			if ((t->edge[i >> 6] >> (i & 63) & 1) &&
 			    !(seen[i >> 6] >> (i & 63) & 1)) {
@@ -344,12 +363,12 @@ int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,
 		return -EINVAL;
 	if (turn_at(d, sw) == IBFM_NONE)
 		return -E2BIG;
-	if (!h->next) {
+	if (!h->next)
 		h->next = malloc((n + 1) * sizeof(*h->next));
+	if (!h->port)
 		h->port = malloc(n + 1);
-		if (!h->next || !h->port)
-			return -ENOMEM;
-	}
+	if (!h->next || !h->port)
+		return -ENOMEM;
 	h->sw = sw;
 	memcpy(h->next, next, n * sizeof(*next));
 	memcpy(h->port, port, n);

@@ -13,7 +13,7 @@
  * (a switch sends SMPs and its PMA answers come back).
  *
  * Why they close none. Orient every link from the lower switch to the
- * higher by (rank, then switch index): a total order, so the
+ * higher by (rank, then GUID order): a total order, so the
  * orientation is acyclic, and between ranks it is the fat tree's own. A
  * channel (a directed link) is up or down by it. A cycle of channel
  * dependencies has to turn from a down channel to an up one somewhere:

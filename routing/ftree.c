@@ -13,7 +13,8 @@
 #include "routing/rail.h"
 #include "routing/rank.h"
 
-enum { DIR_NONE = 0, DIR_UP, DIR_DOWN };
+/* A port's link: none, up, down, or sideways (detours only: same rank). */
+enum { DIR_NONE = 0, DIR_UP, DIR_DOWN, DIR_SIDE };
 enum {
 	MODE_NONE = IBFM_MODE_NONE,
 	MODE_SELF = IBFM_MODE_SELF,
@@ -89,6 +90,7 @@ struct ibfm_ftree {
 	uint64_t *leaves;	 /* bitset of the leaves */
 	uint32_t *queue;
 	uint32_t *comp; /* switch -> connected component */
+	uint32_t ncomp; /* components */
 	uint8_t *mode;	/* per switch, for the current target: MODE_* */
 	uint32_t *pend; /* switches with no up/down route to the target */
 	uint32_t npend;
@@ -273,6 +275,9 @@ static int build_adjacency(struct ibfm_ftree *t)
 				t->dhops[nc++] =
 					(struct hop){ t->node_sw[m], (uint8_t)p,
 						      f->ports[q].num };
+			} else {
+				/* Detours may use it: its loss must show. */
+				t->port_dir[port] = DIR_SIDE;
 			}
 		}
 		t->sd[s].ndn = nc - t->sd[s].dn0;
@@ -408,7 +413,7 @@ static int build_dests(struct ibfm_ftree *t)
 {
 	const struct ibfm_fabric *f = t->f;
 	uint32_t *hosts = malloc((f->nports + 1) * sizeof(*hosts));
-	uint32_t nh, i, s, l;
+	uint32_t nh, i, l;
 	int pass;
 
 	if (!hosts)
@@ -426,11 +431,13 @@ static int build_dests(struct ibfm_ftree *t)
 					 at->num);
 		}
 	free(hosts);
-	for (s = 0; s < t->nsw; s++) {
-		uint32_t p0 = f->nodes[t->sw_node[s]].port0;
+	/* By GUID: detours are planned in this order, first come first
+	 * served, so it must not be the order the fabric was read in. */
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t p0 = f->nodes[t->sw_node[t->by_guid[i]]].port0;
 
 		if (f->ports[p0].lid)
-			add_dest(t, p0, s, 0);
+			add_dest(t, p0, t->by_guid[i], 0);
 	}
 	t->lid_dest = malloc(((size_t)t->top_lid + 1) * sizeof(*t->lid_dest));
 	if (!t->lid_dest)
@@ -559,7 +566,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	build_adjacency(t);
 	for (s = 0; s < t->nsw; s++)
 		t->stats.unranked += t->sw[s].rank == IBFM_RANK_NONE;
-	if (build_dests(t) || make_detour(t)) {
+	if (make_detour(t) || build_dests(t)) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -723,11 +730,11 @@ static void note_no_updown(struct ibfm_ftree *t, uint32_t leaf,
 	t->stats.no_updown += d->nlids;
 }
 
-/* Connected components of the switch graph, over every link. */
-static void build_components(struct ibfm_ftree *t)
+/* Connected components of the switch graph, over every link; how many. */
+static uint32_t build_components(struct ibfm_ftree *t)
 {
 	const struct ibfm_fabric *f = t->f;
-	uint32_t s, head, tail;
+	uint32_t s, head, tail, n = 0;
 	unsigned p;
 
 	for (s = 0; s < t->nsw; s++)
@@ -736,6 +743,7 @@ static void build_components(struct ibfm_ftree *t)
 		if (t->comp[s] != IBFM_NONE)
 			continue;
 		head = tail = 0;
+		n++;
 		t->comp[s] = s;
 		t->queue[tail++] = s;
 		while (head < tail) {
@@ -755,6 +763,7 @@ static void build_components(struct ibfm_ftree *t)
 			}
 		}
 	}
+	return n;
 }
 
 /*
@@ -904,7 +913,9 @@ static int hub_route(struct ibfm_ftree *t, unsigned i, uint32_t c)
 		if (t->mode[s] == MODE_DOWN)
 			h = &t->dhops[t->sd[s].dgrp];
 		else if (t->mode[s] == MODE_UP)
-			h = &t->hops[w->up0 + pick_up(t, s, c, c % w->nup, 0)];
+			h = &t->hops[w->up0 + pick_up(t, s, c,
+						      t->guid_rank[c] % w->nup,
+						      0)];
 		t->hub_next[s] = h ? h->peer : IBFM_NONE;
 		t->hub_port[s] = h ? h->port : IBFM_LFT_NONE;
 	}
@@ -987,8 +998,11 @@ static int complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		    uint8_t *dirty, struct ibfm_err *err)
 {
 	struct ibfm_cdg_fill fill = { .dirty = dirty };
-	int rc = ibfm_cdg_complete(t->f, lfts, &fill, err);
+	int rc;
 
+	/* Marked first: a failed search may have filled entries too. */
+	t->stats.cdg_filled = 1;
+	rc = ibfm_cdg_complete(t->f, lfts, &fill, err);
 	if (rc)
 		return rc;
 	t->stats.no_updown = fill.left_ca;
@@ -1240,7 +1254,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	t->stats.no_updown_sw = 0;
 	t->stats.lids = 0;
 	build_reach(t);
-	build_components(t);
+	t->ncomp = build_components(t);
 	if (choose_hubs(t)) {
 		chunk_free(&c);
 		ibfm_lfts_free(lfts);
@@ -1538,8 +1552,13 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 
 	build_adjacency(t);
 	rc = ibfm_ftree_route(t, &fresh, err);
-	if (rc)
+	if (rc) {
+		ibfm_lfts_free(&fresh);
+		/* 'lfts' are the old tables, whatever they hold: only a
+		 * full route may follow them. */
+		t->stats.cdg_filled = 1;
 		return rc;
+	}
 	delta->full = true;
 	for (s = 0; s < fresh.nsw; s++)
 		for (b = 0; b < nb; b++) {
@@ -1561,6 +1580,36 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	ibfm_lfts_free(&old);
 	*lfts = fresh;
 	return 0;
+}
+
+/*
+ * The fabric fell apart: a switch cut off from a target keeps no entry
+ * for it (a detour there would lead nowhere, through turns the turn
+ * graph may no longer know). One pass over the tables.
+ */
+static void clear_split(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			struct fixes *x, struct ibfm_ftree_delta *delta)
+{
+	uint32_t i, s, k;
+
+	for (s = 0; s < t->nsw; s++) {
+		uint8_t *row = ibfm_lfts_row(lfts, s);
+
+		for (i = 0; i < t->ndests; i++) {
+			const struct dest *d = &t->dests[i];
+
+			if (t->comp[d->target] == t->comp[s])
+				continue;
+			for (k = 0; k < d->nlids; k++) {
+				if (row[d->lid + k] == IBFM_LFT_NONE)
+					continue;
+				row[d->lid + k] = IBFM_LFT_NONE;
+				delta->entries++;
+				x->dirty[(size_t)s * x->nblocks +
+					 (d->lid + k) / IBFM_LFT_BLOCK] = 1;
+			}
+		}
+	}
 }
 
 /* visit_target, noting the targets that leave switches unrouted. */
@@ -1629,7 +1678,11 @@ static int replan_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		for (j = 0; j < t->npend; j++)
 			fix_entries(t, lfts, x, t->pend[j], d, delta);
 	}
-	return left ? complete(t, lfts, x->dirty, err) : 0;
+	if (!left)
+		return 0;
+	rc = complete(t, lfts, x->dirty, err);
+	delta->entries += rc ? 0 : t->stats.cdg_filled;
+	return rc;
 }
 
 int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
@@ -1637,7 +1690,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 {
 	struct fixes x = { .nblocks = lfts->stride / IBFM_LFT_BLOCK };
 	struct snapshot old = { 0 };
-	uint32_t i, j, last = IBFM_NONE;
+	uint32_t i, j, last = IBFM_NONE, ncomp;
 	uint64_t left = 0;
 	size_t b;
 	int rc = -ENOMEM;
@@ -1656,7 +1709,8 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		goto out;
 	build_adjacency(t);
 	build_reach(t);
-	build_components(t);
+	ncomp = t->ncomp;
+	t->ncomp = build_components(t);
 	/* Turn points stay: losing links only removes dependencies. */
 	if (reroute_hubs(t))
 		goto out;
@@ -1697,6 +1751,8 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		for (j = 0; j < t->npend; j++)
 			fix_entries(t, lfts, &x, t->pend[j], d, delta);
 	}
+	if (t->ncomp != ncomp)
+		clear_split(t, lfts, &x, delta);
 	if (left)
 		left = retry_detours(t, lfts, &x, delta);
 	rc = left ? replan_detours(t, lfts, &x, delta, err) : 0;

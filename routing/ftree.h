@@ -8,7 +8,7 @@
  * Ranks: CAs 0, leaves (switches with CAs) 1, then by hop distance from
  * the leaves (ibfm_rank_detect), or down from the switches of a root
  * GUID file. A link joins a switch to a parent (rank + 1) or a child
- * (rank - 1); links between switches of one rank are not used.
+ * (rank - 1); links between switches of one rank carry detours only.
  *
  * Reachability: down[s] is the set of switches s reaches going only
  * down, updown[s] = down[s] plus updown of every parent: the switches s
@@ -59,6 +59,15 @@
  * entry that is still a valid up/down route, and moves an invalid one to
  * the next valid port in round-robin order: minimal churn, and a bounded
  * deviation from a full recompute (only invalidated entries differ).
+ * The detours of the targets it revisits are planned again; those it
+ * cannot plan with the turn points of the fabric as it was are planned
+ * again once the turn graph has dropped the lost links' chains, and if
+ * some still fail, every target's detours are planned afresh with new
+ * turn points (delta.entries says how many moved). When the fabric
+ * falls apart, switches drop their entries for targets cut off from
+ * them. Tables that needed the dependency graph search (routing/cdg.h)
+ * are routed afresh (delta.full): the turn rules do not know its
+ * dependencies.
  */
 
 #include <stdbool.h>
