@@ -68,6 +68,7 @@ struct dest {
 	uint16_t rail; /* its rail; 0 without rails */
 	bool compute;  /* moves round-robin positions */
 	bool to_leaf;  /* the target is a leaf (a CA's LID) */
+	uint16_t slot; /* compute: its place among its leaf's, host order */
 };
 
 struct ibfm_ftree {
@@ -75,9 +76,15 @@ struct ibfm_ftree {
 	uint32_t nsw, words; /* switches; 64-bit words per bitset */
 	struct sw *sw;
 	struct swdown *sd;
-	struct hop *hops;  /* all parents lists */
-	struct hop *dhops; /* all children lists, sorted by child */
-	uint32_t *hop_run; /* per parent link: the parent's run back down */
+	struct hop *hops;     /* all parents lists */
+	struct hop *dhops;    /* all children lists, sorted by child */
+	uint32_t *hop_run;    /* per parent link: the parent's run back down */
+	uint32_t *up_by_peer; /* per switch, its parent links (hops[] indexes)
+			       * sorted by parent: runs of parallel links */
+	uint32_t *up_rr;      /* per run start: next link of the run */
+	uint32_t *slots;      /* per leaf (at up0): its parents, each as
+			       * often as it has links to it, interleaved */
+	bool uneven;	      /* leaves' parallel runs differ in length */
 	uint8_t *hop_runlen;
 	bool parallel; /* some switch has parallel links down */
 	uint32_t *drr; /* per group (first dhop): next link to use */
@@ -196,6 +203,99 @@ static uint32_t find_down_run(const struct ibfm_ftree *t,
 	return p->dn0 + lo;
 }
 
+/* Orders a switch's parent links (hops[] indexes) by parent, then port. */
+static void sort_up(const struct ibfm_ftree *t, uint32_t *ix, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		uint32_t x = ix[i];
+
+		for (j = i;
+		     j > 0 && (t->hops[ix[j - 1]].peer > t->hops[x].peer ||
+			       (t->hops[ix[j - 1]].peer == t->hops[x].peer &&
+				ix[j - 1] > x));
+		     j--)
+			ix[j] = ix[j - 1];
+		ix[j] = x;
+	}
+}
+
+/*
+ * Leaves whose runs of parallel links up differ in length (32 up-ports
+ * over 12 spines: runs of 2 and 3, each leaf to other spines) defeat
+ * d-mod-k over ports: one destination reaches different spines from
+ * different leaves, and meets others on their links down. There a leaf
+ * picks a destination's spine first, the same from every leaf: slot t
+ * of the destination's leaf, whose slots list its parents as often as
+ * it has links to each, interleaved (so each link down gets one of its
+ * destinations); then one of its own links to that spine, in turn.
+ */
+static void build_slots(struct ibfm_ftree *t)
+{
+	uint32_t s, i, r, len;
+
+	t->uneven = false;
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+		uint32_t *ix = t->up_by_peer + w->up0, n = 0, first = 0;
+
+		for (i = 0; i < w->nup; i++)
+			ix[i] = w->up0 + i;
+		sort_up(t, ix, w->nup);
+		memset(t->up_rr + w->up0, 0, w->nup * sizeof(*t->up_rr));
+		if (w->rank != 1)
+			continue;
+		/* Slots: round r takes every parent with more than r links. */
+		for (r = 0; n < w->nup; r++)
+			for (i = 0; i < w->nup; i += len) {
+				for (len = 1; i + len < w->nup &&
+					      t->hops[ix[i + len]].peer ==
+						      t->hops[ix[i]].peer;
+				     len++)
+					;
+				if (!r && !i)
+					first = len;
+				if (!r && len != first)
+					t->uneven = true;
+				if (len > r)
+					t->slots[w->up0 + n++] =
+						t->hops[ix[i]].peer;
+			}
+	}
+}
+
+/*
+ * The parent index of leaf 's' for compute destination 'd' on a fabric
+ * of uneven runs (build_slots), or IBFM_NONE to choose as usual.
+ */
+static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
+			     const struct dest *d)
+{
+	const struct sw *w = &t->sw[s], *x = &t->sw[d->target];
+	const uint32_t *ix = t->up_by_peer + w->up0;
+	uint32_t j, lo = 0, hi = w->nup, n;
+
+	if (!x->nup || d->target == s)
+		return IBFM_NONE;
+	j = t->slots[x->up0 + d->slot % x->nup];
+	if (!bit(row_of(t, t->updown, j), d->target))
+		return IBFM_NONE;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->hops[ix[mid]].peer < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < w->nup && t->hops[ix[lo + n]].peer == j; n++)
+		;
+	if (!n)
+		return IBFM_NONE;
+	return ix[lo + t->up_rr[w->up0 + lo]++ % n] - w->up0;
+}
+
 /* For each parent link, the run of the parent's links back down. */
 static void link_down_runs(struct ibfm_ftree *t)
 {
@@ -289,6 +389,7 @@ static int build_adjacency(struct ibfm_ftree *t)
 					t->dhops[t->sd[s].dn0 + i - 1].peer;
 	}
 	link_down_runs(t);
+	build_slots(t);
 	for (r = 1; r <= IBFM_RANK_NONE; r++)
 		for (i = 0; i < t->nsw; i++)
 			if (t->sw[i].rank == r)
@@ -404,6 +505,10 @@ static void add_dest(struct ibfm_ftree *t, uint32_t port, uint32_t target,
 			  ? t->rails->port_rail[port]
 			  : 0;
 	d->to_leaf = t->rank[t->sw_node[target]] == 1;
+	d->slot = 0;
+	if (d->compute && t->ndests > 1 && d[-1].compute &&
+	    d[-1].target == target)
+		d->slot = (uint16_t)(d[-1].slot + 1);
 	if (p->lid + d->nlids - 1U > t->top_lid)
 		t->top_lid = p->lid + d->nlids - 1U;
 }
@@ -491,6 +596,9 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->sd = calloc(t->nsw + 1, sizeof(*t->sd));
 	t->hops = calloc(links + 1, sizeof(*t->hops));
 	t->hop_run = calloc(links + 1, sizeof(*t->hop_run));
+	t->up_by_peer = calloc(links + 1, sizeof(*t->up_by_peer));
+	t->up_rr = calloc(links + 1, sizeof(*t->up_rr));
+	t->slots = calloc(links + 1, sizeof(*t->slots));
 	t->hop_runlen = calloc(links + 1, 1);
 	t->dhops = calloc(links + 1, sizeof(*t->dhops));
 	t->drr = calloc(links + 1, sizeof(*t->drr));
@@ -514,11 +622,11 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
 	if (!t->sw || !t->sd || !t->hops || !t->hop_run || !t->hop_runlen ||
-	    !t->dhops || !t->drr || !t->anc || !t->order || !t->node_sw ||
-	    !t->port_dir || !t->down || !t->updown || !t->queue || !t->comp ||
-	    !t->mode || !t->pend || !t->sw_node || !t->by_guid ||
-	    !t->guid_rank || !t->hub_next || !t->hub_port || !t->dests ||
-	    !t->rank || !t->io) {
+	    !t->up_by_peer || !t->up_rr || !t->slots || !t->dhops || !t->drr ||
+	    !t->anc || !t->order || !t->node_sw || !t->port_dir || !t->down ||
+	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
+	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
+	    !t->hub_port || !t->dests || !t->rank || !t->io) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -583,6 +691,9 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->hops);
 	free(t->hop_run);
 	free(t->hop_runlen);
+	free(t->up_by_peer);
+	free(t->up_rr);
+	free(t->slots);
 	free(t->dhops);
 	free(t->drr);
 	free(t->anc);
@@ -1169,6 +1280,13 @@ route_dest_as(struct ibfm_ftree *t, struct chunk *c, const struct dest *d,
 		h = w->uniform || (w->uniform_leaves && d->to_leaf)
 			    ? from
 			    : pick_up(t, s, x, from, 0);
+		if (parallel && t->uneven && leaf_turn && d->to_leaf &&
+		    w->rank == 1) {
+			uint32_t b = pick_by_slot(t, s, d);
+
+			if (b != IBFM_NONE)
+				h = from = b;
+		}
 		/* Displaced by a hole: spread what the hole displaces over
 		 * every valid port, rather than onto the next one. */
 		if (h != from && w->nup > 1) {
@@ -1246,6 +1364,9 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	}
 	for (s = 0; s < t->nsw; s++)
 		init_positions(t, s);
+	memset(t->up_rr, 0,
+	       (t->sw[t->nsw - 1].up0 + t->sw[t->nsw - 1].nup) *
+		       sizeof(*t->up_rr));
 	memset(t->drr, 0,
 	       (t->sd[t->nsw - 1].dn0 + t->sd[t->nsw - 1].ndn) *
 		       sizeof(*t->drr));
