@@ -235,7 +235,12 @@ static void build_slots(struct ibfm_ftree *t)
 {
 	uint32_t s, i, r, len;
 
+	uint32_t nup_max = 0;
+
 	t->uneven = false;
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].rank == 1 && t->sw[s].nup > nup_max)
+			nup_max = t->sw[s].nup;
 	for (s = 0; s < t->nsw; s++) {
 		const struct sw *w = &t->sw[s];
 		uint32_t *ix = t->up_by_peer + w->up0, n = 0, first = 0;
@@ -246,6 +251,7 @@ static void build_slots(struct ibfm_ftree *t)
 		memset(t->up_rr + w->up0, 0, w->nup * sizeof(*t->up_rr));
 		if (w->rank != 1)
 			continue;
+		t->uneven = t->uneven || (w->nup && w->nup != nup_max);
 		/* Slots: round r takes every parent with more than r links. */
 		for (r = 0; n < w->nup; r++)
 			for (i = 0; i < w->nup; i += len) {
@@ -1280,8 +1286,7 @@ route_dest_as(struct ibfm_ftree *t, struct chunk *c, const struct dest *d,
 		h = w->uniform || (w->uniform_leaves && d->to_leaf)
 			    ? from
 			    : pick_up(t, s, x, from, 0);
-		if (parallel && t->uneven && leaf_turn && d->to_leaf &&
-		    w->rank == 1) {
+		if (t->uneven && leaf_turn && d->to_leaf && w->rank == 1) {
 			uint32_t b = pick_by_slot(t, s, d);
 
 			if (b != IBFM_NONE)
