@@ -285,7 +285,9 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 	if (!x->nup || d->target == s)
 		return IBFM_NONE;
 	j = t->slots[x->up0 + d->slot % x->nup];
-	if (!bit(row_of(t, t->updown, j), d->target))
+	/* Two levels only: above, spines of other pods are other spines,
+	 * and d-mod-k over ports did better (a B200-style core tier). */
+	if (t->sw[j].nup || !bit(row_of(t, t->updown, j), d->target))
 		return IBFM_NONE;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
