@@ -200,39 +200,6 @@ static int build(struct cdg *g, const struct ibfm_lfts *t)
 	return 0;
 }
 
-/* Connected components of the switches, over switch links. */
-static void components(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
-		       uint32_t *comp, uint32_t *queue)
-{
-	uint32_t s, head, tail;
-	unsigned p;
-
-	memset(comp, 0xff, t->nsw * sizeof(*comp));
-	for (s = 0; s < t->nsw; s++) {
-		if (comp[s] != IBFM_NONE)
-			continue;
-		head = tail = 0;
-		comp[s] = s;
-		queue[tail++] = s;
-		while (head < tail) {
-			const struct ibfm_node *nd =
-				&f->nodes[t->sw_node[queue[head++]]];
-
-			for (p = 1; p <= nd->nports; p++) {
-				uint32_t q = f->ports[nd->port0 + p].peer, m;
-
-				if (q == IBFM_NONE)
-					continue;
-				m = t->node_sw[f->ports[q].node];
-				if (m == IBFM_NONE || comp[m] != IBFM_NONE)
-					continue;
-				comp[m] = s;
-				queue[tail++] = m;
-			}
-		}
-	}
-}
-
 /*
  * The channel by which the switch behind port 'q' of 'nd' forwards
  * 'lid' into 'nd', or IBFM_NONE.
@@ -377,7 +344,8 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 	if (!comp || !todo || !by_guid || cdg_init(&g, f) || build(&g, t) ||
 	    ibfm_fabric_sort_by_guid(f, t->sw_node, t->nsw, by_guid))
 		goto out;
-	components(f, t, comp, todo);
+	ibfm_fabric_switch_components(f, t->nsw, t->sw_node, t->node_sw, comp,
+				      todo);
 	for (lid = 1; lid <= t->top_lid; lid++) {
 		uint32_t p = ibfm_fabric_port_by_lid(f, lid);
 		bool sw = p != IBFM_NONE && f->ports[p].num == 0;

@@ -653,3 +653,40 @@ int ibfm_fabric_sort_by_guid(const struct ibfm_fabric *f, const uint32_t *nodes,
 	free(key);
 	return 0;
 }
+
+uint32_t ibfm_fabric_switch_components(const struct ibfm_fabric *f,
+				       uint32_t nsw, const uint32_t *sw_node,
+				       const uint32_t *node_sw, uint32_t *comp,
+				       uint32_t *queue)
+{
+	uint32_t s, head, tail, n = 0;
+	unsigned p;
+
+	for (s = 0; s < nsw; s++)
+		comp[s] = IBFM_NONE;
+	for (s = 0; s < nsw; s++) {
+		if (comp[s] != IBFM_NONE)
+			continue;
+		head = tail = 0;
+		n++;
+		comp[s] = s;
+		queue[tail++] = s;
+		while (head < tail) {
+			const struct ibfm_node *nd =
+				&f->nodes[sw_node[queue[head++]]];
+
+			for (p = 1; p <= nd->nports; p++) {
+				uint32_t q = f->ports[nd->port0 + p].peer, m;
+
+				if (q == IBFM_NONE)
+					continue;
+				m = node_sw[f->ports[q].node];
+				if (m == IBFM_NONE || comp[m] != IBFM_NONE)
+					continue;
+				comp[m] = s;
+				queue[tail++] = m;
+			}
+		}
+	}
+	return n;
+}

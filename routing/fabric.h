@@ -217,6 +217,17 @@ uint32_t ibfm_fabric_number_switches(const struct ibfm_fabric *f,
 				     uint32_t *sw_node, uint32_t *node_sw);
 
 /*
+ * Connected components of the switches over switch-to-switch links:
+ * 'sw_node'/'node_sw' as ibfm_fabric_number_switches gives them, 'comp'
+ * (nsw entries) gets each switch's component (the index of its first
+ * switch), 'queue' (nsw entries) is scratch. Returns how many.
+ */
+uint32_t ibfm_fabric_switch_components(const struct ibfm_fabric *f,
+				       uint32_t nsw, const uint32_t *sw_node,
+				       const uint32_t *node_sw, uint32_t *comp,
+				       uint32_t *queue);
+
+/*
  * Stores in 'out' the indexes 0..n-1 of the nodes 'nodes' (n of them)
  * sorted by node GUID: an order that does not depend on how the fabric
  * was read or discovered, for choices between equals. -ENOMEM.

@@ -852,37 +852,8 @@ static void note_no_updown(struct ibfm_ftree *t, uint32_t leaf,
 /* Connected components of the switch graph, over every link; how many. */
 static uint32_t build_components(struct ibfm_ftree *t)
 {
-	const struct ibfm_fabric *f = t->f;
-	uint32_t s, head, tail, n = 0;
-	unsigned p;
-
-	for (s = 0; s < t->nsw; s++)
-		t->comp[s] = IBFM_NONE;
-	for (s = 0; s < t->nsw; s++) {
-		if (t->comp[s] != IBFM_NONE)
-			continue;
-		head = tail = 0;
-		n++;
-		t->comp[s] = s;
-		t->queue[tail++] = s;
-		while (head < tail) {
-			const struct ibfm_node *nd =
-				&f->nodes[t->sw_node[t->queue[head++]]];
-
-			for (p = 1; p <= nd->nports; p++) {
-				uint32_t q = f->ports[nd->port0 + p].peer, m;
-
-				if (q == IBFM_NONE)
-					continue;
-				m = t->node_sw[f->ports[q].node];
-				if (m == IBFM_NONE || t->comp[m] != IBFM_NONE)
-					continue;
-				t->comp[m] = s;
-				t->queue[tail++] = m;
-			}
-		}
-	}
-	return n;
+	return ibfm_fabric_switch_components(t->f, t->nsw, t->sw_node,
+					     t->node_sw, t->comp, t->queue);
 }
 
 /*

@@ -11,13 +11,7 @@
 #include "routing/verify.h"
 
 /* Port 1: the host; a: 2 to b, 3 to d; b: 2 to c, 3 to a; ... */
-static const char square[] =
-	"Switch 3 \"a\"\n[1] \"ha\"[1]\n[2] \"b\"[3]\n[3] \"d\"[2]\n\n"
-	"Switch 3 \"b\"\n[1] \"hb\"[1]\n[2] \"c\"[3]\n[3] \"a\"[2]\n\n"
-	"Switch 3 \"c\"\n[1] \"hc\"[1]\n[2] \"d\"[3]\n[3] \"b\"[2]\n\n"
-	"Switch 3 \"d\"\n[1] \"hd\"[1]\n[2] \"a\"[3]\n[3] \"c\"[2]\n\n"
-	"Ca 1 \"ha\"\n[1] \"a\"[1]\n\nCa 1 \"hb\"\n[1] \"b\"[1]\n\n"
-	"Ca 1 \"hc\"\n[1] \"c\"[1]\n\nCa 1 \"hd\"\n[1] \"d\"[1]\n";
+#define SQUARE FIXTURES "/ring4.topo"
 
 struct sq {
 	struct ibfm_fabric *f;
@@ -34,9 +28,7 @@ static void sq_init(struct sq *q)
 	int i;
 
 	memset(q, 0, sizeof(*q));
-	assert_int_equal(ibfm_topo_parse(square, sizeof(square) - 1, "square",
-					 &q->f, &err),
-			 0);
+	assert_int_equal(ibfm_topo_read(SQUARE, &q->f, &err), 0);
 	assert_int_equal(ibfm_fabric_assign_lids(q->f, 0, &err), 0);
 	for (i = 0; i < 4; i++) {
 		uint32_t n = ibfm_fabric_node_by_name(q->f, names[i]);

@@ -596,18 +596,10 @@ static void test_incremental_switch_failure(void **state)
 static void test_ring_has_no_updown_routes(void **state)
 {
 	/* Four leaves in a ring: no switch is above another. */
-	static const char net[] =
-		"Switch 3 \"a\"\n[1] \"ha\"[1]\n[2] \"b\"[3]\n[3] \"d\"[2]\n\n"
-		"Switch 3 \"b\"\n[1] \"hb\"[1]\n[2] \"c\"[3]\n[3] \"a\"[2]\n\n"
-		"Switch 3 \"c\"\n[1] \"hc\"[1]\n[2] \"d\"[3]\n[3] \"b\"[2]\n\n"
-		"Switch 3 \"d\"\n[1] \"hd\"[1]\n[2] \"a\"[3]\n[3] \"c\"[2]\n\n"
-		"Ca 1 \"ha\"\n[1] \"a\"[1]\n\nCa 1 \"hb\"\n[1] \"b\"[1]\n\n"
-		"Ca 1 \"hc\"\n[1] \"c\"[1]\n\nCa 1 \"hd\"\n[1] \"d\"[1]\n";
 	struct routed r = { 0 };
 
 	(void)state;
-	assert_int_equal(
-		ibfm_topo_parse(net, sizeof(net) - 1, "ring", &r.f, NULL), 0);
+	assert_int_equal(ibfm_topo_read(FIXTURES "/ring4.topo", &r.f, NULL), 0);
 	route_fabric(&r, NULL, 0);
 	/* Each leaf reaches the 3 other hosts only sideways: detoured. */
 	assert_int_equal(brute_no_updown(r.f), 12);

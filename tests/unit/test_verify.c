@@ -11,20 +11,13 @@
 #include "routing/verify.h"
 
 /* Four switches in a ring, a host on each: a -> b -> c -> d -> a. */
-static const char ring[] =
-	"Switch 3 \"a\"\n[1] \"ha\"[1]\n[2] \"b\"[3]\n[3] \"d\"[2]\n\n"
-	"Switch 3 \"b\"\n[1] \"hb\"[1]\n[2] \"c\"[3]\n[3] \"a\"[2]\n\n"
-	"Switch 3 \"c\"\n[1] \"hc\"[1]\n[2] \"d\"[3]\n[3] \"b\"[2]\n\n"
-	"Switch 3 \"d\"\n[1] \"hd\"[1]\n[2] \"a\"[3]\n[3] \"c\"[2]\n\n"
-	"Ca 1 \"ha\"\n[1] \"a\"[1]\n\nCa 1 \"hb\"\n[1] \"b\"[1]\n\n"
-	"Ca 1 \"hc\"\n[1] \"c\"[1]\n\nCa 1 \"hd\"\n[1] \"d\"[1]\n";
+#define RING4 FIXTURES "/ring4.topo"
 
 static struct ibfm_fabric *ring_fabric(struct ibfm_lfts *t)
 {
 	struct ibfm_fabric *f = NULL;
 
-	assert_int_equal(
-		ibfm_topo_parse(ring, sizeof(ring) - 1, "ring", &f, NULL), 0);
+	assert_int_equal(ibfm_topo_read(RING4, &f, NULL), 0);
 	assert_int_equal(ibfm_fabric_assign_lids(f, 0, NULL), 0);
 	assert_int_equal(ibfm_lfts_init(t, f, f->max_lid, NULL), 0);
 	return f;
