@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/bits.h"
 #include "routing/rank.h"
 
 #define MAX_TURNS 256
@@ -59,7 +60,7 @@ static uint8_t rank_of(const struct ibfm_detour *d, uint32_t s)
 	return d->rank[s];
 }
 
-/* Whether the link from switch 'a' to 'b' goes up: by rank, then index. */
+/* Whether the link from switch 'a' to 'b' goes up: by rank, then GUID order. */
 static bool key_up(const struct ibfm_detour *d, uint32_t a, uint32_t b)
 {
 	uint8_t ra = rank_of(d, a), rb = rank_of(d, b);
@@ -233,7 +234,7 @@ static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
 
 static bool allowed(const struct turn *t, unsigned port)
 {
-	return t->allow[port >> 6] >> (port & 63) & 1;
+	return ibfm_bit(t->allow, port);
 }
 
 /* Whether turn i's chains reach an allowed way into turn j. */
@@ -275,7 +276,7 @@ static uint32_t turn_at(struct ibfm_detour *d, uint32_t v)
 	d->turn_of[v] = k;
 	for (j = 0; j < k; j++)
 		if (reaches_turn(d, k, j))
-			t->edge[j >> 6] |= 1ULL << (j & 63);
+			ibfm_bit_set(t->edge, j);
 	d->stats.turns = d->nturns;
 	return k;
 }
@@ -312,7 +313,7 @@ static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 		return false;
 	if (allowed(&d->turns[k], port))
 		return true;
-	seen[k >> 6] |= 1ULL << (k & 63);
+	ibfm_bit_set(seen, k);
 	stack[n++] = k;
 	while (n) {
 		const struct turn *t = &d->turns[stack[--n]];
@@ -323,16 +324,15 @@ static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 			return false;
 		}
 		for (i = 0; i < d->nturns; i++)
-			if ((t->edge[i >> 6] >> (i & 63) & 1) &&
-			    !(seen[i >> 6] >> (i & 63) & 1)) {
-				seen[i >> 6] |= 1ULL << (i & 63);
+			if (ibfm_bit(t->edge, i) && !ibfm_bit(seen, i)) {
+				ibfm_bit_set(seen, i);
 				stack[n++] = i;
 			}
 	}
-	d->turns[k].allow[port >> 6] |= 1ULL << (port & 63);
+	ibfm_bit_set(d->turns[k].allow, port);
 	for (i = 0; i < d->nturns; i++)
 		if (reached(d, &d->turns[i].r, a, v))
-			d->turns[i].edge[k >> 6] |= 1ULL << (k & 63);
+			ibfm_bit_set(d->turns[i].edge, k);
 	d->stats.allowed++;
 	return true;
 }
@@ -348,7 +348,7 @@ int ibfm_detour_refresh(struct ibfm_detour *d)
 		memset(d->turns[i].edge, 0, sizeof(d->turns[i].edge));
 		for (j = 0; j < d->nturns; j++)
 			if (reaches_turn(d, i, j))
-				d->turns[i].edge[j >> 6] |= 1ULL << (j & 63);
+				ibfm_bit_set(d->turns[i].edge, j);
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/bits.h"
 #include "routing/cdg.h"
 #include "routing/detour.h"
 #include "routing/grow.h"
@@ -28,6 +29,7 @@ struct hop {
 	uint32_t peer;	   /* switch index at the other end */
 	uint8_t port;	   /* this end's port */
 	uint8_t peer_port; /* the other end's port */
+	uint8_t at;	   /* in uhops[]: its parent index in hops[] */
 };
 
 /*
@@ -76,15 +78,15 @@ struct ibfm_ftree {
 	uint32_t nsw, words; /* switches; 64-bit words per bitset */
 	struct sw *sw;
 	struct swdown *sd;
-	struct hop *hops;     /* all parents lists */
-	struct hop *dhops;    /* all children lists, sorted by child */
-	uint32_t *hop_run;    /* per parent link: the parent's run back down */
-	uint32_t *up_by_peer; /* per switch, its parent links (hops[] indexes)
+	struct hop *hops;  /* all parents lists */
+	struct hop *dhops; /* all children lists, sorted by child */
+	uint32_t *hop_run; /* per parent link: the parent's run back down */
+	struct hop *uhops; /* per switch (at up0), its parent links
 			       * sorted by parent: runs of parallel links */
-	uint32_t *up_rr;      /* per run start: next link of the run */
-	uint32_t *slots;      /* per leaf (at up0): its parents, each as
+	uint32_t *up_rr;   /* per run start: next link of the run */
+	uint32_t *slots;   /* per leaf (at up0): its parents, each as
 			       * often as it has links to it, interleaved */
-	bool uneven;	      /* leaves' parallel runs differ in length */
+	bool uneven;	   /* leaves' parallel runs differ in length */
 	uint8_t *hop_runlen;
 	bool parallel; /* some switch has parallel links down */
 	uint32_t *drr; /* per group (first dhop): next link to use */
@@ -122,11 +124,6 @@ struct ibfm_ftree {
 	bool *io;      /* per fabric port: an I/O node's port */
 	struct ibfm_ftree_stats stats;
 };
-
-static bool bit(const uint64_t *set, uint32_t i)
-{
-	return set[i >> 6] >> (i & 63) & 1;
-}
 
 static uint64_t *row_of(const struct ibfm_ftree *t, uint64_t *sets, uint32_t s)
 {
@@ -180,14 +177,13 @@ static void ranks_from_roots(const struct ibfm_fabric *f, const uint64_t *roots,
 }
 
 /*
- * The run of switch p's links down to child 'c' (binary search): its
- * start in dhops[] and its length.
+ * In a list of links sorted by peer (sort_by_peer), the run of those to
+ * switch 'c' (binary search): its start, and its length in '*len'.
  */
-static uint32_t find_down_run(const struct ibfm_ftree *t,
-			      const struct swdown *p, uint32_t c, uint8_t *len)
+static uint32_t find_run(const struct hop *h, uint32_t n, uint32_t c,
+			 uint32_t *len)
 {
-	const struct hop *h = t->dhops + p->dn0;
-	uint32_t lo = 0, hi = p->ndn, n;
+	uint32_t lo = 0, hi = n, k;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -197,27 +193,29 @@ static uint32_t find_down_run(const struct ibfm_ftree *t,
 		else
 			hi = mid;
 	}
-	for (n = 0; lo + n < p->ndn && h[lo + n].peer == c; n++)
+	for (k = 0; lo + k < n && h[lo + k].peer == c; k++)
 		;
-	*len = (uint8_t)n;
-	return p->dn0 + lo;
+	*len = k;
+	return lo;
 }
 
-/* Orders a switch's parent links (hops[] indexes) by parent, then port. */
-static void sort_up(const struct ibfm_ftree *t, uint32_t *ix, uint32_t n)
+/*
+ * Sorts a list of links by peer, then port, so that the parallel links
+ * to one switch are a run: a PGFT's routes spread over the run.
+ */
+static void sort_by_peer(struct hop *h, uint32_t n)
 {
 	uint32_t i, j;
 
 	for (i = 1; i < n; i++) {
-		uint32_t x = ix[i];
+		struct hop x = h[i];
 
-		for (j = i;
-		     j > 0 && (t->hops[ix[j - 1]].peer > t->hops[x].peer ||
-			       (t->hops[ix[j - 1]].peer == t->hops[x].peer &&
-				ix[j - 1] > x));
+		for (j = i; j > 0 && (h[j - 1].peer > x.peer ||
+				      (h[j - 1].peer == x.peer &&
+				       h[j - 1].port > x.port));
 		     j--)
-			ix[j] = ix[j - 1];
-		ix[j] = x;
+			h[j] = h[j - 1];
+		h[j] = x;
 	}
 }
 
@@ -233,9 +231,7 @@ static void sort_up(const struct ibfm_ftree *t, uint32_t *ix, uint32_t n)
  */
 static void build_slots(struct ibfm_ftree *t)
 {
-	uint32_t s, i, r, len;
-
-	uint32_t nup_max = 0;
+	uint32_t s, i, r, len, nup_max = 0;
 
 	t->uneven = false;
 	for (s = 0; s < t->nsw; s++)
@@ -243,11 +239,14 @@ static void build_slots(struct ibfm_ftree *t)
 			nup_max = t->sw[s].nup;
 	for (s = 0; s < t->nsw; s++) {
 		const struct sw *w = &t->sw[s];
-		uint32_t *ix = t->up_by_peer + w->up0, n = 0, first = 0;
+		struct hop *u = t->uhops + w->up0;
+		uint32_t n = 0, first = 0;
 
-		for (i = 0; i < w->nup; i++)
-			ix[i] = w->up0 + i;
-		sort_up(t, ix, w->nup);
+		for (i = 0; i < w->nup; i++) {
+			u[i] = t->hops[w->up0 + i];
+			u[i].at = (uint8_t)i;
+		}
+		sort_by_peer(u, w->nup);
 		memset(t->up_rr + w->up0, 0, w->nup * sizeof(*t->up_rr));
 		if (w->rank != 1)
 			continue;
@@ -255,18 +254,13 @@ static void build_slots(struct ibfm_ftree *t)
 		/* Slots: round r takes every parent with more than r links. */
 		for (r = 0; n < w->nup; r++)
 			for (i = 0; i < w->nup; i += len) {
-				for (len = 1; i + len < w->nup &&
-					      t->hops[ix[i + len]].peer ==
-						      t->hops[ix[i]].peer;
-				     len++)
-					;
+				find_run(u + i, w->nup - i, u[i].peer, &len);
 				if (!r && !i)
 					first = len;
 				if (!r && len != first)
 					t->uneven = true;
 				if (len > r)
-					t->slots[w->up0 + n++] =
-						t->hops[ix[i]].peer;
+					t->slots[w->up0 + n++] = u[i].peer;
 			}
 	}
 }
@@ -279,61 +273,35 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 			     const struct dest *d)
 {
 	const struct sw *w = &t->sw[s], *x = &t->sw[d->target];
-	const uint32_t *ix = t->up_by_peer + w->up0;
-	uint32_t j, lo = 0, hi = w->nup, n;
+	const struct hop *u = t->uhops + w->up0;
+	uint32_t j, lo, n;
 
 	if (!x->nup || d->target == s)
 		return IBFM_NONE;
 	j = t->slots[x->up0 + d->slot % x->nup];
 	/* Two levels only: above, spines of other pods are other spines,
 	 * and d-mod-k over ports did better (a B200-style core tier). */
-	if (t->sw[j].nup || !bit(row_of(t, t->updown, j), d->target))
+	if (t->sw[j].nup || !ibfm_bit(row_of(t, t->updown, j), d->target))
 		return IBFM_NONE;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (t->hops[ix[mid]].peer < j)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (n = 0; lo + n < w->nup && t->hops[ix[lo + n]].peer == j; n++)
-		;
+	lo = find_run(u, w->nup, j, &n);
 	if (!n)
 		return IBFM_NONE;
-	return ix[lo + t->up_rr[w->up0 + lo]++ % n] - w->up0;
+	return u[lo + t->up_rr[w->up0 + lo]++ % n].at;
 }
 
 /* For each parent link, the run of the parent's links back down. */
 static void link_down_runs(struct ibfm_ftree *t)
 {
-	uint32_t s, h;
+	uint32_t s, h, len;
 
 	for (s = 0; s < t->nsw; s++)
-		for (h = t->sw[s].up0; h < t->sw[s].up0 + t->sw[s].nup; h++)
-			t->hop_run[h] =
-				find_down_run(t, &t->sd[t->hops[h].peer], s,
-					      &t->hop_runlen[h]);
-}
+		for (h = t->sw[s].up0; h < t->sw[s].up0 + t->sw[s].nup; h++) {
+			const struct swdown *p = &t->sd[t->hops[h].peer];
 
-/*
- * Sorts a children list by child, then port, so that the parallel links
- * to one child are a run: a PGFT's down routes spread over the run.
- */
-static void sort_children(struct hop *h, uint32_t n)
-{
-	uint32_t i, j;
-
-	for (i = 1; i < n; i++) {
-		struct hop x = h[i];
-
-		for (j = i; j > 0 && (h[j - 1].peer > x.peer ||
-				      (h[j - 1].peer == x.peer &&
-				       h[j - 1].port > x.port));
-		     j--)
-			h[j] = h[j - 1];
-		h[j] = x;
-	}
+			t->hop_run[h] = p->dn0 + find_run(t->dhops + p->dn0,
+							  p->ndn, s, &len);
+			t->hop_runlen[h] = (uint8_t)len;
+		}
 }
 
 /* Parents, children, port directions and the rank order, from the links. */
@@ -376,20 +344,20 @@ static int build_adjacency(struct ibfm_ftree *t)
 				t->port_dir[port] = DIR_UP;
 				t->hops[nh++] =
 					(struct hop){ t->node_sw[m], (uint8_t)p,
-						      f->ports[q].num };
+						      f->ports[q].num, 0 };
 				t->sw[s].nup++;
 			} else if (theirs + 1 == my) {
 				t->port_dir[port] = DIR_DOWN;
 				t->dhops[nc++] =
 					(struct hop){ t->node_sw[m], (uint8_t)p,
-						      f->ports[q].num };
+						      f->ports[q].num, 0 };
 			} else {
 				/* Detours may use it: its loss must show. */
 				t->port_dir[port] = DIR_SIDE;
 			}
 		}
 		t->sd[s].ndn = nc - t->sd[s].dn0;
-		sort_children(t->dhops + t->sd[s].dn0, t->sd[s].ndn);
+		sort_by_peer(t->dhops + t->sd[s].dn0, t->sd[s].ndn);
 		for (i = 1; i < t->sd[s].ndn; i++)
 			t->parallel =
 				t->parallel ||
@@ -439,7 +407,7 @@ static void build_reach(struct ibfm_ftree *t)
 	for (i = 0; i < t->nsw; i++) {
 		uint32_t s = t->order[i];
 
-		row_of(t, t->down, s)[s >> 6] |= 1ULL << (s & 63);
+		ibfm_bit_set(row_of(t, t->down, s), s);
 	}
 	/* A child's set is final before its parents read it. */
 	for (i = 0; i < t->nsw; i++) {
@@ -470,7 +438,7 @@ static void build_reach(struct ibfm_ftree *t)
 	memset(t->leaves, 0, t->words * 8);
 	for (i = 0; i < t->nsw; i++)
 		if (t->sw[i].rank == 1)
-			t->leaves[i >> 6] |= 1ULL << (i & 63);
+			ibfm_bit_set(t->leaves, i);
 	for (i = 0; i < t->nsw; i++) {
 		t->sw[i].uniform = parents_alike(t, i, NULL);
 		t->sw[i].uniform_leaves =
@@ -604,7 +572,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->sd = calloc(t->nsw + 1, sizeof(*t->sd));
 	t->hops = calloc(links + 1, sizeof(*t->hops));
 	t->hop_run = calloc(links + 1, sizeof(*t->hop_run));
-	t->up_by_peer = calloc(links + 1, sizeof(*t->up_by_peer));
+	t->uhops = calloc(links + 1, sizeof(*t->uhops));
 	t->up_rr = calloc(links + 1, sizeof(*t->up_rr));
 	t->slots = calloc(links + 1, sizeof(*t->slots));
 	t->hop_runlen = calloc(links + 1, 1);
@@ -630,7 +598,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
 	if (!t->sw || !t->sd || !t->hops || !t->hop_run || !t->hop_runlen ||
-	    !t->up_by_peer || !t->up_rr || !t->slots || !t->dhops || !t->drr ||
+	    !t->uhops || !t->up_rr || !t->slots || !t->dhops || !t->drr ||
 	    !t->anc || !t->order || !t->node_sw || !t->port_dir || !t->down ||
 	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
 	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
@@ -699,7 +667,7 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->hops);
 	free(t->hop_run);
 	free(t->hop_runlen);
-	free(t->up_by_peer);
+	free(t->uhops);
 	free(t->up_rr);
 	free(t->slots);
 	free(t->dhops);
@@ -825,7 +793,8 @@ static uint32_t pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x,
 		if (h >= w->nup)
 			h -= w->nup;
 
-		if (!bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
+		if (!ibfm_bit(row_of(t, t->updown, t->hops[w->up0 + h].peer),
+			      x))
 			continue;
 		if (valid++ == skip)
 			return h;
@@ -882,11 +851,6 @@ static void hub_plan_free(struct hub_plan *pl)
 	free(pl->cand);
 }
 
-static void set_bit(uint64_t *set, uint32_t i)
-{
-	set[i >> 6] |= 1ULL << (i & 63);
-}
-
 /* Finds 'want' and 'needy': pairs in one component with no up/down route. */
 static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
 {
@@ -899,7 +863,7 @@ static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
 		memset(pl->comp, 0, t->words * 8);
 		for (s = 0; s < t->nsw; s++)
 			if (t->comp[s] == c && t->sw[s].rank != IBFM_RANK_NONE)
-				set_bit(pl->comp, s);
+				ibfm_bit_set(pl->comp, s);
 		for (s = 0; s < t->nsw; s++) {
 			const uint64_t *ud = row_of(t, t->updown, s);
 
@@ -910,7 +874,7 @@ static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
 
 				pl->want[w] |= miss;
 				if (miss)
-					set_bit(pl->needy, s);
+					ibfm_bit_set(pl->needy, s);
 				any = any || miss;
 			}
 		}
@@ -960,8 +924,8 @@ static bool hub_gain(const struct ibfm_ftree *t, const struct hub_plan *pl,
 		if (ud[w] & pl->want[w] & ~pl->covered[w])
 			return true;
 	for (s = 0; s < t->nsw; s++)
-		if (bit(pl->needy, s) && !bit(pl->served, s) &&
-		    bit(row_of(t, t->updown, s), c))
+		if (ibfm_bit(pl->needy, s) && !ibfm_bit(pl->served, s) &&
+		    ibfm_bit(row_of(t, t->updown, s), c))
 			return true;
 	return false;
 }
@@ -986,8 +950,9 @@ static void hub_serve(const struct ibfm_ftree *t, struct hub_plan *pl,
 	for (w = 0; w < t->words; w++)
 		pl->covered[w] |= ud[w] & pl->want[w];
 	for (s = 0; s < t->nsw; s++)
-		if (bit(pl->needy, s) && bit(row_of(t, t->updown, s), c))
-			set_bit(pl->served, s);
+		if (ibfm_bit(pl->needy, s) &&
+		    ibfm_bit(row_of(t, t->updown, s), c))
+			ibfm_bit_set(pl->served, s);
 }
 
 /* Every switch's up/down route to hub 'c', handed to the planner as hub i. */
@@ -1404,7 +1369,7 @@ static bool leads_down_to(const struct ibfm_ftree *t, uint32_t s, uint8_t port,
 	    t->port_dir[gp] != DIR_DOWN)
 		return false;
 	c = t->node_sw[f->ports[f->ports[gp].peer].node];
-	return c != IBFM_NONE && bit(row_of(t, t->down, c), x);
+	return c != IBFM_NONE && ibfm_bit(row_of(t, t->down, c), x);
 }
 
 /* The entry switch 's' should have for LID 'lid' of 'd', keeping 'e' if it is valid. */
@@ -1427,11 +1392,11 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 			       ? e
 			       : t->dhops[t->sd[s].dgrp + lid % t->sd[s].dcnt]
 					 .port;
-	if (!bit(row_of(t, t->updown, s), x))
+	if (!ibfm_bit(row_of(t, t->updown, s), x))
 		return IBFM_LFT_NONE;
 	h = e == IBFM_LFT_NONE ? IBFM_NONE : up_index(t, s, e);
 	if (h != IBFM_NONE &&
-	    bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
+	    ibfm_bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
 		return e;
 	h = pick_up(t, s, x,
 		    h == IBFM_NONE ? t->pos[(size_t)s * t->nrails + d->rail]
@@ -1577,6 +1542,17 @@ static int collect_dead(const struct ibfm_ftree *t, const struct snapshot *o,
 	return 0;
 }
 
+/* Sets switch s's entry for 'lid' in its 'row', counting a change. */
+static void store(struct fixes *x, uint8_t *row, uint32_t s, uint32_t lid,
+		  uint8_t e, struct ibfm_ftree_delta *delta)
+{
+	if (e == row[lid])
+		return;
+	row[lid] = e;
+	delta->entries++;
+	x->dirty[(size_t)s * x->nblocks + lid / IBFM_LFT_BLOCK] = 1;
+}
+
 /* Repairs the entries of switch 's' for all LIDs of 'd'. */
 static void fix_entries(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			struct fixes *x, uint32_t s, const struct dest *d,
@@ -1585,16 +1561,9 @@ static void fix_entries(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	uint8_t *row = ibfm_lfts_row(lfts, s);
 	uint32_t k;
 
-	for (k = 0; k < d->nlids; k++) {
-		uint32_t lid = d->lid + k;
-		uint8_t e = repair(t, s, d, lid, row[lid]);
-
-		if (e == row[lid])
-			continue;
-		row[lid] = e;
-		delta->entries++;
-		x->dirty[(size_t)s * x->nblocks + lid / IBFM_LFT_BLOCK] = 1;
-	}
+	for (k = 0; k < d->nlids; k++)
+		store(x, row, s, d->lid + k,
+		      repair(t, s, d, d->lid + k, row[d->lid + k]), delta);
 }
 
 static void list_add(struct fixes *x, uint32_t s, uint32_t *n)
@@ -1699,14 +1668,9 @@ static void clear_split(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 
 			if (t->comp[d->target] == t->comp[s])
 				continue;
-			for (k = 0; k < d->nlids; k++) {
-				if (row[d->lid + k] == IBFM_LFT_NONE)
-					continue;
-				row[d->lid + k] = IBFM_LFT_NONE;
-				delta->entries++;
-				x->dirty[(size_t)s * x->nblocks +
-					 (d->lid + k) / IBFM_LFT_BLOCK] = 1;
-			}
+			for (k = 0; k < d->nlids; k++)
+				store(x, row, s, d->lid + k, IBFM_LFT_NONE,
+				      delta);
 		}
 	}
 }
@@ -1717,8 +1681,34 @@ static uint32_t note_left(struct ibfm_ftree *t, struct fixes *x, uint32_t tg)
 	uint32_t n = visit_target(t, tg);
 
 	if (n)
-		x->left[tg >> 6] |= 1ULL << (tg & 63);
+		ibfm_bit_set(x->left, tg);
 	return n;
+}
+
+/*
+ * Every target in 'only' (NULL: all), its detours planned again and its
+ * switches without an up/down route given them. How many are left.
+ */
+static uint64_t plan_again(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			   struct fixes *x, struct ibfm_ftree_delta *delta,
+			   const uint64_t *only)
+{
+	uint32_t i, j, last = IBFM_NONE;
+	uint64_t left = 0;
+
+	for (i = 0; i < t->ndests; i++) {
+		const struct dest *d = &t->dests[i];
+
+		if (only && !ibfm_bit(only, d->target))
+			continue;
+		if (d->target != last) {
+			left += visit_target(t, d->target);
+			last = d->target;
+		}
+		for (j = 0; j < t->npend; j++)
+			fix_entries(t, lfts, x, t->pend[j], d, delta);
+	}
+	return left;
 }
 
 /*
@@ -1730,24 +1720,9 @@ static uint32_t note_left(struct ibfm_ftree *t, struct fixes *x, uint32_t tg)
 static uint64_t retry_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			      struct fixes *x, struct ibfm_ftree_delta *delta)
 {
-	uint32_t i, j, last = IBFM_NONE;
-	uint64_t left = 0;
-
 	if (ibfm_detour_refresh(t->det))
 		return 1;
-	for (i = 0; i < t->ndests; i++) {
-		const struct dest *d = &t->dests[i];
-
-		if (!bit(x->left, d->target))
-			continue;
-		if (d->target != last) {
-			left += visit_target(t, d->target);
-			last = d->target;
-		}
-		for (j = 0; j < t->npend; j++)
-			fix_entries(t, lfts, x, t->pend[j], d, delta);
-	}
-	return left;
+	return plan_again(t, lfts, x, delta, x->left);
 }
 
 /*
@@ -1761,23 +1736,11 @@ static int replan_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			  struct fixes *x, struct ibfm_ftree_delta *delta,
 			  struct ibfm_err *err)
 {
-	uint32_t i, j, last = IBFM_NONE;
-	uint64_t left = 0;
 	int rc = choose_hubs(t);
 
 	if (rc)
 		return ibfm_err_set(err, rc, "out of memory");
-	for (i = 0; i < t->ndests; i++) {
-		const struct dest *d = &t->dests[i];
-
-		if (d->target != last) {
-			left += visit_target(t, d->target);
-			last = d->target;
-		}
-		for (j = 0; j < t->npend; j++)
-			fix_entries(t, lfts, x, t->pend[j], d, delta);
-	}
-	if (!left)
+	if (!plan_again(t, lfts, x, delta, NULL))
 		return 0;
 	rc = complete(t, lfts, x->dirty, err);
 	delta->entries += rc ? 0 : t->stats.cdg_filled;
@@ -1846,7 +1809,10 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			last = d->target;
 		}
 		fix_entries(t, lfts, &x, (uint32_t)x.dead[b], d, delta);
-		/* The plan may have moved other detours of this target. */
+		/* The plan may have moved other detours of this target:
+		 * once per destination (the list is sorted by it). */
+		if (b + 1 < x.ndead && x.dead[b + 1] >> 32 == x.dead[b] >> 32)
+			continue;
 		for (j = 0; j < t->npend; j++)
 			fix_entries(t, lfts, &x, t->pend[j], d, delta);
 	}
@@ -1861,7 +1827,5 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 out:
 	snapshot_free(&old);
 	fixes_free(&x);
-	return rc && rc != -ENOMEM ? rc
-	       : rc		   ? ibfm_err_set(err, rc, "out of memory")
-				   : 0;
+	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
 }
