@@ -302,6 +302,9 @@ static const char route_usage[] =
 	"  -h, --help             this text\n"
 	"\n"
 	"LIDs are assigned in node order when the topology has none.\n"
+	"Exit: 0 routed every connected pair; 1 routed, but left connected\n"
+	"pairs unrouted (R03: only a credit loop would join them; the tables\n"
+	"are written all the same); 2 bad command line; 3 bad input; 4 failed.\n"
 	"Example: ibfm route --topo fat.topo --dump-lfts fat.lfts --json\n";
 
 static int cmd_route(int argc, char **argv)
@@ -362,8 +365,10 @@ static int cmd_route(int argc, char **argv)
 			       r.stats.turns, r.stats.detour_hops);
 	}
 	fflush(stdout);
-	if (!rc && (r.stats.no_updown || r.stats.no_updown_sw))
+	if (!rc && (r.stats.no_updown || r.stats.no_updown_sw)) {
 		warn_unrouted(&r);
+		rc = CLI_FOUND;
+	}
 	if (r.f)
 		routed_free(&r);
 	return rc;
@@ -406,6 +411,20 @@ static bool lfts_empty(const struct ibfm_lfts *t)
 		if (t->ports[i] != IBFM_LFT_NONE)
 			return false;
 	return true;
+}
+
+/*
+ * V02: a dump that is not one, or of another fabric, reads as no entry:
+ * every pair would be "unreachable", which is not what is wrong.
+ */
+static int lfts_usable(const struct route_args *a, const struct routed *r)
+{
+	if (!a->lfts || !lfts_empty(&r->lfts))
+		return CLI_OK;
+	cli_error(
+		"V02 %s holds no forwarding entry for this fabric: not an opensm-lfts.dump, or of another fabric",
+		a->lfts);
+	return CLI_INPUT;
 }
 
 static void print_check_json(const struct route_args *a, const struct routed *r,
@@ -492,15 +511,9 @@ static int cmd_check(int argc, char **argv)
 		rc = load_routed(&a, &r);
 	if (rc)
 		goto out;
-	/* A dump that is not one, or of another fabric, reads as no entry:
-	 * every pair would be "unreachable", which is not what is wrong. */
-	if (a.lfts && lfts_empty(&r.lfts)) {
-		cli_error(
-			"V02 %s holds no forwarding entry for this fabric: not an opensm-lfts.dump, or of another fabric",
-			a.lfts);
-		rc = CLI_INPUT;
+	rc = lfts_usable(&a, &r);
+	if (rc)
 		goto out;
-	}
 	vo.switch_sources = !a.ca_sources_only;
 	cli_progress_begin("walking every source to every LID");
 	if (ibfm_verify_reach(r.f, &r.lfts, &vo, &rr, &err)) {
@@ -555,7 +568,12 @@ static const char eval_usage[] =
 	"      --lmc, --root-guids, --io-guids, --no-rails, --rail-pattern,\n"
 	"      --rail-map      as for ibfm route\n"
 	"      --json          one JSON object\n"
-	"  -h, --help          this text\n";
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit: 0 every flow delivered; 1 some flows dropped or looping\n"
+	"(unrouted_flows; the loads are printed all the same); 2 bad command\n"
+	"line; 3 bad input, or nothing evaluated (V01: no host, V02: DUMP\n"
+	"holds no forwarding entry); 4 failed.\n";
 
 static int cmd_eval(int argc, char **argv)
 {
@@ -580,6 +598,8 @@ static int cmd_eval(int argc, char **argv)
 	}
 	if (!rc)
 		rc = load_routed(&a, &r);
+	if (!rc)
+		rc = lfts_usable(&a, &r);
 	if (rc)
 		goto out;
 	cli_progress_begin("evaluating %s", ibfm_pattern_name(a.pattern));
@@ -634,6 +654,15 @@ static int cmd_eval(int argc, char **argv)
 		for (k = 0; k < lr.nrails; k++)
 			printf("rail %u alone: max load %g\n",
 			       r.rails.rail_value[k], lr.per_rail[k]);
+	}
+	fflush(stdout);
+	if (!lr.hosts || !lr.evaluated) {
+		cli_error("V01 nothing was evaluated: %s",
+			  lr.hosts ? "no instance of the pattern"
+				   : "no host in the pattern");
+		rc = CLI_INPUT;
+	} else if (lr.unrouted) {
+		rc = CLI_FOUND;
 	}
 out:
 	if (r.f)

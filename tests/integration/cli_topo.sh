@@ -53,4 +53,23 @@ rc=$?
 check "path to an unknown endpoint: exit 3" test $rc -eq 3
 check "path suggests the closest names" grep -qx 'ibfm: did you mean "leaf-01"?' "$T/perr"
 
+# ibfm route tells the truth in its exit code: 0 when every connected
+# pair is routed, 1 (and R03) when some pairs only a credit loop would
+# join are left; the tables are written either way.
+"$IBFM" topo gen -l 3 -k 8 -o "$T/full.topo" >/dev/null
+check "route: a full tree exits 0" "$IBFM" route --topo "$T/full.topo" --dump-lfts "$T/full.lfts"
+"$IBFM" topo gen -l 3 -k 12 --remove-links 65 --seed 4 -o "$T/h65.topo" >/dev/null
+"$IBFM" route --topo "$T/h65.topo" --dump-lfts "$T/h65.lfts" >/dev/null 2>"$T/h65.err"
+check "route: pairs left unrouted exit 1" test $? = 1
+check "route: saying R03" grep -q 'warning R03: ' "$T/h65.err"
+check "route: the tables written all the same" test -s "$T/h65.lfts"
+# ibfm eval: 0 when every flow arrives, 1 when some do not (the loads
+# still printed), 3 when nothing was evaluated.
+check "eval: every flow delivered exits 0" "$IBFM" eval --topo "$T/full.topo" --pattern shift
+"$IBFM" eval --topo "$T/h65.topo" --lfts "$T/h65.lfts" --pattern bisection --count 5 --json >"$T/h65.eval"
+check "eval: unrouted flows exit 1" test $? = 1
+check "eval: and are counted" grep -q '"unrouted_flows": [1-9]' "$T/h65.eval"
+: >"$T/empty.dump"
+"$IBFM" eval --topo "$T/full.topo" --lfts "$T/empty.dump" --pattern shift >/dev/null 2>&1
+check "eval: an empty dump evaluates nothing: exit 3" test $? = 3
 finish
