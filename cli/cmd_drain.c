@@ -14,10 +14,10 @@
 #include "cli/cli.h"
 #include "cli/jsonview.h"
 #include "routing/drain.h"
-#include "routing/ftree.h"
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/rail.h"
+#include "routing/route.h"
 #include "routing/snapshot.h"
 #include "routing/trace.h"
 #include "routing/verify.h"
@@ -57,6 +57,7 @@ struct drain_result {
 	struct ibfm_load_result load;
 	double load_before;
 	uint64_t entries, blocks;
+	bool repaired; /* predicted by the plugin's repair, not from scratch */
 };
 
 static uint64_t count_blocks(const struct ibfm_lfts *a,
@@ -87,63 +88,119 @@ static uint64_t count_blocks(const struct ibfm_lfts *a,
 }
 
 /*
- * What is drained already is out of the fabric the check starts from;
- * 'e' being on the list already is an error of its own.
+ * The drain list the plugin routes with now ('path', NULL: none), and
+ * the one it would route with once 'e' is on it too; 'e' being on the
+ * list already is an error of its own.
  */
-static int take_drained(struct ibfm_fabric *f, const char *path,
-			const struct ibfm_drain_entry *e, const char *what)
+static int read_lists(const char *path, const struct ibfm_drain_entry *e,
+		      const char *what, struct ibfm_drain *now,
+		      struct ibfm_drain *next)
 {
-	struct ibfm_drain list = { 0 };
 	struct ibfm_err err;
-	int rc = 0;
 
-	if (ibfm_drain_read(path, &list, &err)) {
+	if (path && ibfm_drain_read(path, now, &err)) {
 		cli_error("%s", err.msg);
 		return CLI_INPUT;
 	}
-	if (ibfm_drain_remove(&list, e) == 0) {
+	if (path && ibfm_drain_read(path, next, &err)) {
+		cli_error("%s", err.msg);
+		return CLI_INPUT;
+	}
+	if (ibfm_drain_add(next, e) == -EEXIST) {
 		cli_error("%s is already drained (ibfm undrain puts it back)",
 			  what);
-		rc = DRAIN_FAILED;
+		return DRAIN_FAILED;
 	}
-	ibfm_drain_apply(f, &list);
-	ibfm_drain_free(&list);
-	return rc;
+	return CLI_OK;
+}
+
+/* Whether two tables of one fabric forward every LID alike. */
+static bool same_tables(const struct ibfm_lfts *a, const struct ibfm_lfts *b)
+{
+	uint32_t s, l, top = a->top_lid > b->top_lid ? a->top_lid : b->top_lid;
+
+	if (a->nsw != b->nsw)
+		return false;
+	for (s = 0; s < a->nsw; s++) {
+		const uint8_t *x = ibfm_lfts_row(a, s),
+			      *y = ibfm_lfts_row(b, s);
+
+		for (l = 0; l <= top; l++)
+			if ((l <= a->top_lid ? x[l] : IBFM_LFT_NONE) !=
+			    (l <= b->top_lid ? y[l] : IBFM_LFT_NONE))
+				return false;
+	}
+	return true;
 }
 
 /*
- * Routes the drained copy: with ibfm's tables, as the plugin would, by
- * repairing them (fewest changes); against OpenSM's dump, from scratch.
+ * Routes the drained fabric as the plugin would: its pass with the
+ * current drain list, then the pass with ELEMENT on it too, which
+ * repairs the first with the fewest changes (routing/route.h). Against
+ * tables read from a dump ('before'), the repair is the plugin's own
+ * only when the dump holds the first pass's tables; otherwise (another
+ * engine's tables, or a plugin whose history differs) ibfm routes the
+ * drained fabric from scratch. Takes 'f'.
+ */
+static int predict(struct ibfm_fabric *f, const struct ibfm_drain *now,
+		   const struct ibfm_drain *next, struct ibfm_lfts *before,
+		   bool have_before, struct ibfm_route **out, bool *repaired)
+{
+	struct ibfm_route_opts o = { .drains = now };
+	struct ibfm_fabric *g = ibfm_fabric_clone(f);
+	struct ibfm_route *pass = NULL;
+	struct ibfm_err err;
+	int rc;
+
+	if (!g) {
+		ibfm_fabric_destroy(f);
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	rc = ibfm_route_build(f, NULL, &o, &pass, &err);
+	*repaired = !rc && (!have_before || same_tables(before, &pass->lfts));
+	if (!rc && !have_before)
+		rc = ibfm_lfts_copy(before, pass->fabric, &pass->lfts, &err);
+	o.drains = next;
+	if (!rc && *repaired) {
+		rc = ibfm_route_update(&pass, g, NULL, &o, &err);
+		g = NULL;
+	} else if (!rc) {
+		ibfm_route_destroy(pass);
+		pass = NULL;
+		rc = ibfm_route_build(g, NULL, &o, &pass, &err);
+		g = NULL;
+	}
+	ibfm_fabric_destroy(g);
+	if (rc) {
+		cli_error("%s", err.msg);
+		ibfm_route_destroy(pass);
+		return CLI_FAIL;
+	}
+	*out = pass;
+	return CLI_OK;
+}
+
+/*
+ * The dry run: what draining ELEMENT does to reachability, loops, the
+ * pattern's load and the tables the switches hold.
  */
 static int dry_run(const char *topo, const char *lfts, const char *drains,
 		   const char *element, enum ibfm_pattern pattern,
 		   struct drain_result *r)
 {
-	struct ibfm_fabric *f = NULL;
-	struct ibfm_lfts before = { 0 }, t = { 0 };
-	struct ibfm_ftree *e = NULL;
-	struct ibfm_ftree_opts o = { 0 };
-	struct ibfm_rails rails;
-	struct ibfm_ftree_delta delta;
+	struct ibfm_drain now = { 0 }, next = { 0 };
+	struct ibfm_lfts before = { 0 };
+	struct ibfm_route *pass = NULL;
+	struct ibfm_fabric *f, *g = NULL;
 	struct ibfm_drain_entry de;
 	struct ibfm_err err;
-	uint32_t *ports = NULL, n = 0, i;
 	int rc;
 
-	rc = cli_load_routes(topo, lfts, &f, &rails, &before);
-	if (rc)
-		return rc;
-	ports = malloc((f->nports + 1) * sizeof(*ports));
-	rc = ports ? ibfm_drain_element(f, element, &de, r->what,
-					sizeof(r->what))
-		   : -ENOMEM;
-	if (!rc && drains) {
-		rc = take_drained(f, drains, &de, r->what);
-		if (rc)
-			goto out;
-	}
-	if (!rc)
-		n = ibfm_drain_ports(f, &de, ports);
+	f = cli_load_topo(topo);
+	if (!f)
+		return CLI_INPUT;
+	rc = ibfm_drain_element(f, element, &de, r->what, sizeof(r->what));
 	if (rc) {
 		cli_error(
 			rc == -ENOENT
@@ -155,43 +212,46 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 		rc = CLI_INPUT;
 		goto out;
 	}
-	if (ibfm_verify_pattern(f, &before, pattern, NULL, &r->load, NULL) == 0)
-		r->load_before = r->load.max_load;
-	rc = CLI_FAIL;
-	o.rails = &rails;
-	if (ibfm_ftree_create(f, &o, &e, &err) || ibfm_ftree_route(e, &t, &err))
-		goto err;
-	if (lfts) {
-		/* Against OpenSM's tables: ibfm routes the drained fabric. */
-		for (i = 0; i < n; i++)
-			ibfm_fabric_unlink(f, ports[i]);
-		ibfm_ftree_destroy(e);
-		e = NULL;
-		if (ibfm_ftree_create(f, &o, &e, &err) ||
-		    ibfm_ftree_route(e, &t, &err))
-			goto err;
-	} else {
-		for (i = 0; i < n; i++)
-			ibfm_fabric_unlink(f, ports[i]);
-		if (ibfm_ftree_update(e, &t, &delta, &err))
-			goto err;
+	rc = read_lists(drains, &de, r->what, &now, &next);
+	if (rc)
+		goto out;
+	if (ibfm_fabric_assign_lids(f, 0, &err) ||
+	    (lfts && ibfm_lfts_read_dump(f, lfts, &before, &err))) {
+		cli_error("%s", err.msg);
+		rc = CLI_INPUT;
+		goto out;
 	}
-	r->blocks = count_blocks(&before, &t, &r->entries);
-	if (ibfm_verify_reach(f, &t, NULL, &r->reach, &err) ||
-	    ibfm_verify_credit_loops(f, &t, NULL, &r->cdg, &err) ||
-	    ibfm_verify_pattern(f, &t, pattern, NULL, &r->load, &err))
-		goto err;
+	/* The load now: on the fabric as drained now, with its tables. */
+	g = ibfm_fabric_clone(f);
+	rc = predict(f, &now, &next, &before, lfts != NULL, &pass,
+		     &r->repaired);
+	f = NULL;
+	if (rc)
+		goto out;
+	rc = CLI_FAIL;
+	if (!g)
+		goto out;
+	ibfm_drain_apply(g, &now);
+	if (ibfm_verify_pattern(g, &before, pattern, NULL, &r->load, NULL) == 0)
+		r->load_before = r->load.max_load;
+	r->blocks = count_blocks(&before, &pass->lfts, &r->entries);
+	if (ibfm_verify_reach(pass->fabric, &pass->lfts, NULL, &r->reach,
+			      &err) ||
+	    ibfm_verify_credit_loops(pass->fabric, &pass->lfts, NULL, &r->cdg,
+				     &err) ||
+	    ibfm_verify_pattern(pass->fabric, &pass->lfts, pattern, NULL,
+				&r->load, &err)) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
 	rc = CLI_OK;
-	goto out;
-err:
-	cli_error("%s", err.msg);
 out:
-	free(ports);
-	ibfm_ftree_destroy(e);
-	ibfm_rails_free(&rails);
-	ibfm_lfts_free(&t);
+	ibfm_route_destroy(pass);
 	ibfm_lfts_free(&before);
+	ibfm_fabric_destroy(g);
 	ibfm_fabric_destroy(f);
+	ibfm_drain_free(&now);
+	ibfm_drain_free(&next);
 	return rc;
 }
 
@@ -219,8 +279,9 @@ static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
 		if (ibfm_snapshot_lfts_path(cli_jv_str(v, "state_dir"), lfts,
 					    llen))
 			lfts[0] = '\0';
-		snprintf(drains, dlen, "%s/drain.list",
-			 cli_jv_str(v, "state_dir"));
+		if (ibfm_snapshot_path(cli_jv_str(v, "state_dir"),
+				       IBFM_STATE_DRAINS, drains, dlen))
+			drains[0] = '\0';
 	}
 	cli_jv_free(v);
 	free(reply);
@@ -234,10 +295,14 @@ static void print_report(const struct drain_result *r,
 	printf("  CA pairs unreachable  %" PRIu64
 	       "\n  routing loops         %" PRIu64
 	       "\n  credit loops          %u\n  %s max load         %g (now %g)\n"
-	       "  LFT entries to change %" PRIu64 " in %" PRIu64 " blocks\n",
+	       "  LFT entries to change %" PRIu64 " in %" PRIu64 " blocks\n"
+	       "  predicted by          %s\n",
 	       r->reach.unreachable_ca, r->reach.loops, r->cdg.loops,
 	       ibfm_pattern_name(pattern), r->load.max_load, r->load_before,
-	       r->entries, r->blocks);
+	       r->entries, r->blocks,
+	       r->repaired
+		       ? "the plugin's repair (fewest changes)"
+		       : "a full route (the tables are not ibfm's last pass)");
 }
 
 /* The drain in progress as ibfmd reports it, raw and parsed. */
@@ -425,6 +490,8 @@ static int cmd_drain(int argc, char **argv)
 		ibfm_json_double(&j, "max_load_before", r.load_before);
 		ibfm_json_uint(&j, "changed_entries", r.entries);
 		ibfm_json_uint(&j, "changed_blocks", r.blocks);
+		ibfm_json_str(&j, "predicted_by",
+			      r.repaired ? "repair" : "full route");
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else {

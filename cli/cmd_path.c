@@ -11,10 +11,10 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
-#include "routing/ftree.h"
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/rail.h"
+#include "routing/route.h"
 #include "routing/trace.h"
 #include "routing/verify.h"
 
@@ -40,8 +40,8 @@ static const char path_usage[] =
 int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 		    struct ibfm_rails *rails, struct ibfm_lfts *t)
 {
-	struct ibfm_ftree_opts o = { .rails = rails };
-	struct ibfm_ftree *e = NULL;
+	const struct ibfm_route_opts o = { 0 };
+	struct ibfm_route *pass;
 	struct ibfm_err err;
 	int rc;
 
@@ -49,14 +49,19 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 	*f = cli_load_topo(topo);
 	if (!*f)
 		return CLI_INPUT;
-	rc = ibfm_rail_detect(*f, NULL, NULL, rails, &err);
-	if (!rc && lfts)
-		rc = ibfm_lfts_read_dump(*f, lfts, t, &err);
-	else if (!rc)
-		rc = ibfm_fabric_assign_lids(*f, 0, &err) ||
-		     ibfm_ftree_create(*f, &o, &e, &err) ||
-		     ibfm_ftree_route(e, t, &err);
-	ibfm_ftree_destroy(e);
+	if (lfts) {
+		rc = ibfm_rail_detect(*f, NULL, NULL, rails, &err) ||
+		     ibfm_lfts_read_dump(*f, lfts, t, &err);
+	} else {
+		/* As the plugin routes it (routing/route.h). */
+		rc = ibfm_fabric_assign_lids(*f, 0, &err);
+		if (!rc) {
+			rc = ibfm_route_build(*f, NULL, &o, &pass, &err);
+			*f = NULL;
+		}
+		if (!rc)
+			ibfm_route_release(pass, f, t, rails);
+	}
 	if (rc) {
 		cli_error("%s", err.msg);
 		ibfm_rails_free(rails);

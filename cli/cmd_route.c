@@ -8,12 +8,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
-#include "routing/ftree.h"
 #include "routing/json.h"
 #include "routing/lft.h"
+#include "routing/route.h"
 #include "routing/topo.h"
 #include "routing/verify.h"
 
@@ -148,14 +147,6 @@ bad:
 	return CLI_USAGE;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int read_guids(const char *path, uint64_t **g, size_t *n)
 {
 	struct ibfm_err err;
@@ -171,40 +162,43 @@ static int read_guids(const char *path, uint64_t **g, size_t *n)
 	return 0;
 }
 
+/* Routes r->f as the plugin would (routing/route.h); takes r->f. */
 static int route_ours(const struct route_args *a, struct routed *r)
 {
-	struct ibfm_ftree_opts o = { 0 };
+	struct ibfm_route_opts o = {
+		.no_rails = a->no_rails,
+		.rail_pattern = a->rail_pattern,
+		.rail_map = a->rail_map,
+	};
 	uint64_t *roots = NULL, *io = NULL;
-	struct ibfm_ftree *t = NULL;
+	struct ibfm_route *pass;
 	struct ibfm_err err;
 	int rc = CLI_INPUT;
-	double t0;
 
 	if (read_guids(a->roots, &roots, &o.nroots) ||
 	    read_guids(a->io, &io, &o.nio))
 		goto out;
 	o.roots = roots;
 	o.io = io;
-	o.rails = a->no_rails ? NULL : &r->rails;
 	if (ibfm_fabric_assign_lids(r->f, a->lmc, &err)) {
 		cli_error("%s", err.msg);
 		goto out;
 	}
 	cli_progress_begin("routing %u switches", r->f->nswitches);
-	t0 = now_ms();
-	if (ibfm_ftree_create(r->f, &o, &t, &err) ||
-	    ibfm_ftree_route(t, &r->lfts, &err)) {
-		cli_progress_end();
+	rc = ibfm_route_build(r->f, NULL, &o, &pass, &err);
+	r->f = NULL;
+	cli_progress_end();
+	if (rc) {
 		cli_error("%s", err.msg);
+		rc = CLI_INPUT;
 		goto out;
 	}
-	r->route_ms = now_ms() - t0;
-	cli_progress_end();
-	r->stats = *ibfm_ftree_stats(t);
+	r->route_ms = pass->route_ms;
+	r->stats = pass->stats;
+	ibfm_route_release(pass, &r->f, &r->lfts, NULL);
 	r->ours = true;
 	rc = CLI_OK;
 out:
-	ibfm_ftree_destroy(t);
 	free(roots);
 	free(io);
 	return rc;
@@ -369,8 +363,7 @@ static int cmd_route(int argc, char **argv)
 		warn_unrouted(&r);
 		rc = CLI_FOUND;
 	}
-	if (r.f)
-		routed_free(&r);
+	routed_free(&r);
 	return rc;
 }
 
@@ -543,8 +536,7 @@ static int cmd_check(int argc, char **argv)
 							    : CLI_OK;
 	}
 out:
-	if (r.f)
-		routed_free(&r);
+	routed_free(&r);
 	return rc;
 }
 
@@ -665,8 +657,7 @@ static int cmd_eval(int argc, char **argv)
 		rc = CLI_FOUND;
 	}
 out:
-	if (r.f)
-		routed_free(&r);
+	routed_free(&r);
 	free(io);
 	return rc;
 }

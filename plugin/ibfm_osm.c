@@ -5,11 +5,12 @@
  * A thin adapter: OpenSM's subnet in, LFTs out, a snapshot published.
  * It registers the routing engine "ibfm" from the event plugin's
  * create(). In ucast_build_fwd_tables, which OpenSM calls under its
- * exclusive lock, it copies the subnet into a routing/ fabric, routes it
- * (incrementally when the only change since the last pass is links that
- * went away), and copies the tables into every switch's new_lft; OpenSM
- * then sends only the 64-entry blocks that differ from what the switch
- * has. Anything it cannot route it refuses with a logged reason and a
+ * exclusive lock, it copies the subnet into a routing/ fabric, hands it
+ * to the routing pass (routing/route.h: every rule of what is routed,
+ * incremental when only links went away) with the drain list and the
+ * links OpenSM holds unhealthy, and copies the tables into every
+ * switch's new_lft; OpenSM then sends only the 64-entry blocks that
+ * differ from what the switch has. Anything it cannot route it refuses with a logged reason and a
  * negative return, and OpenSM's next engine routes instead: the plugin
  * never takes OpenSM down.
  *
@@ -50,11 +51,9 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_switch.h>
 
-#include "routing/drain.h"
-#include "routing/sharp.h"
-#include "routing/snapshot.h"
-#include "routing/ftree.h"
 #include "routing/hops.h"
+#include "routing/route.h"
+#include "routing/snapshot.h"
 #include "routing/topo.h"
 
 #if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
@@ -68,17 +67,13 @@ struct ibfm_osm {
 	char *state_dir;
 	uint64_t *roots, *io;
 	size_t nroots, nio;
-	struct ibfm_fabric *fabric; /* the last routed fabric */
-	struct ibfm_fabric *pass;   /* this pass's subnet, modelled for the
-				     * LID matrices, routed next */
-	struct ibfm_ftree *engine;  /* routes 'fabric' */
-	struct ibfm_rails rails;    /* found in 'fabric' */
-	struct ibfm_lfts lfts;	    /* its tables */
+	struct ibfm_route *route; /* the last routing pass */
+	struct ibfm_fabric *pass; /* this pass's subnet, modelled for the
+				   * LID matrices, routed next */
 	uint64_t generation;
 	struct ibfm_sharp_opts sharp; /* sharp_trees=, sharp_radix= */
 	int sharp_sl;		      /* SL of AN-to-AN paths, -1: none */
 	bool osm_matrices;	      /* lid_matrices=opensm */
-	struct ibfm_sharp *trees;     /* built after each pass */
 	char *drain_file;
 	struct ibfm_drain drain; /* the last good list */
 	pthread_t watcher;
@@ -92,11 +87,7 @@ static void plugin_free(struct ibfm_osm *p)
 {
 	if (!p)
 		return;
-	ibfm_sharp_destroy(p->trees);
-	ibfm_ftree_destroy(p->engine);
-	ibfm_lfts_free(&p->lfts);
-	ibfm_rails_free(&p->rails);
-	ibfm_fabric_destroy(p->fabric);
+	ibfm_route_destroy(p->route);
 	ibfm_fabric_destroy(p->pass);
 	ibfm_drain_free(&p->drain);
 	free(p->drain_file);
@@ -178,7 +169,7 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 		}
 	}
 	if (!rc && !p->drain_file && p->state_dir &&
-	    asprintf(&p->drain_file, "%s/drain.list", p->state_dir) < 0)
+	    asprintf(&p->drain_file, "%s/" IBFM_STATE_DRAINS, p->state_dir) < 0)
 		p->drain_file = NULL;
 	if (!rc)
 		rc = load_guids(p, roots, &p->roots, &p->nroots) ||
@@ -283,117 +274,6 @@ static struct ibfm_fabric *fabric_from_subnet(struct ibfm_osm *p)
 	return f;
 }
 
-/*
- * Whether 'now' is 'old' less some links: same nodes, ports and LIDs,
- * and every link of 'now' also in 'old'. Then the old engine can repair
- * its tables instead of routing from scratch.
- */
-static bool only_links_lost(const struct ibfm_fabric *old,
-			    const struct ibfm_fabric *now)
-{
-	uint32_t i;
-
-	if (old->nnodes != now->nnodes || old->nports != now->nports)
-		return false;
-	for (i = 0; i < old->nnodes; i++)
-		if (old->nodes[i].guid != now->nodes[i].guid ||
-		    old->nodes[i].nports != now->nodes[i].nports)
-			return false;
-	for (i = 0; i < old->nports; i++) {
-		const struct ibfm_port *a = &old->ports[i], *b = &now->ports[i];
-
-		if (a->lid != b->lid || a->lmc != b->lmc || a->guid != b->guid)
-			return false;
-		if (b->peer != IBFM_NONE && b->peer != a->peer)
-			return false;
-	}
-	return true;
-}
-
-/* Finds rails in 'f' and says what it found. */
-static int find_rails(struct ibfm_osm *p, const struct ibfm_fabric *f,
-		      struct ibfm_rails *rails)
-{
-	struct ibfm_err err;
-	uint32_t i;
-
-	if (ibfm_rail_detect(f, NULL, NULL, rails, &err)) {
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
-			err.msg);
-		return -1;
-	}
-	if (!rails->nrails)
-		return 0;
-	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-		LOG_PREFIX
-		"rail-optimized fabric: %u rails, %u servers: routing rail-aware\n",
-		rails->nrails, rails->nservers);
-	for (i = 0; i < rails->nmiswired; i++)
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX
-			"ERR P08 miswired HCA \"%s\" (port 0x%016" PRIx64
-			") is on a leaf of another rail\n",
-			ibfm_fabric_str(
-				f, f->nodes[f->ports[rails->miswired[i]].node]
-					   .desc),
-			f->ports[rails->miswired[i]].guid);
-	return 0;
-}
-
-/* Routes 'f' from scratch; on success the plugin owns it. */
-static int route_full(struct ibfm_osm *p, struct ibfm_fabric *f)
-{
-	struct ibfm_ftree_opts o = { p->roots, p->nroots, p->io, p->nio, NULL };
-	struct ibfm_ftree *engine = NULL;
-	struct ibfm_lfts lfts = { 0 };
-	struct ibfm_rails rails;
-	struct ibfm_err err;
-
-	if (find_rails(p, f, &rails))
-		return -1;
-	o.rails = &rails;
-	if (ibfm_ftree_create(f, &o, &engine, &err) ||
-	    ibfm_ftree_route(engine, &lfts, &err)) {
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
-			err.msg);
-		ibfm_ftree_destroy(engine);
-		ibfm_lfts_free(&lfts);
-		ibfm_rails_free(&rails);
-		return -1;
-	}
-	ibfm_ftree_destroy(p->engine);
-	ibfm_lfts_free(&p->lfts);
-	ibfm_rails_free(&p->rails);
-	ibfm_fabric_destroy(p->fabric);
-	p->engine = engine;
-	p->lfts = lfts;
-	p->rails = rails;
-	p->fabric = f;
-	return 0;
-}
-
-/* Applies the lost links of 'now' to the routed fabric and repairs. */
-static int route_incremental(struct ibfm_osm *p, struct ibfm_fabric *now,
-			     struct ibfm_ftree_delta *delta)
-{
-	struct ibfm_err err;
-	uint32_t i;
-
-	for (i = 0; i < now->nports; i++)
-		if (now->ports[i].peer == IBFM_NONE &&
-		    p->fabric->ports[i].peer != IBFM_NONE)
-			ibfm_fabric_unlink(p->fabric, i);
-	if (ibfm_ftree_update(p->engine, &p->lfts, delta, &err)) {
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
-			err.msg);
-		/* The engine has seen the links go; route afresh next time. */
-		ibfm_ftree_destroy(p->engine);
-		p->engine = NULL;
-		return -1;
-	}
-	return 0;
-}
-
 /* Copies the tables into new_lft; returns the blocks that will change. */
 static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 {
@@ -406,16 +286,17 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 	     it = cl_qmap_next(it)) {
 		osm_switch_t *sw = (osm_switch_t *)it;
 		uint32_t n = ibfm_fabric_node_by_guid(
-			p->fabric,
+			p->route->fabric,
 			cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
-		uint32_t s = n == IBFM_NONE ? IBFM_NONE : p->lfts.node_sw[n];
-		size_t len = sw->lft_size < p->lfts.stride ? sw->lft_size
-							   : p->lfts.stride;
+		const struct ibfm_lfts *t = &p->route->lfts;
+		uint32_t s = n == IBFM_NONE ? IBFM_NONE : t->node_sw[n];
+		size_t len =
+			sw->lft_size < t->stride ? sw->lft_size : t->stride;
 		size_t b;
 
 		if (s == IBFM_NONE || !sw->new_lft)
 			continue;
-		memcpy(sw->new_lft, ibfm_lfts_row(&p->lfts, s), len);
+		memcpy(sw->new_lft, ibfm_lfts_row(t, s), len);
 		for (b = 0; b < sw->lft_size; b += IBFM_LFT_BLOCK) {
 			(*total)++;
 			if (!sw->lft || memcmp(sw->new_lft + b, sw->lft + b,
@@ -426,53 +307,27 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 	return changed;
 }
 
-/*
- * P05: pairs left unrouted. Every connected pair normally has a route
- * (detours where up/down has none); those left would need a credit
- * loop on one VL, which ibfm never closes: other engines route them
- * that way. Logged, and the tables are used all the same.
- */
-static void warn_unrouted(struct ibfm_osm *p, const struct ibfm_ftree_stats *st)
-{
-	const struct ibfm_fabric *f = p->fabric;
-
-	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-		LOG_PREFIX
-		"ERR P05 %" PRIu64 " (switch, CA LID) and %" PRIu64
-		" (switch, switch LID) pairs left unrouted: no route for them "
-		"closes no credit loop on one VL, e.g. \"%s\" to \"%s\"\n",
-		st->no_updown, st->no_updown_sw,
-		ibfm_fabric_str(f, f->nodes[st->no_updown_leaf].desc),
-		ibfm_fabric_str(f, f->nodes[st->no_updown_target].desc));
-}
-
 static int write_trees(FILE *out, const void *ctx)
 {
 	return ibfm_sharp_write_json(ctx, NULL, 0, true, false, out);
 }
 
-/* Builds the SHARP trees over the new tables and publishes them. */
+/* Publishes the SHARP trees the pass built (P11 logged when none). */
 static void publish_trees(struct ibfm_osm *p)
 {
-	struct ibfm_err err;
+	const struct ibfm_sharp *trees = p->route->trees;
 	char why[256];
 
-	ibfm_sharp_destroy(p->trees);
-	p->trees = NULL;
-	p->sharp.rails = &p->rails;
-	if (ibfm_sharp_build(p->fabric, &p->lfts, &p->sharp, &p->trees, &err)) {
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P11 SHARP trees: %s\n", err.msg);
+	if (!trees)
 		return;
-	}
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
 		"%u SHARP trees, %u violations, max %u tree edges on a link\n",
-		p->trees->ntrees, ibfm_sharp_violations(p->trees),
-		p->trees->max_link_edges);
+		trees->ntrees, ibfm_sharp_violations(trees),
+		trees->max_link_edges);
 	if (p->state_dir &&
-	    ibfm_snapshot_write(p->state_dir, "sharp.json", write_trees,
-				p->trees, why, sizeof(why)))
+	    ibfm_snapshot_write(p->state_dir, IBFM_STATE_SHARP, write_trees,
+				trees, why, sizeof(why)))
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 sharp.json not published: %s\n",
 			why);
@@ -486,14 +341,15 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 		       const ib_net16_t dlid)
 {
 	struct ibfm_osm *p = context;
+	const struct ibfm_fabric *f = p->route ? p->route->fabric : NULL;
 	uint32_t a, b;
 
-	if (p->sharp_sl < 0 || !p->fabric)
+	if (p->sharp_sl < 0 || !f)
 		return hint;
-	a = ibfm_fabric_port_by_lid(p->fabric, cl_ntoh16(slid));
-	b = ibfm_fabric_port_by_lid(p->fabric, cl_ntoh16(dlid));
-	if (a == IBFM_NONE || b == IBFM_NONE || p->fabric->ports[a].num ||
-	    p->fabric->ports[b].num)
+	a = ibfm_fabric_port_by_lid(f, cl_ntoh16(slid));
+	b = ibfm_fabric_port_by_lid(f, cl_ntoh16(dlid));
+	if (a == IBFM_NONE || b == IBFM_NONE || f->ports[a].num ||
+	    f->ports[b].num)
 		return hint;
 	return (uint8_t)p->sharp_sl;
 }
@@ -659,15 +515,14 @@ static int build_lid_matrices(void *context)
 }
 
 /*
- * Takes the drained links out of 'now'. A drain list that does not read
- * is logged and the last good one stays: a typo must not put a switch
+ * Reads the drain list for this pass. A list that does not read is
+ * logged and the last good one stays: a typo must not put a switch
  * under maintenance back into the routes.
  */
-static void apply_drains(struct ibfm_osm *p, struct ibfm_fabric *now)
+static void read_drains(struct ibfm_osm *p)
 {
 	struct ibfm_drain d = { 0 };
 	struct ibfm_err err;
-	uint32_t links;
 
 	if (!p->drain_file)
 		return;
@@ -676,80 +531,81 @@ static void apply_drains(struct ibfm_osm *p, struct ibfm_fabric *now)
 			LOG_PREFIX
 			"ERR P09 %s: keeping the last good drain list\n",
 			err.msg);
-	} else {
-		ibfm_drain_free(&p->drain);
-		p->drain = d;
+		return;
 	}
-	links = ibfm_drain_apply(now, &p->drain);
-	if (p->drain.n)
-		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-			LOG_PREFIX
-			"drain list: %zu elements, %u links routed around\n",
-			p->drain.n, links);
+	ibfm_drain_free(&p->drain);
+	p->drain = d;
 }
 
-/*
- * Takes out of 'now' the switch-to-switch links OpenSM holds unhealthy
- * (a port that kept trapping link errors), as OpenSM's min-hop routing
- * does: they look like lost links, so the tables are repaired with the
- * fewest changes, and routed again in full once OpenSM clears them. A
- * CA's link stays: it is the CA's only way in.
- */
-static void drop_unhealthy(struct ibfm_osm *p, struct ibfm_fabric *now)
+/* The routing pass's notes, in OpenSM's log. */
+static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 {
-	bool *sick = unhealthy_ports(&p->osm->subn, now);
-	uint32_t i;
+	struct ibfm_osm *p = ctx;
 
-	for (i = 0; sick && i < now->nports; i++) {
-		const struct ibfm_port *a = &now->ports[i];
-		const struct ibfm_port *b =
-			a->peer == IBFM_NONE ? NULL : &now->ports[a->peer];
+	if (level == IBFM_LOG_ERR)
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR %s\n",
+			msg);
+	else
+		OSM_LOG(&p->osm->log,
+			level == IBFM_LOG_DEBUG ? OSM_LOG_DEBUG : OSM_LOG_INFO,
+			LOG_PREFIX "%s\n", msg);
+}
 
-		if (!sick[i] || !b ||
-		    !ibfm_node_is_switch(&now->nodes[a->node]) ||
-		    !ibfm_node_is_switch(&now->nodes[b->node]))
-			continue;
-		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-			LOG_PREFIX
-			"unhealthy link \"%s\"[%u] - \"%s\"[%u] routed around\n",
-			ibfm_fabric_str(now, now->nodes[a->node].desc), a->num,
-			ibfm_fabric_str(now, now->nodes[b->node].desc), b->num);
-		ibfm_fabric_unlink(now, i);
-	}
-	free(sick);
+/* Publishes the pass: the tables and what they are, for ibfmd and ibfm. */
+static void publish_snapshot(struct ibfm_osm *p, uint64_t blocks,
+			     uint64_t total, double ms)
+{
+	struct ibfm_snapshot snap = {
+		.generation = p->generation,
+		.engine = "ibfm",
+		.route_ms = ms,
+		.incremental = p->route->incremental,
+		.blocks_changed = blocks,
+		.blocks_total = total,
+		.sharp_sl = p->sharp_sl,
+	};
+	char why[256];
+
+	if (p->state_dir &&
+	    ibfm_snapshot_publish(p->state_dir, p->route->fabric,
+				  &p->route->lfts, &snap, why, sizeof(why)))
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P06 snapshot not published: %s\n", why);
 }
 
 static int ucast_build_fwd_tables(void *context)
 {
 	struct ibfm_osm *p = context;
-	struct ibfm_ftree_delta delta = { 0 };
+	const struct ibfm_route_opts o = {
+		.roots = p->roots,
+		.nroots = p->nroots,
+		.io = p->io,
+		.nio = p->nio,
+		.drains = &p->drain,
+		.sharp = &p->sharp,
+		.log = { log_note, p },
+	};
 	const struct ibfm_ftree_stats *st;
 	struct ibfm_fabric *now;
+	struct ibfm_err err;
 	uint64_t blocks, total;
-	bool incremental;
 	double t0 = now_ms(), ms;
-	int rc;
+	bool *sick;
 
 	now = p->pass ? p->pass : fabric_from_subnet(p);
 	p->pass = NULL;
 	if (!now)
 		return -1;
-	drop_unhealthy(p, now);
-	apply_drains(p, now);
-	incremental = p->engine && only_links_lost(p->fabric, now);
-	if (incremental) {
-		rc = route_incremental(p, now, &delta);
-		ibfm_fabric_destroy(now);
-	} else {
-		rc = route_full(p, now);
-		if (rc)
-			ibfm_fabric_destroy(now);
-	}
-	if (rc)
+	sick = unhealthy_ports(&p->osm->subn, now);
+	read_drains(p);
+	if (ibfm_route_update(&p->route, now, sick, &o, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
+			err.msg);
+		free(sick);
 		return -1;
-	st = ibfm_ftree_stats(p->engine);
-	if (st->no_updown || st->no_updown_sw)
-		warn_unrouted(p, st);
+	}
+	free(sick);
+	st = &p->route->stats;
 	blocks = copy_lfts(p, &total);
 	ms = now_ms() - t0;
 	p->generation++;
@@ -759,30 +615,12 @@ static int ucast_build_fwd_tables(void *context)
 		"send: %" PRIu64 " of %" PRIu64 "; detours %" PRIu64
 		" (switch, LID) entries, %u turn points; generation %" PRIu64
 		"\n",
-		p->fabric->nswitches, st->lids,
-		incremental ? "incremental" : "full",
+		p->route->fabric->nswitches, st->lids,
+		p->route->incremental ? "incremental" : "full",
 		st->rails ? ", rail-aware" : "", ms, blocks, total, st->detours,
 		st->turns, p->generation);
 	publish_trees(p);
-	if (p->state_dir) {
-		struct ibfm_snapshot snap = {
-			.generation = p->generation,
-			.engine = "ibfm",
-			.route_ms = ms,
-			.incremental = incremental,
-			.blocks_changed = blocks,
-			.blocks_total = total,
-			.sharp_sl = p->sharp_sl,
-		};
-		char why[256];
-
-		if (ibfm_snapshot_publish(p->state_dir, p->fabric, &p->lfts,
-					  &snap, why, sizeof(why)))
-			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-				LOG_PREFIX
-				"ERR P06 snapshot not published: %s\n",
-				why);
-	}
+	publish_snapshot(p, blocks, total, ms);
 	return 0;
 }
 

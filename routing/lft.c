@@ -55,6 +55,16 @@ int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 	return 0;
 }
 
+int ibfm_lfts_copy(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
+		   const struct ibfm_lfts *src, struct ibfm_err *err)
+{
+	int rc = ibfm_lfts_init(dst, f, src->top_lid, err);
+
+	if (!rc)
+		memcpy(dst->ports, src->ports, (size_t)src->nsw * src->stride);
+	return rc;
+}
+
 void ibfm_lfts_free(struct ibfm_lfts *t)
 {
 	if (!t)

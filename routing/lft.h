@@ -40,6 +40,13 @@ struct ibfm_lfts {
 int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 		   uint32_t top_lid, struct ibfm_err *err);
 
+/*
+ * Makes 'dst' a copy of 'src', tables of 'f', that shares nothing with
+ * it. 0 or -ENOMEM.
+ */
+int ibfm_lfts_copy(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
+		   const struct ibfm_lfts *src, struct ibfm_err *err);
+
 /* Frees what ibfm_lfts_init allocated; NULL and zeroed tables are fine. */
 void ibfm_lfts_free(struct ibfm_lfts *t);
 

@@ -78,8 +78,9 @@ static int write_json(FILE *out, const void *ctx)
 	ibfm_json_bool(&j, "incremental", d->s->incremental);
 	ibfm_json_uint(&j, "blocks_changed", d->s->blocks_changed);
 	ibfm_json_uint(&j, "blocks_total", d->s->blocks_total);
-	ibfm_json_str(&j, "lfts", "lfts.bin");
-	ibfm_json_str(&j, "lfts_text", text_too(d->t) ? "lfts.dump" : "");
+	ibfm_json_str(&j, "lfts", IBFM_STATE_LFTS_BIN);
+	ibfm_json_str(&j, "lfts_text",
+		      text_too(d->t) ? IBFM_STATE_LFTS_TEXT : "");
 	if (d->s->sharp_sl >= 0)
 		ibfm_json_uint(&j, "sharp_sl", (uint64_t)d->s->sharp_sl);
 	ibfm_json_obj_end(&j);
@@ -96,18 +97,19 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 
 	char text[4096];
 
-	rc = ibfm_snapshot_write(dir, "lfts.bin", write_bin, &d, why, whylen);
+	rc = ibfm_snapshot_write(dir, IBFM_STATE_LFTS_BIN, write_bin, &d, why,
+				 whylen);
 	if (!rc && text_too(t)) {
-		rc = ibfm_snapshot_write(dir, "lfts.dump", write_dump, &d, why,
-					 whylen);
-	} else if (!rc) {
+		rc = ibfm_snapshot_write(dir, IBFM_STATE_LFTS_TEXT, write_dump,
+					 &d, why, whylen);
+	} else if (!rc && !ibfm_snapshot_path(dir, IBFM_STATE_LFTS_TEXT, text,
+					      sizeof(text))) {
 		/* No stale text beside newer tables. */
-		snprintf(text, sizeof(text), "%s/lfts.dump", dir);
 		unlink(text);
 	}
 	if (!rc)
-		rc = ibfm_snapshot_write(dir, "snapshot.json", write_json, &d,
-					 why, whylen);
+		rc = ibfm_snapshot_write(dir, IBFM_STATE_SNAPSHOT, write_json,
+					 &d, why, whylen);
 	/* Make the renames themselves durable. */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -117,12 +119,20 @@ int ibfm_snapshot_publish(const char *dir, const struct ibfm_fabric *f,
 	return rc;
 }
 
+int ibfm_snapshot_path(const char *dir, const char *name, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len)
 {
-	snprintf(path, len, "%s/lfts.bin", dir);
-	if (!access(path, R_OK))
+	if (!ibfm_snapshot_path(dir, IBFM_STATE_LFTS_BIN, path, len) &&
+	    !access(path, R_OK))
 		return 0;
-	snprintf(path, len, "%s/lfts.dump", dir);
+	if (ibfm_snapshot_path(dir, IBFM_STATE_LFTS_TEXT, path, len))
+		return -ENAMETOOLONG;
 	return access(path, R_OK) ? -errno : 0;
 }
 
@@ -133,7 +143,8 @@ static bool snapshot_number(const char *dir, const char *key, uint64_t *v)
 	bool found = false;
 	FILE *in;
 
-	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
+	if (ibfm_snapshot_path(dir, IBFM_STATE_SNAPSHOT, path, sizeof(path)))
+		return false;
 	snprintf(want, sizeof(want), "\"%s\": ", key);
 	in = fopen(path, "r");
 	if (!in)

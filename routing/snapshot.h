@@ -23,6 +23,24 @@
 #include "routing/file.h"
 #include "routing/lft.h"
 
+/*
+ * Every file of the state directory, named once. The plugin writes all
+ * but the drain list, which ibfmd (ibfm drain) writes and the plugin
+ * reads.
+ */
+#define IBFM_STATE_SNAPSHOT "snapshot.json" /* generation, sizes, timing */
+#define IBFM_STATE_LFTS_BIN "lfts.bin"	    /* the tables, binary */
+#define IBFM_STATE_LFTS_TEXT "lfts.dump"    /* the same, OpenSM's text */
+#define IBFM_STATE_SHARP "sharp.json"	    /* the SHARP trees */
+#define IBFM_STATE_DRAINS "drain.list"	    /* routing/drain.h */
+
+/*
+ * DIR/NAME (NAME one of IBFM_STATE_*) into 'buf'; -ENAMETOOLONG when it
+ * does not fit.
+ */
+int ibfm_snapshot_path(const char *dir, const char *name, char *buf,
+		       size_t len);
+
 struct ibfm_snapshot {
 	uint64_t generation; /* increases with every routing pass */
 	const char *engine;  /* "ibfm" */
