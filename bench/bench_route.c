@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_route: the cost of routing a generated fat tree with ibfm's
- * engine, and the quality of the routes.
+ * routing pass (routing/route.h, as the plugin calls it), and the
+ * quality of the routes.
  *
  *   bench_route [-l L] [-k K] [-n HOSTS] [-r RUNS] [-q]
  *
@@ -21,7 +22,7 @@
 #include <sys/resource.h>
 
 #include "bench/bench.h"
-#include "routing/ftree.h"
+#include "routing/route.h"
 #include "routing/sharp.h"
 #include "routing/verify.h"
 
@@ -62,6 +63,38 @@ static double load(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return r.max_load;
 }
 
+/* A routing pass of a copy of 'f', as the plugin routes a subnet. */
+static struct ibfm_route *route_copy(const struct ibfm_fabric *f)
+{
+	const struct ibfm_route_opts o = { 0 };
+	struct ibfm_fabric *g = ibfm_fabric_clone(f);
+	struct ibfm_route *pass;
+	struct ibfm_err err = { .msg = "out of memory" };
+
+	if (!g || ibfm_route_build(g, NULL, &o, &pass, &err))
+		die(&err);
+	return pass;
+}
+
+/* The next pass, on a copy of the routed fabric less 'port's link. */
+static double reroute_less(struct ibfm_route **pass, uint32_t port,
+		      struct ibfm_ftree_delta *delta)
+{
+	const struct ibfm_route_opts o = { 0 };
+	struct ibfm_fabric *g = ibfm_fabric_clone((*pass)->fabric);
+	struct ibfm_err err = { .msg = "out of memory" };
+	double t0;
+
+	if (!g)
+		die(&err);
+	ibfm_fabric_unlink(g, port);
+	t0 = bench_now_ms();
+	if (ibfm_route_update(pass, g, NULL, &o, &err))
+		die(&err);
+	*delta = (*pass)->delta;
+	return bench_now_ms() - t0;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_args a;
@@ -70,8 +103,8 @@ int main(int argc, char **argv)
 	uint32_t ntrees = 0;
 	struct ibfm_ftree_delta delta = { 0 };
 	struct ibfm_fabric *f = NULL;
-	struct ibfm_ftree *e = NULL;
-	struct ibfm_lfts lfts = { 0 };
+	struct ibfm_route *pass = NULL;
+	const struct ibfm_lfts *lfts;
 	struct ibfm_err err;
 	struct rusage ru;
 	uint64_t entries = 0, blocks = 0;
@@ -88,26 +121,21 @@ int main(int argc, char **argv)
 	    (a.shuffle && bench_shuffle_lids(f, a.shuffle, &err)))
 		die(&err);
 	for (i = 0; i < runs; i++) {
-		t0 = bench_now_ms();
-		ibfm_ftree_destroy(e);
-		if (ibfm_ftree_create(f, NULL, &e, &err) ||
-		    ibfm_ftree_route(e, &lfts, &err))
-			die(&err);
-		route[i] = bench_now_ms() - t0;
+		ibfm_route_destroy(pass);
+		pass = route_copy(f);
+		route[i] = pass->route_ms;
 	}
+	lfts = &pass->lfts;
 	for (i = 0; i < runs; i++) {
 		uint32_t port = uplink(f, i % 2 ? "spine-" : "leaf-", 7 * i + 1,
 				       p.radix / 2);
 
-		if (port == IBFM_NONE || f->ports[port].peer == IBFM_NONE) {
+		if (port == IBFM_NONE ||
+		    pass->fabric->ports[port].peer == IBFM_NONE) {
 			reroute[i] = 0;
 			continue;
 		}
-		ibfm_fabric_unlink(f, port);
-		t0 = bench_now_ms();
-		if (ibfm_ftree_update(e, &lfts, &delta, &err))
-			die(&err);
-		reroute[i] = bench_now_ms() - t0;
+		reroute[i] = reroute_less(&pass, port, &delta);
 		entries += delta.entries;
 		blocks += delta.blocks;
 	}
@@ -117,7 +145,7 @@ int main(int argc, char **argv)
 		struct ibfm_sharp *sh = NULL;
 
 		t0 = bench_now_ms();
-		if (ibfm_sharp_build(f, &lfts, &so, &sh, &err))
+		if (ibfm_sharp_build(pass->fabric, lfts, &so, &sh, &err))
 			die(&err);
 		wr[i] = bench_now_ms() - t0;
 		ntrees = sh->ntrees;
@@ -128,7 +156,7 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	/* The lower bound: writing switches x LIDs bytes into memory that
 	 * is already mapped (the first touch, page faults, comes on top). */
-	bytes = (size_t)lfts.nsw * lfts.stride;
+	bytes = (size_t)lfts->nsw * lfts->stride;
 	mem = malloc(bytes);
 	memset(mem, 0xfe, bytes);
 	for (i = 0; i < runs; i++) {
@@ -140,26 +168,21 @@ int main(int argc, char **argv)
 	lower = bench_median(wr, runs);
 	free(mem);
 	printf("| %u-level radix %u | %u | %u | %u | %.1f ms | %.1f ms | %.2f ms | %.0f | %.0f | %.1f MB | %.0f MB | %u trees in %.1f ms |",
-	       p.levels, p.radix, f->ncas, f->nswitches, lfts.top_lid,
+	       p.levels, p.radix, f->ncas, f->nswitches, lfts->top_lid,
 	       bench_median(route, runs), lower, bench_median(reroute, runs),
 	       (double)entries / runs, (double)blocks / runs, bytes / 1e6,
 	       ru.ru_maxrss / 1024.0, ntrees, sharp_ms);
 	if (!quiet) {
 		/* Loads on the full fabric: route it again without the failures. */
-		ibfm_ftree_destroy(e);
-		ibfm_fabric_destroy(f);
-		if (ibfm_gen_build(&p, &f, &err) ||
-		    ibfm_fabric_assign_lids(f, 0, &err) ||
-		    ibfm_ftree_create(f, NULL, &e, &err) ||
-		    ibfm_ftree_route(e, &lfts, &err))
-			die(&err);
-		printf(" %g | %g | %g |", load(f, &lfts, IBFM_PATTERN_SHIFT),
-		       load(f, &lfts, IBFM_PATTERN_RING),
-		       load(f, &lfts, IBFM_PATTERN_ALL2ALL));
+		ibfm_route_destroy(pass);
+		pass = route_copy(f);
+		lfts = &pass->lfts;
+		printf(" %g | %g | %g |", load(f, lfts, IBFM_PATTERN_SHIFT),
+		       load(f, lfts, IBFM_PATTERN_RING),
+		       load(f, lfts, IBFM_PATTERN_ALL2ALL));
 	}
 	putchar('\n');
-	ibfm_ftree_destroy(e);
-	ibfm_lfts_free(&lfts);
+	ibfm_route_destroy(pass);
 	ibfm_fabric_destroy(f);
 	return 0;
 }
