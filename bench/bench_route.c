@@ -78,7 +78,7 @@ static struct ibfm_route *route_copy(const struct ibfm_fabric *f)
 
 /* The next pass, on a copy of the routed fabric less 'port's link. */
 static double reroute_less(struct ibfm_route **pass, uint32_t port,
-		      struct ibfm_ftree_delta *delta)
+			   struct ibfm_ftree_delta *delta)
 {
 	const struct ibfm_route_opts o = { 0 };
 	struct ibfm_fabric *g = ibfm_fabric_clone((*pass)->fabric);

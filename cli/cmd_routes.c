@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "routing/json.h"
 #include "routing/lft.h"
+#include "routing/snapshot.h"
 #include "routing/rail.h"
 #include "routing/rank.h"
 
@@ -77,7 +78,8 @@ static void read_snapshot(const char *dir, char *engine, size_t elen,
 	char path[4096], line[256];
 	FILE *in;
 
-	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
+	if (ibfm_snapshot_path(dir, IBFM_STATE_SNAPSHOT, path, sizeof(path)))
+		return;
 	in = fopen(path, "r");
 	if (!in)
 		return;
