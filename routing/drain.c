@@ -2,10 +2,13 @@
 #include "routing/drain.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "routing/file.h"
 #include "routing/grow.h"
@@ -40,35 +43,118 @@ static int parse_line(char *line, struct ibfm_drain_entry *e, const char **why)
 	return 1;
 }
 
+/* Orders entries by (GUID, port), then by place in the list. */
+static int by_entry(const void *a, const void *b)
+{
+	const struct ibfm_drain_entry *x =
+		*(const struct ibfm_drain_entry *const *)a;
+	const struct ibfm_drain_entry *y =
+		*(const struct ibfm_drain_entry *const *)b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Drops repeated entries, keeping each first one where it was, in
+ * O(n log n): a list of 60,000 entries is read under OpenSM's lock.
+ */
+static int drop_repeats(struct ibfm_drain *d)
+{
+	struct ibfm_drain_entry **by = malloc((d->n + 1) * sizeof(*by));
+	size_t i, n = 0;
+
+	if (!by)
+		return -ENOMEM;
+	for (i = 0; i < d->n; i++)
+		by[i] = &d->v[i];
+	qsort(by, d->n, sizeof(*by), by_entry);
+	/* A repeat is marked by port 0xFF, which no entry has; from the
+	 * end, so the one it is compared with is not marked yet. */
+	for (i = d->n; i-- > 1;)
+		if (by[i]->guid == by[i - 1]->guid &&
+		    by[i]->port == by[i - 1]->port)
+			by[i]->port = 0xFF;
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].port != 0xFF)
+			d->v[n++] = d->v[i];
+	d->n = n;
+	free(by);
+	return 0;
+}
+
+/*
+ * Opens the list for reading: a regular file of at most
+ * IBFM_DRAIN_MAX_BYTES. Non-blocking, so a FIFO put in its place cannot
+ * hang the reader (the plugin reads under OpenSM's lock). NULL with
+ * '*rc' 0 when there is no list, or an error.
+ */
+static FILE *open_list(const char *path, int *rc, struct ibfm_err *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *in;
+
+	*rc = 0;
+	if (fd < 0) {
+		if (errno != ENOENT)
+			*rc = ibfm_err_set(err, -errno,
+					   "%s: R01 cannot open: %s", path,
+					   strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		*rc = ibfm_err_set(err, -EINVAL, "%s: R04 not a regular file",
+				   path);
+	else if (st.st_size > IBFM_DRAIN_MAX_BYTES)
+		*rc = ibfm_err_set(err, -EFBIG, "%s: R05 larger than %d bytes",
+				   path, IBFM_DRAIN_MAX_BYTES);
+	in = *rc ? NULL : fdopen(fd, "r");
+	if (!in && !*rc)
+		*rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+	if (!in)
+		close(fd);
+	return in;
+}
+
 int ibfm_drain_read(const char *path, struct ibfm_drain *d,
 		    struct ibfm_err *err)
 {
 	struct ibfm_drain got = { 0 };
 	struct ibfm_drain_entry e;
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
 	unsigned no = 0;
 	const char *why;
-	FILE *in = fopen(path, "r");
-	int rc = 0;
+	int rc;
+	FILE *in = open_list(path, &rc, err);
 
-	if (!in) {
-		if (errno == ENOENT)
-			return 0;
-		return ibfm_err_set(err, -errno, "%s: R01 cannot open: %s",
-				    path, strerror(errno));
-	}
-	while (!rc && fgets(line, sizeof(line), in)) {
+	if (!in)
+		return rc;
+	/* Whole lines, however long: a long comment must not end early
+	 * and leave its tail to be read as an entry. */
+	while (!rc && getline(&line, &cap, in) >= 0) {
 		no++;
 		rc = parse_line(line, &e, &why);
 		if (rc < 0)
 			rc = ibfm_err_set(err, -EINVAL, "%s:%u: %s", path, no,
 					  why);
 		else if (rc > 0)
-			rc = ibfm_drain_add(&got, &e) == -ENOMEM
+			rc = ibfm_grow((void **)&got.v, &got.cap, got.n + 1,
+				       sizeof(*got.v))
 				     ? ibfm_err_set(err, -ENOMEM,
 						    "out of memory")
-				     : 0;
+				     : (got.v[got.n++] = e, 0);
 	}
+	if (!rc && ferror(in))
+		rc = ibfm_err_set(err, -EIO, "%s: R01 cannot read: %s", path,
+				  strerror(errno));
+	if (!rc && drop_repeats(&got))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+	free(line);
 	fclose(in);
 	if (rc) {
 		ibfm_drain_free(&got);
@@ -82,6 +168,24 @@ struct list_ctx {
 	const struct ibfm_drain *d;
 	const struct ibfm_fabric *f;
 };
+
+/*
+ * A node description as a comment: a NodeDescription is whatever the
+ * node says, so a newline in it must not start a line of the list.
+ */
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else
+			fputc(c, out);
+	}
+}
 
 static int write_list(FILE *out, const void *ctx)
 {
@@ -97,9 +201,12 @@ static int write_list(FILE *out, const void *ctx)
 		fprintf(out, "0x%016" PRIx64, e->guid);
 		if (e->port)
 			fprintf(out, " %u", e->port);
-		if (n != IBFM_NONE)
-			fprintf(out, "\t# \"%s\"",
-				ibfm_fabric_str(c->f, c->f->nodes[n].desc));
+		if (n != IBFM_NONE) {
+			fputs("\t# \"", out);
+			put_escaped(out,
+				    ibfm_fabric_str(c->f, c->f->nodes[n].desc));
+			fputc('"', out);
+		}
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;

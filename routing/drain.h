@@ -14,7 +14,8 @@
  *   0x0002c90200000001 9      one link: a node and its port
  *
  * '#' starts a comment. Errors name FILE:LINE (ids R01...); a list with
- * an error is refused whole.
+ * an error is refused whole, as is anything but a regular file of at
+ * most IBFM_DRAIN_MAX_BYTES. Reading is O(n log n) in the entries.
  */
 
 #include <stddef.h>
@@ -22,6 +23,8 @@
 
 #include "routing/err.h"
 #include "routing/fabric.h"
+
+#define IBFM_DRAIN_MAX_BYTES (16 << 20)
 
 struct ibfm_drain_entry {
 	uint64_t guid; /* node GUID */

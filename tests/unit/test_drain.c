@@ -2,6 +2,7 @@
 /* Tests of routing/drain.c: the drain list. */
 #include "test_common.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "routing/drain.h"
@@ -124,10 +125,110 @@ static void test_bad_lists_are_refused_whole(void **state)
 	assert_int_equal(d.n, 0);
 }
 
+/* Not a regular file: refused at once (a FIFO must not block). */
+static void test_only_regular_files(void **state)
+{
+	char dir[] = "/tmp/ibfm-drain-dir-XXXXXX", fifo[64];
+	struct ibfm_drain d = { 0 };
+	struct ibfm_err err;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ibfm_drain_read(dir, &d, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "R04"));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(ibfm_drain_read(fifo, &d, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "R04"));
+	assert_int_equal(d.n, 0);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/*
+ * A description that holds a newline and a GUID stays a comment: it
+ * adds no entry on read-back. So does a comment longer than any buffer.
+ */
+static void test_descriptions_inject_nothing(void **state)
+{
+	const struct ibfm_node_info evil = {
+		.type = IBFM_NODE_CA,
+		.nports = 1,
+		.guid = 0x10,
+		.desc = "x\n0x0002c90200000042\n\"\\",
+	};
+	struct ibfm_fabric *f = ibfm_fabric_create();
+	struct ibfm_drain d = { 0 }, back = { 0 };
+	struct ibfm_drain_entry e = { .guid = 0x10 };
+	char *text = malloc(5000);
+	struct ibfm_err err;
+	const char *path;
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(ibfm_fabric_add_node(f, &evil, &n, &err), 0);
+	assert_int_equal(ibfm_fabric_finish(f, &err), 0);
+	assert_int_equal(ibfm_drain_add(&d, &e), 0);
+	path = tmpfile_with("");
+	assert_int_equal(ibfm_drain_write(path, &d, f, &err), 0);
+	assert_int_equal(ibfm_drain_read(path, &back, &err), 0);
+	assert_int_equal(back.n, 1);
+	assert_true(back.v[0].guid == e.guid);
+	unlink(path);
+	ibfm_drain_free(&back);
+	memset(text, 'a', 5000);
+	memcpy(text, "0x10 # ", 7);
+	memcpy(text + 4000, " 0x20\n", 7);
+	path = tmpfile_with(text);
+	assert_int_equal(ibfm_drain_read(path, &back, &err), 0);
+	assert_int_equal(back.n, 1);
+	unlink(path);
+	free(text);
+	ibfm_drain_free(&back);
+	ibfm_drain_free(&d);
+	ibfm_fabric_destroy(f);
+}
+
+/* Repeats are dropped, first places kept, in O(n log n). */
+static void test_long_lists(void **state)
+{
+	size_t n = 60000, i, len = 0;
+	char *text = malloc(n * 24 + 64);
+	struct ibfm_drain d = { 0 };
+	struct ibfm_err err;
+	const char *path;
+
+	(void)state;
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "0x%zx %zu\n",
+				       0x1000 + (n - i) % 20000, 1 + i % 3);
+	path = tmpfile_with(text);
+	assert_int_equal(ibfm_drain_read(path, &d, &err), 0);
+	/* 20,000 GUIDs x 3 ports: each pair once in 60,000 lines. */
+	assert_int_equal(d.n, 60000);
+	assert_true(d.v[0].guid == 0x1000 && d.v[0].port == 1);
+	unlink(path);
+	ibfm_drain_free(&d);
+	len = 0;
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "0x%zx\n", 0x1000 + i % 7);
+	path = tmpfile_with(text);
+	assert_int_equal(ibfm_drain_read(path, &d, &err), 0);
+	assert_int_equal(d.n, 7);
+	for (i = 0; i < 7; i++)
+		assert_true(d.v[i].guid == 0x1000 + i);
+	unlink(path);
+	ibfm_drain_free(&d);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_elements, setup, teardown),
+		cmocka_unit_test(test_only_regular_files),
+		cmocka_unit_test(test_descriptions_inject_nothing),
+		cmocka_unit_test(test_long_lists),
 		cmocka_unit_test_setup_teardown(test_write_read_apply, setup,
 						teardown),
 		cmocka_unit_test(test_bad_lists_are_refused_whole),
