@@ -76,6 +76,7 @@ struct ibfm_osm {
 	bool osm_matrices;	      /* lid_matrices=opensm */
 	char *drain_file;
 	struct ibfm_drain drain; /* the last good list */
+	bool drain_known;	 /* 'drain' was read (now or before) */
 	pthread_t watcher;
 	bool watching;
 	pthread_mutex_t stop_lock;
@@ -516,25 +517,22 @@ static int build_lid_matrices(void *context)
 
 /*
  * Reads the drain list for this pass. A list that does not read is
- * logged and the last good one stays: a typo must not put a switch
- * under maintenance back into the routes.
+ * logged and the last good one stays (kept on disk beside the list, so
+ * also after a restart): a typo must not put a switch under
+ * maintenance back into the routes.
  */
 static void read_drains(struct ibfm_osm *p)
 {
-	struct ibfm_drain d = { 0 };
 	struct ibfm_err err;
 
-	if (!p->drain_file)
+	if (!p->drain_file ||
+	    !ibfm_drain_load(p->drain_file, &p->drain, &p->drain_known, &err))
 		return;
-	if (ibfm_drain_read(p->drain_file, &d, &err)) {
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX
-			"ERR P09 %s: keeping the last good drain list\n",
-			err.msg);
-		return;
-	}
-	ibfm_drain_free(&p->drain);
-	p->drain = d;
+	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+		LOG_PREFIX "ERR P09 %s: routing with the last good drain list "
+			   "(%zu elements%s)\n",
+		err.msg, p->drain.n,
+		p->drain_known ? "" : "; none was ever read: no drain");
 }
 
 /* The routing pass's notes, in OpenSM's log. */

@@ -220,6 +220,53 @@ int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
 	return ibfm_file_replace(path, write_list, &c, err);
 }
 
+bool ibfm_drain_equal(const struct ibfm_drain *a, const struct ibfm_drain *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (a->v[i].guid != b->v[i].guid ||
+		    a->v[i].port != b->v[i].port)
+			return false;
+	return true;
+}
+
+int ibfm_drain_load(const char *path, struct ibfm_drain *d, bool *had,
+		    struct ibfm_err *err)
+{
+	size_t len = strlen(path) + sizeof(IBFM_DRAIN_GOOD_SUFFIX);
+	char *good = malloc(len);
+	struct ibfm_drain got = { 0 };
+	int rc;
+
+	if (!good)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	snprintf(good, len, "%s%s", path, IBFM_DRAIN_GOOD_SUFFIX);
+	rc = ibfm_drain_read(path, &got, err);
+	if (!rc) {
+		struct ibfm_drain saved = { 0 };
+
+		/* Saved when it differs from the copy: a failed save is
+		 * tried again by the next load. */
+		if ((ibfm_drain_read(good, &saved, NULL) ||
+		     !ibfm_drain_equal(&got, &saved)) &&
+		    (got.n || !access(good, F_OK)))
+			ibfm_drain_write(good, &got, NULL, NULL);
+		ibfm_drain_free(&saved);
+		ibfm_drain_free(d);
+		*d = got;
+		*had = true;
+	} else if (!*had && !ibfm_drain_read(good, &got, NULL)) {
+		ibfm_drain_free(d);
+		*d = got;
+		*had = true;
+	}
+	free(good);
+	return rc;
+}
+
 static size_t find(const struct ibfm_drain *d, const struct ibfm_drain_entry *e)
 {
 	size_t i;

@@ -18,6 +18,7 @@
  * most IBFM_DRAIN_MAX_BYTES. Reading is O(n log n) in the entries.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,28 @@ int ibfm_drain_read(const char *path, struct ibfm_drain *d,
  */
 int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
 		     const struct ibfm_fabric *f, struct ibfm_err *err);
+
+/*
+ * The last list that read is kept beside the list, in PATH followed by
+ * this suffix, so that a list that does not read (a typo, garbage, a
+ * directory in its place) falls back to it, even after a restart.
+ */
+#define IBFM_DRAIN_GOOD_SUFFIX ".good"
+
+/*
+ * The list to route with, into '*d' (holding the last list loaded, or
+ * empty at the start; replaced): 'path' when it reads, saved as the
+ * last good copy when it differs from it. When 'path' does not read:
+ * '*d' as it is when '*had' says it holds a list loaded before, else
+ * the last good copy on disk, else empty; the error is returned all the
+ * same, for the caller to say which list it routes with. '*had' is true
+ * on return when '*d' holds a list that read (now or before).
+ */
+int ibfm_drain_load(const char *path, struct ibfm_drain *d, bool *had,
+		    struct ibfm_err *err);
+
+/* Whether two lists hold the same entries in the same order. */
+bool ibfm_drain_equal(const struct ibfm_drain *a, const struct ibfm_drain *b);
 
 /* Adds 'e' (0, or -EEXIST) / removes it (0, or -ENOENT); -ENOMEM. */
 int ibfm_drain_add(struct ibfm_drain *d, const struct ibfm_drain_entry *e);

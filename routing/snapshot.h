@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "routing/drain.h"
 #include "routing/fabric.h"
 #include "routing/file.h"
 #include "routing/lft.h"
@@ -33,6 +34,7 @@
 #define IBFM_STATE_LFTS_TEXT "lfts.dump"    /* the same, OpenSM's text */
 #define IBFM_STATE_SHARP "sharp.json"	    /* the SHARP trees */
 #define IBFM_STATE_DRAINS "drain.list"	    /* routing/drain.h */
+#define IBFM_STATE_DRAINS_GOOD IBFM_STATE_DRAINS IBFM_DRAIN_GOOD_SUFFIX
 
 /*
  * DIR/NAME (NAME one of IBFM_STATE_*) into 'buf'; -ENAMETOOLONG when it

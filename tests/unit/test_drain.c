@@ -222,6 +222,65 @@ static void test_long_lists(void **state)
 	free(text);
 }
 
+static void put_file(const char *path, const char *text)
+{
+	FILE *out = fopen(path, "w");
+
+	assert_non_null(out);
+	fputs(text, out);
+	fclose(out);
+}
+
+/*
+ * A list that does not read falls back to the last good one: the one
+ * in memory, or after a restart the copy kept beside the list.
+ */
+static void test_last_good_list(void **state)
+{
+	char dir[] = "/tmp/ibfm-drain-good-XXXXXX", path[64], good[80];
+	struct ibfm_drain d = { 0 };
+	struct ibfm_err err;
+	bool had = false;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/drain.list", dir);
+	snprintf(good, sizeof(good), "%s%s", path, IBFM_DRAIN_GOOD_SUFFIX);
+	/* No list, no copy: nothing drained, nothing written. */
+	assert_int_equal(ibfm_drain_load(path, &d, &had, &err), 0);
+	assert_true(had);
+	assert_int_equal(d.n, 0);
+	assert_int_not_equal(access(good, F_OK), 0);
+	put_file(path, "0x20\n0x30 4\n");
+	assert_int_equal(ibfm_drain_load(path, &d, &had, &err), 0);
+	assert_int_equal(d.n, 2);
+	assert_int_equal(access(good, F_OK), 0);
+	/* Garbage: the list in memory stays. */
+	put_file(path, "0x20\nspine-01\n");
+	assert_int_equal(ibfm_drain_load(path, &d, &had, &err), -EINVAL);
+	assert_int_equal(d.n, 2);
+	/* A restart: nothing in memory, the copy on disk. */
+	ibfm_drain_free(&d);
+	had = false;
+	assert_int_equal(ibfm_drain_load(path, &d, &had, &err), -EINVAL);
+	assert_true(had);
+	assert_int_equal(d.n, 2);
+	assert_true(d.v[1].guid == 0x30 && d.v[1].port == 4);
+	/* Emptied for real: the copy follows. */
+	put_file(path, "# nothing\n");
+	assert_int_equal(ibfm_drain_load(path, &d, &had, &err), 0);
+	assert_int_equal(d.n, 0);
+	put_file(path, "garbage\n");
+	had = false;
+	assert_int_equal(ibfm_drain_load(path, &d, &had, &err), -EINVAL);
+	assert_true(had);
+	assert_int_equal(d.n, 0);
+	ibfm_drain_free(&d);
+	unlink(path);
+	unlink(good);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_only_regular_files),
 		cmocka_unit_test(test_descriptions_inject_nothing),
 		cmocka_unit_test(test_long_lists),
+		cmocka_unit_test(test_last_good_list),
 		cmocka_unit_test_setup_teardown(test_write_read_apply, setup,
 						teardown),
 		cmocka_unit_test(test_bad_lists_are_refused_whole),
