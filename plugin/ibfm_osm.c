@@ -718,8 +718,11 @@ static void *create(osm_opensm_t *osm)
 		plugin_free(p);
 		return NULL;
 	}
-	if (p->state_dir)
+	if (p->state_dir) {
+		/* Left by a writer killed mid-write: never renamed in. */
+		ibfm_file_clean_stale(p->state_dir);
 		p->generation = ibfm_snapshot_last_generation(p->state_dir);
+	}
 	if (osm_register_external_routing_engine(osm, &module, p) !=
 	    CL_SUCCESS) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR,

@@ -235,7 +235,8 @@ static int parse_entries(struct dump *d, FILE *in)
 
 /* ---- the binary form ---- */
 
-#define BIN_MAGIC "IBFMLFT1"
+#define BIN_MAGIC_V1 "IBFMLFT1" /* no generation */
+#define BIN_MAGIC "IBFMLFT2"
 
 static void put32(uint8_t *b, uint32_t v)
 {
@@ -261,13 +262,21 @@ static uint64_t get_le(const uint8_t *b, int n)
 int ibfm_lfts_write_bin(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 			FILE *out)
 {
-	uint8_t b[16];
+	return ibfm_lfts_write_bin_at(f, t, 0, out);
+}
+
+int ibfm_lfts_write_bin_at(const struct ibfm_fabric *f,
+			   const struct ibfm_lfts *t, uint64_t generation,
+			   FILE *out)
+{
+	uint8_t b[24];
 	uint32_t lid, sw, p;
 
 	memcpy(b, BIN_MAGIC, 8);
 	put32(b + 8, t->nsw);
 	put32(b + 12, t->top_lid);
-	fwrite(b, 1, 16, out);
+	put64(b + 16, generation);
+	fwrite(b, 1, 24, out);
 	for (lid = 0; lid <= t->top_lid; lid++) {
 		p = ibfm_fabric_port_by_lid(f, lid);
 		put64(b, p == IBFM_NONE ? 0 : f->ports[p].guid);
@@ -281,14 +290,33 @@ int ibfm_lfts_write_bin(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return ferror(out) ? -EIO : 0;
 }
 
-static bool is_bin(FILE *in)
+/* The binary form's version (1, 2), or 0 for text (then rewound). */
+static int bin_version(FILE *in)
 {
 	char magic[8];
-	bool bin = fread(magic, 1, 8, in) == 8 && !memcmp(magic, BIN_MAGIC, 8);
+	int v = 0;
 
-	if (!bin)
+	if (fread(magic, 1, 8, in) == 8)
+		v = !memcmp(magic, BIN_MAGIC, 8)      ? 2
+		    : !memcmp(magic, BIN_MAGIC_V1, 8) ? 1
+						      : 0;
+	if (!v)
 		rewind(in);
-	return bin;
+	return v;
+}
+
+uint64_t ibfm_lfts_bin_generation(const char *path)
+{
+	FILE *in = fopen(path, "rb");
+	uint64_t gen = 0;
+	uint8_t b[16];
+
+	if (!in)
+		return 0;
+	if (bin_version(in) == 2 && fread(b, 1, 16, in) == 16)
+		gen = get_le(b + 8, 8);
+	fclose(in);
+	return gen;
 }
 
 /* The switches' rows of the binary form, each checked against 'f'. */
@@ -324,13 +352,14 @@ static int read_bin_rows(struct dump *d, FILE *in, uint32_t nsw)
 }
 
 /* The binary form (after its magic): header, LID table, rows. */
-static int read_bin(struct dump *d, FILE *in)
+static int read_bin(struct dump *d, FILE *in, int version)
 {
-	uint8_t b[8];
+	uint8_t b[16];
 	uint32_t nsw, top, lid;
+	size_t head = version == 2 ? 16 : 8; /* v2: and the generation */
 	int rc;
 
-	if (fread(b, 1, 8, in) != 8)
+	if (fread(b, 1, head, in) != head)
 		return dump_error(d, 0, "06", "truncated binary tables");
 	nsw = (uint32_t)get_le(b, 4);
 	top = (uint32_t)get_le(b + 4, 4);
@@ -402,15 +431,16 @@ int ibfm_lfts_read_dump(struct ibfm_fabric *f, const char *path,
 	struct dump d = { .path = path, .f = f, .err = err };
 	struct ibfm_port *saved = NULL;
 	uint32_t top;
+	int rc, version;
 	FILE *in;
-	int rc;
 
 	in = fopen(path, "r");
 	if (!in)
 		return ibfm_err_set(err, -errno, "%s: L00 cannot open: %s",
 				    path, strerror(errno));
-	if (is_bin(in)) {
-		rc = read_bin(&d, in);
+	version = bin_version(in);
+	if (version) {
+		rc = read_bin(&d, in, version);
 	} else {
 		rc = scan_headers(&d, in, &top);
 		if (!rc)

@@ -69,14 +69,22 @@ int ibfm_lfts_read_dump(struct ibfm_fabric *f, const char *path,
 			struct ibfm_lfts *t, struct ibfm_err *err);
 
 /*
- * Writes 't' compactly: "IBFMLFT1", the switch count and top LID (32-bit
- * little endian), the port GUID of every LID 0..top (64-bit, 0: none),
- * then per switch its GUID and one byte per LID. The tables' own size:
- * 188 MB where the text form takes ~68 bytes per entry (12.8 GB) on
- * 3,840 switches x 48,896 LIDs. ibfm_lfts_read_dump() reads both.
+ * Writes 't' compactly: "IBFMLFT2", the switch count and top LID (32-bit
+ * little endian), the routing generation the tables are of (64-bit),
+ * the port GUID of every LID 0..top (64-bit, 0: none), then per switch
+ * its GUID and one byte per LID. The tables' own size: 188 MB where the
+ * text form takes ~68 bytes per entry (12.8 GB) on 3,840 switches x
+ * 48,896 LIDs. ibfm_lfts_read_dump() reads both, and "IBFMLFT1" (the
+ * same without the generation). _bin writes generation 0.
  */
+int ibfm_lfts_write_bin_at(const struct ibfm_fabric *f,
+			   const struct ibfm_lfts *t, uint64_t generation,
+			   FILE *out);
 int ibfm_lfts_write_bin(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 			FILE *out);
+
+/* The generation in the binary tables at 'path'; 0 when none. */
+uint64_t ibfm_lfts_bin_generation(const char *path);
 
 /* Writes 't' in the opensm-lfts.dump format. 0 or -EIO. */
 int ibfm_lfts_write_dump(const struct ibfm_fabric *f, const struct ibfm_lfts *t,

@@ -50,7 +50,7 @@ static int write_bin(FILE *out, const void *ctx)
 {
 	const struct dump_ctx *d = ctx;
 
-	return ibfm_lfts_write_bin(d->f, d->t, out);
+	return ibfm_lfts_write_bin_at(d->f, d->t, d->s->generation, out);
 }
 
 /* Whether the text dump is small enough to write every pass. */
@@ -164,9 +164,24 @@ static bool snapshot_number(const char *dir, const char *key, uint64_t *v)
 
 uint64_t ibfm_snapshot_last_generation(const char *dir)
 {
-	uint64_t gen = 0;
+	uint64_t gen = 0, tables = 0;
+	char path[4096];
 
-	return snapshot_number(dir, "generation", &gen) ? gen : 0;
+	snapshot_number(dir, "generation", &gen);
+	/* Tables renamed in before a crash took the snapshot: their
+	 * generation is used, so it is not given to other tables. */
+	if (!ibfm_snapshot_path(dir, IBFM_STATE_LFTS_BIN, path, sizeof(path)))
+		tables = ibfm_lfts_bin_generation(path);
+	return gen > tables ? gen : tables;
+}
+
+uint64_t ibfm_snapshot_lfts_generation(const char *dir)
+{
+	char path[4096];
+
+	return ibfm_snapshot_path(dir, IBFM_STATE_LFTS_BIN, path, sizeof(path))
+		       ? 0
+		       : ibfm_lfts_bin_generation(path);
 }
 
 int ibfm_snapshot_sharp_sl(const char *dir)

@@ -11,7 +11,9 @@
  * is written to a temporary name in DIR, flushed to disk and renamed
  * over the old one, so a reader sees the old file or the new one, never
  * a torn one. lfts.dump is replaced first: once snapshot.json says
- * generation N, lfts.dump is generation N or newer.
+ * generation N, lfts.dump is generation N or newer. lfts.bin carries
+ * its own generation, so a reader can tell when it and snapshot.json
+ * are of different passes, and a restarted plugin never reuses one.
  */
 
 #include <stdbool.h>
@@ -86,8 +88,18 @@ int ibfm_snapshot_write(const char *dir, const char *name,
  */
 int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len);
 
-/* The generation of DIR/snapshot.json, 0 when there is none. */
+/*
+ * The last generation published in DIR, 0 when none: that of
+ * snapshot.json, or of lfts.bin when it is newer (a writer stopped
+ * between the two renames), so a restarted plugin never reuses one.
+ */
 uint64_t ibfm_snapshot_last_generation(const char *dir);
+
+/*
+ * The generation of DIR/lfts.bin (0: none or an old file): a reader
+ * that pairs the tables with snapshot.json compares the two.
+ */
+uint64_t ibfm_snapshot_lfts_generation(const char *dir);
 
 /* SHARP's SL as DIR/snapshot.json gives it, -1 when it gives none. */
 int ibfm_snapshot_sharp_sl(const char *dir);
