@@ -50,6 +50,13 @@ struct ibfm_rails;
 int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 		    struct ibfm_rails *rails, struct ibfm_lfts *t);
 
+/*
+ * V02: tables read from 'path' that hold no entry (an empty or foreign
+ * file reads as no route at all) are an input error, said; CLI_OK or
+ * CLI_INPUT.
+ */
+int cli_lfts_usable(const char *path, const struct ibfm_lfts *t);
+
 /* Prints "ibfm: " and the message to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -36,6 +36,16 @@ static const char path_usage[] =
 
 #define MAX_PATH 64
 
+int cli_lfts_usable(const char *path, const struct ibfm_lfts *t)
+{
+	if (!ibfm_lfts_empty(t))
+		return CLI_OK;
+	cli_error(
+		"V02 %s holds no forwarding entry for this fabric: not an opensm-lfts.dump, or of another fabric",
+		path);
+	return CLI_INPUT;
+}
+
 /* Loads the fabric, its rails and its tables (ibfm's or a dump). */
 int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 		    struct ibfm_rails *rails, struct ibfm_lfts *t)
@@ -43,6 +53,7 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 	const struct ibfm_route_opts o = { 0 };
 	struct ibfm_route *pass;
 	struct ibfm_err err;
+	bool said = false; /* the error is printed already */
 	int rc;
 
 	memset(rails, 0, sizeof(*rails));
@@ -52,6 +63,11 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 	if (lfts) {
 		rc = ibfm_rail_detect(*f, NULL, NULL, rails, &err) ||
 		     ibfm_lfts_read_dump(*f, lfts, t, &err);
+		said = !rc && cli_lfts_usable(lfts, t);
+		if (said) {
+			ibfm_lfts_free(t);
+			rc = -EINVAL;
+		}
 	} else {
 		/* As the plugin routes it (routing/route.h). */
 		rc = ibfm_fabric_assign_lids(*f, 0, &err);
@@ -63,7 +79,8 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 			ibfm_route_release(pass, f, t, rails);
 	}
 	if (rc) {
-		cli_error("%s", err.msg);
+		if (!said)
+			cli_error("%s", err.msg);
 		ibfm_rails_free(rails);
 		ibfm_fabric_destroy(*f);
 		*f = NULL;

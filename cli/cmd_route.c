@@ -395,29 +395,13 @@ static void port_desc(const struct ibfm_fabric *f, uint32_t p, char *buf,
 	cli_port_str(f, p, buf, len);
 }
 
-/* Whether no switch has any entry: not a dump, or none for this fabric. */
-static bool lfts_empty(const struct ibfm_lfts *t)
-{
-	size_t i, n = (size_t)t->nsw * t->stride;
-
-	for (i = 0; i < n; i++)
-		if (t->ports[i] != IBFM_LFT_NONE)
-			return false;
-	return true;
-}
-
 /*
  * V02: a dump that is not one, or of another fabric, reads as no entry:
  * every pair would be "unreachable", which is not what is wrong.
  */
 static int lfts_usable(const struct route_args *a, const struct routed *r)
 {
-	if (!a->lfts || !lfts_empty(&r->lfts))
-		return CLI_OK;
-	cli_error(
-		"V02 %s holds no forwarding entry for this fabric: not an opensm-lfts.dump, or of another fabric",
-		a->lfts);
-	return CLI_INPUT;
+	return a->lfts ? cli_lfts_usable(a->lfts, &r->lfts) : CLI_OK;
 }
 
 static void print_check_json(const struct route_args *a, const struct routed *r,

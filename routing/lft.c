@@ -65,6 +65,16 @@ int ibfm_lfts_copy(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
 	return rc;
 }
 
+bool ibfm_lfts_empty(const struct ibfm_lfts *t)
+{
+	size_t i, n = (size_t)t->nsw * t->stride;
+
+	for (i = 0; i < n; i++)
+		if (t->ports[i] != IBFM_LFT_NONE)
+			return false;
+	return true;
+}
+
 void ibfm_lfts_free(struct ibfm_lfts *t)
 {
 	if (!t)

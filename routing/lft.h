@@ -15,6 +15,7 @@
  * opensm-lfts.dump, so every check runs on either.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -82,6 +83,9 @@ int ibfm_lfts_write_bin_at(const struct ibfm_fabric *f,
 			   FILE *out);
 int ibfm_lfts_write_bin(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 			FILE *out);
+
+/* Whether no switch has any entry: not a dump, or none for this fabric. */
+bool ibfm_lfts_empty(const struct ibfm_lfts *t);
 
 /* The generation in the binary tables at 'path'; 0 when none. */
 uint64_t ibfm_lfts_bin_generation(const char *path);

@@ -72,4 +72,9 @@ check "eval: and are counted" grep -q '"unrouted_flows": [1-9]' "$T/h65.eval"
 : >"$T/empty.dump"
 "$IBFM" eval --topo "$T/full.topo" --lfts "$T/empty.dump" --pattern shift >/dev/null 2>&1
 check "eval: an empty dump evaluates nothing: exit 3" test $? = 3
+# ibfm path on an empty tables file: a file error, not "no route".
+: >"$T/empty.bin"
+"$IBFM" path leaf-01 leaf-02 --topo "$T/full.topo" --lfts "$T/empty.bin" >/dev/null 2>"$T/empty.err"
+check "path: an empty tables file is bad input: exit 3" test $? = 3
+check "path: saying so (V02)" grep -q 'V02 .*empty.bin holds no forwarding entry' "$T/empty.err"
 finish
