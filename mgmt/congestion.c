@@ -367,14 +367,13 @@ static void start_cmd(struct ibfmd *d, struct ibfm_json *j, bool apply)
 	ibfm_json_uint(j, "total", d->cc.n);
 }
 
-static void cmd_diff(void *ctx, const struct ibfm_ctl_req *req,
-		     struct ibfm_json *j)
+static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	(void)req;
 	start_cmd(ctx, j, false);
 }
 
-static void cmd_apply(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_apply(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
 {
 	(void)req;
@@ -421,7 +420,7 @@ static void node_json(struct ibfm_json *j, const struct ibfm_cc_target *t,
 }
 
 /* The running job's progress, or the last job's results. */
-static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_status(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
@@ -487,8 +486,7 @@ static void profile_json(struct ibfm_json *j, const struct ibfm_ccp *p)
 }
 
 /* The profiles in effect and what is known of every node. */
-static void cmd_show(void *ctx, const struct ibfm_ctl_req *req,
-		     struct ibfm_json *j)
+static void cmd_show(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
 	unsigned count[NSTATES];
@@ -606,20 +604,11 @@ int ibfmd_cc_init(struct ibfmd *d)
 	d->cc.done_ev = event_new(d->base, -1, 0, job_done, d);
 	if (!d->cc.done_ev)
 		return -ENOMEM;
-	ibfm_ctl_register(&d->ctl, "cc-diff",
-			  "compare every node's CC settings with its profile "
-			  "(a job: see cc-status)",
-			  cmd_diff);
-	ibfm_ctl_register(&d->ctl, "cc-apply",
-			  "set what differs from the profiles and read it back "
-			  "(a job: see cc-status)",
-			  cmd_apply);
-	ibfm_ctl_register(&d->ctl, "cc-status",
-			  "the CC job in progress, or the last one's results",
-			  cmd_status);
-	ibfm_ctl_register(&d->ctl, "cc-show",
-			  "the CC profiles in effect and what each node is",
-			  cmd_show);
+	/* Their arguments and help: ctl/commands.c. */
+	ibfm_ctl_register(&d->ctl, "cc-diff", cmd_diff);
+	ibfm_ctl_register(&d->ctl, "cc-apply", cmd_apply);
+	ibfm_ctl_register(&d->ctl, "cc-status", cmd_status);
+	ibfm_ctl_register(&d->ctl, "cc-show", cmd_show);
 	return 0;
 }
 

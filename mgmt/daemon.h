@@ -17,12 +17,12 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "ctl/ctl.h"
 #include "mgmt/cc.h"
 #include "mgmt/ccmodel.h"
 #include "mgmt/ccpolicy.h"
 #include "mgmt/conf.h"
 #include "mgmt/counters.h"
-#include "mgmt/ctl.h"
 #include "mgmt/sweep.h"
 #include "routing/drain.h"
 #include "routing/err.h"

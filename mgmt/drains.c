@@ -246,11 +246,12 @@ static bool by_guid(const char *s, struct ibfm_drain_entry *e)
 	return e->guid && !*end;
 }
 
-static void start(struct ibfmd *d, const struct ibfm_ctl_req *req,
+static void start(struct ibfmd *d, const struct ibfm_req *req,
 		  struct ibfm_json *j, bool undrain)
 {
 	struct ibfmd_op *op = &d->op;
-	const char *why = cannot_start(d, req->element);
+	const char *element = ibfm_req_str(req, "element");
+	const char *why = cannot_start(d, element);
 	struct ibfm_err err;
 	char msg[IBFM_ERR_MSG_MAX];
 	int rc;
@@ -261,11 +262,11 @@ static void start(struct ibfmd *d, const struct ibfm_ctl_req *req,
 		ibfm_json_str(j, "error", why);
 		return;
 	}
-	rc = ibfm_drain_element(d->routes.f, req->element, &op->e, op->what,
+	rc = ibfm_drain_element(d->routes.f, element, &op->e, op->what,
 				sizeof(op->what));
-	if (rc == -ENOENT && undrain && by_guid(req->element, &op->e)) {
+	if (rc == -ENOENT && undrain && by_guid(element, &op->e)) {
 		/* A replaced switch is gone from the fabric, not the list. */
-		snprintf(op->what, sizeof(op->what), "%.250s", req->element);
+		snprintf(op->what, sizeof(op->what), "%.250s", element);
 		rc = 0;
 	}
 	if (rc) {
@@ -298,20 +299,20 @@ static void start(struct ibfmd *d, const struct ibfm_ctl_req *req,
 	ibfm_json_uint(j, "generation", op->generation);
 }
 
-static void cmd_drain(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_drain(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
 {
 	start(ctx, req, j, false);
 }
 
-static void cmd_undrain(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_undrain(void *ctx, const struct ibfm_req *req,
 			struct ibfm_json *j)
 {
 	start(ctx, req, j, true);
 }
 
 /* The operation in progress or the last one, and the list as it is. */
-static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_status(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
@@ -355,17 +356,10 @@ void ibfmd_register_drains(struct ibfmd *d)
 {
 	d->op.tick = event_new(d->base, -1, EV_PERSIST, op_tick, d);
 	d->verify_done = event_new(d->base, -1, 0, verify_done, d);
-	ibfm_ctl_register(
-		&d->ctl, "drain",
-		"route around \"element\" and confirm the switches' tables",
-		cmd_drain);
-	ibfm_ctl_register(
-		&d->ctl, "undrain",
-		"put \"element\" back and confirm the switches' tables",
-		cmd_undrain);
-	ibfm_ctl_register(&d->ctl, "drain-status",
-			  "the drain in progress or the last, and the list",
-			  cmd_status);
+	/* Their arguments and help: ctl/commands.c. */
+	ibfm_ctl_register(&d->ctl, "drain", cmd_drain);
+	ibfm_ctl_register(&d->ctl, "undrain", cmd_undrain);
+	ibfm_ctl_register(&d->ctl, "drain-status", cmd_status);
 }
 
 void ibfmd_drains_free(struct ibfmd *d)

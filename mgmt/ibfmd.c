@@ -760,7 +760,7 @@ int main(int argc, char **argv)
 	evthread_use_pthreads();
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->wake, NULL);
-	ibfm_ctl_init(&d->ctl, d, PACKAGE_VERSION);
+	ibfm_ctl_init(&d->ctl, ibfm_cmds, d, PACKAGE_VERSION);
 	ibfmd_register_queries(d);
 	d->base = event_base_new();
 	if (!d->base || open_socket(d) || open_metrics(d))
@@ -768,6 +768,12 @@ int main(int argc, char **argv)
 	ibfmd_register_drains(d);
 	if (ibfmd_cc_init(d))
 		goto out;
+	if (d->ctl.bad_register) {
+		ibfmd_log(
+			"control command \"%s\": not in ctl/commands.c, or registered twice",
+			d->ctl.bad_register);
+		goto out;
+	}
 	d->sweep_done = event_new(d->base, -1, 0, sweep_done, d);
 	d->sweep_timer = event_new(d->base, -1, EV_PERSIST, sweep_tick, d);
 	d->light_timer = event_new(d->base, -1, EV_PERSIST, light_tick, d);

@@ -90,7 +90,7 @@ static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
 	memcpy(r, rows, sizeof(rows));
 }
 
-static void cmd_status(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_status(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
@@ -204,17 +204,18 @@ static void write_event(struct ibfm_json *j, const struct ibfmd_event *e)
 	ibfm_json_obj_end(j);
 }
 
-static void cmd_events(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_events(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
+	long long since = ibfm_req_int(req, "since", -1);
 	uint64_t first = d->nevents > IBFMD_MAX_EVENTS
 				 ? d->nevents - IBFMD_MAX_EVENTS
 				 : 0,
 		 i;
 
-	if (req->since > 0 && (uint64_t)req->since > first)
-		first = (uint64_t)req->since;
+	if (since > 0 && (uint64_t)since > first)
+		first = (uint64_t)since;
 	ibfm_json_arr_begin(j, "events");
 	for (i = first; i < d->nevents; i++)
 		write_event(j, &d->events[i % IBFMD_MAX_EVENTS]);
@@ -264,8 +265,7 @@ static void diff_item_json(void *ctx, const struct ibfm_diff_item *it)
 }
 
 /* The last sweep against the expected topology, difference by difference. */
-static void cmd_diff(void *ctx, const struct ibfm_ctl_req *req,
-		     struct ibfm_json *j)
+static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
 	struct diff_json c = { j, d->expected, d->fabric };
@@ -282,7 +282,7 @@ static void cmd_diff(void *ctx, const struct ibfm_ctl_req *req,
 	ibfm_json_uint(j, "count", n);
 }
 
-static void cmd_sweep(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_sweep(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
@@ -296,7 +296,7 @@ static void cmd_sweep(void *ctx, const struct ibfm_ctl_req *req,
 /* ---- the fabric ---- */
 
 /* Counts, switch levels and links by rate of the last sweep. */
-static void cmd_summary(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_summary(void *ctx, const struct ibfm_req *req,
 			struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
@@ -395,13 +395,14 @@ static void write_top(struct ibfm_json *j, const struct ibfmd *d,
  * The hot ports (most PortXmitWait since the sweep before: congestion)
  * and the ports whose error counters rose, "top" of each.
  */
-static void cmd_counters(void *ctx, const struct ibfm_ctl_req *req,
+static void cmd_counters(void *ctx, const struct ibfm_req *req,
 			 struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
-	uint32_t top = req->top < 0	    ? TOP_DEFAULT
-		       : req->top > TOP_MAX ? TOP_MAX
-					    : (uint32_t)req->top,
+	long long want = ibfm_req_int(req, "top", -1);
+	uint32_t top = want < 0		? TOP_DEFAULT
+		       : want > TOP_MAX ? TOP_MAX
+					: (uint32_t)want,
 		 *ports;
 
 	ibfm_json_bool(j, "enabled", d->conf.counters);
@@ -505,7 +506,7 @@ static uint32_t endpoint(const struct ibfm_fabric *f, const char *s,
 {
 	uint32_t p = ibfm_trace_endpoint(f, s), best[3];
 	unsigned n, k;
-	char msg[IBFM_CTL_MAX_ARG + 100];
+	char msg[IBFM_REQ_MAX_STR + 100];
 
 	if (p != IBFM_NONE)
 		return p;
@@ -538,22 +539,23 @@ static void unreached(char *why, size_t len, uint32_t lid, const char *src,
  */
 static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 		     struct hop_ctx *hc, uint32_t src, uint32_t dst,
-		     const struct ibfm_ctl_req *req, FILE *out)
+		     const struct ibfm_req *req, FILE *out)
 {
 	uint32_t hops[MAX_HOPS], lid = r->f->ports[dst].lid, k;
-	uint32_t nlids = req->all_lids > 0 ? 1U << r->f->ports[dst].lmc : 1;
+	bool all = ibfm_req_bool(req, "all_lids", false);
+	uint32_t nlids = all ? 1U << r->f->ports[dst].lmc : 1;
 	char why[IBFM_ERR_MSG_MAX];
 	int n = ibfm_verify_path(r->f, &r->t, src, lid, hops, MAX_HOPS);
 
 	if (n < 0) {
-		unreached(why, sizeof(why), lid, req->src, n);
+		unreached(why, sizeof(why), lid, ibfm_req_str(req, "src"), n);
 		ibfm_json_str(j, "error", why);
 		return -1;
 	}
 	ibfm_json_uint(j, "lid", lid);
 	ibfm_trace_json(j, r->f, hops, n, hop_counters, hc);
 	ibfm_trace_text(out, r->f, hops, n, dst);
-	if (req->all_lids <= 0)
+	if (!all)
 		return 0;
 	ibfm_json_arr_begin(j, "paths");
 	for (k = 0; k < nlids; k++) {
@@ -561,7 +563,8 @@ static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 		ibfm_json_uint(j, "lid", lid + k);
 		n = ibfm_verify_path(r->f, &r->t, src, lid + k, hops, MAX_HOPS);
 		if (n < 0) {
-			unreached(why, sizeof(why), lid + k, req->src, n);
+			unreached(why, sizeof(why), lid + k,
+				  ibfm_req_str(req, "src"), n);
 			ibfm_json_str(j, "error", why);
 		} else {
 			ibfm_trace_json(j, r->f, hops, n, hop_counters, hc);
@@ -575,8 +578,7 @@ static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 }
 
 /* "src" to "dst" through the LFTs the plugin last published. */
-static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
-		     struct ibfm_json *j)
+static void cmd_path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	struct ibfmd *d = ctx;
 	const struct ibfmd_routes *r;
@@ -586,7 +588,7 @@ static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
 	size_t tlen = 0;
 	FILE *out;
 
-	if (!req->src[0] || !req->dst[0]) {
+	if (!*ibfm_req_str(req, "src") || !*ibfm_req_str(req, "dst")) {
 		ibfm_json_str(j, "error", "path needs \"src\" and \"dst\"");
 		return;
 	}
@@ -596,10 +598,10 @@ static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
 		return;
 	}
 	hc.r = r;
-	src = endpoint(r->f, req->src, j);
+	src = endpoint(r->f, ibfm_req_str(req, "src"), j);
 	if (src == IBFM_NONE)
 		return;
-	dst = endpoint(r->f, req->dst, j);
+	dst = endpoint(r->f, ibfm_req_str(req, "dst"), j);
 	if (dst == IBFM_NONE)
 		return;
 	out = open_memstream(&text, &tlen);
@@ -616,25 +618,12 @@ static void cmd_path(void *ctx, const struct ibfm_ctl_req *req,
 
 void ibfmd_register_queries(struct ibfmd *d)
 {
-	static const struct {
-		const char *name, *help;
-		ibfm_ctl_fn fn;
-	} cmds[] = {
-		{ "status", "fabric and sweep status", cmd_status },
-		{ "events", "events since \"since\"", cmd_events },
-		{ "sweep", "start a sweep now", cmd_sweep },
-		{ "summary", "the last sweep: counts, levels, links by rate",
-		  cmd_summary },
-		{ "diff", "the last sweep against the expected topology",
-		  cmd_diff },
-		{ "counters", "hot ports and ports with errors (\"top\")",
-		  cmd_counters },
-		{ "path", "hops from \"src\" to \"dst\" on the plugin's LFTs",
-		  cmd_path },
-	};
-	unsigned i;
-
-	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++)
-		ibfm_ctl_register(&d->ctl, cmds[i].name, cmds[i].help,
-				  cmds[i].fn);
+	/* Their arguments and help: ctl/commands.c. */
+	ibfm_ctl_register(&d->ctl, "status", cmd_status);
+	ibfm_ctl_register(&d->ctl, "events", cmd_events);
+	ibfm_ctl_register(&d->ctl, "sweep", cmd_sweep);
+	ibfm_ctl_register(&d->ctl, "summary", cmd_summary);
+	ibfm_ctl_register(&d->ctl, "diff", cmd_diff);
+	ibfm_ctl_register(&d->ctl, "counters", cmd_counters);
+	ibfm_ctl_register(&d->ctl, "path", cmd_path);
 }

@@ -3,19 +3,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "mgmt/ctl.h"
+#include "ctl/ctl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void echo(void *ctx, const struct ibfm_ctl_req *req, struct ibfm_json *j)
+/* Reads every argument "path" and "events" declare. */
+static void echo(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	(void)ctx;
-	ibfm_json_str(j, "src", req->src);
-	ibfm_json_str(j, "dst", req->dst);
-	ibfm_json_str(j, "element", req->element);
-	ibfm_json_int(j, "since", req->since);
-	ibfm_json_int(j, "top", req->top);
+	if (!strcmp(req->cmd->name, "events")) {
+		ibfm_json_int(j, "since", ibfm_req_int(req, "since", -1));
+		return;
+	}
+	ibfm_json_str(j, "src", ibfm_req_str(req, "src"));
+	ibfm_json_str(j, "dst", ibfm_req_str(req, "dst"));
+	ibfm_json_bool(j, "all_lids", ibfm_req_bool(req, "all_lids", false));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -25,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!null) {
 		null = fopen("/dev/null", "w");
-		ibfm_ctl_init(&c, NULL, "fuzz");
-		ibfm_ctl_register(&c, "status", "echo", echo);
-		ibfm_ctl_register(&c, "path", "echo", echo);
+		ibfm_ctl_init(&c, ibfm_cmds, NULL, "fuzz");
+		ibfm_ctl_register(&c, "events", echo);
+		ibfm_ctl_register(&c, "path", echo);
 	}
 	ibfm_ctl_handle(&c, (const char *)data, size, null);
 	return 0;

@@ -1,14 +1,57 @@
 // SPDX-License-Identifier: MIT
-/* Tests of mgmt/ctl.c: ibfmd's control protocol, with plain strings. */
+/*
+ * Tests of ctl/: ibfmd's control protocol with plain strings: the
+ * dispatcher, requests checked against a command table (parsed on the
+ * daemon's side, encoded from words on the CLI's) and the shared table.
+ */
 #include "test_common.h"
 
-#include "mgmt/ctl.h"
+#include "ctl/ctl.h"
 
-static void hello(void *ctx, const struct ibfm_ctl_req *req,
-		  struct ibfm_json *j)
+#define REQ(n, t)                                                              \
+	{                                                                      \
+		.name = (n), .type = IBFM_ARG_##t, .required = true            \
+	}
+#define OPT(n, t)                                                              \
+	{                                                                      \
+		.name = (n), .type = IBFM_ARG_##t                              \
+	}
+
+/* A table of its own, so the tests do not follow ibfmd's commands. */
+static const struct ibfm_cmd table[] = {
+	{ .name = "version", .help = "the version" },
+	{ .name = "list-commands", .help = "the commands" },
+	{ .name = "hello", .help = "says hello", .args = { OPT("since", INT) } },
+	{ .name = "path",
+	  .help = "a path",
+	  .args = { REQ("src", STR), REQ("dst", STR), OPT("all_lids", BOOL),
+		    OPT("top", INT) } },
+	{ .name = "x", .help = "anything", .args = { OPT("src", STR) } },
+	{ .name = "log-level",
+	  .help = "a module's level",
+	  .args = { REQ("module", STR), REQ("level", STR) } },
+	{ .name = "quiet", .help = "declared, never registered" },
+	{ 0 },
+};
+
+static unsigned calls;
+
+static void hello(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
+	calls++;
 	ibfm_json_str(j, "hello", ctx);
-	ibfm_json_int(j, "since", req->since);
+	ibfm_json_int(j, "since", ibfm_req_int(req, "since", -1));
+}
+
+/* Echoes the arguments of "path" back. */
+static void path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
+{
+	(void)ctx;
+	calls++;
+	ibfm_json_str(j, "src", ibfm_req_str(req, "src"));
+	ibfm_json_str(j, "dst", ibfm_req_str(req, "dst"));
+	ibfm_json_bool(j, "all_lids", ibfm_req_bool(req, "all_lids", false));
+	ibfm_json_int(j, "top", ibfm_req_int(req, "top", -1));
 }
 
 /* The reply to 'line', without its newline, in a static buffer. */
@@ -27,6 +70,19 @@ static const char *answer(struct ibfm_ctl *c, const char *line, size_t len)
 	return out;
 }
 
+static const char *ask(struct ibfm_ctl *c, const char *line)
+{
+	return answer(c, line, strlen(line));
+}
+
+static void start(struct ibfm_ctl *c)
+{
+	ibfm_ctl_init(c, table, "world", "9.9");
+	assert_int_equal(ibfm_ctl_register(c, "hello", hello), 0);
+	assert_int_equal(ibfm_ctl_register(c, "path", path), 0);
+	calls = 0;
+}
+
 static void test_requests_and_replies(void **state)
 {
 	struct ibfm_ctl c;
@@ -35,46 +91,163 @@ static void test_requests_and_replies(void **state)
 		" { \"since\" : 42 , \"cmd\" : \"hello\" } ";
 
 	(void)state;
-	ibfm_ctl_init(&c, "world", "9.9");
-	assert_int_equal(ibfm_ctl_register(&c, "hello", "says hello", hello),
-			 0);
+	start(&c);
 	assert_string_equal(answer(&c, big, strlen(big)),
 			    "{\"hello\":\"world\",\"since\":-1}");
 	assert_string_equal(answer(&c, spaced, strlen(spaced)),
 			    "{\"hello\":\"world\",\"since\":42}");
 	assert_string_equal(answer(&c, "{\"cmd\":\"version\"}", 17),
 			    "{\"version\":\"9.9\"}");
+	assert_string_equal(ask(&c, "{\"cmd\":\"path\",\"src\":\"a\",\"dst\":"
+				    "\"b\",\"all_lids\":true,\"top\":-3}"),
+			    "{\"src\":\"a\",\"dst\":\"b\",\"all_lids\":true,"
+			    "\"top\":-3}");
+	/* all_lids as 1, as ibfm sent it before booleans were typed. */
+	assert_string_equal(ask(&c, "{\"cmd\":\"path\",\"src\":\"a\",\"dst\":"
+				    "\"b\",\"all_lids\":1}"),
+			    "{\"src\":\"a\",\"dst\":\"b\",\"all_lids\":true,"
+			    "\"top\":-1}");
+}
+
+/*
+ * list-commands: "commands" the names as before (built-ins first, then
+ * as registered: "quiet" is declared but not answered), then "details".
+ */
+static void test_list_commands(void **state)
+{
+	struct ibfm_ctl c;
+	const char *r;
+
+	(void)state;
+	start(&c);
+	r = ask(&c, "{\"cmd\":\"list-commands\"}");
 	assert_string_equal(
-		answer(&c, "{\"cmd\":\"list-commands\"}", 23),
-		"{\"commands\":[\"version\",\"list-commands\",\"hello\"]}");
+		r,
+		"{\"commands\":[\"version\",\"list-commands\",\"hello\",\"path\"],"
+		"\"details\":["
+		"{\"name\":\"version\",\"help\":\"the version\",\"args\":[]},"
+		"{\"name\":\"list-commands\",\"help\":\"the commands\",\"args\":[]},"
+		"{\"name\":\"hello\",\"help\":\"says hello\",\"args\":["
+		"{\"name\":\"since\",\"type\":\"integer\",\"required\":false}]},"
+		"{\"name\":\"path\",\"help\":\"a path\",\"args\":["
+		"{\"name\":\"src\",\"type\":\"string\",\"required\":true},"
+		"{\"name\":\"dst\",\"type\":\"string\",\"required\":true},"
+		"{\"name\":\"all_lids\",\"type\":\"boolean\",\"required\":false},"
+		"{\"name\":\"top\",\"type\":\"integer\",\"required\":false}]}]}");
+	/* Built-ins take no arguments either. */
+	assert_string_equal(
+		ask(&c, "{\"cmd\":\"version\",\"verbose\":true}"),
+		"{\"error\":\"unknown argument \\\"verbose\\\" for \\\"version\\\" (it takes none)\"}");
 }
 
 static void test_arguments(void **state)
 {
-	struct ibfm_ctl_req r;
-	const char *why = NULL;
-	static const char path[] =
+	struct ibfm_req r;
+	struct ibfm_err err;
+	static const char line[] =
 		"{\"cmd\":\"path\",\"src\":\"node001 mlx5_0\",\"dst\":\"0x2c9\",\"top\":5}";
 	char *longarg;
 
 	(void)state;
-	assert_int_equal(ibfm_ctl_parse(path, strlen(path), &r, &why), 0);
-	assert_string_equal(r.cmd, "path");
-	assert_string_equal(r.src, "node001 mlx5_0");
-	assert_string_equal(r.dst, "0x2c9");
-	assert_int_equal(r.top, 5);
-	assert_int_equal(r.since, -1);
-	assert_int_equal(ibfm_ctl_parse("{\"cmd\":\"x\"}", 11, &r, &why), 0);
-	assert_int_equal(r.top, -1);
-	assert_string_equal(r.src, "");
-	/* An argument longer than IBFM_CTL_MAX_ARG is refused, not cut. */
-	longarg = malloc(IBFM_CTL_MAX_ARG + 40);
-	snprintf(longarg, IBFM_CTL_MAX_ARG + 40,
-		 "{\"cmd\":\"x\",\"src\":\"%0*d\"}", IBFM_CTL_MAX_ARG, 0);
-	assert_int_equal(ibfm_ctl_parse(longarg, strlen(longarg), &r, &why),
-			 -EINVAL);
-	assert_non_null(strstr(why, "too long"));
+	assert_int_equal(ibfm_req_parse(&r, table, line, strlen(line), &err),
+			 0);
+	assert_string_equal(r.cmd->name, "path");
+	assert_string_equal(ibfm_req_str(&r, "src"), "node001 mlx5_0");
+	assert_string_equal(ibfm_req_str(&r, "dst"), "0x2c9");
+	assert_int_equal(ibfm_req_int(&r, "top", -1), 5);
+	assert_false(ibfm_req_has(&r, "all_lids"));
+	assert_false(ibfm_req_bool(&r, "all_lids", false));
+	assert_int_equal(ibfm_req_parse(&r, table, "{\"cmd\":\"x\"}", 11, &err),
+			 0);
+	assert_null(ibfm_req_str(&r, "src"));
+	assert_false(ibfm_req_has(&r, "src"));
+	/* An argument longer than IBFM_REQ_MAX_STR is refused, not cut. */
+	longarg = malloc(IBFM_REQ_MAX_STR + 40);
+	snprintf(longarg, IBFM_REQ_MAX_STR + 40,
+		 "{\"cmd\":\"x\",\"src\":\"%0*d\"}", IBFM_REQ_MAX_STR, 0);
+	assert_int_equal(
+		ibfm_req_parse(&r, table, longarg, strlen(longarg), &err),
+		-EINVAL);
+	assert_non_null(strstr(err.msg, "too long"));
 	free(longarg);
+}
+
+/* What the daemon refuses, in the words it refuses it with. */
+static void test_refusals(void **state)
+{
+	static const struct {
+		const char *line, *error;
+	} cases[] = {
+		{ "{\"cmd\":\"hello\",\"sinse\":0}",
+		  "unknown argument \"sinse\" for \"hello\" (expected: since)" },
+		{ "{\"cmd\":\"version\",\"x\":1}",
+		  "unknown argument \"x\" for \"version\" (it takes none)" },
+		{ "{\"cmd\":\"path\",\"src\":\"a\"}",
+		  "missing argument \"dst\" for \"path\"" },
+		{ "{\"cmd\":\"path\",\"dst\":\"a\"}",
+		  "missing argument \"src\" for \"path\"" },
+		{ "{\"cmd\":\"hello\",\"since\":\"5\"}",
+		  "argument \"since\" for \"hello\" must be an integer" },
+		{ "{\"cmd\":\"hello\",\"since\":true}",
+		  "argument \"since\" for \"hello\" must be an integer" },
+		{ "{\"cmd\":\"path\",\"src\":1,\"dst\":\"b\"}",
+		  "argument \"src\" for \"path\" must be a string" },
+		{ "{\"cmd\":\"path\",\"src\":\"a\",\"dst\":\"b\",\"all_lids\":2}",
+		  "argument \"all_lids\" for \"path\" must be a boolean" },
+		{ "{\"cmd\":\"path\",\"all_lids\":\"yes\",\"src\":\"a\",\"dst\":\"b\"}",
+		  "argument \"all_lids\" for \"path\" must be a boolean" },
+		{ "{\"cmd\":\"hello\",\"since\":1,\"since\":2}",
+		  "argument \"since\" for \"hello\" given twice" },
+		{ "{\"cmd\":\"hello\",\"cmd\":\"hello\"}",
+		  "\"cmd\" given twice" },
+		{ "{\"cmd\":5}", "\"cmd\" must be a command's name" },
+		{ "{\"cmd\":\"reboot\"}",
+		  "unknown command \"reboot\" (see list-commands)" },
+		{ "{\"cmd\":\"quiet\"}",
+		  "unknown command \"quiet\" (not served by this ibfmd; see list-commands)" },
+		{ "{\"cmd\":\"hello\",\"since\":1.5}", "expected ',' or '}'" },
+		{ "{\"cmd\":\"hello\",}", "expected \"key\": value" },
+	};
+	struct ibfm_ctl c;
+	char want[600];
+	size_t i;
+
+	(void)state;
+	start(&c);
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *got = ask(&c, cases[i].line);
+		char *q = want;
+		const char *e;
+
+		/* The expected message as the reply escapes it. */
+		q += sprintf(q, "{\"error\":\"");
+		for (e = cases[i].error; *e; e++) {
+			if (*e == '"')
+				*q++ = '\\';
+			*q++ = *e;
+		}
+		strcpy(q, "\"}");
+		if (strcmp(got, want))
+			fail_msg("%s: got %s, want %s", cases[i].line, got,
+				 want);
+	}
+	assert_int_equal(calls, 0); /* no handler saw a refused request */
+}
+
+static void test_register(void **state)
+{
+	struct ibfm_ctl c;
+
+	(void)state;
+	start(&c);
+	assert_null(c.bad_register);
+	assert_int_equal(ibfm_ctl_register(&c, "hello", hello), -EEXIST);
+	assert_string_equal(c.bad_register, "hello");
+	assert_int_equal(ibfm_ctl_register(&c, "nosuch", hello), -ENOENT);
+	assert_string_equal(c.bad_register, "hello"); /* the first kept */
+	assert_int_equal(ibfm_ctl_register(&c, "version", hello), -EEXIST);
+	assert_string_equal(ask(&c, "{\"cmd\":\"version\"}"),
+			    "{\"version\":\"9.9\"}");
 }
 
 /* A request is (line, len): nothing past len is read (ASan checks). */
@@ -84,9 +257,11 @@ static void test_no_read_past_the_line(void **state)
 		"{\"cmd\":\"x\",\"top\":12",
 		"{\"cmd\":\"x\",\"since\":-",
 		"{\"cmd\":\"x",
+		"{\"cmd\":\"x\",\"src\":\"\\u00",
+		"{\"cmd\":\"x\",\"src\":tru",
 	};
-	struct ibfm_ctl_req r;
-	const char *why;
+	struct ibfm_req r;
+	struct ibfm_err err;
 	size_t i;
 
 	(void)state;
@@ -95,7 +270,8 @@ static void test_no_read_past_the_line(void **state)
 		char *buf = malloc(n);
 
 		memcpy(buf, reqs[i], n); /* no NUL after it */
-		assert_int_equal(ibfm_ctl_parse(buf, n, &r, &why), -EINVAL);
+		assert_int_equal(ibfm_req_parse(&r, table, buf, n, &err),
+				 -EINVAL);
 		free(buf);
 	}
 }
@@ -113,14 +289,15 @@ static void test_bad_requests_get_errors(void **state)
 		"{\"since\":1}",
 		"{\"cmd\":\"x\\",
 		"{\"cmd\":\"nosuch\"}",
+		"{\"cmd\":\"x\",\"src\":\"\\u0000\"}",
+		"{\"cmd\":\"x\",\"src\":\"\\q\"}",
 	};
 	struct ibfm_ctl c;
 	char *huge;
 	size_t i;
 
 	(void)state;
-	ibfm_ctl_init(&c, "world", "9.9");
-	ibfm_ctl_register(&c, "hello", "says hello", hello);
+	start(&c);
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++)
 		if (strncmp(answer(&c, bad[i], strlen(bad[i])),
 			    "{\"error\":", 9))
@@ -132,13 +309,180 @@ static void test_bad_requests_get_errors(void **state)
 	free(huge);
 }
 
+/* Words for 'cmd', checked and encoded, give 'line'. */
+static void assert_encodes(const char *cmd, int n, char **words,
+			   const char *line)
+{
+	struct ibfm_req r;
+	struct ibfm_err err;
+	char *got;
+
+	assert_int_equal(ibfm_req_init(&r, table, cmd, &err), 0);
+	assert_int_equal(ibfm_req_words(&r, n, words, &err), 0);
+	assert_int_equal(ibfm_req_check(&r, &err), 0);
+	got = ibfm_req_encode(&r);
+	assert_non_null(got);
+	assert_string_equal(got, line);
+	free(got);
+}
+
+/*
+ * The CLI's side: words (by position in the table's order or NAME=VALUE)
+ * to a request, encoded, parsed back by the daemon's parser to the same
+ * values.
+ */
+static void test_words_round_trip(void **state)
+{
+	static const char uni[] =
+		"{\"cmd\":\"x\",\"src\":\"\\u00e9\\u20ac\\/\"}";
+	static const char line[] =
+		"{\"cmd\":\"path\",\"src\":\"node001 mlx5_0\",\"dst\":\"a=b \\\"q\\\" \\\\ \\t\\n\\u0001 é\",\"all_lids\":true,\"top\":-7}\n";
+	static const char log_level[] =
+		"{\"cmd\":\"log-level\",\"module\":\"routing\",\"level\":\"debug\"}\n";
+	char *words[] = { "node001 mlx5_0", "dst=a=b \"q\" \\ \t\n\x01 é",
+			  "all_lids=yes", "top=-7" };
+	struct ibfm_req r, back;
+	struct ibfm_err err;
+
+	(void)state;
+	assert_encodes("path", 4, words, line);
+	assert_int_equal(
+		ibfm_req_parse(&back, table, line, strlen(line) - 1, &err), 0);
+	assert_string_equal(back.cmd->name, "path");
+	assert_string_equal(ibfm_req_str(&back, "src"), "node001 mlx5_0");
+	assert_string_equal(ibfm_req_str(&back, "dst"),
+			    "a=b \"q\" \\ \t\n\x01 é");
+	assert_true(ibfm_req_bool(&back, "all_lids", false));
+	assert_int_equal(ibfm_req_int(&back, "top", 0), -7);
+
+	/* A value may look like an option. */
+	assert_int_equal(ibfm_req_init(&r, table, "hello", &err), 0);
+	assert_int_equal(ibfm_req_words(&r, 1, (char *[]){ "-1" }, &err), 0);
+	assert_int_equal(ibfm_req_int(&r, "since", 0), -1);
+	/*
+	 * Positional arguments map to the declared ones in order, and
+	 * NAME=VALUE in any order gives the same line.
+	 */
+	assert_encodes("log-level", 2, (char *[]){ "routing", "debug" },
+		       log_level);
+	assert_encodes("log-level", 2,
+		       (char *[]){ "level=debug", "module=routing" },
+		       log_level);
+	/* Unicode escapes read back as UTF-8. */
+	assert_int_equal(ibfm_req_parse(&back, table, uni, strlen(uni), &err),
+			 0);
+	assert_string_equal(ibfm_req_str(&back, "src"), "é€/");
+}
+
+/* What the CLI refuses before sending anything. */
+static void test_words_refused(void **state)
+{
+	static const struct {
+		const char *cmd;
+		int n;
+		char *words[3];
+		const char *error;
+	} cases[] = {
+		{ "hello",
+		  1,
+		  { "sinse=0" },
+		  "unknown argument \"sinse\" for \"hello\" (expected: since)" },
+		{ "hello",
+		  1,
+		  { "abc" },
+		  "argument \"since\" for \"hello\" must be an integer, not \"abc\"" },
+		{ "hello",
+		  1,
+		  { "since=5x" },
+		  "argument \"since\" for \"hello\" must be an integer, not \"5x\"" },
+		{ "hello",
+		  2,
+		  { "1", "2" },
+		  "too many arguments for \"hello\" at \"2\" (expected: since)" },
+		{ "version",
+		  1,
+		  { "now" },
+		  "too many arguments for \"version\" at \"now\" (it takes none)" },
+		{ "hello",
+		  2,
+		  { "1", "since=2" },
+		  "argument \"since\" for \"hello\" given twice" },
+		{ "path",
+		  3,
+		  { "a", "b", "all_lids=maybe" },
+		  "argument \"all_lids\" for \"path\" must be a boolean, not \"maybe\"" },
+	};
+	struct ibfm_req r;
+	struct ibfm_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		assert_int_equal(ibfm_req_init(&r, table, cases[i].cmd, &err),
+				 0);
+		assert_int_equal(
+			ibfm_req_words(&r, cases[i].n, cases[i].words, &err),
+			-EINVAL);
+		assert_string_equal(err.msg, cases[i].error);
+	}
+	assert_int_equal(ibfm_req_init(&r, table, "nosuch", &err), -ENOENT);
+	assert_string_equal(err.msg,
+			    "unknown command \"nosuch\" (see list-commands)");
+	assert_int_equal(ibfm_req_init(&r, table, "path", &err), 0);
+	assert_int_equal(ibfm_req_words(&r, 1, (char *[]){ "a" }, &err), 0);
+	assert_int_equal(ibfm_req_check(&r, &err), -EINVAL);
+	assert_string_equal(err.msg, "missing argument \"dst\" for \"path\"");
+	/* A word whose '=' follows no name is a value. */
+	assert_int_equal(ibfm_req_init(&r, table, "x", &err), 0);
+	assert_int_equal(ibfm_req_words(&r, 1, (char *[]){ "=a=" }, &err), 0);
+	assert_string_equal(ibfm_req_str(&r, "src"), "=a=");
+}
+
+/* ibfmd's own table: well formed, names unique, the built-ins in it. */
+static void test_the_table(void **state)
+{
+	const struct ibfm_cmd *c;
+	char syn[200];
+	unsigned i, k;
+
+	(void)state;
+	assert_non_null(ibfm_cmd_find(ibfm_cmds, "version"));
+	assert_non_null(ibfm_cmd_find(ibfm_cmds, "list-commands"));
+	for (c = ibfm_cmds; c->name; c++) {
+		assert_ptr_equal(ibfm_cmd_find(ibfm_cmds, c->name), c);
+		assert_true(c->help && c->help[0]);
+		for (i = 0; i < ibfm_cmd_nargs(c); i++) {
+			assert_true(c->args[i].type <= IBFM_ARG_BOOL);
+			assert_int_equal(ibfm_cmd_arg(c, c->args[i].name),
+					 (int)i);
+			assert_string_not_equal(c->args[i].name, "cmd");
+			/* Required first: positional use can skip the rest. */
+			for (k = 0; k < i; k++)
+				assert_true(c->args[k].required ||
+					    !c->args[i].required);
+		}
+	}
+	assert_string_equal(ibfm_cmd_synopsis(ibfm_cmd_find(ibfm_cmds, "path"),
+					      syn, sizeof(syn)),
+			    "path src=STR dst=STR [all_lids=BOOL]");
+	assert_string_equal(
+		ibfm_cmd_synopsis(ibfm_cmd_find(ibfm_cmds, "events"), syn, 12),
+		"events [sin");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requests_and_replies),
+		cmocka_unit_test(test_list_commands),
 		cmocka_unit_test(test_arguments),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_register),
 		cmocka_unit_test(test_no_read_past_the_line),
 		cmocka_unit_test(test_bad_requests_get_errors),
+		cmocka_unit_test(test_words_round_trip),
+		cmocka_unit_test(test_words_refused),
+		cmocka_unit_test(test_the_table),
 	};
 
 	return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);

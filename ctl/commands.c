@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The commands of ibfmd's control socket: the one place they are
+ * declared (ctl/cmd.h). ibfmd answers those its features register;
+ * ibfm encodes its requests from here. Arguments are in positional
+ * order; docs/ibfmd.8 describes each command's reply.
+ */
+#include "ctl/cmd.h"
+
+/* Designated, so that a command without arguments needs no empty list. */
+/* One line each: clang-format would make each a block of four. */
+/* clang-format off */
+#define CMD(n, h) .name = (n), .help = (h)
+#define REQ(n, t) { .name = (n), .type = IBFM_ARG_##t, .required = true }
+#define OPT(n, t) { .name = (n), .type = IBFM_ARG_##t }
+/* clang-format on */
+
+const struct ibfm_cmd ibfm_cmds[] = {
+	/* Built into the dispatcher (ctl/ctl.c). */
+	{ CMD("version", "the daemon's version") },
+	{ CMD("list-commands", "the commands, their arguments and help") },
+	/* mgmt/queries.c */
+	{ CMD("status", "fabric and sweep status") },
+	{ CMD("events", "events after number \"since\", oldest first"),
+	  .args = { OPT("since", INT) } },
+	{ CMD("sweep", "start a sweep now") },
+	{ CMD("summary", "the last sweep: counts, levels, links by rate") },
+	{ CMD("diff", "the last sweep against the expected topology") },
+	{ CMD("counters", "hot ports and ports with errors, \"top\" of each"),
+	  .args = { OPT("top", INT) } },
+	{ CMD("path",
+	      "hops from \"src\" to \"dst\" on the plugin's LFTs (all_lids: every LID of dst)"),
+	  .args = { REQ("src", STR), REQ("dst", STR), OPT("all_lids", BOOL) } },
+	/* mgmt/drains.c */
+	{ CMD("drain",
+	      "route around \"element\" and confirm the switches' tables"),
+	  .args = { REQ("element", STR) } },
+	{ CMD("undrain",
+	      "put \"element\" back and confirm the switches' tables"),
+	  .args = { REQ("element", STR) } },
+	{ CMD("drain-status",
+	      "the drain in progress or the last, and the list") },
+	/* mgmt/congestion.c */
+	{ CMD("cc-diff",
+	      "compare every node's CC settings with its profile (a job: see cc-status)") },
+	{ CMD("cc-apply",
+	      "set what differs from the profiles and read it back (a job: see cc-status)") },
+	{ CMD("cc-status",
+	      "the CC job in progress, or the last one's results") },
+	{ CMD("cc-show", "the CC profiles in effect and what each node is") },
+	{ 0 },
+};
