@@ -15,7 +15,7 @@ enum {
 	CLI_FOUND = 1,	   /* a check or diff found differences */
 	CLI_USAGE = 2,	   /* bad command line */
 	CLI_INPUT = 3,	   /* bad input file or parameters */
-	CLI_FAIL = 4,	   /* could not do the work (I/O, memory) */
+	CLI_FAIL = 4,	   /* failed (I/O, memory); ibfmd answered an error */
 	CLI_NO_DAEMON = 5, /* ibfmd could not be reached */
 };
 
@@ -38,6 +38,7 @@ extern const struct cli_cmd cli_drain_cmds[];
 extern const struct cli_cmd cli_routes_cmds[];
 extern const struct cli_cmd cli_daemon_cmds[];
 extern const struct cli_cmd cli_cc_cmds[];
+extern const struct cli_cmd cli_call_cmds[];
 extern const char *cli_socket_path; /* ibfmd's control socket */
 
 /*
@@ -81,23 +82,25 @@ bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
  */
 void cli_suggest_node(const struct ibfm_fabric *f, const char *s);
 
+struct ibfm_req;
+
 /*
- * Sends one request line to ibfmd and stores its reply line (malloc'ed,
- * the caller frees) in '*reply'. CLI_OK; CLI_NO_DAEMON when it cannot
- * be reached (said how to start it); CLI_FAIL when it answered an error
- * (printed).
+ * Sends the request 'r' (ctl/req.h) to ibfmd and stores its reply line
+ * (malloc'ed, the caller frees; NULL when none came) in '*reply'. CLI_OK;
+ * CLI_NO_DAEMON when it cannot be reached (said how to start it);
+ * CLI_FAIL when it answered an error (printed, with its did_you_mean):
+ * the one exit code for an error from ibfmd, for every command that
+ * asks it.
  */
-int cli_ask(const char *request, char **reply);
+int cli_ask(const struct ibfm_req *r, char **reply);
 
-/* A request to ibfmd: NULL strings and zero numbers are left out. */
-struct cli_req {
-	const char *cmd, *src, *dst, *element;
-	long long since, top;
-	bool all_lids;
-};
-
-/* cli_ask() with the request 'r'. */
-int cli_ask_req(const struct cli_req *r, char **reply);
+/*
+ * cli_ask() for command 'cmd' of the shared table with the arguments
+ * 'args': pairs of a name and its value as text, ended by a NULL name
+ * ('args' itself may be NULL); a NULL value leaves the argument out.
+ * CLI_USAGE (printed) when the table refuses them.
+ */
+int cli_ask_cmd(const char *cmd, const char *const *args, char **reply);
 
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,

@@ -26,8 +26,7 @@ static struct cli_jv *follow(double job, const char *what, unsigned timeout,
 	for (unsigned long us = 0; us < timeout * 1000000UL; us += POLL_US) {
 		cli_jv_free(v);
 		v = NULL;
-		*rc = cli_ask_req(&(struct cli_req){ .cmd = "cc-status" },
-				  &raw);
+		*rc = cli_ask_cmd("cc-status", NULL, &raw);
 		if (!*rc)
 			v = cli_jv_parse(raw);
 		free(raw);
@@ -64,7 +63,7 @@ static int start(const char *cmd, unsigned timeout, double *job)
 	for (unsigned long us = 0;; us += POLL_US) {
 		char *raw;
 		struct cli_jv *v;
-		int rc = cli_ask_req(&(struct cli_req){ .cmd = cmd }, &raw);
+		int rc = cli_ask_cmd(cmd, NULL, &raw);
 		bool busy;
 
 		if (rc)
@@ -242,7 +241,7 @@ static int cmd_cc(int argc, char **argv)
 	if (optind < argc)
 		return usage(sub, CLI_USAGE);
 	if (!strcmp(sub, "show")) {
-		rc = cli_ask_req(&(struct cli_req){ .cmd = "cc-show" }, &raw);
+		rc = cli_ask_cmd("cc-show", NULL, &raw);
 		if (!rc && json) {
 			fputs(raw, stdout);
 		} else if (!rc) {

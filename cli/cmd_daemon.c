@@ -9,122 +9,77 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
-#include "routing/json.h"
-
-#define REPLY_MAX (64 << 20)
+#include "ctl/client.h"
+#include "ctl/req.h"
 
 const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
 
-/* Reads one reply line; NULL when the daemon closed without one. */
-static char *read_reply(int fd)
+/* An error reply on stderr: its message and its near matches. */
+static void print_error(const char *reply)
 {
-	size_t got = 0, cap = 1 << 16;
-	char *buf = malloc(cap), *b;
-	ssize_t n;
+	struct cli_jv *v = cli_jv_parse(reply);
+	const struct cli_jv *near = cli_jv_get(v, "did_you_mean"), *n;
 
-	if (!buf)
-		return NULL;
-	for (;;) {
-		if (got + 1 == cap) {
-			b = cap < REPLY_MAX ? realloc(buf, cap * 2) : NULL;
-			if (!b)
-				break;
-			buf = b;
-			cap *= 2;
-		}
-		n = read(fd, buf + got, cap - got - 1);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (memchr(buf + got - n, '\n', (size_t)n))
-			break;
+	cli_error("ibfmd: %s", v ? cli_jv_str(v, "error") : reply);
+	if (near && near->child) {
+		fputs("ibfm: did you mean", stderr);
+		for (n = near->child; n; n = n->next)
+			fprintf(stderr, "%s \"%s\"",
+				n == near->child ? "" : ",", n->str);
+		fputs("?\n", stderr);
 	}
-	if (!got) {
-		free(buf);
-		return NULL;
-	}
-	buf[got] = '\0';
-	return buf;
+	cli_jv_free(v);
 }
 
-int cli_ask(const char *request, char **reply)
+int cli_ask(const struct ibfm_req *r, char **reply)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd;
+	char *line = ibfm_req_encode(r);
+	int rc;
 
 	*reply = NULL;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", cli_socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
-		cli_error(
-			"cannot reach ibfmd at %s: %s (start it with ibfmd --config FILE, give --socket PATH, or work offline with --topo FILE)",
-			cli_socket_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return CLI_NO_DAEMON;
+	if (!line) {
+		cli_error("out of memory");
+		return CLI_FAIL;
 	}
-	if (write(fd, request, strlen(request)) >= 0)
-		*reply = read_reply(fd);
-	close(fd);
-	if (!*reply) {
+	rc = ibfm_client_ask(cli_socket_path, line, reply);
+	free(line);
+	if (rc == -EPIPE) {
 		cli_error("ibfmd closed the connection without a reply");
 		return CLI_NO_DAEMON;
 	}
-	if (!strncmp(*reply, "{\"error\":", 9)) {
-		struct cli_jv *v = cli_jv_parse(*reply);
-		const struct cli_jv *near = cli_jv_get(v, "did_you_mean"), *n;
-
-		cli_error("ibfmd: %s", v ? cli_jv_str(v, "error") : *reply);
-		if (near && near->child) {
-			fputs("ibfm: did you mean", stderr);
-			for (n = near->child; n; n = n->next)
-				fprintf(stderr, "%s \"%s\"",
-					n == near->child ? "" : ",", n->str);
-			fputs("?\n", stderr);
-		}
-		cli_jv_free(v);
+	if (rc) {
+		cli_error(
+			"cannot reach ibfmd at %s: %s (start it with ibfmd --config FILE, give --socket PATH, or work offline with --topo FILE)",
+			cli_socket_path, strerror(-rc));
+		return CLI_NO_DAEMON;
+	}
+	if (ibfm_client_is_error(*reply)) {
+		print_error(*reply);
 		return CLI_FAIL;
 	}
 	return CLI_OK;
 }
 
-int cli_ask_req(const struct cli_req *r, char **reply)
+int cli_ask_cmd(const char *cmd, const char *const *args, char **reply)
 {
-	char *req = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&req, &len);
-	struct ibfm_json j;
-	int rc;
+	struct ibfm_req r;
+	struct ibfm_err err;
+	int rc = ibfm_req_init(&r, ibfm_cmds, cmd, &err);
 
-	if (!out)
-		return CLI_FAIL;
-	ibfm_json_init(&j, out, false);
-	ibfm_json_obj_begin(&j, NULL);
-	ibfm_json_str(&j, "cmd", r->cmd);
-	if (r->src)
-		ibfm_json_str(&j, "src", r->src);
-	if (r->dst)
-		ibfm_json_str(&j, "dst", r->dst);
-	if (r->element)
-		ibfm_json_str(&j, "element", r->element);
-	if (r->since)
-		ibfm_json_int(&j, "since", r->since);
-	if (r->top)
-		ibfm_json_int(&j, "top", r->top);
-	if (r->all_lids)
-		ibfm_json_int(&j, "all_lids", 1);
-	ibfm_json_obj_end(&j);
-	ibfm_json_finish(&j);
-	fclose(out);
-	rc = cli_ask(req, reply);
-	free(req);
-	return rc;
+	*reply = NULL;
+	for (; !rc && args && args[0]; args += 2)
+		if (args[1])
+			rc = ibfm_req_set(&r, args[0], args[1], &err);
+	if (!rc)
+		rc = ibfm_req_check(&r, &err);
+	if (rc) {
+		cli_error("%s", err.msg);
+		return CLI_USAGE;
+	}
+	return cli_ask(&r, reply);
 }
 
 /* One event on one line: seq, time, severity, kind, ports, detail. */
@@ -222,7 +177,7 @@ static int cmd_daemon(int argc, char **argv)
 	bool events = !strcmp(argv[0], "events"),
 	     counters = !strcmp(argv[0], "counters"), json = false;
 	unsigned since = 0, top = 10;
-	char *reply;
+	char *reply, num[16];
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -237,18 +192,20 @@ static int cmd_daemon(int argc, char **argv)
 			continue;
 		}
 		printf("Usage: ibfm [--socket PATH] %s [--json]%s\n"
-		       "Asks ibfmd (default socket %s); exit %d when it cannot be reached.\n",
+		       "Asks ibfmd (default socket %s); exit %d when it answers an error, %d when it cannot be reached.\n",
 		       argv[0],
 		       events	  ? " [--since N]"
 		       : counters ? " [--top N]"
 				  : "",
-		       cli_socket_path, CLI_NO_DAEMON);
+		       cli_socket_path, CLI_FAIL, CLI_NO_DAEMON);
 		return c == 'h' ? CLI_OK : CLI_USAGE;
 	}
-	rc = cli_ask_req(&(struct cli_req){ .cmd = argv[0],
-					    .since = events ? since : 0,
-					    .top = counters ? top : 0 },
-			 &reply);
+	snprintf(num, sizeof(num), "%u", events ? since : top);
+	rc = cli_ask_cmd(
+		argv[0],
+		(const char *const[]){ "since", events && since ? num : NULL,
+				       "top", counters ? num : NULL, NULL },
+		&reply);
 	if (rc == CLI_OK && json) {
 		print_json(argv[0], reply);
 	} else if (rc == CLI_OK) {

@@ -264,7 +264,7 @@ static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
 {
 	char *reply;
 	struct cli_jv *v;
-	int rc = cli_ask_req(&(struct cli_req){ .cmd = "status" }, &reply);
+	int rc = cli_ask_cmd("status", NULL, &reply);
 
 	if (rc)
 		return rc;
@@ -311,7 +311,7 @@ static struct cli_jv *op_status(char **raw, int *rc)
 	struct cli_jv *v = NULL;
 
 	free(*raw);
-	*rc = cli_ask_req(&(struct cli_req){ .cmd = "drain-status" }, raw);
+	*rc = cli_ask_cmd("drain-status", NULL, raw);
 	if (!*rc)
 		v = cli_jv_parse(*raw);
 	if (!*rc && !v)
@@ -330,8 +330,8 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 	const char *state = "rerouting";
 	char *reply, *raw = NULL;
 	unsigned tenths;
-	int rc = cli_ask_req(
-		&(struct cli_req){ .cmd = cmd, .element = element }, &reply);
+	int rc = cli_ask_cmd(
+		cmd, (const char *const[]){ "element", element, NULL }, &reply);
 
 	free(reply);
 	if (rc)

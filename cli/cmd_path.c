@@ -93,10 +93,10 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 static int path_daemon(const char *src, const char *dst, bool all, bool json)
 {
 	char *reply;
-	int rc = cli_ask_req(&(struct cli_req){ .cmd = "path",
-						.src = src,
-						.dst = dst,
-						.all_lids = all },
+	int rc = cli_ask_cmd("path",
+			     (const char *const[]){ "src", src, "dst", dst,
+						    "all_lids",
+						    all ? "true" : NULL, NULL },
 			     &reply);
 
 	if (rc == CLI_OK && json) {

@@ -12,9 +12,9 @@
 #include "cli/cli.h"
 
 static const struct cli_cmd *const groups[] = {
-	cli_topo_cmds,	cli_route_cmds,	 cli_sharp_cmds,
-	cli_plan_cmds,	cli_path_cmds,	 cli_routes_cmds,
-	cli_drain_cmds, cli_daemon_cmds, cli_cc_cmds,
+	cli_topo_cmds, cli_route_cmds,	cli_sharp_cmds, cli_plan_cmds,
+	cli_path_cmds, cli_routes_cmds, cli_drain_cmds, cli_daemon_cmds,
+	cli_cc_cmds,   cli_call_cmds,
 };
 
 static const char *cmd_name(const struct cli_cmd *c)
@@ -45,7 +45,8 @@ static void usage(FILE *out)
 		"  --plugin-path  where the OpenSM plugin libibfm_osm.so is installed\n"
 		"  --socket PATH  ibfmd's control socket (or IBFM_SOCKET)\n\n"
 		"Exit codes: 0 done, 1 differences or problems found, 2 usage,\n"
-		"3 bad input, 4 failure. See ibfm(8).\n");
+		"3 bad input, 4 failure or an error answered by ibfmd, 5 ibfmd\n"
+		"cannot be reached. See ibfm(8).\n");
 }
 
 static const struct cli_cmd *find_cmd(const char *group, const char *name)

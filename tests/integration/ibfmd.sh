@@ -2,7 +2,8 @@
 # ibfmd on ibsim: it discovers a generated fabric equal to the expected
 # file, serves the numbers as Prometheus metrics, turns a pulled cable into an event with its ports, reports a
 # miswired expected file after SIGHUP, notices a pulled cable by its
-# light check alone, shrugs off bad clients, names a duplicated GUID, and
+# light check alone, shrugs off bad clients, answers `ibfm call` and
+# refuses misspelt arguments, names a duplicated GUID, and
 # stops on SIGTERM.
 . "$TESTLIB"
 
@@ -85,6 +86,46 @@ check "500 connections open: a new one is answered or told why" grep -q '"nodes"
 # the meantime); it must be serving again within 10 s.
 serving() { local i; for i in $(seq 100); do ask status --json >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
 check "still serving after all that" serving
+
+# ibfm call: any command, its arguments checked against the table ibfm
+# shares with ibfmd; ibfmd checks them again (raw lines, below).
+ask call status --json >"$T/call.json"
+check "call status --json: the reply as it came" grep -q '^{.*"nodes":152,' "$T/call.json"
+ask call status >"$T/call.txt"
+check "call status: indented JSON" grep -q '^  "nodes": 152,$' "$T/call.txt"
+ask call events since=0 --json >"$T/call.events"
+check "call events since=0: every event" grep -q '^{"events":\[{"seq":1,' "$T/call.events"
+ask call events 1 --json >"$T/call.events1"
+check "call events 1: since by position" grep -q '^{"events":\[{"seq":2,' "$T/call.events1"
+ask call list-commands --json >"$T/call.list"
+check "list-commands: the names as before" grep -q '"commands":\["version","list-commands","status","events",' "$T/call.list"
+check "list-commands: each command's arguments and help" grep -q '{"name":"events","help":"events after number \\"since\\", oldest first","args":\[{"name":"since","type":"integer","required":false}\]}' "$T/call.list"
+ask call events sinse=0 >"$T/call.out" 2>"$T/call.err"
+check "call: a misspelt argument is a usage error (exit 2)" test $? = 2
+check "naming it, the command and what it takes" grep -q 'unknown argument "sinse" for "events" (expected: since)' "$T/call.err"
+check "and nothing printed" test ! -s "$T/call.out"
+ask call events since=soon 2>"$T/call.err"
+check "call: a value of the wrong type: exit 2" test $? = 2
+check "saying which" grep -q 'argument "since" for "events" must be an integer, not "soon"' "$T/call.err"
+ask call path src=x 2>"$T/call.err"
+check "call: a required argument missing: exit 2" test $? = 2
+check "saying which" grep -q 'missing argument "dst" for "path"' "$T/call.err"
+ask call reboot 2>"$T/call.err"
+check "call: an unknown command: exit 2" test $? = 2
+ask call drain 0x1 --json >"$T/call.out" 2>"$T/call.err"
+check "call: ibfmd answering an error: exit 4" test $? = 4
+check "the error on stderr" grep -q '^ibfm: ibfmd: ' "$T/call.err"
+check "and with --json the reply" grep -q '^{"error":' "$T/call.out"
+ask call >/dev/null 2>"$T/call.err"
+check "call alone: usage (exit 2)" test $? = 2
+check "listing the commands with their arguments" grep -q '^  path src=STR dst=STR \[all_lids=BOOL\] ' "$T/call.err"
+check "call --help: exit 0" bash -c "'$IBFM' call --help | grep -q '^  events \[since=INT\] '"
+"$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"events","sinse":0}' >"$T/g6"
+check "ibfmd refuses a misspelt argument" grep -q '^{"error":"unknown argument \\"sinse\\" for \\"events\\" (expected: since)"}$' "$T/g6"
+"$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"events","since":"0"}' >"$T/g7"
+check "ibfmd refuses a value of the wrong type" grep -q '^{"error":"argument \\"since\\" for \\"events\\" must be an integer"}$' "$T/g7"
+"$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"undrain"}' >"$T/g8"
+check "ibfmd refuses a missing argument" grep -q '^{"error":"missing argument \\"element\\" for \\"undrain\\""}$' "$T/g8"
 
 # No sweep asked for and the full sweep an hour away: the light check
 # (every second) must see the cable go and start the sweep that names it.

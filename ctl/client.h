@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_CTL_CLIENT_H
+#define IBFM_CTL_CLIENT_H
+
+/*
+ * DOC: the client side of ibfmd's control socket: connect to the Unix
+ * socket, send one request line, read one reply line, close. One
+ * connection per request keeps the client free of state; ibfmd answers
+ * each line with exactly one line. No printing here: the caller says
+ * what went wrong in its own words.
+ */
+
+#include <stdbool.h>
+
+#define IBFM_CLIENT_MAX_REPLY (64 << 20) /* bytes of one reply line */
+
+/*
+ * Sends 'line' (a request ending in '\n', see ibfm_req_encode()) to the
+ * socket at 'path' and stores the reply line, NUL-terminated and
+ * malloc'ed (the caller frees it), in '*reply'; '*reply' is NULL on
+ * failure. Returns 0; -errno when the socket cannot be reached (from
+ * socket() or connect(), e.g. -ENOENT, -ECONNREFUSED, -EACCES;
+ * -ENAMETOOLONG for a path too long for a socket); -EPIPE when no reply
+ * came (the connection closed without one, or no memory to hold it).
+ */
+int ibfm_client_ask(const char *path, const char *line, char **reply);
+
+/*
+ * Whether 'reply' is an error reply: an object whose first member is
+ * "error", as {"error": "unknown command ..."}. Other members may follow
+ * (did_you_mean, busy).
+ */
+bool ibfm_client_is_error(const char *reply);
+
+#endif /* IBFM_CTL_CLIENT_H */
