@@ -17,11 +17,18 @@
 
 const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
 
-/* An error reply on stderr: its message and its near matches. */
-static void print_error(const char *reply)
+/*
+ * An error reply on stderr: its message and its near matches. Returns
+ * the exit code: CLI_INPUT when the request named what is not there,
+ * as offline; CLI_FAIL for every other error ibfmd answers.
+ */
+static int print_error(const char *reply)
 {
 	struct cli_jv *v = cli_jv_parse(reply);
 	const struct cli_jv *near = cli_jv_get(v, "did_you_mean"), *n;
+	int rc = v && !strcmp(cli_jv_str(v, "error_kind"), IBFM_CTL_ERR_INPUT)
+			 ? CLI_INPUT
+			 : CLI_FAIL;
 
 	cli_error("ibfmd: %s", v ? cli_jv_str(v, "error") : reply);
 	if (near && near->child) {
@@ -32,6 +39,7 @@ static void print_error(const char *reply)
 		fputs("?\n", stderr);
 	}
 	cli_jv_free(v);
+	return rc;
 }
 
 int cli_ask(const struct ibfm_req *r, char **reply)
@@ -56,10 +64,8 @@ int cli_ask(const struct ibfm_req *r, char **reply)
 			cli_socket_path, strerror(-rc));
 		return CLI_NO_DAEMON;
 	}
-	if (ibfm_client_is_error(*reply)) {
-		print_error(*reply);
-		return CLI_FAIL;
-	}
+	if (ibfm_client_is_error(*reply))
+		return print_error(*reply);
 	return CLI_OK;
 }
 
@@ -131,6 +137,23 @@ static void print_ports(const char *title, const struct cli_jv *list)
 	}
 }
 
+/*
+ * What the reply found, as checks exit: 1 when the last sweep failed
+ * (status), the fabric differs from the expected one (diff) or ports
+ * have errors (counters).
+ */
+static int found(const char *cmd, const struct cli_jv *v)
+{
+	const struct cli_jv *list =
+		cli_jv_get(v, !strcmp(cmd, "diff")	 ? "differences"
+			      : !strcmp(cmd, "counters") ? "errors"
+							 : "");
+
+	if (!strcmp(cmd, "status") && cli_jv_str(v, "last_error")[0])
+		return CLI_FOUND;
+	return list && list->child ? CLI_FOUND : CLI_OK;
+}
+
 /* A reply for people: tables where there are lists. */
 static void print_reply(const char *cmd, const struct cli_jv *v)
 {
@@ -192,12 +215,14 @@ static int cmd_daemon(int argc, char **argv)
 			continue;
 		}
 		printf("Usage: ibfm [--socket PATH] %s [--json]%s\n"
-		       "Asks ibfmd (default socket %s); exit %d when it answers an error, %d when it cannot be reached.\n",
+		       "Asks ibfmd (default socket %s). Exit: 0 done; 1 found a problem\n"
+		       "(status: the last sweep failed; diff: differences; counters: ports with\n"
+		       "errors); 4 ibfmd answered an error; 5 it cannot be reached.\n",
 		       argv[0],
 		       events	  ? " [--since N]"
 		       : counters ? " [--top N]"
 				  : "",
-		       cli_socket_path, CLI_FAIL, CLI_NO_DAEMON);
+		       cli_socket_path);
 		return c == 'h' ? CLI_OK : CLI_USAGE;
 	}
 	snprintf(num, sizeof(num), "%u", events ? since : top);
@@ -206,15 +231,14 @@ static int cmd_daemon(int argc, char **argv)
 		(const char *const[]){ "since", events && since ? num : NULL,
 				       "top", counters ? num : NULL, NULL },
 		&reply);
-	if (rc == CLI_OK && json) {
-		print_json(argv[0], reply);
-	} else if (rc == CLI_OK) {
+	if (rc == CLI_OK) {
 		struct cli_jv *v = cli_jv_parse(reply);
 
-		if (v)
-			print_reply(argv[0], v);
+		if (json || !v)
+			print_json(argv[0], reply);
 		else
-			fputs(reply, stdout);
+			print_reply(argv[0], v);
+		rc = v ? found(argv[0], v) : CLI_FAIL;
 		cli_jv_free(v);
 	}
 	free(reply);

@@ -24,7 +24,7 @@
 
 /* Exit codes a runbook branches on (see ibfm(8)). */
 enum {
-	DRAIN_UNSAFE = 3,
+	DRAIN_UNSAFE = CLI_FOUND, /* a check that found a problem */
 	DRAIN_FAILED = 4,
 	DRAIN_NO_DAEMON = 5,
 	DRAIN_TIMEOUT = 6
@@ -47,8 +47,9 @@ static const char drain_usage[] =
 	"changed LFT blocks back off the switches: done means the switches\n"
 	"route around it. undrain takes it off the list the same way.\n"
 	"\n"
-	"Exit: 0 safe / done, 2 usage, 3 unsafe (nothing changed), 4 refused or\n"
-	"failed, 5 ibfmd unreachable, 6 timeout (default 150 s).\n";
+	"Exit: 0 safe / done, 1 unsafe (nothing changed), 2 usage, 3 bad input\n"
+	"(an element not in the fabric), 4 refused or failed, 5 ibfmd\n"
+	"unreachable, 6 timeout (default 150 s).\n";
 
 struct drain_result {
 	char what[300];

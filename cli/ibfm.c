@@ -44,9 +44,12 @@ static void usage(FILE *out)
 		"  --version   print the version\n"
 		"  --plugin-path  where the OpenSM plugin libibfm_osm.so is installed\n"
 		"  --socket PATH  ibfmd's control socket (or IBFM_SOCKET)\n\n"
-		"Exit codes: 0 done, 1 differences or problems found, 2 usage,\n"
-		"3 bad input, 4 failure or an error answered by ibfmd, 5 ibfmd\n"
-		"cannot be reached. See ibfm(8).\n");
+		"Exit codes, the same for every command, offline or through ibfmd:\n"
+		"0 done (a check found nothing), 1 a check found a problem (differences,\n"
+		"unreachable pairs, an unsafe drain, ports with errors, a failed sweep),\n"
+		"2 usage, 3 bad input (a file, or a name not in the fabric), 4 failure\n"
+		"or another error answered by ibfmd, 5 ibfmd cannot be reached, 6 drain\n"
+		"timeout. See ibfm(8).\n");
 }
 
 static const struct cli_cmd *find_cmd(const char *group, const char *name)

@@ -32,4 +32,11 @@ int ibfm_client_ask(const char *path, const char *line, char **reply);
  */
 bool ibfm_client_is_error(const char *reply);
 
+/*
+ * An error reply may say what kind of error it is in "error_kind":
+ * IBFM_CTL_ERR_INPUT when the request named something that is not
+ * there (an endpoint, an element): bad input, as it is offline.
+ */
+#define IBFM_CTL_ERR_INPUT "input"
+
 #endif /* IBFM_CTL_CLIENT_H */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/client.h"
 #include "mgmt/daemon.h"
 #include "mgmt/sweep.h"
 #include "routing/grow.h"
@@ -274,6 +275,7 @@ static void start(struct ibfmd *d, const struct ibfm_req *req,
 			 rc == -ENOENT ? "unknown element" : "no cabled link:",
 			 op->what);
 		ibfm_json_str(j, "error", msg);
+		ibfm_json_str(j, "error_kind", IBFM_CTL_ERR_INPUT);
 		return;
 	}
 	if (edit_list(d, undrain, &why, &err)) {

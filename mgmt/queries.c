@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ctl/client.h"
 #include "mgmt/daemon.h"
 #include "routing/diff.h"
 #include "routing/rank.h"
@@ -515,6 +516,7 @@ static uint32_t endpoint(const struct ibfm_fabric *f, const char *s,
 		"unknown endpoint \"%s\": expected a LID, a GUID, a node description or name",
 		s);
 	ibfm_json_str(j, "error", msg);
+	ibfm_json_str(j, "error_kind", IBFM_CTL_ERR_INPUT);
 	n = ibfm_trace_suggest(f, s, best, 3);
 	ibfm_json_arr_begin(j, "did_you_mean");
 	for (k = 0; k < n; k++)

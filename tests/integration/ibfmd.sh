@@ -160,5 +160,22 @@ check "SIGTERM: gone" bash -c "! kill -0 $DPID 2>/dev/null"
 wait "$DPID"
 check "SIGTERM: exit 0" test $? -eq 0
 check "the socket is removed" test ! -e "$T/ibfmd.sock"
+
+# A sweep that fails (no such CA): status says so and exits 1, as a check.
+cat >"$T/bad.conf" <<CONF
+socket $T/bad.sock
+ca no_such_ca
+sweep_interval 3600
+light_interval 0
+CONF
+(cd "$T" && LD_PRELOAD="$UMAD2SIM" exec "$IBFMD" --config "$T/bad.conf" --foreground >"$T/bad.log" 2>&1) &
+BAD=$!
+PIDS="$PIDS $BAD"
+failed_sweep() { "$IBFM" --socket "$T/bad.sock" status --json >"$T/bad.json" 2>/dev/null; [ $? = 1 ]; }
+until_ok 300 "$BAD" ibfmd failed_sweep
+check "status after a failed sweep: exit 1" failed_sweep
+check "and the reason" grep -q '"last_error":"[^"]' "$T/bad.json"
+kill -TERM "$BAD"
+wait "$BAD"
 sim_cmd Quit
 finish

@@ -33,6 +33,7 @@ ask summary --json >"$T/summary.json"
 check "summary: 12 switches, 2 levels" bash -c "grep -q '\"switches\":12,' '$T/summary.json' && grep -q '\"switch_levels\":2,' '$T/summary.json'"
 check "summary: 64 links 4xHDR, all active" bash -c "grep -q '\"links_by_rate\":{\"4xHDR\":64}' '$T/summary.json' && grep -q '\"links_active\":64' '$T/summary.json'"
 ask diff --json >"$T/diff.json"
+check "diff: nothing against the expected file, exit 0" test $? = 0
 check "diff: nothing against the expected file" grep -q '"differences":\[\],"count":0' "$T/diff.json"
 
 # Errors and congestion, set in ibsim's PMA.
@@ -46,6 +47,7 @@ ask events --json >"$T/events.json"
 check "rising error counters are an event" grep -q '"kind":"port-errors","ports":\["\\"leaf-01\\"\[5\]' "$T/events.json"
 check "which says which counters rose" grep -q '"detail":"symbol_errors +7, link_downed +1"' "$T/events.json"
 ask counters --top 3 --json >"$T/counters.json"
+check "counters: ports with errors exit 1, as a check" test $? = 1
 check "counters: leaf-01[5] heads the errors list" \
 	bash -c "sed 's/.*\"errors\":\[//' '$T/counters.json' | grep -q '^{\"port\":\"\\\\\"leaf-01\\\\\"\[5\]'"
 check "counters: its delta" grep -q '"errors":8,"delta":{"symbol_errors":7,"link_recovers":0,"link_downed":1' "$T/counters.json"
@@ -77,7 +79,7 @@ check "the same hops as offline on the same files" test "$(hops "$T/path.json")"
 ask path "node001 mlx5_0" "node032 mlx5_0" --all-lids --json >"$T/all.json"
 check "path --all-lids: one path per LID of node032 (LMC 0: one)" test "$(grep -o '"paths":\[{"lid":[0-9]*,"hops"' "$T/all.json" | wc -l)" = 1
 ask path "node001 mlx5_0" "nodee032 mlx5_0" 2>"$T/bad.err"
-check "an unknown endpoint fails (exit 4)" test $? = 4
+check "an unknown endpoint is bad input, as offline (exit 3)" test $? = 3
 check "naming it and a near match" bash -c "grep -q 'unknown endpoint \"nodee032 mlx5_0\"' '$T/bad.err'"
 
 # Drain --dry-run on the live fabric: a spine of a full tree is safe.
@@ -85,12 +87,13 @@ ask drain spine-01 --dry-run --json >"$T/drain.json"
 check "drain --dry-run --socket: a spine is safe (exit 0)" test $? = 0
 check "drain --dry-run --socket: no unreachable pair" grep -q '"unreachable_pairs": 0' "$T/drain.json"
 ask drain "node001 mlx5_0" --dry-run --json >/dev/null
-check "drain --dry-run --socket: a host's only link is unsafe (exit 3)" test $? = 3
+check "drain --dry-run --socket: a host's only link is unsafe (exit 1)" test $? = 1
 
 # A pulled cable: the diff names it.
 sim_cmd "Unlink \"$leaf\"[5]"
 ibfmd_sweep_now
 ask diff --json >"$T/diff2.json"
+check "diff: differences exit 1, as topo diff does" test $? = 1
 check "diff: the pulled cable, by port" grep -q '"kind":"link-missing","ports":\["\\"leaf-01\\"\[5\]' "$T/diff2.json"
 check "diff: one difference" grep -q '"count":1}' "$T/diff2.json"
 
