@@ -48,5 +48,10 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ CMD("cc-status",
 	      "the CC job in progress, or the last one's results") },
 	{ CMD("cc-show", "the CC profiles in effect and what each node is") },
+	/* mgmt/logctl.c */
+	{ CMD("log-list", "every log module and its level") },
+	{ CMD("log-level",
+	      "set the log level of \"module\" (or all): err, warn, info or debug"),
+	  .args = { REQ("module", STR), REQ("level", STR) } },
 	{ 0 },
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mgmt/conf.h"
 #include "mgmt/lines.h"
+#include "mgmt/log.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@ enum kind {
 	ONOFF,	  /* on or off */
 	HOSTPORT, /* HOST:PORT, or off */
 	KEY64,	  /* a 64-bit number, 0x hex or decimal */
+	LEVEL,	  /* a log level: err, warn, info or debug */
 };
 
 static const struct key {
@@ -35,6 +37,7 @@ static const struct key {
 	{ "light_interval", UINT, F(light_s), 0, 86400 },
 	{ "metrics", HOSTPORT, F(metrics), 0, 0 },
 	{ "counters", ONOFF, F(counters), 0, 0 },
+	{ "log_level", LEVEL, F(log_level), 0, 0 },
 	{ "cc_profile", STR, F(cc_profile), 0, 0 },
 	{ "cc_policy", STR, F(cc_policy), 0, 0 },
 	{ "cc_auto", ONOFF, F(cc_auto), 0, 0 },
@@ -56,6 +59,7 @@ static void defaults(struct ibfmd_conf *c)
 	c->sweep_s = 60;
 	c->light_s = 10;
 	c->counters = true;
+	c->log_level = IBFMD_LOG_DEFAULT;
 	snprintf(c->metrics, sizeof(c->metrics), "%s", METRICS_DEFAULT);
 	snprintf(c->cc_profile, sizeof(c->cc_profile), "reference");
 	c->cc_tries = 2;
@@ -104,6 +108,11 @@ static const char *set(struct ibfmd_conf *c, const struct key *k, const char *v)
 		*(unsigned long long *)(void *)field = strtoull(v, &end, 0);
 		if (*end || end == v || errno)
 			return "a number of up to 64 bits (0x hex or decimal)";
+		return NULL;
+	case LEVEL:
+		if (ibfmd_log_level_parse(v) < 0)
+			return "err, warn, info or debug";
+		*(int *)(void *)field = ibfmd_log_level_parse(v);
 		return NULL;
 	case HOSTPORT:
 		c->metrics_set = true;

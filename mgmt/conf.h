@@ -25,6 +25,7 @@ struct ibfmd_conf {
 	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */
 	bool metrics_set;  /* by the file: failing to listen is fatal */
 	bool counters;	   /* read PMA counters on every full sweep */
+	int log_level;	   /* enum ibfmd_log_level of every module */
 	/* congestion control (docs/cc.md) */
 	char cc_profile[4096]; /* a built-in name or a profile file */
 	char cc_policy[4096];  /* rules choosing profiles per node, or "" */

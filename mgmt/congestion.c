@@ -13,10 +13,13 @@
 #include <string.h>
 
 #include "mgmt/daemon.h"
+#include "mgmt/log.h"
 #include "routing/rail.h"
 #include "routing/snapshot.h"
 
 #define MAX_FAILED_EVENTS 32
+
+IBFMD_LOG_MODULE(cc);
 
 static int known_cmp(const void *a, const void *b)
 {
@@ -64,7 +67,7 @@ static void pick_profiles(struct ibfmd *d, struct ibfm_cc_target *t, size_t n)
 	for (size_t i = 0; i < d->cc.policy.nrules; i++)
 		want_rails |= d->cc.policy.rules[i].kind == IBFM_CCPOL_RAIL;
 	if (want_rails && ibfm_rail_detect(f, NULL, NULL, &rails, &err))
-		ibfmd_log("cc: no rails: %s", err.msg);
+		IBFMD_WARN_RL("no rails: %s", err.msg);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t rail = IBFM_CCPOL_NO_RAIL, node;
 
@@ -102,8 +105,8 @@ static void keep_sharp_sl_out(struct ibfmd *d)
 			continue;
 		p->exclude_sls |= (uint16_t)(1U << sl);
 		p->ca.control_map &= (uint16_t) ~(1U << sl);
-		ibfmd_log(
-			"cc: SL %d is SHARP's (the plugin's sharp_sl): off in "
+		IBFMD_INFO_RL(
+			"SL %d is SHARP's (the plugin's sharp_sl): off in "
 			"profile %s",
 			sl, p->name);
 	}
@@ -316,9 +319,9 @@ static void take_next(struct ibfmd *d)
 	free(d->cc.known);
 	d->cc.known = NULL;
 	d->cc.nknown = 0;
-	ibfmd_log("cc: profile %s, %zu policy rules; every node is compared "
-		  "again",
-		  d->cc.policy.profiles[0].name, d->cc.policy.nrules);
+	IBFMD_INFO("profile %s, %zu policy rules; every node is compared "
+		   "again",
+		   d->cc.policy.profiles[0].name, d->cc.policy.nrules);
 }
 
 static void job_done(evutil_socket_t fd, short what, void *arg)
@@ -334,12 +337,12 @@ static void job_done(evutil_socket_t fd, short what, void *arg)
 	learn(d);
 	if (d->cc.has_next)
 		take_next(d);
-	ibfmd_log("cc %s job %" PRIu64 ": %zu nodes, %u set, %u unchanged, "
-		  "%u pending, %u failed, %u unsupported",
-		  d->cc.apply ? "apply" : "diff", d->cc.job, d->cc.n,
-		  count[IBFM_CC_SET], count[IBFM_CC_UNCHANGED],
-		  count[IBFM_CC_PENDING], count[IBFM_CC_FAILED],
-		  count[IBFM_CC_UNSUPPORTED]);
+	IBFMD_INFO("%s job %" PRIu64 ": %zu nodes, %u set, %u unchanged, "
+		   "%u pending, %u failed, %u unsupported",
+		   d->cc.apply ? "apply" : "diff", d->cc.job, d->cc.n,
+		   count[IBFM_CC_SET], count[IBFM_CC_UNCHANGED],
+		   count[IBFM_CC_PENDING], count[IBFM_CC_FAILED],
+		   count[IBFM_CC_UNSUPPORTED]);
 	if (d->cc.apply)
 		job_events(d, count);
 }
@@ -544,7 +547,7 @@ static int load_faults(struct ibfmd *d)
 		  : err.code;
 	free(text);
 	if (rc)
-		ibfmd_log("cc_model_faults: %s", err.msg);
+		IBFMD_ERR("cc_model_faults: %s", err.msg);
 	return rc;
 }
 
@@ -557,16 +560,16 @@ void ibfmd_cc_reload(struct ibfmd *d)
 	d->cc.has_next = false;
 	if (ibfm_ccpol_load(d->conf.cc_profile, d->conf.cc_policy, &d->cc.next,
 			    &err)) {
-		ibfmd_log("SIGHUP: cc: %s; the profiles in use stay", err.msg);
+		IBFMD_WARN("SIGHUP: %s; the profiles in use stay", err.msg);
 		return;
 	}
 	d->cc.has_next = true;
 	if (!d->cc.running)
 		take_next(d);
 	else
-		ibfmd_log("SIGHUP: cc: new profiles taken when job %" PRIu64
-			  " ends",
-			  d->cc.job);
+		IBFMD_INFO("SIGHUP: new profiles taken when job %" PRIu64
+			   " ends",
+			   d->cc.job);
 }
 
 void ibfmd_cc_metrics(const struct ibfmd *d, struct evbuffer *b)
@@ -595,7 +598,7 @@ int ibfmd_cc_init(struct ibfmd *d)
 
 	if (ibfm_ccpol_load(d->conf.cc_profile, d->conf.cc_policy,
 			    &d->cc.policy, &err)) {
-		ibfmd_log("%s: cc: %s", d->conf_path, err.msg);
+		IBFMD_ERR("%s: %s", d->conf_path, err.msg);
 		return -EINVAL;
 	}
 	if (load_faults(d))

@@ -157,7 +157,8 @@ struct ibfmd {
 	struct ibfmd_cc cc;
 };
 
-void ibfmd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Registers log-list and log-level (logctl.c). */
+void ibfmd_register_log(struct ibfm_ctl *c);
 
 /* Adds a copy of 'e' to the ring, numbered and timed now. */
 void ibfmd_event_add(struct ibfmd *d, const struct ibfmd_event *e);

@@ -15,11 +15,14 @@
 
 #include "ctl/client.h"
 #include "mgmt/daemon.h"
+#include "mgmt/log.h"
 #include "mgmt/sweep.h"
 #include "routing/grow.h"
 
 #define OP_TIMEOUT_S 120
 #define TICK_MS 500
+
+IBFMD_LOG_MODULE(drain);
 
 static void drain_path(const struct ibfmd *d, char *buf, size_t len)
 {
@@ -51,6 +54,13 @@ static void op_finish(struct ibfmd *d, const char *state, const char *why)
 	memset(&op->verify, 0, sizeof(op->verify));
 	op_event(d, strcmp(state, "done") ? "error" : "info",
 		 op->undrain ? "undrain" : "drain");
+	ibfmd_log(ibfmd_log_this,
+		  strcmp(state, "done") ? IBFMD_LOG_WARN : IBFMD_LOG_INFO,
+		  "%s %s: %s%s%s after %.0f s, %" PRIu32 " blocks, %" PRIu32
+		  " rounds",
+		  op->undrain ? "undrain" : "drain", op->what, state,
+		  op->error[0] ? ": " : "", op->error, op->elapsed_s,
+		  op->blocks, op->rounds);
 }
 
 /* Adds the blocks of switch 'sw' of 'now' that differ from 'was'. */
@@ -164,6 +174,9 @@ static void verify_done(evutil_socket_t fd, short what, void *arg)
 	d->op.mismatched = d->op.verify.mismatched;
 	d->op.unread = d->op.verify.unread;
 	pthread_mutex_unlock(&d->lock);
+	IBFMD_DBG("%s: read back %" PRIu32 " blocks: %" PRIu32
+		  " mismatched, %" PRIu32 " unread",
+		  d->op.what, d->op.blocks, d->op.mismatched, d->op.unread);
 	/* Clean: done now. Not yet: the next tick reads again (OpenSM may
 	 * still be sending blocks). */
 	if (!d->op.mismatched && !d->op.unread)
@@ -295,6 +308,8 @@ static void start(struct ibfmd *d, const struct ibfm_req *req,
 	op->rounds = 0;
 	op->mismatched = op->unread = op->blocks = 0;
 	op_event(d, "info", undrain ? "undrain" : "drain");
+	IBFMD_INFO("%s %s: rerouting from generation %" PRIu64,
+		   undrain ? "undrain" : "drain", op->what, op->generation);
 	event_add(op->tick, &(struct timeval){ 0, TICK_MS * 1000 });
 	ibfm_json_bool(j, "started", true);
 	ibfm_json_str(j, "element", op->what);

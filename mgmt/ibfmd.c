@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "mgmt/daemon.h"
+#include "mgmt/log.h"
 #include "mgmt/sweep.h"
 #include "routing/diff.h"
 #include "routing/topo.h"
@@ -37,16 +38,10 @@
 #define MAX_OUTPUT (1 << 20) /* a client this far behind is dropped */
 #define MAX_PORT_EVENTS 64   /* counter events per sweep; then a summary */
 
-void ibfmd_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ibfmd: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+IBFMD_LOG_MODULE(main);
+IBFMD_LOG_MODULE_DEFINE(sweep);
+IBFMD_LOG_MODULE_DEFINE(ctl);
+IBFMD_LOG_MODULE_DEFINE(metrics);
 
 /* Reads the configuration; logs why not. */
 static int read_conf(const char *path, struct ibfmd_conf *c)
@@ -54,7 +49,7 @@ static int read_conf(const char *path, struct ibfmd_conf *c)
 	struct ibfm_err err;
 
 	if (ibfmd_conf_read(path, c, &err)) {
-		ibfmd_log("%s", err.msg);
+		IBFMD_ERR("%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -68,7 +63,7 @@ static int load_expected(struct ibfmd *d)
 	if (!d->conf.expected[0])
 		return 0;
 	if (ibfm_topo_read(d->conf.expected, &f, &err)) {
-		ibfmd_log("%s", err.msg);
+		IBFMD_ERR("%s", err.msg);
 		return -1;
 	}
 	ibfm_fabric_destroy(d->expected);
@@ -261,11 +256,18 @@ static void sweep_done(evutil_socket_t fd, short what, void *arg)
 		d->again = false;
 		ibfmd_request_sweep(d);
 	}
+	if (d->last_error[0])
+		IBFMD_LOG_RL_SITE(&ibfmd_log_mod_sweep, IBFMD_LOG_WARN, "%s",
+				  d->last_error);
 	if (!f) {
 		free(clashes.v);
 		return;
 	}
 	d->sweeps++;
+	ibfmd_log(&ibfmd_log_mod_sweep, IBFMD_LOG_DEBUG,
+		  "sweep %" PRIu64 ": %" PRIu32 " nodes, %" PRIu32
+		  " links in %.0f ms",
+		  d->sweeps, f->nnodes, ibfm_fabric_count_links(f), d->last_ms);
 	take_clashes(d, f, &clashes);
 	d->fabric_written = written;
 	if (d->fabric) {
@@ -309,7 +311,9 @@ static bool light_check_clean(struct ibfmd *d, struct ibfm_sweep *port)
 		return false;
 	rc = ibfm_sweep_light(port, d->fabric, &err);
 	if (rc > 0)
-		ibfmd_log("light check: %d known ports changed, sweeping", rc);
+		IBFMD_LOG_RL_SITE(
+			&ibfmd_log_mod_sweep, IBFMD_LOG_INFO,
+			"light check: %d known ports changed, sweeping", rc);
 	return rc == 0; /* a failed check is answered by the sweep */
 }
 
@@ -333,7 +337,8 @@ static bool write_fabric(const struct ibfmd_conf *c,
 	struct ibfm_err err;
 
 	if (ibfm_topo_write_file(f, c->fabric_file, &err)) {
-		ibfmd_log("%s", err.msg);
+		IBFMD_LOG_RL_SITE(&ibfmd_log_mod_sweep, IBFMD_LOG_WARN, "%s",
+				  err.msg);
 		return false;
 	}
 	return true;
@@ -375,6 +380,8 @@ static void work(struct ibfmd *d, struct ibfm_sweep *port,
 
 	if (r->light && light_check_clean(d, port)) {
 		r->ms = now_ms() - t0;
+		ibfmd_log(&ibfmd_log_mod_sweep, IBFMD_LOG_DEBUG,
+			  "light check: nothing changed (%.0f ms)", r->ms);
 		return;
 	}
 	r->light = false;
@@ -544,7 +551,9 @@ static int open_metrics(struct ibfmd *d)
 						      (uint16_t)port)
 		     : NULL;
 	if (!bs) {
-		ibfmd_log("metrics: cannot listen on %s%s", d->conf.metrics,
+		ibfmd_log(&ibfmd_log_mod_metrics,
+			  d->conf.metrics_set ? IBFMD_LOG_ERR : IBFMD_LOG_WARN,
+			  "cannot listen on %s%s", d->conf.metrics,
 			  d->conf.metrics_set
 				  ? ""
 				  : " (the default; going on without)");
@@ -557,7 +566,8 @@ static int open_metrics(struct ibfmd *d)
 		port = ntohs(ss.ss_family == AF_INET6
 				     ? ((struct sockaddr_in6 *)&ss)->sin6_port
 				     : ((struct sockaddr_in *)&ss)->sin_port);
-	ibfmd_log("metrics on http://%s:%u/metrics", host, port);
+	ibfmd_log(&ibfmd_log_mod_metrics, IBFMD_LOG_INFO,
+		  "serving metrics on http://%s:%u/metrics", host, port);
 	return 0;
 }
 
@@ -662,7 +672,8 @@ static int open_socket(struct ibfmd *d)
 		LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 64,
 		(struct sockaddr *)&sun, sizeof(sun));
 	if (!d->listener) {
-		ibfmd_log("%s: cannot listen: %s", d->conf.socket,
+		ibfmd_log(&ibfmd_log_mod_ctl, IBFMD_LOG_ERR,
+			  "%s: cannot listen: %s", d->conf.socket,
 			  strerror(errno));
 		return -1;
 	}
@@ -677,7 +688,7 @@ static void on_stop(evutil_socket_t sig, short what, void *arg)
 	struct ibfmd *d = arg;
 
 	(void)what;
-	ibfmd_log("signal %d: shutting down", (int)sig);
+	IBFMD_INFO("signal %d: shutting down", (int)sig);
 	event_base_loopbreak(d->base);
 }
 
@@ -690,16 +701,19 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	(void)what;
 	/* A bad file changes nothing; the listening addresses stay. */
 	if (read_conf(d->conf_path, &c)) {
-		ibfmd_log("SIGHUP: %s not reloaded", d->conf_path);
+		IBFMD_WARN("SIGHUP: %s not reloaded", d->conf_path);
 		return;
 	}
 	snprintf(c.socket, sizeof(c.socket), "%s", d->conf.socket);
 	snprintf(c.metrics, sizeof(c.metrics), "%s", d->conf.metrics);
+	/* Levels set through the socket stay unless the file's changed. */
+	if (c.log_level != d->conf.log_level)
+		ibfmd_log_set_all((enum ibfmd_log_level)c.log_level);
 	pthread_mutex_lock(&d->lock); /* the worker copies it */
 	d->conf = c;
 	pthread_mutex_unlock(&d->lock);
 	if (load_expected(d) == 0)
-		ibfmd_log("SIGHUP: %s reloaded", d->conf_path);
+		IBFMD_INFO("SIGHUP: %s reloaded", d->conf_path);
 	ibfmd_cc_reload(d);
 	arm_timers(d);
 }
@@ -710,7 +724,7 @@ static const char usage[] =
 	"the expected topology, and answers ibfm over its control socket.\n"
 	"\n"
 	"  -c, --config FILE   configuration (see ibfmd(8))\n"
-	"  -f, --foreground    stay in the foreground (logs on stderr)\n"
+	"  -f, --foreground    stay in the foreground (log on stderr, not syslog)\n"
 	"  -h, --help          this text\n"
 	"  -V, --version       the version\n";
 
@@ -750,12 +764,16 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	ibfmd_log_to_stderr();
 	if (read_conf(d->conf_path, &d->conf) || load_expected(d))
 		return 1;
+	ibfmd_log_set_all((enum ibfmd_log_level)d->conf.log_level);
 	if (!foreground && daemon(0, 0)) {
-		ibfmd_log("cannot daemonize: %s", strerror(errno));
+		IBFMD_ERR("cannot daemonize: %s", strerror(errno));
 		return 1;
 	}
+	if (!foreground)
+		ibfmd_log_to_syslog("ibfmd");
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
 	pthread_mutex_init(&d->lock, NULL);
@@ -768,8 +786,9 @@ int main(int argc, char **argv)
 	ibfmd_register_drains(d);
 	if (ibfmd_cc_init(d))
 		goto out;
+	ibfmd_register_log(&d->ctl);
 	if (d->ctl.bad_register) {
-		ibfmd_log(
+		IBFMD_ERR(
 			"control command \"%s\": not in ctl/commands.c, or registered twice",
 			d->ctl.bad_register);
 		goto out;
@@ -789,8 +808,8 @@ int main(int argc, char **argv)
 	event_add(d->sig_hup, NULL);
 	arm_timers(d);
 	ibfmd_request_sweep(d);
-	ibfmd_log("serving %s, sweeping every %u s, light checks every %u s",
-		  d->conf.socket, d->conf.sweep_s, d->conf.light_s);
+	IBFMD_INFO("serving %s, sweeping every %u s, light checks every %u s",
+		   d->conf.socket, d->conf.sweep_s, d->conf.light_s);
 	event_base_dispatch(d->base);
 	pthread_mutex_lock(&d->lock);
 	d->stop = true;

@@ -13,6 +13,7 @@
 
 #include "ctl/client.h"
 #include "mgmt/daemon.h"
+#include "mgmt/log.h"
 #include "routing/diff.h"
 #include "routing/rank.h"
 #include "routing/snapshot.h"
@@ -22,6 +23,8 @@
 #define TOP_DEFAULT 10
 #define TOP_MAX 1000
 #define MAX_HOPS 64
+
+IBFMD_LOG_MODULE(routing);
 
 /* ---- numbers shared by status and /metrics ---- */
 
@@ -467,11 +470,14 @@ const struct ibfmd_routes *ibfmd_routes(struct ibfmd *d, char *why, size_t len)
 	}
 	if (ibfm_lfts_read_dump(r->f, path, &r->t, &err)) {
 		snprintf(why, len, "%s", err.msg);
+		IBFMD_DBG("%s", err.msg);
 		ibfmd_routes_free(r);
 		return NULL;
 	}
 	r->sweep = d->sweeps;
 	r->mtime = st.st_mtim;
+	IBFMD_DBG("%s read on sweep %" PRIu64 ": %" PRIu32 " switches", path,
+		  r->sweep, r->t.nsw);
 	return r;
 }
 

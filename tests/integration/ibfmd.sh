@@ -127,6 +127,34 @@ check "ibfmd refuses a value of the wrong type" grep -q '^{"error":"argument \\"
 "$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"undrain"}' >"$T/g8"
 check "ibfmd refuses a missing argument" grep -q '^{"error":"missing argument \\"element\\" for \\"undrain\\""}$' "$T/g8"
 
+# The log: modules and levels, changed at run time through the socket.
+ctl() { "$CTL_CLIENT" "$T/ibfmd.sock" line "$1"; }
+ctl '{"cmd":"log-list"}' >"$T/l1"
+for m in main sweep ctl metrics routing drain cc; do
+	check "log-list: module $m at info" grep -q "{\"module\":\"$m\",\"level\":\"info\"}" "$T/l1"
+done
+check "no debug message at info" bash -c "! grep -q ' debug ' '$T/ibfmd.log'"
+ctl '{"cmd":"log-level","module":"sweep","level":"debug"}' >"$T/l2"
+check "log-level sweep debug: answered with the list" grep -q '{"module":"sweep","level":"debug"}' "$T/l2"
+check "the other modules unchanged" grep -q '{"module":"ctl","level":"info"}' "$T/l2"
+check "and logged" grep -q 'info ctl: log level of sweep set to debug' "$T/ibfmd.log"
+ibfmd_sweep_now
+check "sweep's debug messages now written" grep -q 'debug sweep: sweep [0-9]*: 152 nodes' "$T/ibfmd.log"
+ctl '{"cmd":"log-level","module":"sweeps","level":"debug"}' >"$T/l3"
+check "an unknown module is refused, naming the modules" grep -q '^{"error":"unknown log module \\"sweeps\\" (cc, ctl, drain, main, metrics, routing, sweep, or all)"}' "$T/l3"
+ctl '{"cmd":"log-level","module":"all","level":"loud"}' >"$T/l4"
+check "an unknown level is refused" grep -q '^{"error":"unknown log level' "$T/l4"
+ctl '{"cmd":"log-level","module":"all","level":"warn"}' >"$T/l5"
+check "log-level all warn" test "$(grep -o '"level":"warn"' "$T/l5" | wc -l)" = 7
+ctl '{"cmd":"log-level","module":"all","level":"info"}' >/dev/null
+ask call log-level routing debug --json >"$T/l6"
+check "ibfm call log-level routing debug" grep -q '{"module":"routing","level":"debug"}' "$T/l6"
+ask call log-level 2>"$T/l7"
+check "ibfm call log-level without its arguments: exit 2" test $? = 2
+ctl '{"cmd":"log-level","module":"routing"}' >"$T/l8"
+check "ibfmd refuses log-level without a level" grep -q '^{"error":"missing argument \\"level\\" for \\"log-level\\""}$' "$T/l8"
+ctl '{"cmd":"log-level","module":"all","level":"info"}' >/dev/null
+
 # No sweep asked for and the full sweep an hour away: the light check
 # (every second) must see the cable go and start the sweep that names it.
 ask status --json >"$T/s.json"
@@ -139,6 +167,13 @@ check "the light check caught leaf-01[10] within 10 s" light_event
 ask status --json >"$T/s.json"
 check "by starting a full sweep" test "$(json_num "$T/s.json" sweeps)" -gt "$before"
 check "and logged why" grep -q 'light check: [0-9]* known ports changed' "$T/ibfmd.log"
+
+# log_level in the file: taken on SIGHUP when it changed.
+echo "log_level debug" >>"$T/ibfmd.conf"
+kill -HUP "$DPID"
+debug_all() { ctl '{"cmd":"log-list"}' | grep -q '"module":"main","level":"debug".*"module":"sweep","level":"debug"'; }
+until_ok 50 "$DPID" ibfmd debug_all
+check "SIGHUP: log_level debug set every module" debug_all
 
 # Two switches answering with one GUID: leaf-02 takes leaf-01's.
 leaf2=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-02".*/\1/p' "$T/f.topo")

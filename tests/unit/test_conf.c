@@ -3,6 +3,7 @@
 #include "test_common.h"
 
 #include "mgmt/conf.h"
+#include "mgmt/log.h"
 
 static void test_defaults_and_keys(void **state)
 {
@@ -18,13 +19,15 @@ static void test_defaults_and_keys(void **state)
 	assert_true(c.counters);
 	assert_string_equal(c.metrics, "127.0.0.1:9105");
 	assert_false(c.metrics_set);
+	assert_int_equal(c.log_level, IBFMD_LOG_INFO);
 	assert_int_equal(ibfmd_conf_parse("socket /tmp/x/d.sock\n"
 					  "  sweep_interval = 5\n"
 					  "light_interval\t0\n"
 					  "counters off\n"
 					  "metrics off\n"
 					  "state_dir /var/lib/ibfm/osm\n"
-					  "ca mlx5_0\nca_port 2",
+					  "ca mlx5_0\nca_port 2\n"
+					  "log_level debug\n",
 					  "f", &c, &err),
 			 0);
 	assert_string_equal(c.socket, "/tmp/x/d.sock");
@@ -37,6 +40,7 @@ static void test_defaults_and_keys(void **state)
 	assert_string_equal(c.state_dir, "/var/lib/ibfm/osm");
 	assert_string_equal(c.ca, "mlx5_0");
 	assert_int_equal(c.ca_port, 2);
+	assert_int_equal(c.log_level, IBFMD_LOG_DEBUG);
 }
 
 static void test_errors_name_the_line(void **state)
@@ -50,6 +54,8 @@ static void test_errors_name_the_line(void **state)
 		  "f:2: light_interval: expected a whole number" },
 		{ "light_interval -1\n", "f:1: light_interval: expected" },
 		{ "counters yes\n", "f:1: counters: expected on or off" },
+		{ "log_level verbose\n",
+		  "f:1: log_level: expected err, warn, info or debug" },
 		{ "metrics 9105\n", "f:1: metrics: expected HOST:PORT or off" },
 		{ "metrics host:99999\n", "f:1: metrics: expected HOST:PORT" },
 		{ "metrics :80\n", "f:1: metrics: expected HOST:PORT" },
