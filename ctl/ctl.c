@@ -6,12 +6,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table, void *ctx,
+void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table,
 		   const char *version)
 {
 	memset(c, 0, sizeof(*c));
 	c->table = table;
-	c->ctx = ctx;
 	c->version = version;
 }
 
@@ -31,7 +30,8 @@ static bool builtin(const struct ibfm_cmd *cmd)
 	       !strcmp(cmd->name, "list-commands");
 }
 
-int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn)
+int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn,
+		      void *ctx)
 {
 	const struct ibfm_cmd *cmd = ibfm_cmd_find(c->table, name);
 	int rc = !cmd					   ? -ENOENT
@@ -45,6 +45,7 @@ int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn)
 		return rc;
 	}
 	c->cmds[c->ncmds].cmd = cmd;
+	c->cmds[c->ncmds].ctx = ctx;
 	c->cmds[c->ncmds++].fn = fn;
 	return 0;
 }
@@ -118,7 +119,7 @@ void ibfm_ctl_handle(struct ibfm_ctl *c, const char *line, size_t len,
 	else if (i < 0)
 		list_commands(c, &j);
 	else
-		c->cmds[i].fn(c->ctx, &req, &j);
+		c->cmds[i].fn(c->cmds[i].ctx, &req, &j);
 	ibfm_json_obj_end(&j);
 	ibfm_json_finish(&j);
 }

@@ -30,7 +30,8 @@
 
 /*
  * Writes the reply's members into the open object 'j' (an error as the
- * member "error", first). 'ctx' is what ibfm_ctl_init() was given.
+ * member "error", first). 'ctx' is what ibfm_ctl_register() was given
+ * with it: each feature of the daemon hands its own state.
  */
 typedef void (*ibfm_ctl_fn)(void *ctx, const struct ibfm_req *req,
 			    struct ibfm_json *j);
@@ -40,9 +41,9 @@ struct ibfm_ctl {
 	struct {
 		const struct ibfm_cmd *cmd; /* in 'table' */
 		ibfm_ctl_fn fn;
+		void *ctx;	   /* handed to fn */
 	} cmds[IBFM_CTL_MAX_CMDS]; /* registered, in order */
 	unsigned ncmds;
-	void *ctx;		  /* handed to every handler */
 	const char *version;	  /* the reply to "version" */
 	const char *bad_register; /* the first name that failed to register */
 };
@@ -50,19 +51,20 @@ struct ibfm_ctl {
 /*
  * Starts a dispatcher over 'table' (ibfm_cmds in ibfmd; tests give their
  * own), which must declare "version" and "list-commands" to have them
- * answered. 'ctx' and 'version' are kept, not copied.
+ * answered. 'version' is kept, not copied.
  */
-void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table, void *ctx,
+void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table,
 		   const char *version);
 
 /*
- * Answers command 'name' with 'fn'. 0; -ENOENT when the table does not
- * declare 'name', -EEXIST when it is answered already, -ENOSPC when
- * IBFM_CTL_MAX_CMDS are. A failure is a programmer error: it is also
+ * Answers command 'name' with fn(ctx, ...). 0; -ENOENT when the table
+ * does not declare 'name', -EEXIST when it is answered already, -ENOSPC
+ * when IBFM_CTL_MAX_CMDS are. A failure is a programmer error: it is also
  * kept in c->bad_register so the daemon checks once, after all features
  * registered, instead of at every call.
  */
-int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn);
+int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn,
+		      void *ctx);
 
 /* Answers one request line with one reply line (ending in '\n') on 'out'. */
 void ibfm_ctl_handle(struct ibfm_ctl *c, const char *line, size_t len,

@@ -9,10 +9,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/daemon.h"
+#include "mgmt/cc.h"
+#include "mgmt/ccmodel.h"
+#include "mgmt/ccpolicy.h"
+#include "mgmt/feature.h"
 #include "mgmt/log.h"
 #include "routing/rail.h"
 #include "routing/snapshot.h"
@@ -20,6 +24,46 @@
 #define MAX_FAILED_EVENTS 32
 
 IBFMD_LOG_MODULE(cc);
+
+/* What ibfmd last learnt of one CC target (by GUID and port). */
+struct ibfmd_cc_known {
+	uint64_t guid;
+	uint8_t port;
+	uint8_t state;	   /* enum ibfm_cc_state */
+	bool key_rejected; /* with this cc_key */
+};
+
+/* Congestion control: the policy, the last or running job, what is known. */
+struct ibfmd_cc {
+	struct ibfm_ccpol policy;
+	struct ibfm_ccpol next;	   /* reloaded while a job ran: taken after */
+	struct ibfm_ccpol retired; /* replaced, named by the last results */
+	bool has_next;
+	struct ibfm_ccm model; /* cc_model: the nodes answering CC MADs */
+	/* A job: set up by the loop, the worker's while 'running'. */
+	bool running, apply, automatic, use_model;
+	uint64_t job;
+	struct ibfm_cc_target *t;
+	struct ibfm_cc_result *r;
+	size_t n, done; /* 'done' under the feature's lock */
+	struct ibfm_cc_opts opts;
+	unsigned timeout_ms; /* per CC MAD on the fabric */
+	time_t started;
+	double elapsed_s;
+	/* What the loop knows, sorted by GUID and port. */
+	struct ibfmd_cc_known *known;
+	size_t nknown;
+	uint64_t sets; /* Set MADs sent, all jobs */
+	int sharp_sl;  /* SHARP's SL as the last job read it, -1: none */
+};
+
+/* The feature's state. */
+struct cc_state {
+	const struct ibfmd_core *core;
+	struct ibfmd_cc cc;
+	pthread_mutex_t lock;	/* cc.done, which the worker counts up */
+	struct ibfmd_work work; /* the job, on the worker */
+};
 
 static int known_cmp(const void *a, const void *b)
 {
@@ -30,7 +74,7 @@ static int known_cmp(const void *a, const void *b)
 	return (int)x->port - (int)y->port;
 }
 
-static struct ibfmd_cc_known *known(const struct ibfmd *d, uint64_t guid,
+static struct ibfmd_cc_known *known(const struct cc_state *d, uint64_t guid,
 				    uint8_t port)
 {
 	struct ibfmd_cc_known key = { .guid = guid, .port = port };
@@ -46,7 +90,7 @@ static bool configured(const struct ibfmd_cc_known *k)
 }
 
 /* Whether an automatic pass should leave 't' alone. */
-static bool settled(const struct ibfmd *d, const struct ibfm_cc_target *t)
+static bool settled(const struct cc_state *d, const struct ibfm_cc_target *t)
 {
 	const struct ibfmd_cc_known *k = known(d, t->guid, t->port);
 
@@ -57,9 +101,10 @@ static bool settled(const struct ibfmd *d, const struct ibfm_cc_target *t)
 }
 
 /* The rail number of each CA target when the policy asks for rails. */
-static void pick_profiles(struct ibfmd *d, struct ibfm_cc_target *t, size_t n)
+static void pick_profiles(struct cc_state *d, struct ibfm_cc_target *t,
+			  size_t n)
 {
-	const struct ibfm_fabric *f = d->fabric;
+	const struct ibfm_fabric *f = d->core->view->fabric;
 	struct ibfm_rails rails = { 0 };
 	struct ibfm_err err;
 	bool want_rails = false;
@@ -89,10 +134,10 @@ static void pick_profiles(struct ibfmd *d, struct ibfm_cc_target *t, size_t n)
  * every profile's CA map: end-point throttling must not slow the
  * aggregation traffic, whatever a profile says.
  */
-static void keep_sharp_sl_out(struct ibfmd *d)
+static void keep_sharp_sl_out(struct cc_state *d)
 {
-	int sl = d->conf.state_dir[0]
-			 ? ibfm_snapshot_sharp_sl(d->conf.state_dir)
+	int sl = d->core->conf->state_dir[0]
+			 ? ibfm_snapshot_sharp_sl(d->core->conf->state_dir)
 			 : -1;
 
 	d->cc.sharp_sl = sl;
@@ -117,7 +162,7 @@ static void keep_sharp_sl_out(struct ibfmd *d)
  * those not settled). 0; -EBUSY, -EAGAIN (no sweep, no targets),
  * -ENOMEM with 'why' set.
  */
-static int job_start(struct ibfmd *d, bool apply, bool automatic,
+static int job_start(struct cc_state *d, bool apply, bool automatic,
 		     const char **why)
 {
 	struct ibfm_cc_target *t;
@@ -129,11 +174,11 @@ static int job_start(struct ibfmd *d, bool apply, bool automatic,
 		*why = "a congestion-control job is running";
 		return -EBUSY;
 	}
-	if (!d->fabric) {
+	if (!d->core->view->fabric) {
 		*why = "no sweep yet";
 		return -EAGAIN;
 	}
-	n = ibfm_cc_targets(d->fabric, &t);
+	n = ibfm_cc_targets(d->core->view->fabric, &t);
 	if (n < 0) {
 		*why = "out of memory";
 		return -ENOMEM;
@@ -143,7 +188,7 @@ static int job_start(struct ibfmd *d, bool apply, bool automatic,
 			t[k++] = t[i];
 	r = k ? calloc(k, sizeof(*r)) : NULL;
 	if (!k || !r ||
-	    (d->conf.cc_model && ibfm_ccm_add(&d->cc.model, t, k))) {
+	    (d->core->conf->cc_model && ibfm_ccm_add(&d->cc.model, t, k))) {
 		free(t);
 		free(r);
 		*why = k ? "out of memory"
@@ -161,19 +206,17 @@ static int job_start(struct ibfmd *d, bool apply, bool automatic,
 	d->cc.done = 0;
 	d->cc.apply = apply;
 	d->cc.automatic = automatic;
-	d->cc.use_model = d->conf.cc_model;
-	d->cc.timeout_ms = d->conf.cc_timeout_ms;
+	d->cc.use_model = d->core->conf->cc_model;
+	d->cc.timeout_ms = d->core->conf->cc_timeout_ms;
 	d->cc.opts =
-		(struct ibfm_cc_opts){ .cc_key = d->conf.cc_key,
-				       .tries = d->conf.cc_tries,
-				       .backoff_ms = d->conf.cc_backoff_ms };
+		(struct ibfm_cc_opts){ .cc_key = d->core->conf->cc_key,
+				       .tries = d->core->conf->cc_tries,
+				       .backoff_ms =
+					       d->core->conf->cc_backoff_ms };
 	d->cc.job++;
 	d->cc.started = time(NULL);
 	d->cc.running = true;
-	pthread_mutex_lock(&d->lock);
-	d->cc.want = true;
-	pthread_cond_signal(&d->wake);
-	pthread_mutex_unlock(&d->lock);
+	ibfmd_work_submit(&d->work); /* the job is the worker's until done */
 	return 0;
 }
 
@@ -193,8 +236,10 @@ static uint16_t simulated_sm_lid(struct ibfm_sweep *port)
 						      : 0;
 }
 
-void ibfmd_cc_run(struct ibfmd *d, struct ibfm_sweep *port)
+/* The worker's part of a job: every target, on 'port' or the model. */
+static void job_run(struct ibfm_sweep *port, void *arg)
 {
+	struct cc_state *d = arg;
 	struct ibfm_cc_transport tr = { ibfm_sweep_cc_send, port };
 	uint16_t sm_lid = 0;
 
@@ -226,7 +271,7 @@ void ibfmd_cc_run(struct ibfmd *d, struct ibfm_sweep *port)
 }
 
 /* Takes the job's results into what is known. */
-static void learn(struct ibfmd *d)
+static void learn(struct cc_state *d)
 {
 	size_t add = 0;
 	struct ibfmd_cc_known *v =
@@ -254,7 +299,7 @@ static void learn(struct ibfmd *d)
 #define NSTATES (IBFM_CC_UNSUPPORTED + 1)
 
 /* The last job's results by state. */
-static void tally_results(const struct ibfmd *d, unsigned *count)
+static void tally_results(const struct cc_state *d, unsigned *count)
 {
 	memset(count, 0, NSTATES * sizeof(*count));
 	for (size_t i = 0; i < d->cc.n; i++)
@@ -262,7 +307,7 @@ static void tally_results(const struct ibfmd *d, unsigned *count)
 }
 
 /* What is known of the nodes, by state. */
-static void tally_known(const struct ibfmd *d, unsigned *count)
+static void tally_known(const struct cc_state *d, unsigned *count)
 {
 	memset(count, 0, NSTATES * sizeof(*count));
 	for (size_t i = 0; i < d->cc.nknown; i++)
@@ -277,7 +322,7 @@ static void counts_json(struct ibfm_json *j, const unsigned *count)
 	ibfm_json_obj_end(j);
 }
 
-static void job_events(struct ibfmd *d, const unsigned *count)
+static void job_events(struct cc_state *d, const unsigned *count)
 {
 	struct ibfmd_event e = { .severity = count[IBFM_CC_FAILED] ? "warning"
 								   : "info",
@@ -290,7 +335,7 @@ static void job_events(struct ibfmd *d, const unsigned *count)
 		 "%u set, %u unchanged, %u failed, %u unsupported",
 		 count[IBFM_CC_SET], count[IBFM_CC_UNCHANGED],
 		 count[IBFM_CC_FAILED], count[IBFM_CC_UNSUPPORTED]);
-	ibfmd_event_add(d, &e);
+	ibfmd_events_add(d->core->events, &e);
 	for (size_t i = 0; i < d->cc.n && failed < MAX_FAILED_EVENTS; i++) {
 		const struct ibfm_cc_result *r = &d->cc.r[i];
 
@@ -303,12 +348,12 @@ static void job_events(struct ibfmd *d, const unsigned *count)
 			 "%.60s[%u] (0x%016" PRIx64 ")", d->cc.t[i].name,
 			 d->cc.t[i].port, d->cc.t[i].guid);
 		snprintf(e.detail, sizeof(e.detail), "%.110s", r->reason);
-		ibfmd_event_add(d, &e);
+		ibfmd_events_add(d->core->events, &e);
 	}
 }
 
 /* Takes the reloaded policy in; the old one's profiles go. */
-static void take_next(struct ibfmd *d)
+static void take_next(struct cc_state *d)
 {
 	/* The last job's results still name its profiles (cc-status). */
 	ibfm_ccpol_free(&d->cc.retired);
@@ -324,13 +369,11 @@ static void take_next(struct ibfmd *d)
 		   d->cc.policy.profiles[0].name, d->cc.policy.nrules);
 }
 
-static void job_done(evutil_socket_t fd, short what, void *arg)
+static void job_done(void *arg)
 {
-	struct ibfmd *d = arg;
+	struct cc_state *d = arg;
 	unsigned count[NSTATES];
 
-	(void)fd;
-	(void)what;
 	d->cc.running = false;
 	d->cc.elapsed_s = difftime(time(NULL), d->cc.started);
 	tally_results(d, count);
@@ -347,15 +390,17 @@ static void job_done(evutil_socket_t fd, short what, void *arg)
 		job_events(d, count);
 }
 
-void ibfmd_cc_after_sweep(struct ibfmd *d)
+/* After a sweep: with cc_auto, applies to nodes not configured yet. */
+static void after_sweep(void *state)
 {
+	struct cc_state *d = state;
 	const char *why;
 
-	if (d->conf.cc_auto)
+	if (d->core->conf->cc_auto)
 		job_start(d, true, true, &why); /* nothing new: no job */
 }
 
-static void start_cmd(struct ibfmd *d, struct ibfm_json *j, bool apply)
+static void start_cmd(struct cc_state *d, struct ibfm_json *j, bool apply)
 {
 	const char *why = NULL;
 	int rc = job_start(d, apply, false, &why);
@@ -426,7 +471,7 @@ static void node_json(struct ibfm_json *j, const struct ibfm_cc_target *t,
 static void cmd_status(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	struct cc_state *d = ctx;
 	unsigned count[NSTATES], sets = 0;
 	size_t done;
 
@@ -491,17 +536,17 @@ static void profile_json(struct ibfm_json *j, const struct ibfm_ccp *p)
 /* The profiles in effect and what is known of every node. */
 static void cmd_show(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	struct cc_state *d = ctx;
 	unsigned count[NSTATES];
 
 	(void)req;
 	ibfm_json_str(j, "profile", d->cc.policy.profiles[0].name);
-	ibfm_json_str(j, "policy", d->conf.cc_policy);
+	ibfm_json_str(j, "policy", d->core->conf->cc_policy);
 	ibfm_json_uint(j, "rules", d->cc.policy.nrules);
-	ibfm_json_bool(j, "auto", d->conf.cc_auto);
-	ibfm_json_bool(j, "cc_key_set", d->conf.cc_key != 0);
+	ibfm_json_bool(j, "auto", d->core->conf->cc_auto);
+	ibfm_json_bool(j, "cc_key_set", d->core->conf->cc_key != 0);
 	ibfm_json_int(j, "sharp_sl", d->cc.sharp_sl);
-	ibfm_json_bool(j, "model", d->conf.cc_model);
+	ibfm_json_bool(j, "model", d->core->conf->cc_model);
 	ibfm_json_uint(j, "sets_sent", d->cc.sets);
 	ibfm_json_arr_begin(j, "profiles");
 	for (size_t i = 0; i < d->cc.policy.nprofiles; i++)
@@ -510,9 +555,10 @@ static void cmd_show(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	ibfm_json_arr_begin(j, "nodes");
 	for (size_t i = 0; i < d->cc.nknown; i++) {
 		const struct ibfmd_cc_known *k = &d->cc.known[i];
-		uint32_t n =
-			d->fabric ? ibfm_fabric_node_by_guid(d->fabric, k->guid)
-				  : IBFM_NONE;
+		uint32_t n = d->core->view->fabric
+				     ? ibfm_fabric_node_by_guid(
+					       d->core->view->fabric, k->guid)
+				     : IBFM_NONE;
 
 		ibfm_json_obj_begin(j, NULL);
 		guid_str(j, "guid", k->guid);
@@ -520,8 +566,9 @@ static void cmd_show(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 			j, "name",
 			n == IBFM_NONE
 				? ""
-				: ibfm_fabric_str(d->fabric,
-						  d->fabric->nodes[n].desc));
+				: ibfm_fabric_str(
+					  d->core->view->fabric,
+					  d->core->view->fabric->nodes[n].desc));
 		ibfm_json_uint(j, "port", k->port);
 		ibfm_json_str(j, "state", ibfm_cc_state_name(k->state));
 		ibfm_json_bool(j, "configured", configured(k));
@@ -533,17 +580,17 @@ static void cmd_show(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 }
 
 /* The model's faults (cc_model_faults), for tests. */
-static int load_faults(struct ibfmd *d)
+static int load_faults(struct cc_state *d)
 {
 	struct ibfm_err err;
 	char *text;
 	int rc;
 
-	if (!d->conf.cc_model || !d->conf.cc_model_faults[0])
+	if (!d->core->conf->cc_model || !d->core->conf->cc_model_faults[0])
 		return 0;
-	text = ibfm_ccp_read_text(d->conf.cc_model_faults, &err);
-	rc = text ? ibfm_ccm_faults(&d->cc.model, text, d->conf.cc_model_faults,
-				    &err)
+	text = ibfm_ccp_read_text(d->core->conf->cc_model_faults, &err);
+	rc = text ? ibfm_ccm_faults(&d->cc.model, text,
+				    d->core->conf->cc_model_faults, &err)
 		  : err.code;
 	free(text);
 	if (rc)
@@ -551,15 +598,21 @@ static int load_faults(struct ibfmd *d)
 	return rc;
 }
 
-void ibfmd_cc_reload(struct ibfmd *d)
+/*
+ * SIGHUP: the new cc_profile and cc_policy (kept out when bad), taken
+ * now or when the running job ends; what was known is forgotten, so
+ * the next pass compares every node with the new profiles.
+ */
+static void reload(void *state)
 {
+	struct cc_state *d = state;
 	struct ibfm_err err;
 
 	if (d->cc.has_next)
 		ibfm_ccpol_free(&d->cc.next);
 	d->cc.has_next = false;
-	if (ibfm_ccpol_load(d->conf.cc_profile, d->conf.cc_policy, &d->cc.next,
-			    &err)) {
+	if (ibfm_ccpol_load(d->core->conf->cc_profile, d->core->conf->cc_policy,
+			    &d->cc.next, &err)) {
 		IBFMD_WARN("SIGHUP: %s; the profiles in use stay", err.msg);
 		return;
 	}
@@ -572,8 +625,10 @@ void ibfmd_cc_reload(struct ibfmd *d)
 			   d->cc.job);
 }
 
-void ibfmd_cc_metrics(const struct ibfmd *d, struct evbuffer *b)
+/* The CC families of /metrics. */
+static void metrics(void *state, struct evbuffer *b)
 {
+	const struct cc_state *d = state;
 	unsigned count[NSTATES];
 
 	tally_known(d, count);
@@ -592,33 +647,46 @@ void ibfmd_cc_metrics(const struct ibfmd *d, struct evbuffer *b)
 			    d->cc.job, d->cc.sets);
 }
 
-int ibfmd_cc_init(struct ibfmd *d)
+/*
+ * Loads cc_profile and cc_policy (0, or -EINVAL logged with FILE:LINE)
+ * and registers cc-diff, cc-apply, cc-status and cc-show.
+ */
+static int init(const struct ibfmd_core *core, void **state)
 {
+	struct cc_state *d = calloc(1, sizeof(*d));
 	struct ibfm_err err;
 
-	if (ibfm_ccpol_load(d->conf.cc_profile, d->conf.cc_policy,
+	*state = d;
+	if (!d)
+		return -ENOMEM;
+	d->core = core;
+	d->cc.sharp_sl = -1;
+	pthread_mutex_init(&d->lock, NULL);
+	if (ibfm_ccpol_load(d->core->conf->cc_profile, d->core->conf->cc_policy,
 			    &d->cc.policy, &err)) {
-		IBFMD_ERR("%s: %s", d->conf_path, err.msg);
+		IBFMD_ERR("%s: %s", d->core->conf_path, err.msg);
 		return -EINVAL;
 	}
 	if (load_faults(d))
 		return -EINVAL;
-	d->cc.sharp_sl = -1;
-	d->cc.done_ev = event_new(d->base, -1, 0, job_done, d);
-	if (!d->cc.done_ev)
+	if (ibfmd_work_init(&d->work, core->worker, job_run, job_done, d))
 		return -ENOMEM;
 	/* Their arguments and help: ctl/commands.c. */
-	ibfm_ctl_register(&d->ctl, "cc-diff", cmd_diff);
-	ibfm_ctl_register(&d->ctl, "cc-apply", cmd_apply);
-	ibfm_ctl_register(&d->ctl, "cc-status", cmd_status);
-	ibfm_ctl_register(&d->ctl, "cc-show", cmd_show);
+	ibfm_ctl_register(core->ctl, "cc-diff", cmd_diff, d);
+	ibfm_ctl_register(core->ctl, "cc-apply", cmd_apply, d);
+	ibfm_ctl_register(core->ctl, "cc-status", cmd_status, d);
+	ibfm_ctl_register(core->ctl, "cc-show", cmd_show, d);
 	return 0;
 }
 
-void ibfmd_cc_free(struct ibfmd *d)
+static void cc_free(void *state)
 {
-	if (d->cc.done_ev)
-		event_free(d->cc.done_ev);
+	struct cc_state *d = state;
+
+	if (!d)
+		return;
+	ibfmd_work_fini(&d->work);
+	pthread_mutex_destroy(&d->lock);
 	ibfm_ccpol_free(&d->cc.policy);
 	ibfm_ccpol_free(&d->cc.next);
 	ibfm_ccpol_free(&d->cc.retired);
@@ -626,4 +694,14 @@ void ibfmd_cc_free(struct ibfmd *d)
 	free(d->cc.t);
 	free(d->cc.r);
 	free(d->cc.known);
+	free(d);
 }
+
+const struct ibfmd_feature ibfmd_feature_cc = {
+	.name = "cc",
+	.init = init,
+	.after_sweep = after_sweep,
+	.metrics = metrics,
+	.reload = reload,
+	.free = cc_free,
+};

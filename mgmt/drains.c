@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "ctl/client.h"
-#include "mgmt/daemon.h"
+#include "mgmt/feature.h"
 #include "mgmt/log.h"
 #include "mgmt/sweep.h"
+#include "routing/drain.h"
 #include "routing/grow.h"
 
 #define OP_TIMEOUT_S 120
@@ -24,25 +25,71 @@
 
 IBFMD_LOG_MODULE(drain);
 
-static void drain_path(const struct ibfmd *d, char *buf, size_t len)
+/* A read-back job for the worker; it fills the counts. */
+struct verify {
+	const struct ibfm_fabric *f; /* routes to the switches (op.before) */
+	struct ibfm_sweep_lft_block *v;
+	size_t n, cap;
+	uint32_t mismatched, unread;
+};
+
+/* A drain or undrain in progress (one at a time), or the last one. */
+struct op {
+	bool active, undrain;
+	const char *state; /* rerouting, verifying, done, timeout, failed */
+	char what[300];
+	char error[256];
+	struct ibfm_drain_entry e;
+	uint64_t generation, new_generation; /* the plugin's, before/after */
+	time_t started;
+	double elapsed_s;
+	struct ibfmd_routes before; /* the tables the drain started from */
+	struct verify verify;	    /* the worker's while 'verifying' */
+	bool verifying;
+	uint32_t blocks;		     /* changed by the reroute */
+	uint32_t rounds, mismatched, unread; /* of the last read-back */
+	struct event *tick;
+};
+
+/* The feature's state. */
+struct drains {
+	const struct ibfmd_core *core;
+	struct op op;
+	struct ibfmd_work work; /* the read-back of op.verify */
+};
+
+static void drain_path(const struct drains *d, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.4000s/drain.list", d->conf.state_dir);
+	snprintf(buf, len, "%.4000s/drain.list", d->core->conf->state_dir);
 }
 
-static void op_event(struct ibfmd *d, const char *severity, const char *kind)
+static uint64_t generation(const struct drains *d)
+{
+	return ibfmd_routing_generation(d->core->conf->state_dir);
+}
+
+/* The last sweep with the plugin's LFTs on it, or NULL and 'why'. */
+static const struct ibfmd_routes *routes(struct drains *d, char *why,
+					 size_t len)
+{
+	return ibfmd_routes_get(d->core->routes, d->core->view,
+				d->core->conf->state_dir, why, len);
+}
+
+static void op_event(struct drains *d, const char *severity, const char *kind)
 {
 	struct ibfmd_event e = { .severity = severity, .kind = kind };
 
 	snprintf(e.ports[0], sizeof(e.ports[0]), "%.150s", d->op.what);
 	snprintf(e.detail, sizeof(e.detail), "%.110s",
 		 d->op.error[0] ? d->op.error : d->op.state);
-	ibfmd_event_add(d, &e);
+	ibfmd_events_add(d->core->events, &e);
 }
 
 /* Ends the operation in 'state'; the tables it kept are let go. */
-static void op_finish(struct ibfmd *d, const char *state, const char *why)
+static void op_finish(struct drains *d, const char *state, const char *why)
 {
-	struct ibfmd_op *op = &d->op;
+	struct op *op = &d->op;
 
 	op->state = state;
 	snprintf(op->error, sizeof(op->error), "%s", why ? why : "");
@@ -65,7 +112,7 @@ static void op_finish(struct ibfmd *d, const char *state, const char *why)
 
 /* Adds the blocks of switch 'sw' of 'now' that differ from 'was'. */
 static int switch_blocks(const struct ibfmd_routes *now, uint32_t sw,
-			 const struct ibfmd_routes *was, struct ibfmd_verify *v)
+			 const struct ibfmd_routes *was, struct verify *v)
 {
 	const struct ibfm_fabric *f = now->f;
 	uint32_t node = now->t.sw_node[sw], old_node, old_sw, b, i;
@@ -100,17 +147,17 @@ static int switch_blocks(const struct ibfmd_routes *now, uint32_t sw,
 }
 
 /* The plugin published: which blocks to read back, or done already. */
-static void op_routed(struct ibfmd *d)
+static void op_routed(struct drains *d)
 {
-	struct ibfmd_op *op = &d->op;
+	struct op *op = &d->op;
 	const struct ibfmd_routes *now;
 	char why[IBFM_ERR_MSG_MAX];
 	uint32_t sw;
 
-	now = ibfmd_routes(d, why, sizeof(why));
+	now = routes(d, why, sizeof(why));
 	if (!now)
 		return; /* the dump is not there yet: next tick */
-	op->new_generation = ibfmd_routing_generation(d);
+	op->new_generation = generation(d);
 	op->verify.n = 0;
 	for (sw = 0; sw < now->t.nsw; sw++)
 		if (switch_blocks(now, sw, &op->before, &op->verify)) {
@@ -124,13 +171,14 @@ static void op_routed(struct ibfmd *d)
 	op->state = "verifying";
 	op->blocks = (uint32_t)op->verify.n;
 	op->verify.f = op->before.f; /* the loop's copy: the worker may read */
-	ibfmd_request_verify(d);
+	op->verifying = true;
+	ibfmd_work_submit(&d->work);
 }
 
 static void op_tick(evutil_socket_t fd, short what, void *arg)
 {
-	struct ibfmd *d = arg;
-	struct ibfmd_op *op = &d->op;
+	struct drains *d = arg;
+	struct op *op = &d->op;
 
 	(void)fd;
 	(void)what;
@@ -145,12 +193,12 @@ static void op_tick(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	if (!strcmp(op->state, "rerouting")) {
-		if (ibfmd_routing_generation(d) > op->generation)
+		if (generation(d) > op->generation)
 			op_routed(d);
 		return;
 	}
 	/* Another pass since (OpenSM may route twice): compare with it. */
-	if (ibfmd_routing_generation(d) > op->new_generation) {
+	if (generation(d) > op->new_generation) {
 		op_routed(d);
 		return;
 	}
@@ -159,21 +207,19 @@ static void op_tick(evutil_socket_t fd, short what, void *arg)
 		op_finish(d, "done", NULL);
 		return;
 	}
-	ibfmd_request_verify(d);
+	op->verifying = true;
+	ibfmd_work_submit(&d->work);
 }
 
-static void verify_done(evutil_socket_t fd, short what, void *arg)
+/* The read-back came back from the worker. */
+static void verify_done(void *arg)
 {
-	struct ibfmd *d = arg;
+	struct drains *d = arg;
 
-	(void)fd;
-	(void)what;
-	pthread_mutex_lock(&d->lock);
 	d->op.verifying = false;
 	d->op.rounds++;
 	d->op.mismatched = d->op.verify.mismatched;
 	d->op.unread = d->op.verify.unread;
-	pthread_mutex_unlock(&d->lock);
 	IBFMD_DBG("%s: read back %" PRIu32 " blocks: %" PRIu32
 		  " mismatched, %" PRIu32 " unread",
 		  d->op.what, d->op.blocks, d->op.mismatched, d->op.unread);
@@ -183,26 +229,22 @@ static void verify_done(evutil_socket_t fd, short what, void *arg)
 		op_tick(-1, 0, d);
 }
 
-void ibfmd_request_verify(struct ibfmd *d)
+/*
+ * The worker's read-back: every block of op.verify, counts filled in.
+ * Without a MAD port nothing could be read.
+ */
+static void verify_run(struct ibfm_sweep *port, void *arg)
 {
-	pthread_mutex_lock(&d->lock);
-	d->op.verifying = true;
-	d->verify_want = true;
-	pthread_cond_signal(&d->wake);
-	pthread_mutex_unlock(&d->lock);
-}
-
-void ibfmd_verify_run(struct ibfm_sweep *port, struct ibfmd_verify *v)
-{
+	struct verify *v = &((struct drains *)arg)->op.verify;
 	struct ibfm_err err;
 
-	if (ibfm_sweep_check_lfts(port, v->f, v->v, v->n, &v->mismatched,
-				  &v->unread, &err))
+	if (!port || ibfm_sweep_check_lfts(port, v->f, v->v, v->n,
+					   &v->mismatched, &v->unread, &err))
 		v->unread = (uint32_t)v->n;
 }
 
 /* Adds or removes the element in the drain list file. */
-static int edit_list(struct ibfmd *d, bool undrain, const char **why,
+static int edit_list(struct drains *d, bool undrain, const char **why,
 		     struct ibfm_err *err)
 {
 	struct ibfm_drain list = { 0 };
@@ -222,7 +264,7 @@ static int edit_list(struct ibfmd *d, bool undrain, const char **why,
 		*why = "not drained";
 	else if (rc)
 		*why = "out of memory";
-	else if (ibfm_drain_write(path, &list, d->fabric, err)) {
+	else if (ibfm_drain_write(path, &list, d->core->view->fabric, err)) {
 		*why = err->msg;
 		rc = -EIO;
 	}
@@ -231,13 +273,13 @@ static int edit_list(struct ibfmd *d, bool undrain, const char **why,
 }
 
 /* Why a drain cannot start now, or NULL. */
-static const char *cannot_start(struct ibfmd *d, const char *element)
+static const char *cannot_start(const struct drains *d, const char *element)
 {
 	if (d->op.active)
 		return "a drain or undrain is in progress (see drain-status)";
 	if (!element[0])
 		return "drain needs \"element\"";
-	if (!d->conf.state_dir[0])
+	if (!d->core->conf->state_dir[0])
 		return "no drain list: set state_dir in ibfmd.conf to the plugin's state_dir";
 	return NULL;
 }
@@ -260,23 +302,24 @@ static bool by_guid(const char *s, struct ibfm_drain_entry *e)
 	return e->guid && !*end;
 }
 
-static void start(struct ibfmd *d, const struct ibfm_req *req,
+static void start(struct drains *d, const struct ibfm_req *req,
 		  struct ibfm_json *j, bool undrain)
 {
-	struct ibfmd_op *op = &d->op;
+	struct op *op = &d->op;
+	struct ibfmd_routes *shared = d->core->routes;
 	const char *element = ibfm_req_str(req, "element");
 	const char *why = cannot_start(d, element);
 	struct ibfm_err err;
 	char msg[IBFM_ERR_MSG_MAX];
 	int rc;
 
-	if (!why && !ibfmd_routes(d, msg, sizeof(msg)))
+	if (!why && !routes(d, msg, sizeof(msg)))
 		why = msg; /* the tables it starts from */
 	if (why) {
 		ibfm_json_str(j, "error", why);
 		return;
 	}
-	rc = ibfm_drain_element(d->routes.f, element, &op->e, op->what,
+	rc = ibfm_drain_element(shared->f, element, &op->e, op->what,
 				sizeof(op->what));
 	if (rc == -ENOENT && undrain && by_guid(element, &op->e)) {
 		/* A replaced switch is gone from the fabric, not the list. */
@@ -296,13 +339,13 @@ static void start(struct ibfmd *d, const struct ibfm_req *req,
 		return;
 	}
 	ibfmd_routes_free(&op->before);
-	op->before = d->routes; /* the loop's next lookup reloads */
-	memset(&d->routes, 0, sizeof(d->routes));
+	op->before = *shared; /* the loop's next lookup reloads */
+	memset(shared, 0, sizeof(*shared));
 	op->active = true;
 	op->undrain = undrain;
 	op->state = "rerouting";
 	op->error[0] = '\0';
-	op->generation = ibfmd_routing_generation(d);
+	op->generation = generation(d);
 	op->new_generation = 0;
 	op->started = time(NULL);
 	op->rounds = 0;
@@ -332,8 +375,8 @@ static void cmd_undrain(void *ctx, const struct ibfm_req *req,
 static void cmd_status(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
-	const struct ibfmd_op *op = &d->op;
+	const struct drains *d = ctx;
+	const struct op *op = &d->op;
 	struct ibfm_drain list = { 0 };
 	struct ibfm_err err;
 	char path[4200], guid[24];
@@ -356,7 +399,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 				    : op->elapsed_s);
 	ibfm_json_arr_begin(j, "drained");
 	drain_path(d, path, sizeof(path));
-	if (d->conf.state_dir[0] && !ibfm_drain_read(path, &list, &err))
+	if (d->core->conf->state_dir[0] && !ibfm_drain_read(path, &list, &err))
 		for (i = 0; i < list.n; i++) {
 			ibfm_json_obj_begin(j, NULL);
 			snprintf(guid, sizeof(guid), "0x%016" PRIx64,
@@ -369,22 +412,42 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_drain_free(&list);
 }
 
-void ibfmd_register_drains(struct ibfmd *d)
+static int init(const struct ibfmd_core *core, void **state)
 {
-	d->op.tick = event_new(d->base, -1, EV_PERSIST, op_tick, d);
-	d->verify_done = event_new(d->base, -1, 0, verify_done, d);
+	struct drains *d = calloc(1, sizeof(*d));
+
+	*state = d;
+	if (!d)
+		return -ENOMEM;
+	d->core = core;
+	d->op.tick = event_new(core->base, -1, EV_PERSIST, op_tick, d);
+	if (!d->op.tick ||
+	    ibfmd_work_init(&d->work, core->worker, verify_run, verify_done, d))
+		return -ENOMEM;
 	/* Their arguments and help: ctl/commands.c. */
-	ibfm_ctl_register(&d->ctl, "drain", cmd_drain);
-	ibfm_ctl_register(&d->ctl, "undrain", cmd_undrain);
-	ibfm_ctl_register(&d->ctl, "drain-status", cmd_status);
+	ibfm_ctl_register(core->ctl, "drain", cmd_drain, d);
+	ibfm_ctl_register(core->ctl, "undrain", cmd_undrain, d);
+	ibfm_ctl_register(core->ctl, "drain-status", cmd_status, d);
+	return 0;
 }
 
-void ibfmd_drains_free(struct ibfmd *d)
+/* Frees what a drain holds (shutdown; the worker stopped). */
+static void drains_free(void *state)
 {
+	struct drains *d = state;
+
+	if (!d)
+		return;
 	ibfmd_routes_free(&d->op.before);
 	free(d->op.verify.v);
 	if (d->op.tick)
 		event_free(d->op.tick);
-	if (d->verify_done)
-		event_free(d->verify_done);
+	ibfmd_work_fini(&d->work);
+	free(d);
 }
+
+const struct ibfmd_feature ibfmd_feature_drains = {
+	.name = "drains",
+	.init = init,
+	.free = drains_free,
+};

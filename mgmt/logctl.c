@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The log's control commands: log-list (every module and its level)
- * and log-level MODULE LEVEL ("all" for every module), which answers
- * with the list as it is after the change.
+ * The log feature: the log's control commands, log-list (every module
+ * and its level) and log-level MODULE LEVEL ("all" for every module),
+ * which answers with the list as it is after the change. Its state is
+ * the log's own (mgmt/log.c).
  */
-#include "mgmt/daemon.h"
+#include "mgmt/feature.h"
 #include "mgmt/log.h"
 
 IBFMD_LOG_MODULE_EXTERN(ctl);
@@ -48,9 +49,16 @@ static void cmd_level(void *ctx, const struct ibfm_req *req,
 	list_modules(j);
 }
 
-void ibfmd_register_log(struct ibfm_ctl *c)
+static int init(const struct ibfmd_core *core, void **state)
 {
+	*state = NULL;
 	/* Their arguments and help: ctl/commands.c. */
-	ibfm_ctl_register(c, "log-list", cmd_list);
-	ibfm_ctl_register(c, "log-level", cmd_level);
+	ibfm_ctl_register(core->ctl, "log-list", cmd_list, NULL);
+	ibfm_ctl_register(core->ctl, "log-level", cmd_level, NULL);
+	return 0;
 }
+
+const struct ibfmd_feature ibfmd_feature_log = {
+	.name = "log",
+	.init = init,
+};

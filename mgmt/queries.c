@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * What ibfmd answers: the control commands (one JSON object per request)
- * and the Prometheus metrics, from the state the loop holds. Nothing
- * here touches the fabric: answers come from the last sweep.
+ * The queries feature: what ibfmd answers about the fabric (status,
+ * events, sweep, summary, diff, counters, path) and the daemon's own
+ * /metrics families, from the view the loop holds. Nothing here
+ * touches the fabric: answers come from the last sweep. Its state is
+ * the core itself.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,8 +14,7 @@
 #include <sys/stat.h>
 
 #include "ctl/client.h"
-#include "mgmt/daemon.h"
-#include "mgmt/log.h"
+#include "mgmt/feature.h"
 #include "routing/diff.h"
 #include "routing/rank.h"
 #include "routing/snapshot.h"
@@ -23,8 +24,6 @@
 #define TOP_DEFAULT 10
 #define TOP_MAX 1000
 #define MAX_HOPS 64
-
-IBFMD_LOG_MODULE(routing);
 
 /* ---- numbers shared by status and /metrics ---- */
 
@@ -40,15 +39,10 @@ struct stat_row {
 
 #define NSTATS 15
 
-uint64_t ibfmd_routing_generation(const struct ibfmd *d)
+static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 {
-	return d->conf.state_dir[0]
-		       ? ibfm_snapshot_last_generation(d->conf.state_dir)
-		       : 0;
-}
-
-static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
-{
+	const struct ibfmd_view *d = core->view;
+	const struct ibfmd_events *ev = core->events;
 	const struct ibfm_fabric *f = d->fabric;
 	const struct stat_row rows[NSTATS] = {
 		{ "nodes", "ibfm_fabric_nodes", "nodes found by the last sweep",
@@ -76,10 +70,10 @@ static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
 		  "ports whose counters were read in the last sweep", false,
 		  false, d->pc_ports },
 		{ "events", "ibfm_events_total", "fabric events raised", true,
-		  false, (double)d->nevents },
+		  false, (double)ev->n },
 		{ "error_events", "ibfm_error_events_total",
 		  "fabric events of severity error", true, false,
-		  (double)d->nerrors },
+		  (double)ev->nerrors },
 		{ "duplicate_guid_links", "ibfm_duplicate_guid_links",
 		  "links whose ends disagree (a duplicated GUID)", false, false,
 		  (double)d->nclashes },
@@ -88,7 +82,8 @@ static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
 		  (double)d->expected_diffs },
 		{ "routing_generation", "ibfm_routing_generation",
 		  "the plugin's last routing generation (0: none seen)", false,
-		  false, (double)ibfmd_routing_generation(d) },
+		  false,
+		  (double)ibfmd_routing_generation(core->conf->state_dir) },
 	};
 
 	memcpy(r, rows, sizeof(rows));
@@ -97,12 +92,13 @@ static void daemon_stats(const struct ibfmd *d, struct stat_row *r)
 static void cmd_status(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	const struct ibfmd_core *core = ctx;
+	const struct ibfmd_view *d = core->view;
 	struct stat_row r[NSTATS];
 	unsigned i;
 
 	(void)req;
-	daemon_stats(d, r);
+	daemon_stats(core, r);
 	for (i = 0; i < NSTATS; i++)
 		if (r[i].ms)
 			ibfm_json_double(j, r[i].key, r[i].v);
@@ -111,8 +107,8 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_json_bool(j, "expected", d->expected != NULL);
 	ibfm_json_str(j, "last_error", d->last_error);
 	ibfm_json_str(j, "fabric_file",
-		      d->fabric_written ? d->conf.fabric_file : "");
-	ibfm_json_str(j, "state_dir", d->conf.state_dir);
+		      d->fabric_written ? core->conf->fabric_file : "");
+	ibfm_json_str(j, "state_dir", core->conf->state_dir);
 }
 
 /* Label values are quoted: a backslash and a quote are escaped. */
@@ -126,7 +122,7 @@ static void prom_label(struct evbuffer *b, const char *s)
 }
 
 /* Error counters of the ports that have any, one family per counter. */
-static void metrics_port_errors(const struct ibfmd *d, struct evbuffer *b)
+static void metrics_port_errors(const struct ibfmd_view *d, struct evbuffer *b)
 {
 	const struct ibfm_fabric *f = d->fabric;
 	unsigned k;
@@ -160,12 +156,15 @@ static void metrics_port_errors(const struct ibfmd *d, struct evbuffer *b)
 	}
 }
 
-void ibfmd_metrics(const struct ibfmd *d, struct evbuffer *b)
+/* The daemon's numbers, its events by severity, the ports' errors. */
+static void metrics(void *state, struct evbuffer *b)
 {
+	const struct ibfmd_core *core = state;
+	const struct ibfmd_events *ev = core->events;
 	struct stat_row r[NSTATS];
 	unsigned i;
 
-	daemon_stats(d, r);
+	daemon_stats(core, r);
 	for (i = 0; i < NSTATS; i++)
 		evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n",
 				    r[i].prom, r[i].help, r[i].prom,
@@ -181,10 +180,9 @@ void ibfmd_metrics(const struct ibfmd *d, struct evbuffer *b)
 		"\n"
 		"ibfm_events_by_severity_total{severity=\"info\"} %" PRIu64
 		"\n",
-		d->nerrors, d->nwarnings,
-		d->nevents - d->nerrors - d->nwarnings);
-	metrics_port_errors(d, b);
-	ibfmd_cc_metrics(d, b);
+		ev->nerrors, ev->nwarnings,
+		ev->n - ev->nerrors - ev->nwarnings);
+	metrics_port_errors(core->view, b);
 }
 
 /* ---- events and differences ---- */
@@ -211,47 +209,17 @@ static void write_event(struct ibfm_json *j, const struct ibfmd_event *e)
 static void cmd_events(void *ctx, const struct ibfm_req *req,
 		       struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	const struct ibfmd_core *core = ctx;
+	const struct ibfmd_events *ev = core->events;
 	long long since = ibfm_req_int(req, "since", -1);
-	uint64_t first = d->nevents > IBFMD_MAX_EVENTS
-				 ? d->nevents - IBFMD_MAX_EVENTS
-				 : 0,
-		 i;
+	uint64_t first = ibfmd_events_first(ev), i;
 
 	if (since > 0 && (uint64_t)since > first)
 		first = (uint64_t)since;
 	ibfm_json_arr_begin(j, "events");
-	for (i = first; i < d->nevents; i++)
-		write_event(j, &d->events[i % IBFMD_MAX_EVENTS]);
+	for (i = first; i < ev->n; i++)
+		write_event(j, ibfmd_events_get(ev, i + 1));
 	ibfm_json_arr_end(j);
-}
-
-void ibfmd_diff_event(struct ibfmd_event *e, const struct ibfm_fabric *a,
-		      const struct ibfm_fabric *b,
-		      const struct ibfm_diff_item *it)
-{
-	bool on_a = it->exp_port != IBFM_NONE;
-	const struct ibfm_fabric *f = on_a ? a : b;
-
-	e->kind = ibfm_diff_kind_name(it->kind);
-	e->severity = it->kind == IBFM_DIFF_LINK_DEGRADED ||
-				      it->kind == IBFM_DIFF_NODE_EXTRA ||
-				      it->kind == IBFM_DIFF_LINK_EXTRA
-			      ? "warning"
-			      : "error";
-	ibfmd_port_text(f, on_a ? it->exp_port : it->act_port, e->ports[0],
-			sizeof(e->ports[0]));
-	ibfmd_port_text(f, on_a ? it->exp_peer : it->act_peer, e->ports[1],
-			sizeof(e->ports[1]));
-	e->detail[0] = '\0';
-	if (it->kind == IBFM_DIFF_LINK_DEGRADED && it->act_port != IBFM_NONE) {
-		const struct ibfm_port *x = &a->ports[it->exp_port];
-		const struct ibfm_port *y = &b->ports[it->act_port];
-
-		snprintf(e->detail, sizeof(e->detail), "%ux%s, expected %ux%s",
-			 y->width, ibfm_speed_name(y->speed), x->width,
-			 ibfm_speed_name(x->speed));
-	}
 }
 
 struct diff_json {
@@ -264,14 +232,15 @@ static void diff_item_json(void *ctx, const struct ibfm_diff_item *it)
 	struct diff_json *c = ctx;
 	struct ibfmd_event e = { 0 };
 
-	ibfmd_diff_event(&e, c->a, c->b, it);
+	ibfmd_event_diff(&e, c->a, c->b, it);
 	write_event(c->j, &e);
 }
 
 /* The last sweep against the expected topology, difference by difference. */
 static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	const struct ibfmd_core *core = ctx;
+	const struct ibfmd_view *d = core->view;
 	struct diff_json c = { j, d->expected, d->fabric };
 	unsigned n = 0;
 
@@ -289,12 +258,12 @@ static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 static void cmd_sweep(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	const struct ibfmd_core *core = ctx;
 
 	(void)req;
-	ibfmd_request_sweep(d);
+	ibfmd_worker_sweep(core->worker);
 	ibfm_json_bool(j, "started", true);
-	ibfm_json_uint(j, "sweeps", d->sweeps);
+	ibfm_json_uint(j, "sweeps", core->view->sweeps);
 }
 
 /* ---- the fabric ---- */
@@ -303,7 +272,8 @@ static void cmd_sweep(void *ctx, const struct ibfm_req *req,
 static void cmd_summary(void *ctx, const struct ibfm_req *req,
 			struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	const struct ibfmd_core *core = ctx;
+	const struct ibfmd_view *d = core->view;
 	const struct ibfm_fabric *f = d->fabric;
 	uint32_t rates[IBFM_SPEED_COUNT][17] = { { 0 } }, p, s, w, active = 0;
 	uint8_t *rank;
@@ -361,20 +331,21 @@ static void write_counters(struct ibfm_json *j, const char *key,
 }
 
 /* One port: where it is, its counters and what they did since last time. */
-static void write_port(struct ibfm_json *j, const struct ibfmd *d, uint32_t p)
+static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
+		       uint32_t p)
 {
 	const struct ibfm_fabric *f = d->fabric;
 	const struct ibfm_node *n = &f->nodes[f->ports[p].node];
 	char text[160];
 
 	ibfm_json_obj_begin(j, NULL);
-	ibfmd_port_text(f, p, text, sizeof(text));
+	ibfmd_event_port_text(f, p, text, sizeof(text));
 	ibfm_json_str(j, "port", text);
 	snprintf(text, sizeof(text), "0x%016" PRIx64, n->guid);
 	ibfm_json_str(j, "guid", text);
 	ibfm_json_str(j, "name", ibfm_fabric_str(f, n->desc));
 	ibfm_json_uint(j, "num", f->ports[p].num);
-	ibfmd_port_text(f, f->ports[p].peer, text, sizeof(text));
+	ibfmd_event_port_text(f, f->ports[p].peer, text, sizeof(text));
 	ibfm_json_str(j, "peer", text);
 	ibfm_json_uint(j, "errors", ibfm_pc_errors(&d->pc_delta[p]));
 	write_counters(j, "delta", &d->pc_delta[p]);
@@ -382,7 +353,7 @@ static void write_port(struct ibfm_json *j, const struct ibfmd *d, uint32_t p)
 	ibfm_json_obj_end(j);
 }
 
-static void write_top(struct ibfm_json *j, const struct ibfmd *d,
+static void write_top(struct ibfm_json *j, const struct ibfmd_view *d,
 		      const char *key, unsigned rank_by, uint32_t *ports,
 		      uint32_t top)
 {
@@ -402,14 +373,15 @@ static void write_top(struct ibfm_json *j, const struct ibfmd *d,
 static void cmd_counters(void *ctx, const struct ibfm_req *req,
 			 struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	const struct ibfmd_core *core = ctx;
+	const struct ibfmd_view *d = core->view;
 	long long want = ibfm_req_int(req, "top", -1);
 	uint32_t top = want < 0		? TOP_DEFAULT
 		       : want > TOP_MAX ? TOP_MAX
 					: (uint32_t)want,
 		 *ports;
 
-	ibfm_json_bool(j, "enabled", d->conf.counters);
+	ibfm_json_bool(j, "enabled", core->conf->counters);
 	ibfm_json_uint(j, "ports_read", d->pc_ports);
 	ibfm_json_uint(j, "time", (uint64_t)d->pc_time);
 	ibfm_json_double(j, "interval_s", d->pc_interval);
@@ -429,60 +401,8 @@ static void cmd_counters(void *ctx, const struct ibfm_req *req,
 
 /* ---- paths ---- */
 
-void ibfmd_routes_free(struct ibfmd_routes *r)
-{
-	ibfm_lfts_free(&r->t);
-	ibfm_fabric_destroy(r->f);
-	memset(r, 0, sizeof(*r));
-}
-
-const struct ibfmd_routes *ibfmd_routes(struct ibfmd *d, char *why, size_t len)
-{
-	struct ibfmd_routes *r = &d->routes;
-	char path[4200];
-	struct ibfm_err err;
-	struct stat st;
-
-	if (!d->fabric) {
-		snprintf(why, len, "no sweep yet");
-		return NULL;
-	}
-	if (!d->conf.state_dir[0]) {
-		snprintf(
-			why, len,
-			"no LFTs: set state_dir in ibfmd.conf to the plugin's state_dir");
-		return NULL;
-	}
-	if (ibfm_snapshot_lfts_path(d->conf.state_dir, path, sizeof(path)) ||
-	    stat(path, &st)) {
-		snprintf(why, len, "%.400s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (r->f && r->sweep == d->sweeps &&
-	    r->mtime.tv_sec == st.st_mtim.tv_sec &&
-	    r->mtime.tv_nsec == st.st_mtim.tv_nsec)
-		return r;
-	ibfmd_routes_free(r);
-	r->f = ibfm_fabric_clone(d->fabric);
-	if (!r->f) {
-		snprintf(why, len, "out of memory");
-		return NULL;
-	}
-	if (ibfm_lfts_read_dump(r->f, path, &r->t, &err)) {
-		snprintf(why, len, "%s", err.msg);
-		IBFMD_DBG("%s", err.msg);
-		ibfmd_routes_free(r);
-		return NULL;
-	}
-	r->sweep = d->sweeps;
-	r->mtime = st.st_mtim;
-	IBFMD_DBG("%s read on sweep %" PRIu64 ": %" PRIu32 " switches", path,
-		  r->sweep, r->t.nsw);
-	return r;
-}
-
 struct hop_ctx {
-	const struct ibfmd *d;
+	const struct ibfmd_view *d;
 	const struct ibfmd_routes *r;
 };
 
@@ -588,9 +508,9 @@ static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 /* "src" to "dst" through the LFTs the plugin last published. */
 static void cmd_path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
-	struct ibfmd *d = ctx;
+	const struct ibfmd_core *core = ctx;
 	const struct ibfmd_routes *r;
-	struct hop_ctx hc = { .d = d };
+	struct hop_ctx hc = { .d = core->view };
 	uint32_t src, dst;
 	char why[IBFM_ERR_MSG_MAX], *text = NULL;
 	size_t tlen = 0;
@@ -600,7 +520,8 @@ static void cmd_path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 		ibfm_json_str(j, "error", "path needs \"src\" and \"dst\"");
 		return;
 	}
-	r = ibfmd_routes(d, why, sizeof(why));
+	r = ibfmd_routes_get(core->routes, core->view, core->conf->state_dir,
+			     why, sizeof(why));
 	if (!r) {
 		ibfm_json_str(j, "error", why);
 		return;
@@ -624,14 +545,24 @@ static void cmd_path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	free(text);
 }
 
-void ibfmd_register_queries(struct ibfmd *d)
+static int init(const struct ibfmd_core *core, void **state)
 {
+	void *ctx = (void *)core; /* all the state the queries need */
+
+	*state = ctx;
 	/* Their arguments and help: ctl/commands.c. */
-	ibfm_ctl_register(&d->ctl, "status", cmd_status);
-	ibfm_ctl_register(&d->ctl, "events", cmd_events);
-	ibfm_ctl_register(&d->ctl, "sweep", cmd_sweep);
-	ibfm_ctl_register(&d->ctl, "summary", cmd_summary);
-	ibfm_ctl_register(&d->ctl, "diff", cmd_diff);
-	ibfm_ctl_register(&d->ctl, "counters", cmd_counters);
-	ibfm_ctl_register(&d->ctl, "path", cmd_path);
+	ibfm_ctl_register(core->ctl, "status", cmd_status, ctx);
+	ibfm_ctl_register(core->ctl, "events", cmd_events, ctx);
+	ibfm_ctl_register(core->ctl, "sweep", cmd_sweep, ctx);
+	ibfm_ctl_register(core->ctl, "summary", cmd_summary, ctx);
+	ibfm_ctl_register(core->ctl, "diff", cmd_diff, ctx);
+	ibfm_ctl_register(core->ctl, "counters", cmd_counters, ctx);
+	ibfm_ctl_register(core->ctl, "path", cmd_path, ctx);
+	return 0;
 }
+
+const struct ibfmd_feature ibfmd_feature_queries = {
+	.name = "queries",
+	.init = init,
+	.metrics = metrics,
+};

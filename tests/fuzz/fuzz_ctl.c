@@ -29,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!null) {
 		null = fopen("/dev/null", "w");
-		ibfm_ctl_init(&c, ibfm_cmds, NULL, "fuzz");
-		ibfm_ctl_register(&c, "events", echo);
-		ibfm_ctl_register(&c, "path", echo);
+		ibfm_ctl_init(&c, ibfm_cmds, "fuzz");
+		ibfm_ctl_register(&c, "events", echo, NULL);
+		ibfm_ctl_register(&c, "path", echo, NULL);
 	}
 	ibfm_ctl_handle(&c, (const char *)data, size, null);
 	return 0;

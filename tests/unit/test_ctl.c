@@ -43,6 +43,13 @@ static void hello(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	ibfm_json_int(j, "since", ibfm_req_int(req, "since", -1));
 }
 
+/* Says which context it was handed. */
+static void who(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
+{
+	(void)req;
+	ibfm_json_str(j, "who", ctx);
+}
+
 /* Echoes the arguments of "path" back. */
 static void path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
@@ -77,9 +84,9 @@ static const char *ask(struct ibfm_ctl *c, const char *line)
 
 static void start(struct ibfm_ctl *c)
 {
-	ibfm_ctl_init(c, table, "world", "9.9");
-	assert_int_equal(ibfm_ctl_register(c, "hello", hello), 0);
-	assert_int_equal(ibfm_ctl_register(c, "path", path), 0);
+	ibfm_ctl_init(c, table, "9.9");
+	assert_int_equal(ibfm_ctl_register(c, "hello", hello, "world"), 0);
+	assert_int_equal(ibfm_ctl_register(c, "path", path, NULL), 0);
 	calls = 0;
 }
 
@@ -241,13 +248,20 @@ static void test_register(void **state)
 	(void)state;
 	start(&c);
 	assert_null(c.bad_register);
-	assert_int_equal(ibfm_ctl_register(&c, "hello", hello), -EEXIST);
+	assert_int_equal(ibfm_ctl_register(&c, "hello", hello, NULL), -EEXIST);
 	assert_string_equal(c.bad_register, "hello");
-	assert_int_equal(ibfm_ctl_register(&c, "nosuch", hello), -ENOENT);
+	assert_int_equal(ibfm_ctl_register(&c, "nosuch", hello, NULL), -ENOENT);
 	assert_string_equal(c.bad_register, "hello"); /* the first kept */
-	assert_int_equal(ibfm_ctl_register(&c, "version", hello), -EEXIST);
+	assert_int_equal(ibfm_ctl_register(&c, "version", hello, NULL),
+			 -EEXIST);
 	assert_string_equal(ask(&c, "{\"cmd\":\"version\"}"),
 			    "{\"version\":\"9.9\"}");
+	/* Each command is handed the context it was registered with. */
+	assert_int_equal(ibfm_ctl_register(&c, "x", who, "another"), 0);
+	assert_string_equal(ask(&c, "{\"cmd\":\"x\"}"),
+			    "{\"who\":\"another\"}");
+	assert_string_equal(ask(&c, "{\"cmd\":\"hello\"}"),
+			    "{\"hello\":\"world\",\"since\":-1}");
 }
 
 /* A request is (line, len): nothing past len is read (ASan checks). */

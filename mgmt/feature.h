@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFMD_FEATURE_H
+#define IBFMD_FEATURE_H
+
+/*
+ * DOC: how a feature plugs into ibfmd, as BIRD's protocols plug into
+ * its core.
+ *
+ * The core is a set of rooms, each with its own header: the log
+ * (mgmt/log.h), the events (mgmt/events.h), the view of the fabric
+ * (mgmt/view.h), the plugin's routes (mgmt/routes.h), the worker thread
+ * (mgmt/worker.h), the control protocol (mgmt/ctl.h) and its socket,
+ * and /metrics. A feature (the queries, drains, congestion control,
+ * the log's own commands) gets a struct ibfmd_core naming the rooms,
+ * keeps its own state, registers its control commands and fills in a
+ * struct ibfmd_feature; main.c lists the features in one table and
+ * calls them. A feature never calls main.c, and the core knows no
+ * feature's state.
+ *
+ * Everything a feature does runs on the loop thread, except what it
+ * hands the worker (ibfmd_work_submit()).
+ */
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "mgmt/conf.h"
+#include "ctl/ctl.h"
+#include "mgmt/events.h"
+#include "mgmt/routes.h"
+#include "mgmt/view.h"
+#include "mgmt/worker.h"
+
+/* The rooms of the core, as a feature sees them; all outlive it. */
+struct ibfmd_core {
+	const struct ibfmd_conf *conf; /* changes on SIGHUP: do not copy */
+	const char *conf_path;
+	struct event_base *base;
+	struct ibfm_ctl *ctl;	       /* register commands here, at init */
+	struct ibfmd_events *events;   /* add what the feature did */
+	const struct ibfmd_view *view; /* the last sweep, read only */
+	struct ibfmd_routes *routes;   /* the plugin's routes, shared */
+	struct ibfmd_worker *worker;   /* sweeps and work off the loop */
+};
+
+/* A feature; any callback but init may be NULL. */
+struct ibfmd_feature {
+	const char *name;
+	/*
+	 * Sets up the feature's state in '*state' and registers its
+	 * commands. 0, or a negative errno (the feature logged why) that
+	 * stops ibfmd; free is called either way.
+	 */
+	int (*init)(const struct ibfmd_core *core, void **state);
+	/* The view took a new sweep. */
+	void (*after_sweep)(void *state);
+	/* Appends the feature's /metrics families to 'b'. */
+	void (*metrics)(void *state, struct evbuffer *b);
+	/* SIGHUP: core->conf holds the new configuration. */
+	void (*reload)(void *state);
+	/* Frees the state (NULL when init did not set it), the worker
+	 * stopped already, before the event base goes. */
+	void (*free)(void *state);
+};
+
+/* The features ibfmd is built with, in the order main.c calls them. */
+extern const struct ibfmd_feature ibfmd_feature_queries;
+extern const struct ibfmd_feature ibfmd_feature_drains;
+extern const struct ibfmd_feature ibfmd_feature_cc;
+extern const struct ibfmd_feature ibfmd_feature_log;
+
+#endif /* IBFMD_FEATURE_H */
