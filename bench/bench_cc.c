@@ -15,8 +15,8 @@
 #include <stdlib.h>
 
 #include "bench/bench.h"
-#include "mgmt/cc.h"
-#include "mgmt/ccmodel.h"
+#include "cc/cc.h"
+#include "cc/ccmodel.h"
 
 struct phase {
 	double ms[16];

@@ -40,7 +40,7 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	  .args = { REQ("element", STR) } },
 	{ CMD("drain-status",
 	      "the drain in progress or the last, and the list") },
-	/* mgmt/congestion.c */
+	/* cc/congestion.c */
 	{ CMD("cc-diff",
 	      "compare every node's CC settings with its profile (a job: see cc-status)") },
 	{ CMD("cc-apply",

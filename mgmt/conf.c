@@ -45,8 +45,6 @@ static const struct key {
 	{ "cc_tries", UINT, F(cc_tries), 1, 10 },
 	{ "cc_backoff_ms", UINT, F(cc_backoff_ms), 0, 10000 },
 	{ "cc_timeout_ms", UINT, F(cc_timeout_ms), 1, 60000 },
-	{ "cc_model", ONOFF, F(cc_model), 0, 0 },
-	{ "cc_model_faults", STR, F(cc_model_faults), 0, 0 },
 #undef F
 };
 

@@ -32,8 +32,6 @@ struct ibfmd_conf {
 	bool cc_auto;	       /* apply to new nodes after each sweep */
 	unsigned long long cc_key;
 	unsigned cc_tries, cc_backoff_ms, cc_timeout_ms;
-	bool cc_model; /* tests: CC MADs answered by the node model */
-	char cc_model_faults[4096]; /* tests: the model's faults file */
 };
 
 /* Reads 'path' into 'c' (defaults first). 0, or -EINVAL/-errno and 'err'. */

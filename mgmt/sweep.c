@@ -23,9 +23,10 @@
 #define MAD_TIMEOUT_MS 500
 #define MAD_RETRIES 2
 
+_Static_assert(IBFM_SWEEP_CC_DATA == IB_CC_DATA_SZ, "a CC MAD's payload");
+
 struct ibfm_sweep {
 	struct ibmad_port *mp;
-	unsigned cc_timeout_ms;
 };
 
 int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
@@ -596,38 +597,31 @@ int ibfm_sweep_counters(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 	return read;
 }
 
-int ibfm_sweep_cc_send(void *ctx, const struct ibfm_cc_target *t,
-		       struct ibfm_cc_mad *m)
+int ibfm_sweep_cc(struct ibfm_sweep *s, uint16_t lid, bool set, uint16_t attr,
+		  uint32_t mod, uint64_t cc_key, unsigned timeout_ms,
+		  uint8_t *data, uint16_t *status)
 {
-	struct ibfm_sweep *s = ctx;
 	ib_portid_t id = { 0 };
 	uint8_t reply[IB_CC_DATA_SZ] = { 0 };
-	int status = 0;
+	int st = 0;
 	void *got;
 
-	ib_portid_set(&id, t->lid, 0, 0);
-	/* The engine retries (cc_tries): one MAD here, its own timeout. */
+	ib_portid_set(&id, lid, 0, 0);
+	/* The caller retries (cc_tries): one MAD here, its own timeout. */
 	mad_rpc_set_retries(s->mp, 0);
-	if (m->set)
-		got = cc_config_status_via(m->data, reply, &id, m->attr, m->mod,
-					   s->cc_timeout_ms, &status, s->mp,
-					   m->cc_key);
+	if (set)
+		got = cc_config_status_via(data, reply, &id, attr, mod,
+					   timeout_ms, &st, s->mp, cc_key);
 	else
-		got = cc_query_status_via(reply, &id, m->attr, m->mod,
-					  s->cc_timeout_ms, &status, s->mp,
-					  m->cc_key);
+		got = cc_query_status_via(reply, &id, attr, mod, timeout_ms,
+					  &st, s->mp, cc_key);
 	mad_rpc_set_retries(s->mp, MAD_RETRIES);
 	/* libibmad: NULL with a status is an answer; without, none came. */
-	if (!got && !status)
+	if (!got && !st)
 		return -ETIMEDOUT;
-	m->status = (uint16_t)status;
-	memcpy(m->data, reply, sizeof(m->data));
+	*status = (uint16_t)st;
+	memcpy(data, reply, sizeof(reply));
 	return 0;
-}
-
-void ibfm_sweep_cc_timeout(struct ibfm_sweep *s, unsigned ms)
-{
-	s->cc_timeout_ms = ms;
 }
 
 uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s)

@@ -6,12 +6,16 @@
  * DOC: the fabric as ibfmd sees it, through one local port (a real HCA,
  * or ibsim through libumad2sim) opened once: discovery breadth first by
  * directed-route SMPs (NodeInfo, NodeDescription, SwitchInfo, PortInfo)
- * into a routing/ fabric; the light check between sweeps; PMA counters.
+ * into a routing/ fabric; the light check between sweeps; PMA counters;
+ * single Congestion Control MADs (cc/ccport_mad.c builds ibfmd's CC
+ * transport on them).
  * Every call blocks for as long as its MADs take: ibfmd makes them on
  * its worker thread, one at a time.
  */
 
-#include "mgmt/cc.h"
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "mgmt/counters.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
@@ -89,16 +93,19 @@ int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 			  uint32_t *mismatched, uint32_t *unread,
 			  struct ibfm_err *err);
 
-/*
- * The congestion-control transport over this port (mgmt/cc.h): one
- * LID-routed MAD of class 0x21 to t->lid; 'ctx' is the struct
- * ibfm_sweep. Needs LIDs, as counters do.
- */
-int ibfm_sweep_cc_send(void *ctx, const struct ibfm_cc_target *t,
-		       struct ibfm_cc_mad *m);
+#define IBFM_SWEEP_CC_DATA 192 /* a CC MAD's data area, in bytes */
 
-/* How long ibfm_sweep_cc_send waits for each reply (0: the port's). */
-void ibfm_sweep_cc_timeout(struct ibfm_sweep *s, unsigned ms);
+/*
+ * One LID-routed MAD of class 0x21 (Congestion Control) to 'lid' with
+ * CC_Key 'cc_key', tried once, waiting up to 'timeout_ms' (0: the
+ * port's): a Get of attribute 'attr' with modifier 'mod', or with 'set'
+ * a Set of 'data'. 0 with the reply's payload in 'data'
+ * (IBFM_SWEEP_CC_DATA bytes) and its MAD status in '*status';
+ * -ETIMEDOUT when no reply came. Needs LIDs, as counters do.
+ */
+int ibfm_sweep_cc(struct ibfm_sweep *s, uint16_t lid, bool set, uint16_t attr,
+		  uint32_t mod, uint64_t cc_key, unsigned timeout_ms,
+		  uint8_t *data, uint16_t *status);
 
 /* The master SM's LID as the local port knows it; 0 when unknown. */
 uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s);

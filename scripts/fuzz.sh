@@ -23,8 +23,8 @@ declare -A srcs=(
 	[ctl]="$(ls ctl/*.c) $routing"
 	[conf]="mgmt/conf.c mgmt/lines.c mgmt/log.c routing/err.c"
 	[jsonview]="cli/jsonview.c routing/json.c"
-	[ccp]="mgmt/ccprofile.c mgmt/lines.c routing/err.c"
-	[ccpol]="mgmt/ccpolicy.c mgmt/ccprofile.c mgmt/ccmodel.c mgmt/ccwire.c mgmt/lines.c routing/err.c"
+	[ccp]="cc/ccprofile.c mgmt/lines.c routing/err.c"
+	[ccpol]="cc/ccpolicy.c cc/ccprofile.c cc/ccmodel.c cc/ccwire.c mgmt/lines.c routing/err.c"
 )
 names=${*:-topo lfts drain ctl conf jsonview ccp ccpol}
 pass=0 fail=0

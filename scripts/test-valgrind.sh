@@ -2,7 +2,8 @@
 # The daemon's integration tests (tests/integration/ibfmd.sh: sweeps,
 # light checks, metrics, SIGHUP, garbage, floods, 500 connections,
 # SIGTERM; cc.sh: congestion-control jobs beside OpenSM, on ibsim and on
-# the CC node model) with ibfmd under valgrind memcheck: any error or
+# the CC node model, the latter with ibfmd's test build
+# tests/ibfmd-ccmodel) with ibfmd under valgrind memcheck: any error or
 # definite leak of ibfm's fails it; and the plugin's tests
 # (plugin_opensm.sh; unhealthy_link.sh: a trapping link routed around,
 # LID matrices filled with it) with OpenSM under memcheck, where only reports with
@@ -15,13 +16,17 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind: not installed"; echo "valgrind: 0 passed, 1 failed"; exit 1; }
 out=$PWD/_valgrind
 rm -rf "$out" && mkdir -p "$out"
-cat >"$out/ibfmd" <<WRAP
+# The test build is made by make check; build it here too, alone.
+make -s -C tests ibfmd-ccmodel >/dev/null || { echo "valgrind: 0 passed, 1 failed"; exit 1; }
+for bin in mgmt/ibfmd tests/ibfmd-ccmodel; do
+	cat >"$out/${bin##*/}" <<WRAP
 #!/bin/bash
 exec valgrind --quiet --error-exitcode=99 --leak-check=full \\
 	--errors-for-leak-kinds=definite --suppressions=$PWD/tests/valgrind.supp \\
-	--log-file=$out/vg.%p.log $PWD/mgmt/ibfmd "\$@"
+	--log-file=$out/vg.%p.log $PWD/$bin "\$@"
 WRAP
-chmod +x "$out/ibfmd"
+	chmod +x "$out/${bin##*/}"
+done
 cat >"$out/opensm" <<WRAP
 #!/bin/bash
 exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite \\
@@ -39,7 +44,8 @@ for t in ibfmd cc plugin_opensm unhealthy_link; do
 	rm -f "$out"/vg.*.log
 	osm=$(command -v opensm || echo /usr/sbin/opensm)
 	[ "$t" != ibfmd ] && [ "$t" != cc ] && osm=$out/opensm
-	env IBFM="$PWD/cli/ibfm" IBFMD="$out/ibfmd" CTL_CLIENT="$PWD/tests/ctl_client" \
+	env IBFM="$PWD/cli/ibfm" IBFMD="$out/ibfmd" IBFMD_CCMODEL="$out/ibfmd-ccmodel" \
+		CTL_CLIENT="$PWD/tests/ctl_client" \
 		TRAP_CLIENT="$PWD/tests/trap_client" \
 		IBSIM="$(command -v ibsim || echo /usr/sbin/ibsim)" \
 		UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \

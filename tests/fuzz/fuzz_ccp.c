@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/ccprofile.h"
+#include "cc/ccprofile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/ccmodel.h"
-#include "mgmt/ccpolicy.h"
+#include "cc/ccmodel.h"
+#include "cc/ccpolicy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,9 @@
 # On ibsim, which implements no CC and takes class 0x21 for SMPs: every
 # node comes out 'unsupported', no Set is sent, and the P_Key and SL2VL
 # tables read with smpquery are what they were. Against the CC node
-# model (cc_model on): diff lists every node, apply sets and reads back,
+# model (ibfmd's test build tests/ibfmd-ccmodel, whose CC transport is
+# the model; faults from $IBFM_CC_MODEL_FAULTS): diff lists every node,
+# apply sets and reads back,
 # a second diff is empty and a second apply sends nothing; with cc_auto
 # and faults, a node that times out twice fails and is set by the next
 # pass, a node holding another CC_Key is reported and not retried; a
@@ -13,6 +15,8 @@
 
 SMPQUERY=${SMPQUERY:-$(dirname "$IBROUTE")/smpquery}
 ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
+# model_start HOST: ibfmd's test build, CC MADs answered by the model.
+model_start() { IBFMD=$IBFMD_CCMODEL ibfmd_start "$1"; }
 count() { grep -o "$1" "$2" | wc -l; }
 
 # SHARP on SL 1: CC must stay off it whatever the profile says.
@@ -65,6 +69,7 @@ check "cc diff --json: an empty list" test "$(tr -d ' \n' <"$T/diff.json")" = "[
 ask cc show --json >"$T/show.json"
 check "cc show: every node known unsupported" test "$(count '"state":"unsupported"' "$T/show.json")" = "$nlids"
 check "cc show: no Set sent since start" grep -q '"sets_sent":0,' "$T/show.json"
+check "cc show: the installed ibfmd's MADs go to the fabric" grep -q '"model":false' "$T/show.json"
 http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
 check "metrics: every node unsupported" grep -q "^ibfm_cc_nodes{state=\"unsupported\"} $nlids$" "$T/metrics"
 check "metrics: no CC Set sent" grep -q '^ibfm_cc_sets_total 0$' "$T/metrics"
@@ -74,10 +79,9 @@ kill "$DPID" && wait "$DPID" 2>/dev/null
 
 # The same fabric, CC MADs answered by the node model instead.
 cat >>"$T/ibfmd.conf" <<CONF
-cc_model on
 cc_profile ai
 CONF
-ibfmd_start "node002 mlx5_0"
+model_start "node002 mlx5_0"
 until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 ask cc diff --json >"$T/mdiff.json"
 check "model: cc diff exits 1 (changes pending)" test $? = 1
@@ -95,6 +99,7 @@ check "model: apply again changes nothing" test "$(count '"result":"unchanged"' 
 check "model: and sends no Set" test "$(count '"sets":0,' "$T/mapply2.json")" = "$nlids"
 ask cc show --json >"$T/mshow.json"
 check "cc show: SHARP's SL as the plugin publishes it" grep -q '"sharp_sl":1,' "$T/mshow.json"
+check "cc show: the test build's are answered by the model" grep -q '"model":true' "$T/mshow.json"
 ask cc show >"$T/mshow.txt"
 check "cc show for people names the profile" grep -q '^profile ai; policy none' "$T/mshow.txt"
 check "and counts the nodes" grep -q "^nodes: $nlids unchanged, 0 set" "$T/mshow.txt"
@@ -107,8 +112,8 @@ hca=$(guid_of "node003 mlx5_1")
 test -n "$leaf" && test -n "$hca" || die "GUIDs of leaf-r0-01 and node003 mlx5_1 not found"
 printf '%s drop_sets 2\n%s key 0xbeef\n' "$leaf" "$hca" >"$T/faults"
 printf 'rail 1 ai\n' >"$T/policy"
+export IBFM_CC_MODEL_FAULTS=$T/faults
 cat >>"$T/ibfmd.conf" <<CONF
-cc_model_faults $T/faults
 cc_policy $T/policy
 cc_auto on
 cc_tries 2
@@ -116,7 +121,7 @@ CONF
 sed -i 's/^cc_profile ai$/cc_profile reference/' "$T/ibfmd.conf"
 status() { "$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"cc-status"}'; }
 job_done() { status >"$T/st.json" && grep -q "\"job\":$1,.*\"state\":\"done\"" "$T/st.json"; }
-ibfmd_start "node002 mlx5_0"
+model_start "node002 mlx5_0"
 until_ok 300 "$DPID" ibfmd job_done 1
 cp "$T/st.json" "$T/st1.json"
 check "auto: the first sweep applies to all $nlids nodes" grep -q "\"total\":$nlids," "$T/st.json"
@@ -156,4 +161,9 @@ sed -i "s|^cc_profile .*|cc_profile $T/bad.ccp|" "$T/ibfmd.conf"
 	"$IBFMD" --config "$T/ibfmd.conf" --foreground >"$T/bad.log" 2>&1)
 check "a bad profile: ibfmd refuses to start" test $? = 1
 check "naming FILE:LINE, field and range" grep -q "$T/bad.ccp:3: \[switch\] threshold: expected 0..15 (4 bits)" "$T/bad.log"
+# No option of the installed ibfmd switches the model on: the key is gone.
+printf 'socket %s/x.sock\ncc_model on\n' "$T" >"$T/model.conf"
+"$IBFMD" --config "$T/model.conf" --foreground >"$T/model.log" 2>&1
+check "cc_model: no key of ibfmd (exit 1)" test $? = 1
+check "saying so" grep -q 'model.conf:2: unknown key "cc_model"' "$T/model.log"
 finish

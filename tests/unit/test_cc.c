@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of mgmt/cc.c, end to end against the CC node model
- * (mgmt/ccmodel.c): diff, apply, read-back, retries, CC_Key, probing.
+ * Tests of cc/cc.c, end to end against the CC node model
+ * (cc/ccmodel.c): diff, apply, read-back, retries, CC_Key, probing.
  */
 #include "test_common.h"
 
-#include "mgmt/cc.h"
-#include "mgmt/ccmodel.h"
+#include "cc/cc.h"
+#include "cc/ccmodel.h"
 
 struct world {
 	struct ibfm_ccp prof;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Tests of mgmt/ccprofile.c: congestion-control profiles. */
+/* Tests of cc/ccprofile.c: congestion-control profiles. */
 #include "test_common.h"
 
-#include "mgmt/ccpolicy.h"
-#include "mgmt/ccprofile.h"
+#include "cc/ccpolicy.h"
+#include "cc/ccprofile.h"
 
 static void test_builtins(void **state)
 {

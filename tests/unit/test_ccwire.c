@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of mgmt/ccwire.c against libibmad's own CC field definitions:
+ * Tests of cc/ccwire.c against libibmad's own CC field definitions:
  * what ibfm writes, libibmad reads field by field, and what libibmad
  * writes, ibfm reads, for every field ibfmd uses.
  */
@@ -8,7 +8,7 @@
 
 #include <infiniband/mad.h>
 
-#include "mgmt/ccwire.h"
+#include "cc/ccwire.h"
 
 static uint32_t dec(const uint8_t *d, enum MAD_FIELDS f)
 {

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/cc.h"
-#include "mgmt/ccmodel.h"
-#include "mgmt/ccpolicy.h"
+#include "cc/cc.h"
+#include "cc/ccpolicy.h"
+#include "cc/ccport.h"
 #include "mgmt/feature.h"
 #include "mgmt/log.h"
 #include "routing/rail.h"
@@ -39,9 +39,8 @@ struct ibfmd_cc {
 	struct ibfm_ccpol next;	   /* reloaded while a job ran: taken after */
 	struct ibfm_ccpol retired; /* replaced, named by the last results */
 	bool has_next;
-	struct ibfm_ccm model; /* cc_model: the nodes answering CC MADs */
 	/* A job: set up by the loop, the worker's while 'running'. */
-	bool running, apply, automatic, use_model;
+	bool running, apply, automatic;
 	uint64_t job;
 	struct ibfm_cc_target *t;
 	struct ibfm_cc_result *r;
@@ -61,8 +60,9 @@ struct ibfmd_cc {
 struct cc_state {
 	const struct ibfmd_core *core;
 	struct ibfmd_cc cc;
-	pthread_mutex_t lock;	/* cc.done, which the worker counts up */
-	struct ibfmd_work work; /* the job, on the worker */
+	struct ibfm_ccport *port; /* where the jobs' MADs go (cc/ccport.h) */
+	pthread_mutex_t lock;	  /* cc.done, which the worker counts up */
+	struct ibfmd_work work;	  /* the job, on the worker */
 };
 
 static int known_cmp(const void *a, const void *b)
@@ -187,8 +187,7 @@ static int job_start(struct cc_state *d, bool apply, bool automatic,
 		if (!automatic || !settled(d, &t[i]))
 			t[k++] = t[i];
 	r = k ? calloc(k, sizeof(*r)) : NULL;
-	if (!k || !r ||
-	    (d->core->conf->cc_model && ibfm_ccm_add(&d->cc.model, t, k))) {
+	if (!k || !r) {
 		free(t);
 		free(r);
 		*why = k ? "out of memory"
@@ -206,7 +205,6 @@ static int job_start(struct cc_state *d, bool apply, bool automatic,
 	d->cc.done = 0;
 	d->cc.apply = apply;
 	d->cc.automatic = automatic;
-	d->cc.use_model = d->core->conf->cc_model;
 	d->cc.timeout_ms = d->core->conf->cc_timeout_ms;
 	d->cc.opts =
 		(struct ibfm_cc_opts){ .cc_key = d->core->conf->cc_key,
@@ -220,35 +218,14 @@ static int job_start(struct cc_state *d, bool apply, bool automatic,
 	return 0;
 }
 
-/*
- * Under ibsim (umad2sim preloaded) the SM's port is not probed: umad2sim
- * hands a class 0x21 request to OpenSM's client there although OpenSM
- * registered no such class, and OpenSM 3.3.23's vendor layer calls a
- * stray callback and dies (measured with ibccquery alone, no ibfm
- * involved). A kernel never delivers such a MAD, so real fabrics keep
- * every port.
- */
-static uint16_t simulated_sm_lid(struct ibfm_sweep *port)
-{
-	const char *pre = getenv("LD_PRELOAD");
-
-	return port && pre && strstr(pre, "umad2sim") ? ibfm_sweep_sm_lid(port)
-						      : 0;
-}
-
-/* The worker's part of a job: every target, on 'port' or the model. */
+/* The worker's part of a job: every target, through the CC port. */
 static void job_run(struct ibfm_sweep *port, void *arg)
 {
 	struct cc_state *d = arg;
-	struct ibfm_cc_transport tr = { ibfm_sweep_cc_send, port };
-	uint16_t sm_lid = 0;
+	struct ibfm_cc_transport tr;
+	uint16_t sm_lid = ibfm_ccport_begin(d->port, port, d->cc.t, d->cc.n,
+					    d->cc.timeout_ms, &tr);
 
-	if (d->cc.use_model)
-		tr = (struct ibfm_cc_transport){ ibfm_ccm_send, &d->cc.model };
-	else
-		sm_lid = simulated_sm_lid(port);
-	if (port)
-		ibfm_sweep_cc_timeout(port, d->cc.timeout_ms);
 	for (size_t i = 0; i < d->cc.n; i++) {
 		struct ibfm_cc_result *r = &d->cc.r[i];
 
@@ -546,7 +523,7 @@ static void cmd_show(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	ibfm_json_bool(j, "auto", d->core->conf->cc_auto);
 	ibfm_json_bool(j, "cc_key_set", d->core->conf->cc_key != 0);
 	ibfm_json_int(j, "sharp_sl", d->cc.sharp_sl);
-	ibfm_json_bool(j, "model", d->core->conf->cc_model);
+	ibfm_json_bool(j, "model", !strcmp(ibfm_ccport_name(d->port), "model"));
 	ibfm_json_uint(j, "sets_sent", d->cc.sets);
 	ibfm_json_arr_begin(j, "profiles");
 	for (size_t i = 0; i < d->cc.policy.nprofiles; i++)
@@ -577,25 +554,6 @@ static void cmd_show(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	ibfm_json_arr_end(j);
 	tally_known(d, count);
 	counts_json(j, count);
-}
-
-/* The model's faults (cc_model_faults), for tests. */
-static int load_faults(struct cc_state *d)
-{
-	struct ibfm_err err;
-	char *text;
-	int rc;
-
-	if (!d->core->conf->cc_model || !d->core->conf->cc_model_faults[0])
-		return 0;
-	text = ibfm_ccp_read_text(d->core->conf->cc_model_faults, &err);
-	rc = text ? ibfm_ccm_faults(&d->cc.model, text,
-				    d->core->conf->cc_model_faults, &err)
-		  : err.code;
-	free(text);
-	if (rc)
-		IBFMD_ERR("cc_model_faults: %s", err.msg);
-	return rc;
 }
 
 /*
@@ -667,8 +625,10 @@ static int init(const struct ibfmd_core *core, void **state)
 		IBFMD_ERR("%s: %s", d->core->conf_path, err.msg);
 		return -EINVAL;
 	}
-	if (load_faults(d))
+	if (ibfm_ccport_open(&d->port, &err)) {
+		IBFMD_ERR("%s", err.msg);
 		return -EINVAL;
+	}
 	if (ibfmd_work_init(&d->work, core->worker, job_run, job_done, d))
 		return -ENOMEM;
 	/* Their arguments and help: ctl/commands.c. */
@@ -690,7 +650,7 @@ static void cc_free(void *state)
 	ibfm_ccpol_free(&d->cc.policy);
 	ibfm_ccpol_free(&d->cc.next);
 	ibfm_ccpol_free(&d->cc.retired);
-	ibfm_ccm_free(&d->cc.model);
+	ibfm_ccport_close(d->port);
 	free(d->cc.t);
 	free(d->cc.r);
 	free(d->cc.known);

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mgmt/ccprofile.h"
+#include "cc/ccprofile.h"
 #include "routing/err.h"
 
 struct ibfm_ccpol_rule {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/ccmodel.h"
+#include "cc/ccmodel.h"
 #include "mgmt/lines.h"
 
 /* MAD status codes (IBA 13.4.7.1), in the status field's bits 2-4. */

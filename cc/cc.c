@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mgmt/cc.h"
+#include "cc/cc.h"
 
 /* IBA 13.4.7 MAD status, "Class" bits aside: 0 is success. */
 #define STATUS_MASK 0x7FFF

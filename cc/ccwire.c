@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "mgmt/ccwire.h"
+#include "cc/ccwire.h"
 
 static uint16_t be16(const uint8_t *p)
 {

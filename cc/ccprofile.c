@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "mgmt/ccprofile.h"
+#include "cc/ccprofile.h"
 #include "mgmt/lines.h"
 
 #include <errno.h>

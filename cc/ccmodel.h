@@ -11,15 +11,15 @@
  * ControlTableCap and CC_Key checking (a MAD with the wrong key is
  * dropped and counted in CC_KeyViolations; a Get passes without the key
  * when the protect bit is clear). It answers through the same transport
- * interface as ibfmd's umad port (mgmt/cc.h), decoding and encoding the
- * payloads with mgmt/ccwire.c. ibsim implements no CC (docs/cc.md), so
+ * interface as ibfmd's MAD port (cc/cc.h), decoding and encoding the
+ * payloads with cc/ccwire.c. ibsim implements no CC (docs/cc.md), so
  * the apply logic is tested end to end against this.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mgmt/cc.h"
+#include "cc/cc.h"
 #include "routing/err.h"
 
 #define IBFM_CCM_CCT_BLOCKS 4

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "mgmt/ccprofile.h"
+#include "cc/ccprofile.h"
 
 #define IBFM_CCW_DATA 192     /* data area of a CC MAD */
 #define IBFM_CCW_CCT_BLOCK 64 /* CCT entries per block (attribute mod) */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "mgmt/ccpolicy.h"
+#include "cc/ccpolicy.h"
 #include "mgmt/lines.h"
 
 #include <errno.h>
