@@ -605,6 +605,14 @@ static void metrics(void *state, struct evbuffer *b)
 			    d->cc.job, d->cc.sets);
 }
 
+/* Their arguments and help: ctl/commands.c. */
+static const struct ibfm_ctl_handler cmds[] = {
+	{ "cc-diff", cmd_diff },
+	{ "cc-apply", cmd_apply },
+	{ "cc-status", cmd_status },
+	{ "cc-show", cmd_show },
+};
+
 /*
  * Loads cc_profile and cc_policy (0, or -EINVAL logged with FILE:LINE)
  * and registers cc-diff, cc-apply, cc-status and cc-show.
@@ -631,12 +639,8 @@ static int init(const struct ibfmd_core *core, void **state)
 	}
 	if (ibfmd_work_init(&d->work, core->worker, job_run, job_done, d))
 		return -ENOMEM;
-	/* Their arguments and help: ctl/commands.c. */
-	ibfm_ctl_register(core->ctl, "cc-diff", cmd_diff, d);
-	ibfm_ctl_register(core->ctl, "cc-apply", cmd_apply, d);
-	ibfm_ctl_register(core->ctl, "cc-status", cmd_status, d);
-	ibfm_ctl_register(core->ctl, "cc-show", cmd_show, d);
-	return 0;
+	ibfm_ctl_register_all(core->ctl, cmds, sizeof(cmds) / sizeof(*cmds), d);
+	return 0; /* main checks the table once: ctl.bad_register */
 }
 
 static void cc_free(void *state)

@@ -12,8 +12,8 @@
  * `ibfm call` against it before sending: both binaries link the same
  * table (ibfm_cmds, in ctl/commands.c), so they cannot disagree.
  *
- * A new command is one entry in ctl/commands.c and one
- * ibfm_ctl_register() call in the daemon's feature that answers it.
+ * A new command is one entry in ctl/commands.c and one entry in the
+ * handler table of the daemon's feature that answers it (ctl/ctl.h).
  */
 
 #include <stdbool.h>

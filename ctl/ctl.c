@@ -50,6 +50,15 @@ int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn,
 	return 0;
 }
 
+void ibfm_ctl_register_all(struct ibfm_ctl *c, const struct ibfm_ctl_handler *h,
+			   size_t n, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ibfm_ctl_register(c, h[i].name, h[i].fn, ctx);
+}
+
 static void reply_error(FILE *out, const char *why)
 {
 	struct ibfm_json j;

@@ -66,6 +66,19 @@ void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table,
 int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn,
 		      void *ctx);
 
+/* A handler of a feature, by the command's name. */
+struct ibfm_ctl_handler {
+	const char *name;
+	ibfm_ctl_fn fn;
+};
+
+/*
+ * Registers the 'n' handlers 'h' each with 'ctx', as
+ * ibfm_ctl_register(); a failure is kept in c->bad_register likewise.
+ */
+void ibfm_ctl_register_all(struct ibfm_ctl *c, const struct ibfm_ctl_handler *h,
+			   size_t n, void *ctx);
+
 /* Answers one request line with one reply line (ending in '\n') on 'out'. */
 void ibfm_ctl_handle(struct ibfm_ctl *c, const char *line, size_t len,
 		     FILE *out);

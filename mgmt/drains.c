@@ -412,6 +412,13 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_drain_free(&list);
 }
 
+/* Their arguments and help: ctl/commands.c. */
+static const struct ibfm_ctl_handler cmds[] = {
+	{ "drain", cmd_drain },
+	{ "undrain", cmd_undrain },
+	{ "drain-status", cmd_status },
+};
+
 static int init(const struct ibfmd_core *core, void **state)
 {
 	struct drains *d = calloc(1, sizeof(*d));
@@ -424,11 +431,8 @@ static int init(const struct ibfmd_core *core, void **state)
 	if (!d->op.tick ||
 	    ibfmd_work_init(&d->work, core->worker, verify_run, verify_done, d))
 		return -ENOMEM;
-	/* Their arguments and help: ctl/commands.c. */
-	ibfm_ctl_register(core->ctl, "drain", cmd_drain, d);
-	ibfm_ctl_register(core->ctl, "undrain", cmd_undrain, d);
-	ibfm_ctl_register(core->ctl, "drain-status", cmd_status, d);
-	return 0;
+	ibfm_ctl_register_all(core->ctl, cmds, sizeof(cmds) / sizeof(*cmds), d);
+	return 0; /* main checks the table once: ctl.bad_register */
 }
 
 /* Frees what a drain holds (shutdown; the worker stopped). */

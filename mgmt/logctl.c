@@ -49,13 +49,18 @@ static void cmd_level(void *ctx, const struct ibfm_req *req,
 	list_modules(j);
 }
 
+/* Their arguments and help: ctl/commands.c. */
+static const struct ibfm_ctl_handler cmds[] = {
+	{ "log-list", cmd_list },
+	{ "log-level", cmd_level },
+};
+
 static int init(const struct ibfmd_core *core, void **state)
 {
 	*state = NULL;
-	/* Their arguments and help: ctl/commands.c. */
-	ibfm_ctl_register(core->ctl, "log-list", cmd_list, NULL);
-	ibfm_ctl_register(core->ctl, "log-level", cmd_level, NULL);
-	return 0;
+	ibfm_ctl_register_all(core->ctl, cmds, sizeof(cmds) / sizeof(*cmds),
+			      NULL);
+	return 0; /* main checks the table once: ctl.bad_register */
 }
 
 const struct ibfmd_feature ibfmd_feature_log = {

@@ -262,6 +262,19 @@ static void test_register(void **state)
 			    "{\"who\":\"another\"}");
 	assert_string_equal(ask(&c, "{\"cmd\":\"hello\"}"),
 			    "{\"hello\":\"world\",\"since\":-1}");
+	/* A feature's table: each with the same context, failures kept. */
+	{
+		static const struct ibfm_ctl_handler h[] = {
+			{ "nosuch", who },
+			{ "x", who },
+		};
+
+		start(&c);
+		ibfm_ctl_register_all(&c, h, 2, "table");
+		assert_string_equal(c.bad_register, "nosuch");
+		assert_string_equal(ask(&c, "{\"cmd\":\"x\"}"),
+				    "{\"who\":\"table\"}");
+	}
 }
 
 /* A request is (line, len): nothing past len is read (ASan checks). */
