@@ -3,8 +3,9 @@
 # file, serves the numbers as Prometheus metrics, turns a pulled cable into an event with its ports, reports a
 # miswired expected file after SIGHUP, notices a pulled cable by its
 # light check alone, shrugs off bad clients, answers `ibfm call` and
-# refuses misspelt arguments, names a duplicated GUID, and
-# stops on SIGTERM.
+# refuses misspelt arguments, lists its log modules and changes their
+# levels at run time (log-level, log_level on SIGHUP), names a
+# duplicated GUID, and stops on SIGTERM.
 . "$TESTLIB"
 
 json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
