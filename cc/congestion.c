@@ -639,8 +639,7 @@ static int init(const struct ibfmd_core *core, void **state)
 	}
 	if (ibfmd_work_init(&d->work, core->worker, job_run, job_done, d))
 		return -ENOMEM;
-	ibfm_ctl_register_all(core->ctl, cmds, sizeof(cmds) / sizeof(*cmds), d);
-	return 0; /* main checks the table once: ctl.bad_register */
+	return 0;
 }
 
 static void cc_free(void *state)
@@ -663,6 +662,8 @@ static void cc_free(void *state)
 
 const struct ibfmd_feature ibfmd_feature_cc = {
 	.name = "cc",
+	.cmds = cmds,
+	.ncmds = sizeof(cmds) / sizeof(*cmds),
 	.init = init,
 	.after_sweep = after_sweep,
 	.metrics = metrics,

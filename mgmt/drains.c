@@ -431,8 +431,7 @@ static int init(const struct ibfmd_core *core, void **state)
 	if (!d->op.tick ||
 	    ibfmd_work_init(&d->work, core->worker, verify_run, verify_done, d))
 		return -ENOMEM;
-	ibfm_ctl_register_all(core->ctl, cmds, sizeof(cmds) / sizeof(*cmds), d);
-	return 0; /* main checks the table once: ctl.bad_register */
+	return 0;
 }
 
 /* Frees what a drain holds (shutdown; the worker stopped). */
@@ -452,6 +451,8 @@ static void drains_free(void *state)
 
 const struct ibfmd_feature ibfmd_feature_drains = {
 	.name = "drains",
+	.cmds = cmds,
+	.ncmds = sizeof(cmds) / sizeof(*cmds),
 	.init = init,
 	.free = drains_free,
 };

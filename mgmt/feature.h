@@ -12,20 +12,22 @@
  * (mgmt/worker.h), the control protocol (mgmt/ctl.h) and its socket,
  * and /metrics. A feature (the queries, drains, congestion control,
  * the log's own commands) gets a struct ibfmd_core naming the rooms,
- * keeps its own state, registers its control commands and fills in a
- * struct ibfmd_feature; main.c lists the features in one table and
- * calls them. A feature never calls main.c, and the core knows no
+ * keeps its own state and fills in a struct ibfmd_feature with its
+ * control commands and callbacks; main.c lists the features in one
+ * table, registers their commands and calls them. A feature never calls main.c, and the core knows no
  * feature's state.
  *
  * Everything a feature does runs on the loop thread, except what it
  * hands the worker (ibfmd_work_submit()).
  */
 
+#include <stddef.h>
+
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "mgmt/conf.h"
 #include "ctl/ctl.h"
+#include "mgmt/conf.h"
 #include "mgmt/events.h"
 #include "mgmt/routes.h"
 #include "mgmt/view.h"
@@ -36,20 +38,26 @@ struct ibfmd_core {
 	const struct ibfmd_conf *conf; /* changes on SIGHUP: do not copy */
 	const char *conf_path;
 	struct event_base *base;
-	struct ibfm_ctl *ctl;	       /* register commands here, at init */
+	struct ibfm_ctl *ctl;	       /* the control protocol */
 	struct ibfmd_events *events;   /* add what the feature did */
 	const struct ibfmd_view *view; /* the last sweep, read only */
 	struct ibfmd_routes *routes;   /* the plugin's routes, shared */
 	struct ibfmd_worker *worker;   /* sweeps and work off the loop */
 };
 
-/* A feature; any callback but init may be NULL. */
+/* A feature; any member but name may be NULL (or 0). */
 struct ibfmd_feature {
 	const char *name;
 	/*
-	 * Sets up the feature's state in '*state' and registers its
-	 * commands. 0, or a negative errno (the feature logged why) that
-	 * stops ibfmd; free is called either way.
+	 * Its control commands (declared in ctl/commands.c), registered
+	 * by main after init with the feature's state as their context.
+	 */
+	const struct ibfm_ctl_handler *cmds;
+	size_t ncmds;
+	/*
+	 * Sets up the feature's state in '*state'. 0, or a negative errno
+	 * (the feature logged why) that stops ibfmd; free is called
+	 * either way. Without init the state is NULL.
 	 */
 	int (*init)(const struct ibfmd_core *core, void **state);
 	/* The view took a new sweep. */

@@ -55,15 +55,8 @@ static const struct ibfm_ctl_handler cmds[] = {
 	{ "log-level", cmd_level },
 };
 
-static int init(const struct ibfmd_core *core, void **state)
-{
-	*state = NULL;
-	ibfm_ctl_register_all(core->ctl, cmds, sizeof(cmds) / sizeof(*cmds),
-			      NULL);
-	return 0; /* main checks the table once: ctl.bad_register */
-}
-
 const struct ibfmd_feature ibfmd_feature_log = {
 	.name = "log",
-	.init = init,
+	.cmds = cmds,
+	.ncmds = sizeof(cmds) / sizeof(*cmds),
 };

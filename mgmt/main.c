@@ -199,9 +199,13 @@ static int start(struct ibfmd *d)
 	    ibfmd_worker_start(core->base, &d->conf, on_found, d, &d->worker))
 		return -1;
 	core->worker = d->worker;
-	for (i = 0; i < NFEATURES; i++)
-		if (features[i]->init(core, &d->state[i]))
+	for (i = 0; i < NFEATURES; i++) {
+		const struct ibfmd_feature *f = features[i];
+
+		if (f->init && f->init(core, &d->state[i]))
 			return -1;
+		ibfm_ctl_register_all(&d->ctl, f->cmds, f->ncmds, d->state[i]);
+	}
 	if (d->ctl.bad_register) {
 		IBFMD_ERR(
 			"control command \"%s\": not in ctl/commands.c, or registered twice",

@@ -558,13 +558,13 @@ static int init(const struct ibfmd_core *core, void **state)
 	void *ctx = (void *)core; /* all the state the queries need */
 
 	*state = ctx;
-	ibfm_ctl_register_all(core->ctl, cmds, sizeof(cmds) / sizeof(*cmds),
-			      ctx);
-	return 0; /* main checks the table once: ctl.bad_register */
+	return 0;
 }
 
 const struct ibfmd_feature ibfmd_feature_queries = {
 	.name = "queries",
+	.cmds = cmds,
+	.ncmds = sizeof(cmds) / sizeof(*cmds),
 	.init = init,
 	.metrics = metrics,
 };
