@@ -19,6 +19,7 @@
 #include "mgmt/sweep.h"
 #include "routing/drain.h"
 #include "routing/grow.h"
+#include "routing/snapshot.h"
 
 #define OP_TIMEOUT_S 120
 #define TICK_MS 500
@@ -60,7 +61,9 @@ struct drains {
 
 static void drain_path(const struct drains *d, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.4000s/drain.list", d->core->conf->state_dir);
+	if (ibfm_snapshot_path(d->core->conf->state_dir, IBFM_STATE_DRAINS, buf,
+			       len))
+		buf[0] = '\0';
 }
 
 static uint64_t generation(const struct drains *d)
