@@ -52,6 +52,14 @@ struct ibfm_detour {
 	uint32_t *chain;     /* scratch: a path being followed */
 	uint32_t *queue;     /* scratch of reach_build (runs while a path is) */
 	bool *queued;
+	/*
+	 * Per switch, the ports refused as ways into a turn there. The turn
+	 * graph only gains edges until the next refresh or reset, so a
+	 * refusal stands till then; without this memo every target retried
+	 * them, each time building a fresh turn point's reach (seconds per
+	 * update on a 3-level fabric that lost a spine-core link).
+	 */
+	uint64_t (*refused)[4];
 	struct ibfm_detour_stats stats;
 };
 
@@ -114,8 +122,10 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	d->chain = calloc(n, sizeof(*d->chain));
 	d->queue = calloc(n, sizeof(*d->queue));
 	d->queued = calloc(n, sizeof(*d->queued));
+	d->refused = calloc(n, sizeof(*d->refused));
 	if (!d->rank || !d->turns || !d->turn_of || !d->xport || !d->xdown ||
-	    !d->xlen || !d->seen || !d->chain || !d->queue || !d->queued) {
+	    !d->xlen || !d->seen || !d->chain || !d->queue || !d->queued ||
+	    !d->refused) {
 		ibfm_detour_destroy(d);
 		return -ENOMEM;
 	}
@@ -145,6 +155,7 @@ void ibfm_detour_reset(struct ibfm_detour *d)
 	d->nturns = 0;
 	d->nhubs = 0;
 	memset(&d->stats, 0, sizeof(d->stats));
+	memset(d->refused, 0, (size_t)d->g.nsw * sizeof(*d->refused));
 }
 
 void ibfm_detour_destroy(struct ibfm_detour *d)
@@ -163,6 +174,7 @@ void ibfm_detour_destroy(struct ibfm_detour *d)
 	free(d->chain);
 	free(d->queue);
 	free(d->queued);
+	free(d->refused);
 	free(d);
 }
 
@@ -305,10 +317,14 @@ static void drop_last_turn(struct ibfm_detour *d)
 static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 {
 	bool fresh = d->turn_of[v] == IBFM_NONE;
-	uint32_t k = turn_at(d, v), a = peer_sw(d, v, port), i, n = 0;
+	uint32_t k, a, i, n = 0;
 	uint64_t seen[TURN_WORDS] = { 0 };
 	uint32_t stack[MAX_TURNS];
 
+	if (ibfm_bit(d->refused[v], port))
+		return false;
+	k = turn_at(d, v);
+	a = peer_sw(d, v, port);
 	if (k == IBFM_NONE || a == IBFM_NONE)
 		return false;
 	if (allowed(&d->turns[k], port))
@@ -321,6 +337,7 @@ static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 		if (reached(d, &t->r, a, v)) {
 			if (fresh)
 				drop_last_turn(d);
+			ibfm_bit_set(d->refused[v], port);
 			return false;
 		}
 		for (i = 0; i < d->nturns; i++)
@@ -341,6 +358,8 @@ int ibfm_detour_refresh(struct ibfm_detour *d)
 {
 	uint32_t i, j;
 
+	/* Fewer chains now: what was refused may be allowed. */
+	memset(d->refused, 0, (size_t)d->g.nsw * sizeof(*d->refused));
 	for (i = 0; i < d->nturns; i++)
 		if (reach_build(d, d->turns[i].sw, &d->turns[i].r))
 			return -ENOMEM;
