@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/ftree.c: the fat-tree engine, checked by routing/verify.c. */
+/* Tests of routing/ftree*.c: the fat-tree engine, checked by routing/verify.c. */
 #include "test_common.h"
 
 #include "bench/bench.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/rail.c and of rail-aware routing in routing/ftree.c. */
+/* Tests of routing/rail.c and of rail-aware routing in routing/ftree*.c. */
 #include "test_common.h"
 
 #include <unistd.h>
