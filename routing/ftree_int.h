@@ -21,9 +21,10 @@
  *   ftree_update.c  the incremental update: repair of what the lost
  *                   links invalidated, detours planned again.
  * What they share is here: the engine's state, and the small helpers
- * the routing loops call per entry, kept static inline so that each
- * loop inlines them as it did when the engine was one file. Functions
- * named ibfm_ftree_* below are called from another of the files; their
+ * the routing loops call per entry, static here so that each loop
+ * compiles as it did when the engine was one file (inlined, or out of
+ * line where the compiler kept them so: pick_up). Functions named
+ * ibfm_ftree_* below are called from another of the files; their
  * comments are at their definitions.
  */
 
@@ -186,7 +187,7 @@ static inline uint32_t find_run(const struct hop *h, uint32_t n, uint32_t c,
  * out of line: inlined into the route loop it cost 12% more
  * instructions there (callgrind, bench_route -l 3 -k 36).
  */
-static inline __attribute__((noinline)) uint32_t
+static __attribute__((noinline, unused)) uint32_t
 pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
 	uint32_t skip)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/verify.c and routing/lft.c on planted faults. */
+/* Tests of routing/verify*.c and routing/lft.c on planted faults. */
 #include "test_common.h"
 
 #include <unistd.h>
