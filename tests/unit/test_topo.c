@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/topo.c and topo_write.c: the ibnetdiscover reader and writer. */
+/* Tests of routing/topo*.c: the ibnetdiscover reader and writer. */
 #include "test_common.h"
 
 #include "routing/diff.h"
