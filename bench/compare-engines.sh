@@ -11,7 +11,7 @@
 # and evaluated with ibfm eval (max / mean link load of each pattern,
 # effective bisection bandwidth).
 # Usage: bench/compare-engines.sh [GEN ARGS]; with none, the zoo
-# (tests/zoo.list) and its degraded fabrics, as in docs/BENCHMARKS.md.
+# (tests/zoo.list) and its degraded fabrics, as in docs/engines.md.
 # Prints markdown. ENGINES and PATTERNS pick (the
 # all-to-all evaluation takes minutes per engine past 16,000 hosts);
 # each engine's dump is removed once evaluated (GBs on large trees);

@@ -1,12 +1,12 @@
 #!/bin/bash
 # Plots bench/compare-engines.sh output (markdown, as pasted into
-# docs/BENCHMARKS.md): routing time against hosts per engine on full
+# docs/engines.md): routing time against hosts per engine on full
 # trees, and shift max load per engine and fabric. Needs gnuplot
 # (Debian: gnuplot-nox; listed in bench/packages.txt).
 # Usage: bench/plot-engines.sh [MARKDOWN] [OUTDIR]
 set -eu
 cd "$(dirname "$0")/.."
-md=${1:-docs/BENCHMARKS.md}
+md=${1:-docs/engines.md}
 out=${2:-docs}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
