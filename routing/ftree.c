@@ -4,7 +4,8 @@
  *
  * Creating the engine ranks the switches (ibfm_rank_detect, or down
  * from the switches of a root GUID file), marks the I/O nodes' ports,
- * builds the engine's view of the links (ftree_graph.c) and lists the
+ * builds the engine's view of the links (ftree_graph.c), the detour
+ * planner (routing/detour.h) over the switches by GUID, and lists the
  * destinations in the order the balance needs: compute hosts in host
  * order, then I/O nodes, then switch LIDs by GUID. The algorithm is
  * described in routing/ftree.h; routing/ftree_int.h says which file

@@ -22,10 +22,10 @@
  *                   links invalidated, detours planned again.
  * What they share is here: the engine's state, and the small helpers
  * the routing loops call per entry, static here so that each loop
- * compiles as it did when the engine was one file (inlined, or out of
- * line where the compiler kept them so: pick_up). Functions named
- * ibfm_ftree_* below are called from another of the files; their
- * comments are at their definitions.
+ * compiles as it did when the engine was one file (pick_up stays out of
+ * line, as the compiler kept it then). The ibfm_ftree_* functions
+ * declared at the end are called from another of the files; the
+ * comments at their definitions say more.
  */
 
 #include <stdbool.h>
@@ -221,6 +221,7 @@ static inline uint32_t build_components(struct ibfm_ftree *t)
 					     t->node_sw, t->comp, t->queue);
 }
 
+/* qsort's order of 64-bit keys (hub candidates, dead entries). */
 static inline int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -14,8 +14,9 @@
  * afresh with new hubs, and what is still left gets the dependency
  * graph search. Tables that needed that search before are routed
  * afresh (reroute_all). Changed entries are counted, and blocks marked,
- * as they are stored. Cost: O(changed reach x neighbours x LIDs of the
- * target) plus one pass over the tables' dead ports.
+ * as they are stored. Cost: the reach built again (O(links x switches
+ * / 64)), then per destination revisited the switches whose reach of
+ * it changed and their ports, and one scan of a row per dead port.
  */
 #include "routing/ftree.h"
 
