@@ -99,12 +99,7 @@ bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v)
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
 			 size_t len)
 {
-	const struct ibfm_port *p = &f->ports[port];
-	const struct ibfm_node *n = &f->nodes[p->node];
-
-	snprintf(buf, len, "\"%s\"[%u] (0x%016" PRIx64 ")",
-		 ibfm_fabric_str(f, n->desc), p->num, n->guid);
-	return buf;
+	return ibfm_fabric_port_text(f, port, buf, len);
 }
 
 void cli_suggest_node(const struct ibfm_fabric *f, const char *s)

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/jsonview.h"
 #include "routing/drain.h"
+#include "routing/drainsafe.h"
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/rail.h"
@@ -59,6 +60,7 @@ struct drain_result {
 	double load_before;
 	uint64_t entries, blocks;
 	bool repaired; /* predicted by the plugin's repair, not from scratch */
+	bool safe;     /* routing/drainsafe.h */
 };
 
 static uint64_t count_blocks(const struct ibfm_lfts *a,
@@ -89,110 +91,17 @@ static uint64_t count_blocks(const struct ibfm_lfts *a,
 }
 
 /*
- * The drain list the plugin routes with now ('path', NULL: none), and
- * the one it would route with once 'e' is on it too; 'e' being on the
- * list already is an error of its own.
- */
-static int read_lists(const char *path, const struct ibfm_drain_entry *e,
-		      const char *what, struct ibfm_drain *now,
-		      struct ibfm_drain *next)
-{
-	struct ibfm_err err;
-
-	if (path && ibfm_drain_read(path, now, &err)) {
-		cli_error("%s", err.msg);
-		return CLI_INPUT;
-	}
-	if (path && ibfm_drain_read(path, next, &err)) {
-		cli_error("%s", err.msg);
-		return CLI_INPUT;
-	}
-	if (ibfm_drain_add(next, e) == -EEXIST) {
-		cli_error("%s is already drained (ibfm undrain puts it back)",
-			  what);
-		return DRAIN_FAILED;
-	}
-	return CLI_OK;
-}
-
-/* Whether two tables of one fabric forward every LID alike. */
-static bool same_tables(const struct ibfm_lfts *a, const struct ibfm_lfts *b)
-{
-	uint32_t s, l, top = a->top_lid > b->top_lid ? a->top_lid : b->top_lid;
-
-	if (a->nsw != b->nsw)
-		return false;
-	for (s = 0; s < a->nsw; s++) {
-		const uint8_t *x = ibfm_lfts_row(a, s),
-			      *y = ibfm_lfts_row(b, s);
-
-		for (l = 0; l <= top; l++)
-			if ((l <= a->top_lid ? x[l] : IBFM_LFT_NONE) !=
-			    (l <= b->top_lid ? y[l] : IBFM_LFT_NONE))
-				return false;
-	}
-	return true;
-}
-
-/*
- * Routes the drained fabric as the plugin would: its pass with the
- * current drain list, then the pass with ELEMENT on it too, which
- * repairs the first with the fewest changes (routing/route.h). Against
- * tables read from a dump ('before'), the repair is the plugin's own
- * only when the dump holds the first pass's tables; otherwise (another
- * engine's tables, or a plugin whose history differs) ibfm routes the
- * drained fabric from scratch. Takes 'f'.
- */
-static int predict(struct ibfm_fabric *f, const struct ibfm_drain *now,
-		   const struct ibfm_drain *next, struct ibfm_lfts *before,
-		   bool have_before, struct ibfm_route **out, bool *repaired)
-{
-	struct ibfm_route_opts o = { .drains = now };
-	struct ibfm_fabric *g = ibfm_fabric_clone(f);
-	struct ibfm_route *pass = NULL;
-	struct ibfm_err err;
-	int rc;
-
-	if (!g) {
-		ibfm_fabric_destroy(f);
-		cli_error("out of memory");
-		return CLI_FAIL;
-	}
-	rc = ibfm_route_build(f, NULL, &o, &pass, &err);
-	*repaired = !rc && (!have_before || same_tables(before, &pass->lfts));
-	if (!rc && !have_before)
-		rc = ibfm_lfts_copy(before, pass->fabric, &pass->lfts, &err);
-	o.drains = next;
-	if (!rc && *repaired) {
-		rc = ibfm_route_update(&pass, g, NULL, &o, &err);
-		g = NULL;
-	} else if (!rc) {
-		ibfm_route_destroy(pass);
-		pass = NULL;
-		rc = ibfm_route_build(g, NULL, &o, &pass, &err);
-		g = NULL;
-	}
-	ibfm_fabric_destroy(g);
-	if (rc) {
-		cli_error("%s", err.msg);
-		ibfm_route_destroy(pass);
-		return CLI_FAIL;
-	}
-	*out = pass;
-	return CLI_OK;
-}
-
-/*
- * The dry run: what draining ELEMENT does to reachability, loops, the
- * pattern's load and the tables the switches hold.
+ * The dry run: what draining ELEMENT does to reachability, loops (both
+ * by routing/drainsafe.h, as ibfmd checks it), the pattern's load and
+ * the tables the switches hold.
  */
 static int dry_run(const char *topo, const char *lfts, const char *drains,
 		   const char *element, enum ibfm_pattern pattern,
 		   struct drain_result *r)
 {
-	struct ibfm_drain now = { 0 }, next = { 0 };
+	struct ibfm_drain now = { 0 };
 	struct ibfm_lfts before = { 0 };
-	struct ibfm_route *pass = NULL;
+	struct ibfm_drainsafe ds = { 0 };
 	struct ibfm_fabric *f, *g = NULL;
 	struct ibfm_drain_entry de;
 	struct ibfm_err err;
@@ -213,9 +122,11 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 		rc = CLI_INPUT;
 		goto out;
 	}
-	rc = read_lists(drains, &de, r->what, &now, &next);
-	if (rc)
+	if (drains && ibfm_drain_read(drains, &now, &err)) {
+		cli_error("%s", err.msg);
+		rc = CLI_INPUT;
 		goto out;
+	}
 	if (ibfm_fabric_assign_lids(f, 0, &err) ||
 	    (lfts && ibfm_lfts_read_dump(f, lfts, &before, &err))) {
 		cli_error("%s", err.msg);
@@ -224,35 +135,41 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 	}
 	/* The load now: on the fabric as drained now, with its tables. */
 	g = ibfm_fabric_clone(f);
-	rc = predict(f, &now, &next, &before, lfts != NULL, &pass,
-		     &r->repaired);
+	rc = ibfm_drainsafe_check(f, &now, &de, &before, lfts != NULL, &ds,
+				  &err);
 	f = NULL;
-	if (rc)
+	if (rc == -EEXIST) {
+		cli_error("%s is already drained (ibfm undrain puts it back)",
+			  r->what);
+		rc = DRAIN_FAILED;
 		goto out;
-	rc = CLI_FAIL;
-	if (!g)
+	}
+	if (rc || !g) {
+		cli_error("%s", rc ? err.msg : "out of memory");
+		rc = CLI_FAIL;
 		goto out;
+	}
+	r->repaired = ds.repaired;
+	r->reach = ds.reach;
+	r->cdg = ds.cdg;
+	r->safe = ds.safe;
 	ibfm_drain_apply(g, &now);
 	if (ibfm_verify_pattern(g, &before, pattern, NULL, &r->load, NULL) == 0)
 		r->load_before = r->load.max_load;
-	r->blocks = count_blocks(&before, &pass->lfts, &r->entries);
-	if (ibfm_verify_reach(pass->fabric, &pass->lfts, NULL, &r->reach,
-			      &err) ||
-	    ibfm_verify_credit_loops(pass->fabric, &pass->lfts, NULL, &r->cdg,
-				     &err) ||
-	    ibfm_verify_pattern(pass->fabric, &pass->lfts, pattern, NULL,
+	r->blocks = count_blocks(&before, &ds.pass->lfts, &r->entries);
+	if (ibfm_verify_pattern(ds.pass->fabric, &ds.pass->lfts, pattern, NULL,
 				&r->load, &err)) {
 		cli_error("%s", err.msg);
+		rc = CLI_FAIL;
 		goto out;
 	}
 	rc = CLI_OK;
 out:
-	ibfm_route_destroy(pass);
+	ibfm_drainsafe_free(&ds);
 	ibfm_lfts_free(&before);
 	ibfm_fabric_destroy(g);
 	ibfm_fabric_destroy(f);
 	ibfm_drain_free(&now);
-	ibfm_drain_free(&next);
 	return rc;
 }
 
@@ -468,7 +385,7 @@ static int cmd_drain(int argc, char **argv)
 	rc = dry_run(topo, lfts, drains, element, pattern, &r);
 	if (rc)
 		return rc;
-	safe = !r.reach.unreachable_ca && !r.reach.loops && !r.cdg.loops;
+	safe = r.safe;
 	if (!dry && safe) {
 		if (!json)
 			print_report(&r, pattern, safe);

@@ -10,13 +10,7 @@
 void ibfmd_event_port_text(const struct ibfm_fabric *f, uint32_t p, char *buf,
 			   size_t len)
 {
-	if (p == IBFM_NONE) {
-		buf[0] = '\0';
-		return;
-	}
-	snprintf(buf, len, "\"%s\"[%u] (0x%016" PRIx64 ")",
-		 ibfm_fabric_str(f, f->nodes[f->ports[p].node].desc),
-		 f->ports[p].num, f->nodes[f->ports[p].node].guid);
+	ibfm_fabric_port_text(f, p, buf, len);
 }
 
 void ibfmd_events_add(struct ibfmd_events *ev, const struct ibfmd_event *e)

@@ -474,6 +474,21 @@ uint32_t ibfm_fabric_port_by_lid(const struct ibfm_fabric *f, uint32_t lid)
 	return f->lid_port[lid];
 }
 
+const char *ibfm_fabric_port_text(const struct ibfm_fabric *f, uint32_t p,
+				  char *buf, size_t len)
+{
+	const struct ibfm_node *n;
+
+	if (p == IBFM_NONE) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	n = &f->nodes[f->ports[p].node];
+	snprintf(buf, len, "\"%s\"[%u] (0x%016" PRIx64 ")",
+		 ibfm_fabric_str(f, n->desc), f->ports[p].num, n->guid);
+	return buf;
+}
+
 uint32_t ibfm_fabric_path(const struct ibfm_fabric *f, uint32_t a, uint32_t b,
 			  uint32_t *path, uint32_t max)
 {

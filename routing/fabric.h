@@ -178,6 +178,13 @@ uint32_t ibfm_fabric_node_by_desc(const struct ibfm_fabric *f,
 uint32_t ibfm_fabric_port_by_guid(const struct ibfm_fabric *f, uint64_t guid);
 uint32_t ibfm_fabric_port_by_lid(const struct ibfm_fabric *f, uint32_t lid);
 
+/*
+ * Port 'p' for people: "DESC"[NUM] (0xNODEGUID), into 'buf' (always
+ * NUL-terminated; "" for IBFM_NONE). Returns 'buf'.
+ */
+const char *ibfm_fabric_port_text(const struct ibfm_fabric *f, uint32_t p,
+				  char *buf, size_t len);
+
 /* The string at pool offset 'off'. */
 static inline const char *ibfm_fabric_str(const struct ibfm_fabric *f,
 					  uint32_t off)
