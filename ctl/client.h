@@ -39,4 +39,10 @@ bool ibfm_client_is_error(const char *reply);
  */
 #define IBFM_CTL_ERR_INPUT "input"
 
+/*
+ * IBFM_CTL_ERR_PERMISSION when the peer may not ask for the command
+ * (ctl/ctl.h says who may); the CLI exits 4 for it as for any error.
+ */
+#define IBFM_CTL_ERR_PERMISSION "permission"
+
 #endif /* IBFM_CTL_CLIENT_H */

@@ -109,5 +109,12 @@ void ibfm_cmd_json(struct ibfm_json *j, const struct ibfm_cmd *cmd)
 		ibfm_json_obj_end(j);
 	}
 	ibfm_json_arr_end(j);
+	if (cmd->cls != IBFM_CMD_READ)
+		ibfm_json_str(j, "class", ibfm_cmd_class_name(cmd->cls));
 	ibfm_json_obj_end(j);
+}
+
+const char *ibfm_cmd_class_name(enum ibfm_cmd_class cls)
+{
+	return cls == IBFM_CMD_ADMIN ? "admin" : "read";
 }

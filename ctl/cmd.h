@@ -12,6 +12,11 @@
  * `ibfm call` against it before sending: both binaries link the same
  * table (ibfm_cmds, in ctl/commands.c), so they cannot disagree.
  *
+ * Each command is of a class (docs/security.md): read-only ones answer
+ * from what ibfmd knows; admin ones change the fabric or the daemon, or
+ * load the fabric (a sweep, a CC job), and are kept for root and the
+ * admin group, and audited (ctl/ctl.h).
+ *
  * A new command is one entry in ctl/commands.c and one entry in the
  * handler table of the daemon's feature that answers it (ctl/ctl.h).
  */
@@ -35,9 +40,16 @@ struct ibfm_arg {
 	bool required;
 };
 
+/* Who may ask for a command (ctl/ctl.h says who is who). */
+enum ibfm_cmd_class {
+	IBFM_CMD_READ,	/* answers from what ibfmd knows */
+	IBFM_CMD_ADMIN, /* changes or loads the fabric or the daemon */
+};
+
 struct ibfm_cmd {
-	const char *name; /* NULL ends a table */
-	const char *help; /* one line, no trailing period */
+	const char *name;	 /* NULL ends a table */
+	const char *help;	 /* one line, no trailing period */
+	enum ibfm_cmd_class cls; /* IBFM_CMD_READ unless said */
 	/* In positional order: `ibfm call CMD A B` gives args[0] and [1]. */
 	struct ibfm_arg args[IBFM_CMD_MAX_ARGS];
 };
@@ -73,9 +85,13 @@ const char *ibfm_cmd_arg_names(const struct ibfm_cmd *cmd, char *buf,
 const char *ibfm_cmd_synopsis(const struct ibfm_cmd *cmd, char *buf,
 			      size_t len);
 
+/* "read" or "admin". */
+const char *ibfm_cmd_class_name(enum ibfm_cmd_class cls);
+
 /*
  * Writes 'cmd' as an object into 'j' (inside an array): name, help and
- * args, each argument with its name, type and required.
+ * args, each argument with its name, type and required; "class":
+ * "admin" for an admin command (nothing for a read-only one).
  */
 void ibfm_cmd_json(struct ibfm_json *j, const struct ibfm_cmd *cmd);
 

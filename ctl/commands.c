@@ -4,6 +4,12 @@
  * declared (ctl/cmd.h). ibfmd answers those its features register;
  * ibfm encodes its requests from here. Arguments are in positional
  * order; docs/ibfmd.8 describes each command's reply.
+ *
+ * ADMIN marks what only root and the admin group may ask, each request
+ * audited (docs/security.md): what changes the fabric (drain, undrain,
+ * cc-apply) or the daemon (log-level), and what loads the fabric on
+ * demand (sweep; cc-diff, a job of MADs to every node holding the one
+ * CC job slot that cc-apply needs).
  */
 #include "ctl/cmd.h"
 
@@ -11,6 +17,7 @@
 /* One line each: clang-format would make each a block of four. */
 /* clang-format off */
 #define CMD(n, h) .name = (n), .help = (h)
+#define ADMIN(n, h) CMD(n, h), .cls = IBFM_CMD_ADMIN
 #define REQ(n, t) { .name = (n), .type = IBFM_ARG_##t, .required = true }
 #define OPT(n, t) { .name = (n), .type = IBFM_ARG_##t }
 /* clang-format on */
@@ -23,7 +30,7 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ CMD("status", "fabric and sweep status") },
 	{ CMD("events", "events after number \"since\", oldest first"),
 	  .args = { OPT("since", INT) } },
-	{ CMD("sweep", "start a sweep now") },
+	{ ADMIN("sweep", "start a sweep now") },
 	{ CMD("summary", "the last sweep: counts, levels, links by rate") },
 	{ CMD("diff", "the last sweep against the expected topology") },
 	{ CMD("counters", "hot ports and ports with errors, \"top\" of each"),
@@ -32,26 +39,26 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	      "hops from \"src\" to \"dst\" on the plugin's LFTs (all_lids: every LID of dst)"),
 	  .args = { REQ("src", STR), REQ("dst", STR), OPT("all_lids", BOOL) } },
 	/* mgmt/drains.c */
-	{ CMD("drain",
-	      "route around \"element\" and confirm the switches' tables"),
+	{ ADMIN("drain",
+		"route around \"element\" and confirm the switches' tables"),
 	  .args = { REQ("element", STR) } },
-	{ CMD("undrain",
-	      "put \"element\" back and confirm the switches' tables"),
+	{ ADMIN("undrain",
+		"put \"element\" back and confirm the switches' tables"),
 	  .args = { REQ("element", STR) } },
 	{ CMD("drain-status",
 	      "the drain in progress or the last, and the list") },
 	/* cc/congestion.c */
-	{ CMD("cc-diff",
-	      "compare every node's CC settings with its profile (a job: see cc-status)") },
-	{ CMD("cc-apply",
-	      "set what differs from the profiles and read it back (a job: see cc-status)") },
+	{ ADMIN("cc-diff",
+		"compare every node's CC settings with its profile (a job: see cc-status)") },
+	{ ADMIN("cc-apply",
+		"set what differs from the profiles and read it back (a job: see cc-status)") },
 	{ CMD("cc-status",
 	      "the CC job in progress, or the last one's results") },
 	{ CMD("cc-show", "the CC profiles in effect and what each node is") },
 	/* mgmt/logctl.c */
 	{ CMD("log-list", "every log module and its level") },
-	{ CMD("log-level",
-	      "set the log level of \"module\" (or all): err, warn, info or debug"),
+	{ ADMIN("log-level",
+		"set the log level of \"module\" (or all): err, warn, info or debug"),
 	  .args = { REQ("module", STR), REQ("level", STR) } },
 	{ 0 },
 };

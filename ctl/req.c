@@ -427,9 +427,26 @@ int ibfm_req_parse(struct ibfm_req *r, const struct ibfm_cmd *table,
 	return ibfm_req_check(r, err);
 }
 
+void ibfm_req_json_args(struct ibfm_json *j, const struct ibfm_req *r)
+{
+	unsigned i, n = r->cmd ? ibfm_cmd_nargs(r->cmd) : 0;
+
+	for (i = 0; i < n; i++) {
+		const struct ibfm_arg *a = &r->cmd->args[i];
+
+		if (!r->v[i].set)
+			continue;
+		if (a->type == IBFM_ARG_STR)
+			ibfm_json_str(j, a->name, r->v[i].str);
+		else if (a->type == IBFM_ARG_INT)
+			ibfm_json_int(j, a->name, r->v[i].num);
+		else
+			ibfm_json_bool(j, a->name, r->v[i].num != 0);
+	}
+}
+
 char *ibfm_req_encode(const struct ibfm_req *r)
 {
-	unsigned i, n = ibfm_cmd_nargs(r->cmd);
 	struct ibfm_json j;
 	char *line = NULL;
 	size_t len = 0;
@@ -440,18 +457,7 @@ char *ibfm_req_encode(const struct ibfm_req *r)
 	ibfm_json_init(&j, out, false);
 	ibfm_json_obj_begin(&j, NULL);
 	ibfm_json_str(&j, "cmd", r->cmd->name);
-	for (i = 0; i < n; i++) {
-		const struct ibfm_arg *a = &r->cmd->args[i];
-
-		if (!r->v[i].set)
-			continue;
-		if (a->type == IBFM_ARG_STR)
-			ibfm_json_str(&j, a->name, r->v[i].str);
-		else if (a->type == IBFM_ARG_INT)
-			ibfm_json_int(&j, a->name, r->v[i].num);
-		else
-			ibfm_json_bool(&j, a->name, r->v[i].num != 0);
-	}
+	ibfm_req_json_args(&j, r);
 	ibfm_json_obj_end(&j);
 	if (ibfm_json_finish(&j) | fclose(out)) {
 		free(line);

@@ -38,6 +38,8 @@ static const struct key {
 	{ "metrics", HOSTPORT, F(metrics), 0, 0 },
 	{ "counters", ONOFF, F(counters), 0, 0 },
 	{ "log_level", LEVEL, F(log_level), 0, 0 },
+	{ "read_group", STR, F(read_group), 0, 0 },
+	{ "admin_group", STR, F(admin_group), 0, 0 },
 	{ "cc_profile", STR, F(cc_profile), 0, 0 },
 	{ "cc_policy", STR, F(cc_policy), 0, 0 },
 	{ "cc_auto", ONOFF, F(cc_auto), 0, 0 },

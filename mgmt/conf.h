@@ -26,6 +26,10 @@ struct ibfmd_conf {
 	bool metrics_set;  /* by the file: failing to listen is fatal */
 	bool counters;	   /* read PMA counters on every full sweep */
 	int log_level;	   /* enum ibfmd_log_level of every module */
+	/* who may use the control socket (docs/security.md): a group name
+	 * or number each, "" for none */
+	char read_group[64];
+	char admin_group[64];
 	/* congestion control (docs/cc.md) */
 	char cc_profile[4096]; /* a built-in name or a profile file */
 	char cc_policy[4096];  /* rules choosing profiles per node, or "" */

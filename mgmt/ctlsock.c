@@ -60,26 +60,71 @@ static void client_reply_error_and_close(struct ibfmd_ctlsock *s,
 	bufferevent_setcb(bev, NULL, client_drained, client_event, s);
 }
 
+/*
+ * Who is at the other end of 'fd', as the kernel recorded it when they
+ * connected: uid, gid and pid (SO_PEERCRED) and the supplementary
+ * groups (SO_PEERGROUPS) into 'buf' of 'n', or into '*heap' (the
+ * caller frees it) when there are more. A kernel without SO_PEERGROUPS
+ * (before 4.13) gives the primary group only. 0 or a negative errno.
+ */
+static int peer_of(evutil_socket_t fd, struct ibfm_ctl_peer *p, gid_t *buf,
+		   size_t n, gid_t **heap)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
+		return -errno;
+	*p = (struct ibfm_ctl_peer){ uc.uid, uc.gid, uc.pid, buf, 0 };
+	len = (socklen_t)(n * sizeof(*buf));
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, buf, &len)) {
+		p->ngroups = len / sizeof(*buf);
+		return 0;
+	}
+	if (errno == ENOPROTOOPT)
+		return 0;
+	if (errno != ERANGE)
+		return -errno;
+	*heap = malloc(len);
+	if (!*heap)
+		return -ENOMEM;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, *heap, &len))
+		return -errno;
+	p->groups = *heap;
+	p->ngroups = len / sizeof(*buf);
+	return 0;
+}
+
 static void client_read(struct bufferevent *bev, void *arg)
 {
 	struct ibfmd_ctlsock *s = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
+	struct ibfm_ctl_peer peer;
+	gid_t groups[64], *more = NULL;
 	char *line;
 	size_t len;
 
+	if (peer_of(bufferevent_getfd(bev), &peer, groups, 64, &more)) {
+		free(more);
+		IBFMD_WARN_RL("a client's credentials cannot be read: closed");
+		client_reply_error_and_close(
+			s, bev, "permission denied: no peer credentials");
+		return;
+	}
 	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF))) {
 		char *reply = NULL;
 		size_t rlen = 0;
 		FILE *out = open_memstream(&reply, &rlen);
 
 		if (out) {
-			ibfm_ctl_handle(s->ctl, line, len, out);
+			ibfm_ctl_handle_from(s->ctl, &peer, line, len, out);
 			fclose(out);
 			bufferevent_write(bev, reply, rlen);
 		}
 		free(reply);
 		free(line);
 	}
+	free(more);
 	if (evbuffer_get_length(in) > IBFM_CTL_MAX_LINE) {
 		IBFMD_WARN_RL("a client sent a line over %d bytes: dropped",
 			      IBFM_CTL_MAX_LINE);

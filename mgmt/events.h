@@ -5,14 +5,17 @@
 /*
  * DOC: ibfmd's events: what changed in the fabric (a difference between
  * two sweeps or from the expected topology, error counters that rose)
- * and what the daemon did about it (drains, CC jobs), each numbered and
- * timed, in a ring of the last IBFMD_MAX_EVENTS. Anything on the loop
+ * and what the daemon did about it (drains, CC jobs), and who asked it
+ * to (admin requests and refusals, with uid, gid and pid: mgmt/audit.c),
+ * each numbered and timed, in a ring of the last IBFMD_MAX_EVENTS. Anything on the loop
  * thread may add one; the control socket's "events" reads them by
  * number. Nothing here allocates.
  */
 
-#include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "routing/diff.h"
@@ -27,6 +30,10 @@ struct ibfmd_event {
 	const char *kind;
 	char ports[2][160]; /* the link's two ends, or one node */
 	char detail[120];   /* what changed, when there is more to say */
+	bool by;	    /* a control request: who sent it */
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
 };
 
 struct ibfmd_events {

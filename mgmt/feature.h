@@ -76,5 +76,6 @@ extern const struct ibfmd_feature ibfmd_feature_queries;
 extern const struct ibfmd_feature ibfmd_feature_drains;
 extern const struct ibfmd_feature ibfmd_feature_cc;
 extern const struct ibfmd_feature ibfmd_feature_log;
+extern const struct ibfmd_feature ibfmd_feature_audit;
 
 #endif /* IBFMD_FEATURE_H */

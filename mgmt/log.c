@@ -229,6 +229,19 @@ static bool take_token(struct ibfmd_log_rl *rl, long long now)
 	return true;
 }
 
+bool ibfmd_log_rl_pass(struct ibfmd_log_rl *rl, unsigned *dropped)
+{
+	bool pass;
+
+	pthread_mutex_lock(&log_state.lock);
+	pass = take_token(rl, now_ms());
+	*dropped = pass ? rl->dropped : 0;
+	if (pass)
+		rl->dropped = 0;
+	pthread_mutex_unlock(&log_state.lock);
+	return pass;
+}
+
 __attribute__((format(printf, 4, 0))) static void
 vlog(struct ibfmd_log_module *m, enum ibfmd_log_level level,
      struct ibfmd_log_rl *rl, const char *fmt, va_list ap)

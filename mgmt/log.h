@@ -118,6 +118,13 @@ void ibfmd_log_rl(struct ibfmd_log_module *m, enum ibfmd_log_level level,
 #define IBFMD_INFO_RL(...)                                                     \
 	IBFMD_LOG_RL_SITE(ibfmd_log_this, IBFMD_LOG_INFO, __VA_ARGS__)
 
+/*
+ * Whether the bucket 'rl' lets one more through now, for what is not a
+ * log line (an audit record, an event); '*dropped' gets how many it held
+ * back since the last one through, and that count starts again.
+ */
+bool ibfmd_log_rl_pass(struct ibfmd_log_rl *rl, unsigned *dropped);
+
 /* "err", "warn", "info", "debug". */
 const char *ibfmd_log_level_name(enum ibfmd_log_level level);
 

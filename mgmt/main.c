@@ -22,6 +22,7 @@
 #include <event2/thread.h>
 
 #include "config.h"
+#include "mgmt/access.h"
 #include "mgmt/ctlsock.h"
 #include "mgmt/feature.h"
 #include "mgmt/log.h"
@@ -31,10 +32,8 @@ IBFMD_LOG_MODULE(main);
 
 /* Every feature, in the order they start, are told of sweeps and stop. */
 static const struct ibfmd_feature *const features[] = {
-	&ibfmd_feature_queries,
-	&ibfmd_feature_drains,
-	&ibfmd_feature_cc,
-	&ibfmd_feature_log,
+	&ibfmd_feature_audit, &ibfmd_feature_queries, &ibfmd_feature_drains,
+	&ibfmd_feature_cc,    &ibfmd_feature_log,
 };
 
 #define NFEATURES (sizeof(features) / sizeof(*features))
@@ -54,8 +53,9 @@ struct ibfmd {
 	void *state[NFEATURES]; /* each feature's */
 };
 
-/* Reads the configuration; logs why not. */
-static int read_conf(const char *path, struct ibfmd_conf *c)
+/* Reads the configuration and who may use the socket by it; logs why not. */
+static int read_conf(const char *path, struct ibfmd_conf *c,
+		     struct ibfm_ctl_access *a)
 {
 	struct ibfm_err err;
 
@@ -63,7 +63,7 @@ static int read_conf(const char *path, struct ibfmd_conf *c)
 		IBFMD_ERR("%s", err.msg);
 		return -1;
 	}
-	return 0;
+	return ibfmd_access_resolve(c, path, a);
 }
 
 /* A sweep or light check came back: the view takes it, features follow. */
@@ -132,13 +132,14 @@ static void on_stop(evutil_socket_t sig, short what, void *arg)
 static void on_hup(evutil_socket_t sig, short what, void *arg)
 {
 	struct ibfmd *d = arg;
+	struct ibfm_ctl_access access;
 	struct ibfmd_conf c;
 	size_t i;
 
 	(void)sig;
 	(void)what;
 	/* A bad file changes nothing; the listening addresses stay. */
-	if (read_conf(d->core.conf_path, &c)) {
+	if (read_conf(d->core.conf_path, &c, &access)) {
 		IBFMD_WARN("SIGHUP: %s not reloaded", d->core.conf_path);
 		return;
 	}
@@ -148,6 +149,8 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	if (c.log_level != d->conf.log_level)
 		ibfmd_log_set_all((enum ibfmd_log_level)c.log_level);
 	d->conf = c;
+	ibfm_ctl_set_access(&d->ctl, &access);
+	ibfmd_access_socket_file(d->conf.socket, &access);
 	ibfmd_worker_configure(d->worker, &d->conf);
 	if (ibfmd_view_load_expected(&d->view, d->conf.expected) == 0)
 		IBFMD_INFO("SIGHUP: %s reloaded", d->core.conf_path);
@@ -182,7 +185,7 @@ static int add_events(struct ibfmd *d)
  * that cannot start (a bad CC profile) stops ibfmd before the socket
  * exists. 0, or -1 (logged).
  */
-static int start(struct ibfmd *d)
+static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 {
 	struct ibfmd_core *core = &d->core;
 	size_t i;
@@ -194,6 +197,7 @@ static int start(struct ibfmd *d)
 	core->routes = &d->routes;
 	d->view.events = &d->events;
 	ibfm_ctl_init(&d->ctl, ibfm_cmds, PACKAGE_VERSION);
+	ibfm_ctl_set_access(&d->ctl, access);
 	core->base = event_base_new();
 	if (!core->base ||
 	    ibfmd_worker_start(core->base, &d->conf, on_found, d, &d->worker))
@@ -212,8 +216,11 @@ static int start(struct ibfmd *d)
 			d->ctl.bad_register);
 		return -1;
 	}
-	if (ibfmd_ctlsock_open(core->base, d->conf.socket, &d->ctl, &d->sock) ||
-	    ibfmd_metrics_open(core->base, &d->conf, collect_metrics, d,
+	if (ibfmd_access_socket_dir(d->conf.socket, access) ||
+	    ibfmd_ctlsock_open(core->base, d->conf.socket, &d->ctl, &d->sock))
+		return -1;
+	ibfmd_access_socket_file(d->conf.socket, access);
+	if (ibfmd_metrics_open(core->base, &d->conf, collect_metrics, d,
 			       &d->metrics))
 		return -1;
 	return add_events(d);
@@ -262,6 +269,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	struct ibfmd *d = calloc(1, sizeof(*d));
+	struct ibfm_ctl_access access;
 	bool foreground = false;
 	int c, rc = 1;
 
@@ -293,9 +301,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ibfmd_log_to_stderr();
-	if (read_conf(d->core.conf_path, &d->conf) ||
+	if (read_conf(d->core.conf_path, &d->conf, &access) ||
 	    ibfmd_view_load_expected(&d->view, d->conf.expected))
 		goto out;
+	if (!d->conf.state_dir[0])
+		IBFMD_WARN(
+			"no state_dir in %s: no drains, no routes of the plugin (path, drain), no audit file (admin requests are audited in the log and the events only)",
+			d->core.conf_path);
 	ibfmd_log_set_all((enum ibfmd_log_level)d->conf.log_level);
 	if (!foreground && daemon(0, 0)) {
 		IBFMD_ERR("cannot daemonize: %s", strerror(errno));
@@ -305,7 +317,7 @@ int main(int argc, char **argv)
 		ibfmd_log_to_syslog("ibfmd");
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
-	if (start(d))
+	if (start(d, &access))
 		goto out;
 	ibfmd_worker_sweep(d->worker);
 	IBFMD_INFO("serving %s, sweeping every %u s, light checks every %u s",

@@ -203,6 +203,11 @@ static void write_event(struct ibfm_json *j, const struct ibfmd_event *e)
 	ibfm_json_arr_end(j);
 	if (e->detail[0])
 		ibfm_json_str(j, "detail", e->detail);
+	if (e->by) {
+		ibfm_json_uint(j, "uid", e->uid);
+		ibfm_json_uint(j, "gid", e->gid);
+		ibfm_json_uint(j, "pid", (uint64_t)e->pid);
+	}
 	ibfm_json_obj_end(j);
 }
 

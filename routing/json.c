@@ -135,6 +135,13 @@ void ibfm_json_null(struct ibfm_json *j, const char *key)
 	fputs("null", j->out);
 }
 
+void ibfm_json_raw(struct ibfm_json *j, const char *key, const char *v,
+		   size_t len)
+{
+	member(j, key);
+	fwrite(v, 1, len, j->out);
+}
+
 int ibfm_json_finish(struct ibfm_json *j)
 {
 	fputc('\n', j->out);

@@ -13,6 +13,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,6 +37,10 @@ void ibfm_json_uint(struct ibfm_json *j, const char *key, uint64_t v);
 void ibfm_json_double(struct ibfm_json *j, const char *key, double v);
 void ibfm_json_bool(struct ibfm_json *j, const char *key, bool v);
 void ibfm_json_null(struct ibfm_json *j, const char *key);
+/* The 'len' bytes at 'v' as they are: one JSON value the caller vouches
+ * for (a reply this program wrote). */
+void ibfm_json_raw(struct ibfm_json *j, const char *key, const char *v,
+		   size_t len);
 
 /* Ends the top-level value with a newline; returns 0 or -EIO. */
 int ibfm_json_finish(struct ibfm_json *j);

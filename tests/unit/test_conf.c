@@ -43,6 +43,24 @@ static void test_defaults_and_keys(void **state)
 	assert_int_equal(c.log_level, IBFMD_LOG_DEBUG);
 }
 
+/* Who may use the socket: no group by default, a name or a number. */
+static void test_groups(void **state)
+{
+	struct ibfmd_conf c;
+	struct ibfm_err err;
+
+	(void)state;
+	assert_int_equal(ibfmd_conf_parse("", "f", &c, &err), 0);
+	assert_string_equal(c.read_group, "");
+	assert_string_equal(c.admin_group, "");
+	assert_int_equal(ibfmd_conf_parse("read_group ibfm\n"
+					  "admin_group 4242\n",
+					  "f", &c, &err),
+			 0);
+	assert_string_equal(c.read_group, "ibfm");
+	assert_string_equal(c.admin_group, "4242");
+}
+
 static void test_errors_name_the_line(void **state)
 {
 	static const struct {
@@ -90,6 +108,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_and_keys),
+		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_errors_name_the_line),
 	};
 

@@ -31,6 +31,10 @@ static const struct ibfm_cmd table[] = {
 	  .help = "a module's level",
 	  .args = { REQ("module", STR), REQ("level", STR) } },
 	{ .name = "quiet", .help = "declared, never registered" },
+	{ .name = "zap",
+	  .help = "an admin command",
+	  .cls = IBFM_CMD_ADMIN,
+	  .args = { REQ("what", STR) } },
 	{ 0 },
 };
 
@@ -497,6 +501,211 @@ static void test_the_table(void **state)
 		"events [sin");
 }
 
+/* ---- who may ask what, and the audit hook ---- */
+
+/* "zap": an admin command that fails when asked to zap "nothing". */
+static void zap(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
+{
+	(void)ctx;
+	calls++;
+	if (!strcmp(ibfm_req_str(req, "what"), "nothing"))
+		ibfm_json_str(j, "error", "nothing to zap");
+	else
+		ibfm_json_str(j, "zapped", ibfm_req_str(req, "what"));
+}
+
+/* What the audit hook was told last, and how often. */
+static struct {
+	unsigned n;
+	char outcome[16], cmd[32], reply[512];
+	uid_t uid;
+	bool peer;
+} told;
+
+static void hook(void *ctx, const struct ibfm_ctl_audit *a)
+{
+	(void)ctx;
+	told.n++;
+	snprintf(told.outcome, sizeof(told.outcome), "%s", a->outcome);
+	snprintf(told.cmd, sizeof(told.cmd), "%s",
+		 a->req->cmd ? a->req->cmd->name : "");
+	snprintf(told.reply, sizeof(told.reply), "%.*s", (int)a->reply_len,
+		 a->reply);
+	told.peer = a->peer != NULL;
+	told.uid = a->peer ? a->peer->uid : 0;
+}
+
+/* The reply to 'line' from 'peer'. */
+static const char *ask_as(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
+			  const char *line)
+{
+	static char out[1024];
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	ibfm_ctl_handle_from(c, peer, line, strlen(line), f);
+	fclose(f);
+	assert_true(n > 0 && buf[n - 1] == '\n');
+	snprintf(out, sizeof(out), "%.*s", (int)n - 1, buf);
+	free(buf);
+	return out;
+}
+
+static void start_access(struct ibfm_ctl *c, const struct ibfm_ctl_access *a)
+{
+	start(c);
+	assert_int_equal(ibfm_ctl_register(c, "zap", zap, NULL), 0);
+	if (a)
+		ibfm_ctl_set_access(c, a);
+	ibfm_ctl_set_audit(c, hook, NULL);
+	memset(&told, 0, sizeof(told));
+}
+
+#define ZAP "{\"cmd\":\"zap\",\"what\":\"it\"}"
+#define HELLO "{\"cmd\":\"hello\"}"
+
+/*
+ * No group configured: root (and the daemon's own user) may do
+ * everything, anyone else only read; the refusal says what is needed.
+ */
+static void test_access_default(void **state)
+{
+	const struct ibfm_ctl_access a = { .self = 999 };
+	const struct ibfm_ctl_peer root = { 0, 0, 10, NULL, 0 },
+				   self = { 999, 999, 11, NULL, 0 },
+				   nobody = { 65534, 65534, 12, NULL, 0 };
+	struct ibfm_ctl c;
+
+	(void)state;
+	start_access(&c, &a);
+	assert_string_equal(ask_as(&c, &root, ZAP), "{\"zapped\":\"it\"}");
+	assert_string_equal(ask_as(&c, &self, ZAP), "{\"zapped\":\"it\"}");
+	assert_string_equal(
+		ask_as(&c, &nobody, ZAP),
+		"{\"error\":\"permission denied: zap is an admin command: it needs root (ibfmd.conf sets no admin_group)\",\"error_kind\":\"permission\"}");
+	assert_int_equal(calls, 2);
+	assert_string_equal(ask_as(&c, &nobody, HELLO),
+			    "{\"hello\":\"world\",\"since\":-1}");
+	assert_string_equal(ask_as(&c, &nobody, "{\"cmd\":\"version\"}"),
+			    "{\"version\":\"9.9\"}");
+}
+
+/*
+ * Groups configured: the admin group (primary or supplementary) may do
+ * everything; the read group only read; anyone else nothing.
+ */
+static void test_access_groups(void **state)
+{
+	const struct ibfm_ctl_access a = { .self = 0,
+					   .read_set = true,
+					   .read_gid = 100,
+					   .read_name = "ibfm",
+					   .admin_set = true,
+					   .admin_gid = 200,
+					   .admin_name = "ibfm-admin" };
+	const gid_t sup_admin[] = { 7, 200 }, sup_read[] = { 100 };
+	const struct ibfm_ctl_peer admin1 = { 1001, 200, 1, NULL, 0 },
+				   admin2 = { 1002, 1002, 2, sup_admin, 2 },
+				   reader = { 1003, 1003, 3, sup_read, 1 },
+				   other = { 1004, 1004, 4, NULL, 0 };
+	struct ibfm_ctl c;
+
+	(void)state;
+	start_access(&c, &a);
+	assert_string_equal(ask_as(&c, &admin1, ZAP), "{\"zapped\":\"it\"}");
+	assert_string_equal(ask_as(&c, &admin2, ZAP), "{\"zapped\":\"it\"}");
+	assert_string_equal(ask_as(&c, &admin2, HELLO),
+			    "{\"hello\":\"world\",\"since\":-1}");
+	assert_string_equal(
+		ask_as(&c, &reader, ZAP),
+		"{\"error\":\"permission denied: zap is an admin command: it needs root or group \\\"ibfm-admin\\\" (uid 1003 is in neither)\",\"error_kind\":\"permission\"}");
+	assert_string_equal(ask_as(&c, &reader, HELLO),
+			    "{\"hello\":\"world\",\"since\":-1}");
+	assert_string_equal(
+		ask_as(&c, &other, HELLO),
+		"{\"error\":\"permission denied: hello needs group \\\"ibfm\\\", group \\\"ibfm-admin\\\" or root (uid 1004 is in none)\",\"error_kind\":\"permission\"}");
+	/* Who asks comes first: a bad request of a peer not allowed is
+	 * refused as such, and no handler ran for any refusal. */
+	assert_non_null(strstr(ask_as(&c, &other, "{\"cmd\":\"zap\"}"),
+			       "permission denied: zap"));
+	assert_int_equal(calls, 4);
+}
+
+/*
+ * The hook hears of every admin request (answered, failed, malformed,
+ * refused) and of every refusal, with its peer; never of a read-only
+ * request answered.
+ */
+static void test_audit_hook(void **state)
+{
+	const struct ibfm_ctl_access a = { .read_set = true,
+					   .read_gid = 100,
+					   .read_name = "ibfm" };
+	const struct ibfm_ctl_peer root = { 0, 0, 10, NULL, 0 },
+				   nobody = { 65534, 65534, 12, NULL, 0 };
+	struct ibfm_ctl c;
+
+	(void)state;
+	start_access(&c, &a);
+	ask_as(&c, &root, HELLO);
+	assert_int_equal(told.n, 0);
+	ask_as(&c, &root, ZAP);
+	assert_int_equal(told.n, 1);
+	assert_string_equal(told.outcome, "ok");
+	assert_string_equal(told.cmd, "zap");
+	assert_string_equal(told.reply, "{\"zapped\":\"it\"}");
+	assert_true(told.peer);
+	ask_as(&c, &root, "{\"cmd\":\"zap\",\"what\":\"nothing\"}");
+	assert_int_equal(told.n, 2);
+	assert_string_equal(told.outcome, "error");
+	assert_string_equal(told.reply, "{\"error\":\"nothing to zap\"}");
+	ask_as(&c, &root, "{\"cmd\":\"zap\",\"wat\":\"it\"}");
+	assert_int_equal(told.n, 3);
+	assert_string_equal(told.outcome, "invalid");
+	ask_as(&c, &nobody, ZAP);
+	assert_int_equal(told.n, 4);
+	assert_string_equal(told.outcome, "denied");
+	assert_int_equal(told.uid, 65534);
+	ask_as(&c, &nobody, HELLO);
+	assert_int_equal(told.n, 5);
+	assert_string_equal(told.outcome, "denied");
+	assert_string_equal(told.cmd, "hello");
+	/* The daemon itself: allowed, audited as no peer. */
+	answer(&c, ZAP, strlen(ZAP));
+	assert_int_equal(told.n, 6);
+	assert_false(told.peer);
+	/* Not a request of any command: nothing to audit. */
+	ask_as(&c, &nobody, "garbage");
+	assert_int_equal(told.n, 6);
+}
+
+/* ibfmd's admin commands, by class; list-commands says which. */
+static void test_classes(void **state)
+{
+	static const char *const admin[] = {
+		"drain", "undrain", "cc-apply", "cc-diff", "sweep", "log-level"
+	};
+	static const char *const read[] = { "status",	    "events",
+					    "drain-status", "cc-status",
+					    "log-list",	    "version" };
+	struct ibfm_ctl c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(admin) / sizeof(*admin); i++)
+		assert_int_equal(ibfm_cmd_find(ibfm_cmds, admin[i])->cls,
+				 IBFM_CMD_ADMIN);
+	for (i = 0; i < sizeof(read) / sizeof(*read); i++)
+		assert_int_equal(ibfm_cmd_find(ibfm_cmds, read[i])->cls,
+				 IBFM_CMD_READ);
+	start_access(&c, NULL);
+	assert_non_null(
+		strstr(ask(&c, "{\"cmd\":\"list-commands\"}"),
+		       "\"args\":[{\"name\":\"what\",\"type\":\"string\","
+		       "\"required\":true}],\"class\":\"admin\"}"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +719,10 @@ int main(void)
 		cmocka_unit_test(test_words_round_trip),
 		cmocka_unit_test(test_words_refused),
 		cmocka_unit_test(test_the_table),
+		cmocka_unit_test(test_access_default),
+		cmocka_unit_test(test_access_groups),
+		cmocka_unit_test(test_audit_hook),
+		cmocka_unit_test(test_classes),
 	};
 
 	return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);
