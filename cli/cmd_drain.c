@@ -43,10 +43,11 @@ static const char drain_usage[] =
 	"and the LFT entries and 64-entry blocks that would change. Without\n"
 	"--topo it asks ibfmd for its last sweep and the plugin's LFTs.\n"
 	"\n"
-	"Without --dry-run, when that check says safe, ibfmd puts ELEMENT on the\n"
-	"plugin's drain list, OpenSM reroutes around it, and ibfmd reads the\n"
-	"changed LFT blocks back off the switches: done means the switches\n"
-	"route around it. undrain takes it off the list the same way.\n"
+	"Without --dry-run, when that check says safe, ibfmd checks it again\n"
+	"itself, puts ELEMENT on the plugin's drain list, OpenSM reroutes around\n"
+	"it, and ibfmd reads the changed LFT blocks back off the switches: done\n"
+	"means the switches route around it. undrain takes it off the list the\n"
+	"same way.\n"
 	"\n"
 	"Exit: 0 safe / done, 1 unsafe (nothing changed), 2 usage, 3 bad input\n"
 	"(an element not in the fabric), 4 refused or failed, 5 ibfmd\n"
@@ -278,7 +279,8 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 		printf("%s %s: %s\n", cmd, cli_jv_str(v, "element"), state);
 		cli_jv_print(stdout, v, 2);
 	}
-	rc = !strcmp(state, "done") ? CLI_OK
+	rc = !strcmp(state, "done")	? CLI_OK
+	     : !strcmp(state, "unsafe") ? DRAIN_UNSAFE
 	     : cli_jv_num(v, "active") || !strcmp(state, "timeout")
 		     ? DRAIN_TIMEOUT
 		     : DRAIN_FAILED;

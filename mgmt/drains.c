@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Live drains (ibfm drain / undrain through ibfmd). The loop writes the
- * element into the plugin's drain list, whose watcher asks OpenSM to
- * reroute; when the plugin publishes its next generation, the loop
- * works out which LFT blocks changed, and the worker reads those blocks
- * back off the switches until they hold the new tables. Only then is
- * the drain done: a runbook may pull the cable.
+ * Live drains (ibfm drain / undrain through ibfmd). A drain is checked
+ * first, whoever asks (the CLI checks too, but a raw request on the
+ * socket must not cut a host off): the worker predicts the plugin's
+ * pass with the element drained (routing/drainsafe.h) off the loop, as
+ * that takes seconds on large fabrics, and an unsafe drain ends there,
+ * the list untouched. Then the loop writes the element into the
+ * plugin's drain list, whose watcher asks OpenSM to reroute; when the
+ * plugin publishes its next generation, the loop works out which LFT
+ * blocks changed, and the worker reads those blocks back off the
+ * switches until they hold the new tables. Only then is the drain
+ * done: a runbook may pull the cable.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +23,7 @@
 #include "mgmt/log.h"
 #include "mgmt/sweep.h"
 #include "routing/drain.h"
+#include "routing/drainsafe.h"
 #include "routing/grow.h"
 #include "routing/snapshot.h"
 
@@ -34,19 +40,31 @@ struct verify {
 	uint32_t mismatched, unread;
 };
 
+/* The safety check of a drain, on the worker; it fills the result. */
+struct check {
+	const struct ibfm_fabric *f; /* the tables' fabric (op.before) */
+	struct ibfm_lfts *before;    /* the plugin's tables (op.before) */
+	struct ibfm_drain now;	     /* the list as it was read */
+	struct ibfm_drainsafe r;
+	int rc;
+	struct ibfm_err err;
+};
+
 /* A drain or undrain in progress (one at a time), or the last one. */
 struct op {
 	bool active, undrain;
-	const char *state; /* rerouting, verifying, done, timeout, failed */
+	/* checking, rerouting, verifying; done, unsafe, timeout, failed */
+	const char *state;
 	char what[300];
-	char error[256];
+	char error[IBFM_ERR_MSG_MAX];
 	struct ibfm_drain_entry e;
 	uint64_t generation, new_generation; /* the plugin's, before/after */
-	time_t started;
+	time_t started, listed;		     /* asked; written into the list */
 	double elapsed_s;
 	struct ibfmd_routes before; /* the tables the drain started from */
 	struct verify verify;	    /* the worker's while 'verifying' */
-	bool verifying;
+	struct check check;	    /* the worker's while 'checking' */
+	bool verifying, checking;
 	uint32_t blocks;		     /* changed by the reroute */
 	uint32_t rounds, mismatched, unread; /* of the last read-back */
 	struct event *tick;
@@ -56,7 +74,8 @@ struct op {
 struct drains {
 	const struct ibfmd_core *core;
 	struct op op;
-	struct ibfmd_work work; /* the read-back of op.verify */
+	struct ibfmd_work work;	 /* the read-back of op.verify */
+	struct ibfmd_work check; /* the safety check of op.check */
 };
 
 static void drain_path(const struct drains *d, char *buf, size_t len)
@@ -102,6 +121,8 @@ static void op_finish(struct drains *d, const char *state, const char *why)
 	ibfmd_routes_free(&op->before);
 	free(op->verify.v);
 	memset(&op->verify, 0, sizeof(op->verify));
+	ibfm_drainsafe_free(&op->check.r);
+	ibfm_drain_free(&op->check.now);
 	op_event(d, strcmp(state, "done") ? "error" : "info",
 		 op->undrain ? "undrain" : "drain");
 	ibfmd_log(ibfmd_log_this,
@@ -185,9 +206,9 @@ static void op_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!op->active || op->verifying)
+	if (!op->active || op->verifying || op->checking)
 		return;
-	if (difftime(time(NULL), op->started) > OP_TIMEOUT_S) {
+	if (difftime(time(NULL), op->listed) > OP_TIMEOUT_S) {
 		op_finish(
 			d, "timeout",
 			!strcmp(op->state, "rerouting")
@@ -275,6 +296,79 @@ static int edit_list(struct drains *d, bool undrain, const char **why,
 	return rc;
 }
 
+/* Whether 'e' is on 'list'. */
+static bool listed(const struct ibfm_drain *list,
+		   const struct ibfm_drain_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (list->v[i].guid == e->guid && list->v[i].port == e->port)
+			return true;
+	return false;
+}
+
+/*
+ * The worker's safety check: the plugin's pass with the element drained,
+ * on a copy of the fabric the plugin's tables were read onto.
+ */
+static void check_run(struct ibfm_sweep *port, void *arg)
+{
+	struct drains *d = arg;
+	struct check *c = &d->op.check;
+	struct ibfm_fabric *f = ibfm_fabric_clone(c->f);
+
+	(void)port;
+	if (!f) {
+		c->rc = ibfm_err_set(&c->err, -ENOMEM, "out of memory");
+		return;
+	}
+	c->rc = ibfm_drainsafe_check(f, &c->now, &d->op.e, c->before, true,
+				     &c->r, &c->err);
+}
+
+/* The list holds the change: now the plugin's pass is awaited. */
+static void op_rerouting(struct drains *d)
+{
+	struct op *op = &d->op;
+
+	op->state = "rerouting";
+	op->generation = generation(d);
+	op->listed = time(NULL);
+	IBFMD_INFO("%s %s: rerouting from generation %" PRIu64,
+		   op->undrain ? "undrain" : "drain", op->what, op->generation);
+}
+
+/* The safety check came back from the worker. */
+static void check_done(void *arg)
+{
+	struct drains *d = arg;
+	struct check *c = &d->op.check;
+	char why[IBFM_ERR_MSG_MAX];
+	const char *wrong = NULL;
+
+	d->op.checking = false;
+	if (c->rc) {
+		snprintf(why, sizeof(why), "the safety check failed: %.400s",
+			 c->err.msg);
+		op_finish(d, "failed", why);
+		return;
+	}
+	if (!c->r.safe) {
+		op_finish(d, "unsafe",
+			  ibfm_drainsafe_why(&c->r, why, sizeof(why)));
+		return;
+	}
+	IBFMD_DBG("drain %s: safe (%s)", d->op.what,
+		  c->r.repaired ? "the plugin's repair" : "a full route");
+	ibfm_drainsafe_free(&c->r);
+	ibfm_drain_free(&c->now);
+	if (edit_list(d, false, &wrong, &c->err))
+		op_finish(d, "failed", wrong);
+	else
+		op_rerouting(d);
+}
+
 /* Why a drain cannot start now, or NULL. */
 static const char *cannot_start(const struct drains *d, const char *element)
 {
@@ -312,7 +406,8 @@ static void start(struct drains *d, const struct ibfm_req *req,
 	struct ibfmd_routes *shared = d->core->routes;
 	const char *element = ibfm_req_str(req, "element");
 	const char *why = cannot_start(d, element);
-	struct ibfm_err err;
+	struct ibfm_drain list = { 0 };
+	struct ibfm_err err = { 0 };
 	char msg[IBFM_ERR_MSG_MAX];
 	int rc;
 
@@ -337,8 +432,20 @@ static void start(struct drains *d, const struct ibfm_req *req,
 		ibfm_json_str(j, "error_kind", IBFM_CTL_ERR_INPUT);
 		return;
 	}
-	if (edit_list(d, undrain, &why, &err)) {
+	drain_path(d, msg, sizeof(msg));
+	if (ibfm_drain_read(msg, &list, &err) ||
+	    listed(&list, &op->e) != undrain) {
+		ibfm_json_str(j, "error",
+			      err.msg[0] ? err.msg
+			      : undrain	 ? "not drained"
+					 : "already drained");
+		ibfm_drain_free(&list);
+		return;
+	}
+	/* Putting links back cuts no one off: listed at once. */
+	if (undrain && edit_list(d, true, &why, &err)) {
 		ibfm_json_str(j, "error", why);
+		ibfm_drain_free(&list);
 		return;
 	}
 	ibfmd_routes_free(&op->before);
@@ -346,19 +453,29 @@ static void start(struct drains *d, const struct ibfm_req *req,
 	memset(shared, 0, sizeof(*shared));
 	op->active = true;
 	op->undrain = undrain;
-	op->state = "rerouting";
 	op->error[0] = '\0';
-	op->generation = generation(d);
 	op->new_generation = 0;
-	op->started = time(NULL);
+	op->started = op->listed = time(NULL);
 	op->rounds = 0;
 	op->mismatched = op->unread = op->blocks = 0;
+	op->generation = generation(d);
 	op_event(d, "info", undrain ? "undrain" : "drain");
-	IBFMD_INFO("%s %s: rerouting from generation %" PRIu64,
-		   undrain ? "undrain" : "drain", op->what, op->generation);
 	event_add(op->tick, &(struct timeval){ 0, TICK_MS * 1000 });
+	if (undrain) {
+		ibfm_drain_free(&list);
+		op_rerouting(d);
+	} else {
+		IBFMD_INFO("drain %s: checking that it is safe", op->what);
+		op->state = "checking";
+		op->check = (struct check){ .f = op->before.f,
+					    .before = &op->before.t,
+					    .now = list };
+		op->checking = true;
+		ibfmd_work_submit(&d->check);
+	}
 	ibfm_json_bool(j, "started", true);
 	ibfm_json_str(j, "element", op->what);
+	ibfm_json_str(j, "state", op->state);
 	ibfm_json_uint(j, "generation", op->generation);
 }
 
@@ -432,7 +549,9 @@ static int init(const struct ibfmd_core *core, void **state)
 	d->core = core;
 	d->op.tick = event_new(core->base, -1, EV_PERSIST, op_tick, d);
 	if (!d->op.tick ||
-	    ibfmd_work_init(&d->work, core->worker, verify_run, verify_done, d))
+	    ibfmd_work_init(&d->work, core->worker, verify_run, verify_done,
+			    d) ||
+	    ibfmd_work_init(&d->check, core->worker, check_run, check_done, d))
 		return -ENOMEM;
 	return 0;
 }
@@ -446,9 +565,12 @@ static void drains_free(void *state)
 		return;
 	ibfmd_routes_free(&d->op.before);
 	free(d->op.verify.v);
+	ibfm_drainsafe_free(&d->op.check.r);
+	ibfm_drain_free(&d->op.check.now);
 	if (d->op.tick)
 		event_free(d->op.tick);
 	ibfmd_work_fini(&d->work);
+	ibfmd_work_fini(&d->check);
 	free(d);
 }
 

@@ -3,7 +3,8 @@
 # (the switches stop using it, every CA still reaches every CA, and ibfmd
 # says done only once the switches hold the new tables), undrain it (the
 # switches end with the original tables), and a drain that would cut a
-# host off is refused with nothing changed.
+# host off is refused with nothing changed: by the CLI's check, and by
+# ibfmd's own when the request comes raw on the socket.
 . "$TESTLIB"
 
 json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
@@ -60,6 +61,19 @@ check "saying why" grep -q 'already drained' "$T/again.err"
 ask drain "node001 mlx5_0" --json >"$T/unsafe.json" 2>/dev/null
 check "draining node001's only link is unsafe (exit 1)" test $? = 1
 check "and nothing changed" test "$(grep -c '^0x' "$T/state/drain.list")" = 1
+
+# The same drain sent raw, past the CLI's check: ibfmd checks it itself
+# and refuses it before the list is touched.
+cp "$T/state/drain.list" "$T/list.before"
+"$CTL_CLIENT" "$T/ibfmd.sock" line '{"cmd":"drain","element":"node001 mlx5_0"}' >"$T/raw.json"
+check "a raw drain of node001's only link: ibfmd checks it first" grep -q '"state":"checking"' "$T/raw.json"
+op_over() { ask call --json drain-status >"$T/ds.json" && grep -q '"active":false' "$T/ds.json"; }
+until_ok 600 "$DPID" ibfmd op_over
+check "ibfmd refuses it as unsafe" grep -q '"state":"unsafe"' "$T/ds.json"
+check "naming the CA pairs it cuts, with an example" grep -q '"error":"31 CA pairs cut (e.g. ' "$T/ds.json"
+check "the drain list is unchanged" cmp -s "$T/list.before" "$T/state/drain.list"
+ask events --json >"$T/unsafe_events.json"
+check "the refusal is an error event" grep -q '"severity":"error","kind":"drain","ports":\["host \\"node001 mlx5_0\\" (1 links)"\],"detail":"31 CA pairs cut' "$T/unsafe_events.json"
 
 ask undrain 0x00000000deadbeef 2>"$T/notdrained.err"
 check "undraining what is not on the list is refused (exit 4)" test $? = 4
