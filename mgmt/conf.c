@@ -40,6 +40,7 @@ static const struct key {
 	{ "log_level", LEVEL, F(log_level), 0, 0 },
 	{ "read_group", STR, F(read_group), 0, 0 },
 	{ "admin_group", STR, F(admin_group), 0, 0 },
+	{ "drain_grace", UINT, F(drain_grace_s), 1, 86400 },
 	{ "cc_profile", STR, F(cc_profile), 0, 0 },
 	{ "cc_policy", STR, F(cc_policy), 0, 0 },
 	{ "cc_auto", ONOFF, F(cc_auto), 0, 0 },
@@ -60,6 +61,7 @@ static void defaults(struct ibfmd_conf *c)
 	c->light_s = 10;
 	c->counters = true;
 	c->log_level = IBFMD_LOG_DEFAULT;
+	c->drain_grace_s = 120;
 	snprintf(c->metrics, sizeof(c->metrics), "%s", METRICS_DEFAULT);
 	snprintf(c->cc_profile, sizeof(c->cc_profile), "reference");
 	c->cc_tries = 2;

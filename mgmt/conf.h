@@ -30,6 +30,8 @@ struct ibfmd_conf {
 	 * or number each, "" for none */
 	char read_group[64];
 	char admin_group[64];
+	/* drains listed and no routing pass since: an error after this */
+	unsigned drain_grace_s;
 	/* congestion control (docs/cc.md) */
 	char cc_profile[4096]; /* a built-in name or a profile file */
 	char cc_policy[4096];  /* rules choosing profiles per node, or "" */

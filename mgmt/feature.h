@@ -9,8 +9,8 @@
  * The core is a set of rooms, each with its own header: the log
  * (mgmt/log.h), the events (mgmt/events.h), the view of the fabric
  * (mgmt/view.h), the plugin's routes (mgmt/routes.h), the worker thread
- * (mgmt/worker.h), the control protocol (mgmt/ctl.h) and its socket,
- * and /metrics. A feature (the queries, drains, congestion control,
+ * (mgmt/worker.h), the state directory's watch (mgmt/statedir.h), the
+ * control protocol (ctl/ctl.h) and its socket, and /metrics. A feature (the queries, drains, congestion control,
  * the log's own commands) gets a struct ibfmd_core naming the rooms,
  * keeps its own state and fills in a struct ibfmd_feature with its
  * control commands and callbacks; main.c lists the features in one
@@ -30,6 +30,7 @@
 #include "mgmt/conf.h"
 #include "mgmt/events.h"
 #include "mgmt/routes.h"
+#include "mgmt/statedir.h"
 #include "mgmt/view.h"
 #include "mgmt/worker.h"
 
@@ -43,6 +44,7 @@ struct ibfmd_core {
 	const struct ibfmd_view *view; /* the last sweep, read only */
 	struct ibfmd_routes *routes;   /* the plugin's routes, shared */
 	struct ibfmd_worker *worker;   /* sweeps and work off the loop */
+	const struct ibfmd_statedir *statedir; /* the state directory */
 };
 
 /* A feature; any member but name may be NULL (or 0). */

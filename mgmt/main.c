@@ -45,6 +45,7 @@ struct ibfmd {
 	struct ibfmd_events events;
 	struct ibfmd_view view;
 	struct ibfmd_routes routes;
+	struct ibfmd_statedir statedir;
 	struct ibfmd_worker *worker;
 	struct ibfmd_ctlsock *sock;
 	struct ibfmd_metrics *metrics;
@@ -152,6 +153,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	ibfm_ctl_set_access(&d->ctl, &access);
 	ibfmd_access_socket_file(d->conf.socket, &access);
 	ibfmd_worker_configure(d->worker, &d->conf);
+	ibfmd_statedir_check(&d->statedir);
 	if (ibfmd_view_load_expected(&d->view, d->conf.expected) == 0)
 		IBFMD_INFO("SIGHUP: %s reloaded", d->core.conf_path);
 	for (i = 0; i < NFEATURES; i++)
@@ -195,11 +197,14 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 	core->events = &d->events;
 	core->view = &d->view;
 	core->routes = &d->routes;
+	core->statedir = &d->statedir;
 	d->view.events = &d->events;
 	ibfm_ctl_init(&d->ctl, ibfm_cmds, PACKAGE_VERSION);
 	ibfm_ctl_set_access(&d->ctl, access);
 	core->base = event_base_new();
 	if (!core->base ||
+	    ibfmd_statedir_start(&d->statedir, core->base, &d->conf,
+				 &d->events) ||
 	    ibfmd_worker_start(core->base, &d->conf, on_found, d, &d->worker))
 		return -1;
 	core->worker = d->worker;
@@ -234,6 +239,7 @@ static void stop(struct ibfmd *d)
 	size_t i;
 
 	ibfmd_worker_stop(d->worker);
+	ibfmd_statedir_stop(&d->statedir);
 	ibfmd_metrics_close(d->metrics);
 	ibfmd_ctlsock_close(d->sock);
 	for (i = 0; i < sizeof(evs) / sizeof(*evs); i++)

@@ -37,13 +37,15 @@ struct stat_row {
 	double v;
 };
 
-#define NSTATS 15
+#define NSTATS 19
 
 static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 {
 	const struct ibfmd_view *d = core->view;
 	const struct ibfmd_events *ev = core->events;
 	const struct ibfm_fabric *f = d->fabric;
+	const struct ibfmd_statedir *sd = core->statedir;
+	long long age = ibfmd_statedir_routing_age(sd);
 	const struct stat_row rows[NSTATS] = {
 		{ "nodes", "ibfm_fabric_nodes", "nodes found by the last sweep",
 		  false, false, f ? f->nnodes : 0 },
@@ -84,6 +86,20 @@ static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 		  "the plugin's last routing generation (0: none seen)", false,
 		  false,
 		  (double)ibfmd_routing_generation(core->conf->state_dir) },
+		{ "routing_generation_age_s",
+		  "ibfm_routing_generation_age_seconds",
+		  "since the plugin published its last routing pass (0: none)",
+		  false, false, age < 0 ? 0 : (double)age },
+		{ "state_dir_ok", "ibfm_state_dir_ok",
+		  "the state directory is there and writable (0 without state_dir)",
+		  false, false,
+		  core->conf->state_dir[0] && !sd->dir.on ? 1 : 0 },
+		{ "drains_listed", "ibfm_drains_listed",
+		  "elements on the drain list as ibfmd last read it", false,
+		  false, (double)sd->drains },
+		{ "drains_not_in_force", "ibfm_drains_not_in_force",
+		  "1 when drains are listed but not routed around (drains-not-in-force events)",
+		  false, false, sd->not_in_force.on ? 1 : 0 },
 	};
 
 	memcpy(r, rows, sizeof(rows));
@@ -109,6 +125,8 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_json_str(j, "fabric_file",
 		      d->fabric_written ? core->conf->fabric_file : "");
 	ibfm_json_str(j, "state_dir", core->conf->state_dir);
+	ibfm_json_str(j, "state_problem",
+		      ibfmd_statedir_problem(core->statedir));
 }
 
 /* Label values are quoted: a backslash and a quote are escaped. */

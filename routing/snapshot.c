@@ -136,8 +136,13 @@ int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-/* Member 'key' (a whole number) of DIR/snapshot.json; false if none. */
-static bool snapshot_number(const char *dir, const char *key, uint64_t *v)
+/*
+ * The text of member 'key' of DIR/snapshot.json (one member a line, as
+ * the plugin writes it) into 'val', up to the end of its line; false
+ * when there is none.
+ */
+static bool snapshot_member(const char *dir, const char *key, char *val,
+			    size_t len)
 {
 	char path[4096], line[256], want[64];
 	bool found = false;
@@ -151,15 +156,37 @@ static bool snapshot_number(const char *dir, const char *key, uint64_t *v)
 		return false;
 	while (!found && fgets(line, sizeof(line), in)) {
 		const char *at = strstr(line, want);
-		char *end;
 
-		if (!at || at[strlen(want)] < '0' || at[strlen(want)] > '9')
+		if (!at)
 			continue;
-		*v = strtoull(at + strlen(want), &end, 10);
-		found = end != at + strlen(want);
+		snprintf(val, len, "%s", at + strlen(want));
+		found = true;
 	}
 	fclose(in);
 	return found;
+}
+
+/* Member 'key' (a whole number) of DIR/snapshot.json; false if none. */
+static bool snapshot_number(const char *dir, const char *key, uint64_t *v)
+{
+	char text[64], *end;
+
+	if (!snapshot_member(dir, key, text, sizeof(text)) || text[0] < '0' ||
+	    text[0] > '9')
+		return false;
+	*v = strtoull(text, &end, 10);
+	return end != text;
+}
+
+int ibfm_snapshot_engine(const char *dir, char *buf, size_t len)
+{
+	char text[128], *end;
+
+	if (!snapshot_member(dir, "engine", text, sizeof(text)) ||
+	    text[0] != '"' || !(end = strchr(text + 1, '"')))
+		return -ENOENT;
+	snprintf(buf, len, "%.*s", (int)(end - text - 1), text + 1);
+	return 0;
 }
 
 uint64_t ibfm_snapshot_last_generation(const char *dir)

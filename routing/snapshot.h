@@ -104,6 +104,12 @@ uint64_t ibfm_snapshot_last_generation(const char *dir);
  */
 uint64_t ibfm_snapshot_lfts_generation(const char *dir);
 
+/*
+ * The engine DIR/snapshot.json names ("ibfm" for the plugin's passes)
+ * into 'buf'; -ENOENT when there is no snapshot or it names none.
+ */
+int ibfm_snapshot_engine(const char *dir, char *buf, size_t len);
+
 /* SHARP's SL as DIR/snapshot.json gives it, -1 when it gives none. */
 int ibfm_snapshot_sharp_sl(const char *dir);
 

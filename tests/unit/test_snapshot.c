@@ -44,6 +44,9 @@ static void publish(const char *dir, unsigned levels, unsigned radix,
 	assert_int_equal(ibfm_snapshot_last_generation(dir), 3);
 	/* SHARP's SL for ibfmd, which keeps congestion control off it. */
 	assert_int_equal(ibfm_snapshot_sharp_sl(dir), sharp_sl);
+	/* Whose pass it is, for ibfmd's check that drains are in force. */
+	assert_int_equal(ibfm_snapshot_engine(dir, why, sizeof(why)), 0);
+	assert_string_equal(why, "ibfm");
 	snprintf(path, sizeof(path), "%s/lfts.bin", dir);
 	assert_int_equal(ibfm_gen_build(&p, &g, NULL), 0);
 	assert_int_equal(ibfm_lfts_read_dump(g, path, &back, NULL), 0);
@@ -170,7 +173,16 @@ static void test_generation_never_reused(void **state)
 	fputs("{\n  \"generation\": 2,\n  \"engine\": \"ibfm\"\n}\n", t);
 	fclose(t);
 	assert_int_equal(ibfm_snapshot_last_generation(dir), 3);
+	/* Another engine's snapshot says so (cut to the buffer). */
+	t = fopen(path, "w");
+	assert_non_null(t);
+	fputs("{\n  \"generation\": 2,\n  \"engine\": \"minhop\"\n}\n", t);
+	fclose(t);
+	assert_int_equal(ibfm_snapshot_engine(dir, path, 4), 0);
+	assert_string_equal(path, "min");
 	remove_all(dir);
+	assert_int_equal(ibfm_snapshot_engine(dir, path, sizeof(path)),
+			 -ENOENT);
 }
 
 int main(void)
