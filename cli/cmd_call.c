@@ -14,15 +14,20 @@
 #include "ctl/req.h"
 #include "routing/json.h"
 
-/* The commands of the table, one a line, with their synopsis and help. */
+/*
+ * The commands of the table, one a line, with their synopsis and help;
+ * "(admin)" after the help of those only root and ibfmd's admin group
+ * may send.
+ */
 static void list(FILE *out)
 {
 	const struct ibfm_cmd *c;
 	char syn[200];
 
 	for (c = ibfm_cmds; c->name; c++)
-		fprintf(out, "  %-40s %s\n",
-			ibfm_cmd_synopsis(c, syn, sizeof(syn)), c->help);
+		fprintf(out, "  %-40s %s%s\n",
+			ibfm_cmd_synopsis(c, syn, sizeof(syn)), c->help,
+			c->cls == IBFM_CMD_ADMIN ? " (admin)" : "");
 }
 
 static int usage(FILE *out, int rc)
@@ -34,7 +39,8 @@ static int usage(FILE *out, int rc)
 		"order below; values are typed as shown (BOOL: true/false, yes/no, 1/0).\n"
 		"Exit: 0 done, 2 usage (an unknown command or argument, a value of the\n"
 		"wrong type, a required argument missing: checked before sending),\n"
-		"4 ibfmd answered an error, 5 ibfmd cannot be reached.\n\n"
+		"4 ibfmd answered an error (permission denied: an admin command, see\n"
+		"docs/security.md), 5 ibfmd cannot be reached.\n\n"
 		"Commands (ibfm call list-commands: those this ibfmd answers):\n");
 	list(out);
 	return rc;

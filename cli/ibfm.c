@@ -48,8 +48,8 @@ static void usage(FILE *out)
 		"0 done (a check found nothing), 1 a check found a problem (differences,\n"
 		"unreachable pairs, an unsafe drain, ports with errors, a failed sweep),\n"
 		"2 usage, 3 bad input (a file, or a name not in the fabric), 4 failure\n"
-		"or another error answered by ibfmd, 5 ibfmd cannot be reached, 6 drain\n"
-		"timeout. See ibfm(8).\n");
+		"or another error answered by ibfmd (permission denied among them),\n"
+		"5 ibfmd cannot be reached, 6 drain timeout. See ibfm(8).\n");
 }
 
 static const struct cli_cmd *find_cmd(const char *group, const char *name)
