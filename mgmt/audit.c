@@ -7,7 +7,7 @@
  * who sent it (uid, gid, pid, as the kernel gave them) and the reply.
  * Each is kept three ways:
  *
- *  - in the log (module "audit"): info when answered, warn otherwise;
+ *  - in the log (module "ctl"): info when answered, warn otherwise;
  *  - as an event, kind "request" (info, or warning when it did not
  *    succeed), "uid gid pid" in its first port and the command, its
  *    arguments and the outcome in its detail;
@@ -38,7 +38,8 @@
 #include "routing/json.h"
 #include "routing/snapshot.h"
 
-IBFMD_LOG_MODULE(audit);
+/* The control socket's module: the audit is of its requests. */
+IBFMD_LOG_MODULE_EXTERN(ctl);
 
 /* The feature's state. */
 struct audit {

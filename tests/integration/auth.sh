@@ -86,8 +86,8 @@ check "the refusal is an event with who asked" \
 	grep -q '"severity":"warning","kind":"request","ports":\["uid 65534 gid 65534 pid [0-9]*"\],"detail":"drain {\\"element\\":\\"spine-01\\"}: denied","uid":65534,"gid":65534,"pid":[0-9]*' "$T/events.json"
 check "an admin's request is an info event" \
 	grep -q '"severity":"info","kind":"request","ports":\["uid 65534 gid 65534 pid [0-9]*"\],"detail":"sweep {}: ok"' "$T/events.json"
-check "the log has them (module audit)" \
-	grep -q 'warn audit: uid 65534 gid 65534 pid [0-9]*: sweep {}: denied: {"error":"permission denied' "$T/ibfmd.log"
+check "the log has them (module ctl)" \
+	grep -q 'warn ctl: uid 65534 gid 65534 pid [0-9]*: sweep {}: denied: {"error":"permission denied' "$T/ibfmd.log"
 
 # A symlink in place of the audit file is not followed.
 echo "precious" >"$T/target"
