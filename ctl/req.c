@@ -427,26 +427,13 @@ int ibfm_req_parse(struct ibfm_req *r, const struct ibfm_cmd *table,
 	return ibfm_req_check(r, err);
 }
 
-void ibfm_req_json_args(struct ibfm_json *j, const struct ibfm_req *r)
+/*
+ * The request as one JSON object, "cmd" first when 'with_cmd', and a
+ * newline; malloc'ed, NULL when out of memory.
+ */
+static char *encode(const struct ibfm_req *r, bool with_cmd)
 {
 	unsigned i, n = r->cmd ? ibfm_cmd_nargs(r->cmd) : 0;
-
-	for (i = 0; i < n; i++) {
-		const struct ibfm_arg *a = &r->cmd->args[i];
-
-		if (!r->v[i].set)
-			continue;
-		if (a->type == IBFM_ARG_STR)
-			ibfm_json_str(j, a->name, r->v[i].str);
-		else if (a->type == IBFM_ARG_INT)
-			ibfm_json_int(j, a->name, r->v[i].num);
-		else
-			ibfm_json_bool(j, a->name, r->v[i].num != 0);
-	}
-}
-
-char *ibfm_req_encode(const struct ibfm_req *r)
-{
 	struct ibfm_json j;
 	char *line = NULL;
 	size_t len = 0;
@@ -456,14 +443,40 @@ char *ibfm_req_encode(const struct ibfm_req *r)
 		return NULL;
 	ibfm_json_init(&j, out, false);
 	ibfm_json_obj_begin(&j, NULL);
-	ibfm_json_str(&j, "cmd", r->cmd->name);
-	ibfm_req_json_args(&j, r);
+	if (with_cmd)
+		ibfm_json_str(&j, "cmd", r->cmd->name);
+	for (i = 0; i < n; i++) {
+		const struct ibfm_arg *a = &r->cmd->args[i];
+
+		if (!r->v[i].set)
+			continue;
+		if (a->type == IBFM_ARG_STR)
+			ibfm_json_str(&j, a->name, r->v[i].str);
+		else if (a->type == IBFM_ARG_INT)
+			ibfm_json_int(&j, a->name, r->v[i].num);
+		else
+			ibfm_json_bool(&j, a->name, r->v[i].num != 0);
+	}
 	ibfm_json_obj_end(&j);
 	if (ibfm_json_finish(&j) | fclose(out)) {
 		free(line);
 		return NULL;
 	}
 	return line;
+}
+
+char *ibfm_req_encode(const struct ibfm_req *r)
+{
+	return encode(r, true);
+}
+
+char *ibfm_req_args_json(const struct ibfm_req *r)
+{
+	char *args = encode(r, false);
+
+	if (args)
+		args[strcspn(args, "\n")] = '\0';
+	return args;
 }
 
 /* Argument 'name' of type 't', or NULL (a programmer error). */

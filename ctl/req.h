@@ -27,7 +27,6 @@
 #include <stddef.h>
 
 #include "ctl/cmd.h"
-#include "routing/json.h"
 #include "routing/err.h"
 
 #define IBFM_REQ_MAX_STR 256 /* a string argument's bytes, NUL included */
@@ -86,10 +85,11 @@ int ibfm_req_parse(struct ibfm_req *r, const struct ibfm_cmd *table,
 char *ibfm_req_encode(const struct ibfm_req *r);
 
 /*
- * The arguments given, as members of the open object 'j' (by name, of
- * their type); none for a request whose command is not known.
+ * The arguments given as one JSON object ({"element":"spine-01"}; "{}"
+ * for none, or when the command is not known), malloc'ed, no newline;
+ * NULL when out of memory.
  */
-void ibfm_req_json_args(struct ibfm_json *j, const struct ibfm_req *r);
+char *ibfm_req_args_json(const struct ibfm_req *r);
 
 /*
  * Accessors for handlers. 'name' must be an argument the command

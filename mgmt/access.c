@@ -35,27 +35,29 @@ static int group_gid(const char *conf_path, const char *key, const char *name,
 	return 0;
 }
 
+/* Group key 'key' = 'name' ("": none) into 'set', 'gid' and 'label'. */
+static int one_group(const char *conf_path, const char *key, const char *name,
+		     bool *set, gid_t *gid, char *label, size_t len)
+{
+	if (!name[0])
+		return 0;
+	if (group_gid(conf_path, key, name, gid))
+		return -1;
+	*set = true;
+	snprintf(label, len, "%s", name);
+	return 0;
+}
+
 int ibfmd_access_resolve(const struct ibfmd_conf *c, const char *conf_path,
 			 struct ibfm_ctl_access *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->self = geteuid();
-	if (c->read_group[0]) {
-		if (group_gid(conf_path, "read_group", c->read_group,
-			      &a->read_gid))
-			return -1;
-		a->read_set = true;
-		snprintf(a->read_name, sizeof(a->read_name), "%s",
-			 c->read_group);
-	}
-	if (c->admin_group[0]) {
-		if (group_gid(conf_path, "admin_group", c->admin_group,
-			      &a->admin_gid))
-			return -1;
-		a->admin_set = true;
-		snprintf(a->admin_name, sizeof(a->admin_name), "%s",
-			 c->admin_group);
-	}
+	if (one_group(conf_path, "read_group", c->read_group, &a->read_set,
+		      &a->read_gid, a->read_name, sizeof(a->read_name)) ||
+	    one_group(conf_path, "admin_group", c->admin_group, &a->admin_set,
+		      &a->admin_gid, a->admin_name, sizeof(a->admin_name)))
+		return -1;
 	return 0;
 }
 

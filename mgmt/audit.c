@@ -57,24 +57,6 @@ static struct ibfm_ctl_peer who(const struct ibfm_ctl_audit *r)
 	return r->peer ? *r->peer : self;
 }
 
-/* The request's arguments as one JSON object, malloc'ed; NULL: none. */
-static char *args_json(const struct ibfm_req *req)
-{
-	struct ibfm_json j;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-
-	if (!out)
-		return NULL;
-	ibfm_json_init(&j, out, false);
-	ibfm_json_obj_begin(&j, NULL);
-	ibfm_req_json_args(&j, req);
-	ibfm_json_obj_end(&j);
-	fclose(out);
-	return buf;
-}
-
 /*
  * The audit file's line for 'r' ('args' its arguments as JSON), with
  * how many refusals were dropped before it; malloc'ed, ending in a
@@ -203,7 +185,7 @@ static void audit_request(void *ctx, const struct ibfm_ctl_audit *r)
 		a->dropped++;
 		return;
 	}
-	args = args_json(r->req);
+	args = ibfm_req_args_json(r->req);
 	ibfmd_log(ibfmd_log_this,
 		  strcmp(r->outcome, "ok") ? IBFMD_LOG_WARN : IBFMD_LOG_INFO,
 		  "uid %u gid %u pid %ld: %s %.300s: %s%s%.*s%s",

@@ -104,11 +104,12 @@ int ibfm_drainsafe_check(struct ibfm_fabric *f, const struct ibfm_drain *now,
 const char *ibfm_drainsafe_why(const struct ibfm_drainsafe *r, char *buf,
 			       size_t len)
 {
-	char src[200] = "", dst[200] = "", eg[440] = "";
+	char eg[440] = "";
 	const struct ibfm_fabric *f = r->pass ? r->pass->fabric : NULL;
 
 	if (f && r->reach.bad_lid) {
 		uint32_t to = ibfm_fabric_port_by_lid(f, r->reach.bad_lid);
+		char src[200], dst[200];
 
 		ibfm_fabric_port_text(f, r->reach.bad_src, src, sizeof(src));
 		ibfm_fabric_port_text(f, to, dst, sizeof(dst));
