@@ -3,9 +3,11 @@
 #include "mgmt/ctlsock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -121,6 +123,46 @@ static void accept_client(struct evconnlistener *l, evutil_socket_t fd,
 	bufferevent_setwatermark(bev, EV_READ, 0, IBFM_CTL_MAX_LINE + 2);
 	bufferevent_setcb(bev, client_read, NULL, client_event, s);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
+}
+
+int ibfmd_ctlsock_lock(const char *path, int fd)
+{
+	char lock[sizeof(((struct sockaddr_un *)0)->sun_path) + 8], pid[32];
+	int n;
+
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	if (fd < 0) {
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			  0644);
+		if (fd < 0) {
+			int rc = -errno;
+
+			IBFMD_ERR("%s: cannot open the lock: %s", lock,
+				  strerror(-rc));
+			return rc;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			ssize_t got = pread(fd, pid, sizeof(pid) - 1, 0);
+
+			pid[got > 0 ? got : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			if (rc == -EBUSY)
+				IBFMD_ERR(
+					"another ibfmd (pid %s) holds %s and serves %s: not starting a second one",
+					pid[0] ? pid : "unknown", lock, path);
+			else
+				IBFMD_ERR("%s: cannot lock: %s", lock,
+					  strerror(-rc));
+			close(fd);
+			return rc;
+		}
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
+		IBFMD_WARN("%s: cannot write the pid: %s", lock,
+			   strerror(errno));
+	return fd;
 }
 
 int ibfmd_ctlsock_open(struct event_base *base, const char *path,

@@ -11,6 +11,10 @@
  * closed once that went out; a client that lets 1 MiB of replies pile
  * up unread is dropped. Each client owns its bufferevent, freed in one
  * place.
+ *
+ * One ibfmd per socket: ibfmd_ctlsock_lock() holds SOCKET.lock (flock)
+ * for the life of the process, so a second ibfmd given the same socket
+ * stops before it touches the first one's socket.
  */
 
 #include <event2/event.h>
@@ -18,6 +22,17 @@
 #include "ctl/ctl.h"
 
 struct ibfmd_ctlsock;
+
+/*
+ * Takes SOCKET.lock beside the socket 'path' (created 0644 if missing;
+ * never followed through a symlink) with flock(), and writes this
+ * process's pid into it. Returns the descriptor, kept open (and so
+ * locked) for as long as ibfmd runs; -EBUSY when another process holds
+ * it, or another negative errno; why is logged, with the holder's pid
+ * when it wrote one. Call again with the descriptor (fd >= 0) after
+ * daemon() to write the new pid.
+ */
+int ibfmd_ctlsock_lock(const char *path, int fd);
 
 /*
  * Listens on 'path' (a stale socket there is removed; mode 0660) on

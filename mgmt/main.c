@@ -51,6 +51,7 @@ struct ibfmd {
 	struct ibfmd_metrics *metrics;
 	struct event *sweep_timer, *light_timer;
 	struct event *sig_term, *sig_int, *sig_hup;
+	int lock; /* SOCKET.lock, held while ibfmd runs; -1 before */
 	void *state[NFEATURES]; /* each feature's */
 };
 
@@ -240,6 +241,9 @@ static void stop(struct ibfmd *d)
 		event_base_free(d->core.base);
 	ibfmd_view_free(&d->view);
 	ibfmd_routes_free(&d->routes);
+	/* After the socket is gone: a next ibfmd may take it from here. */
+	if (d->lock >= 0)
+		close(d->lock);
 }
 
 static const char usage[] =
@@ -265,6 +269,8 @@ int main(int argc, char **argv)
 	bool foreground = false;
 	int c, rc = 1;
 
+	if (d)
+		d->lock = -1;
 	while (d && (c = getopt_long(argc, argv, "c:fhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -297,12 +303,18 @@ int main(int argc, char **argv)
 	    ibfmd_view_load_expected(&d->view, d->conf.expected))
 		goto out;
 	ibfmd_log_set_all((enum ibfmd_log_level)d->conf.log_level);
+	/* Before detaching: a second ibfmd says why on stderr and exits 1. */
+	d->lock = ibfmd_ctlsock_lock(d->conf.socket, -1);
+	if (d->lock < 0)
+		goto out;
 	if (!foreground && daemon(0, 0)) {
 		IBFMD_ERR("cannot daemonize: %s", strerror(errno));
 		goto out;
 	}
-	if (!foreground)
+	if (!foreground) {
 		ibfmd_log_to_syslog("ibfmd");
+		ibfmd_ctlsock_lock(d->conf.socket, d->lock); /* the new pid */
+	}
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
 	if (start(d))
