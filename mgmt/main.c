@@ -24,6 +24,7 @@
 #include "config.h"
 #include "mgmt/ctlsock.h"
 #include "mgmt/feature.h"
+#include "mgmt/listen.h"
 #include "mgmt/log.h"
 #include "mgmt/metrics.h"
 
@@ -186,6 +187,7 @@ static int add_events(struct ibfmd *d)
 static int start(struct ibfmd *d)
 {
 	struct ibfmd_core *core = &d->core;
+	struct ibfmd_listen_budget fds;
 	size_t i;
 
 	core->conf = &d->conf;
@@ -213,7 +215,12 @@ static int start(struct ibfmd *d)
 			d->ctl.bad_register);
 		return -1;
 	}
-	if (ibfmd_ctlsock_open(core->base, d->conf.socket, &d->ctl, &d->sock) ||
+	ibfmd_listen_budget(&fds);
+	IBFMD_INFO("descriptors: %lu%s; at most %u control clients", fds.nofile,
+		   fds.nofile > fds.was ? " (raised to the hard limit)" : "",
+		   fds.ctl);
+	if (ibfmd_ctlsock_open(core->base, d->conf.socket, &d->ctl, fds.ctl,
+			       &d->sock) ||
 	    ibfmd_metrics_open(core->base, &d->conf, collect_metrics, d,
 			       &d->metrics))
 		return -1;
