@@ -216,13 +216,15 @@ static int start(struct ibfmd *d)
 		return -1;
 	}
 	ibfmd_listen_budget(&fds);
-	IBFMD_INFO("descriptors: %lu%s; at most %u control clients", fds.nofile,
-		   fds.nofile > fds.was ? " (raised to the hard limit)" : "",
-		   fds.ctl);
+	IBFMD_INFO(
+		"descriptors: %lu%s; at most %u control clients and %u metrics connections",
+		fds.nofile,
+		fds.nofile > fds.was ? " (raised to the hard limit)" : "",
+		fds.ctl, fds.http);
 	if (ibfmd_ctlsock_open(core->base, d->conf.socket, &d->ctl, fds.ctl,
 			       &d->sock) ||
-	    ibfmd_metrics_open(core->base, &d->conf, collect_metrics, d,
-			       &d->metrics))
+	    ibfmd_metrics_open(core->base, &d->conf, fds.http, collect_metrics,
+			       d, &d->metrics))
 		return -1;
 	return add_events(d);
 }

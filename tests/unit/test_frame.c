@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of the framing of ibfmd's listeners, on plain bytes: the
- * control socket's lines (ctl/frame.c), whole, cut anywhere, stopped,
- * and over the limit.
+ * Tests of the framing of ibfmd's two listeners, on plain bytes: the
+ * control socket's lines (ctl/frame.c) and /metrics' request heads
+ * (mgmt/httpreq.c), whole, cut anywhere, stopped, and over the limit.
  */
 #include "test_common.h"
 
 #include "ctl/frame.h"
+#include "mgmt/httpreq.h"
 
 struct got {
 	char lines[8][32];
@@ -78,12 +79,90 @@ static void test_frame_over(void **state)
 	assert_int_equal(ibfm_frame_lines("1234\n", 5, 4, &seen, take, &g), 5);
 }
 
+static long parse(const char *in, size_t max, struct ibfmd_httpreq *r)
+{
+	size_t seen = 0;
+
+	return ibfmd_httpreq_parse(in, strlen(in), max, &seen, r);
+}
+
+static void test_http_head(void **state)
+{
+	static const char get[] = "GET /metrics?x=1 HTTP/1.1\r\n"
+				  "Host: localhost\r\n\r\nbody";
+	struct ibfmd_httpreq r;
+
+	(void)state;
+	assert_int_equal(parse(get, 8192, &r), (long)strlen(get) - 4);
+	assert_int_equal(r.method, IBFMD_HTTP_GET);
+	assert_string_equal(r.path, "/metrics");
+	assert_int_equal(r.minor, 1);
+	/* Bare LFs, HEAD, HTTP/1.0. */
+	assert_int_equal(parse("HEAD /metrics HTTP/1.0\n\n", 8192, &r), 24);
+	assert_int_equal(r.method, IBFMD_HTTP_HEAD);
+	assert_int_equal(r.minor, 0);
+	assert_int_equal(parse("POST /metrics HTTP/1.1\r\n\r\n", 8192, &r), 26);
+	assert_int_equal(r.method, IBFMD_HTTP_OTHER);
+	/* A path too long to hold: "" (404). */
+	assert_true(
+		parse("GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		      "aaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\n\r\n",
+		      8192, &r) > 0);
+	assert_string_equal(r.path, "");
+	/* Not yet whole. */
+	assert_int_equal(
+		parse("GET /metrics HTTP/1.1\r\nHost: x\r\n", 8192, &r), 0);
+	assert_int_equal(parse("GET /metrics HTTP/1.1\r\n\r", 8192, &r), 0);
+}
+
+static void test_http_bad(void **state)
+{
+	struct ibfmd_httpreq r;
+
+	(void)state;
+	assert_int_equal(parse("GET /metrics\r\n\r\n", 8192, &r), -EINVAL);
+	assert_int_equal(parse("GET /metrics HTTP/2.0\r\n\r\n", 8192, &r),
+			 -EINVAL);
+	assert_int_equal(parse("GET  HTTP/1.1\r\n\r\n", 8192, &r), -EINVAL);
+	assert_int_equal(parse("G(T / HTTP/1.1\r\n\r\n", 8192, &r), -EINVAL);
+	/* Over the limit: whole or not, as soon as it is known. */
+	assert_int_equal(
+		parse("GET /metrics HTTP/1.1\r\nX: 1234567890\r\n\r\n", 30, &r),
+		-E2BIG);
+	assert_int_equal(
+		parse("GET /metrics HTTP/1.1\r\nX: 1234567890", 30, &r),
+		-E2BIG);
+}
+
+/* A byte at a time: the same answer, and each byte searched once. */
+static void test_http_bytewise(void **state)
+{
+	static const char get[] = "GET /metrics HTTP/1.1\r\n"
+				  "Host: x\r\nAccept: */*\r\n\r\n";
+	struct ibfmd_httpreq r;
+	size_t seen = 0, len;
+	long rc = 0;
+
+	(void)state;
+	for (len = 1; len <= strlen(get) && !rc; len++) {
+		rc = ibfmd_httpreq_parse(get, len, 8192, &seen, &r);
+		/* At most a cut "\n\r" is looked at again. */
+		assert_true(rc || (seen <= len && seen + 2 >= len));
+	}
+	assert_int_equal(rc, (long)strlen(get));
+	assert_int_equal(len - 1, strlen(get));
+	assert_string_equal(r.path, "/metrics");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frame_lines),
 		cmocka_unit_test(test_frame_stop),
 		cmocka_unit_test(test_frame_over),
+		cmocka_unit_test(test_http_head),
+		cmocka_unit_test(test_http_bad),
+		cmocka_unit_test(test_http_bytewise),
 	};
 
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
