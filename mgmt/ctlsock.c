@@ -228,46 +228,33 @@ static bool evict(struct ibfmd_ctlsock *s)
 	return true;
 }
 
-static void accept_client(struct evconnlistener *l, evutil_socket_t fd,
-			  struct sockaddr *sa, int salen, void *arg)
+static void accept_client(void *arg, evutil_socket_t fd)
 {
 	struct ibfmd_ctlsock *s = arg;
 	struct client *c;
 
-	(void)l;
-	(void)sa;
-	(void)salen;
 	if (s->nclients >= s->max_clients && !evict(s)) {
 		char busy[128];
-		int n = snprintf(
+
+		snprintf(
 			busy, sizeof(busy),
 			"{\"error\":\"too many clients (%u): try again later\"}\n",
 			s->max_clients);
-
 		IBFMD_WARN_RL("%u clients, none idle: one more refused",
 			      s->max_clients);
-		if (send(fd, busy, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-			(void)0; /* it went already: nothing to tell */
+		ibfmd_listen_tell(fd, busy);
 		evutil_closesocket(fd);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
-	if (c) {
-		c->s = s;
-		c->bev = bufferevent_socket_new(s->base, fd,
-						BEV_OPT_CLOSE_ON_FREE);
-		c->idle = evtimer_new(s->base, client_idle, c);
-	}
-	if (!c || !c->bev || !c->idle) {
-		if (c && c->bev)
-			bufferevent_free(c->bev);
-		else
-			evutil_closesocket(fd);
-		if (c && c->idle)
-			event_free(c->idle);
+	if (!c)
+		evutil_closesocket(fd);
+	if (!c ||
+	    ibfmd_listen_conn(s->base, fd, client_idle, c, &c->bev, &c->idle)) {
 		free(c);
 		return;
 	}
+	c->s = s;
 	TAILQ_INSERT_TAIL(&s->clients, c, link);
 	s->nclients++;
 	touch(c);

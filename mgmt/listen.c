@@ -12,7 +12,7 @@
 struct ibfmd_listen {
 	struct evconnlistener *l;
 	struct event *resume; /* accepting again after a pause */
-	evconnlistener_cb cb; /* the owner's, with its 'arg' */
+	ibfmd_listen_fn cb;   /* the owner's, with its 'arg' */
 	void *arg;
 	struct ibfmd_log_module *log;
 	struct ibfmd_log_rl rl; /* this listener's accept errors */
@@ -64,7 +64,10 @@ static void on_accept(struct evconnlistener *el, evutil_socket_t fd,
 {
 	struct ibfmd_listen *l = arg;
 
-	l->cb(el, fd, sa, len, l->arg);
+	(void)el;
+	(void)sa;
+	(void)len;
+	l->cb(l->arg, fd);
 }
 
 static void on_resume(evutil_socket_t fd, short what, void *arg)
@@ -77,7 +80,7 @@ static void on_resume(evutil_socket_t fd, short what, void *arg)
 }
 
 int ibfmd_listen_open(struct event_base *base, const struct sockaddr *sa,
-		      socklen_t len, evconnlistener_cb cb, void *arg,
+		      socklen_t len, ibfmd_listen_fn cb, void *arg,
 		      struct ibfmd_log_module *log, const char *what,
 		      struct ibfmd_listen **out)
 {
@@ -109,6 +112,31 @@ int ibfmd_listen_open(struct event_base *base, const struct sockaddr *sa,
 	evconnlistener_set_error_cb(l->l, on_accept_error);
 	*out = l;
 	return 0;
+}
+
+int ibfmd_listen_conn(struct event_base *base, evutil_socket_t fd,
+		      event_callback_fn timer_cb, void *arg,
+		      struct bufferevent **bev, struct event **timer)
+{
+	*bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	*timer = evtimer_new(base, timer_cb, arg);
+	if (*bev && *timer)
+		return 0;
+	if (*bev)
+		bufferevent_free(*bev);
+	else
+		evutil_closesocket(fd);
+	if (*timer)
+		event_free(*timer);
+	*bev = NULL;
+	*timer = NULL;
+	return -ENOMEM;
+}
+
+void ibfmd_listen_tell(evutil_socket_t fd, const char *msg)
+{
+	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		(void)0; /* gone, or not reading: nothing more to do */
 }
 
 evutil_socket_t ibfmd_listen_fd(const struct ibfmd_listen *l)

@@ -23,6 +23,7 @@
 
 #include <sys/socket.h>
 
+#include <event2/bufferevent.h>
 #include <event2/listener.h>
 
 #include "mgmt/log.h"
@@ -46,17 +47,35 @@ struct ibfmd_listen_budget {
  */
 void ibfmd_listen_budget(struct ibfmd_listen_budget *b);
 
+/* A new connection 'fd' (non-blocking, close-on-exec), now the callee's. */
+typedef void (*ibfmd_listen_fn)(void *arg, evutil_socket_t fd);
+
 /*
  * Listens on 'sa' (a stale Unix socket must be removed first) on 'base',
- * calling cb(listener, fd, ..., arg) for each connection, its socket
- * non-blocking and close-on-exec. Accept errors are logged through
+ * calling cb(arg, fd) for each connection. Accept errors are logged through
  * module 'log' naming 'what' ("the control socket"), then
  * accepting pauses. 0, or a negative errno (nothing logged).
  */
 int ibfmd_listen_open(struct event_base *base, const struct sockaddr *sa,
-		      socklen_t len, evconnlistener_cb cb, void *arg,
+		      socklen_t len, ibfmd_listen_fn cb, void *arg,
 		      struct ibfmd_log_module *log, const char *what,
 		      struct ibfmd_listen **out);
+
+/*
+ * What a listener's connection is made of: a bufferevent on 'fd' (which
+ * it closes when freed) in '*bev', and a timer calling timer_cb(-1, 0,
+ * arg) in '*timer', not armed. 0; -ENOMEM with 'fd' closed and nothing
+ * made. The caller frees both.
+ */
+int ibfmd_listen_conn(struct event_base *base, evutil_socket_t fd,
+		      event_callback_fn timer_cb, void *arg,
+		      struct bufferevent **bev, struct event **timer);
+
+/*
+ * Says 'msg' on 'fd' if its socket takes it now, without waiting (a
+ * refusal, a timeout): a peer that is not reading is told nothing.
+ */
+void ibfmd_listen_tell(evutil_socket_t fd, const char *msg);
 
 /* The listening socket (for getsockname()). */
 evutil_socket_t ibfmd_listen_fd(const struct ibfmd_listen *l);

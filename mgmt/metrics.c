@@ -148,13 +148,6 @@ static void conn_event(struct bufferevent *bev, short what, void *arg)
 	conn_close(arg);
 }
 
-/* Tells 'fd' 'msg' if its socket takes it now; never waits. */
-static void tell(evutil_socket_t fd, const char *msg)
-{
-	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		(void)0; /* gone, or not reading: nothing more to do */
-}
-
 /* IBFMD_HTTP_DEADLINE_S since it came: closed, however far it got. */
 static void conn_deadline(evutil_socket_t fd, short what, void *arg)
 {
@@ -165,45 +158,35 @@ static void conn_deadline(evutil_socket_t fd, short what, void *arg)
 	IBFMD_INFO_RL("a client took over %d s for its request: closed",
 		      IBFMD_HTTP_DEADLINE_S);
 	if (!c->answered)
-		tell(bufferevent_getfd(c->bev),
-		     "HTTP/1.1 408 Request Timeout\r\n"
-		     "Content-Length: 0\r\nConnection: close\r\n\r\n");
+		ibfmd_listen_tell(
+			bufferevent_getfd(c->bev),
+			"HTTP/1.1 408 Request Timeout\r\n"
+			"Content-Length: 0\r\nConnection: close\r\n\r\n");
 	conn_close(c);
 }
 
-static void accept_conn(struct evconnlistener *l, evutil_socket_t fd,
-			struct sockaddr *sa, int salen, void *arg)
+static void accept_conn(void *arg, evutil_socket_t fd)
 {
 	struct ibfmd_metrics *m = arg;
 	struct conn *c;
 
-	(void)l;
-	(void)sa;
-	(void)salen;
 	if (m->nconns >= m->max_conns) {
 		IBFMD_WARN_RL("%u connections: one more refused", m->max_conns);
-		tell(fd, "HTTP/1.1 503 Service Unavailable\r\n"
-			 "Content-Length: 0\r\nConnection: close\r\n\r\n");
+		ibfmd_listen_tell(fd, "HTTP/1.1 503 Service Unavailable\r\n"
+				      "Content-Length: 0\r\n"
+				      "Connection: close\r\n\r\n");
 		evutil_closesocket(fd);
 		return;
 	}
 	c = calloc(1, sizeof(*c));
-	if (c) {
-		c->m = m;
-		c->bev = bufferevent_socket_new(m->base, fd,
-						BEV_OPT_CLOSE_ON_FREE);
-		c->deadline = evtimer_new(m->base, conn_deadline, c);
-	}
-	if (!c || !c->bev || !c->deadline) {
-		if (c && c->bev)
-			bufferevent_free(c->bev);
-		else
-			evutil_closesocket(fd);
-		if (c && c->deadline)
-			event_free(c->deadline);
+	if (!c)
+		evutil_closesocket(fd);
+	if (!c || ibfmd_listen_conn(m->base, fd, conn_deadline, c, &c->bev,
+				    &c->deadline)) {
 		free(c);
 		return;
 	}
+	c->m = m;
 	LIST_INSERT_HEAD(&m->conns, c, link);
 	m->nconns++;
 	event_add(c->deadline, &(struct timeval){ IBFMD_HTTP_DEADLINE_S, 0 });
