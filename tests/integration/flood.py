@@ -69,9 +69,11 @@ def main(argv):
         limit = float(argv[3])
         t = time.time()
         head = b"GET /metrics HTTP/1.1\r\n" + b"X-Slow: " + b"a" * 1000
-        for b in head:
+        for i, b in enumerate(head):
             if time.time() - t > limit or not send_all(s, bytes([b])):
                 break
+            if i == 0:
+                print("ready 1", flush=True)
             # A second, unless ibfmd says something (or hangs up) first.
             if select.select([s], [], [], 1.0)[0]:
                 break
