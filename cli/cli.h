@@ -39,7 +39,8 @@ extern const struct cli_cmd cli_routes_cmds[];
 extern const struct cli_cmd cli_daemon_cmds[];
 extern const struct cli_cmd cli_cc_cmds[];
 extern const struct cli_cmd cli_call_cmds[];
-extern const char *cli_socket_path; /* ibfmd's control socket */
+extern const char *cli_socket_path;   /* ibfmd's control socket */
+extern unsigned cli_socket_timeout_s; /* for its reply; 0: for ever */
 
 /*
  * Loads 'topo', the rails found in it, and its tables: OpenSM's dump

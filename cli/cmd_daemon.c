@@ -16,6 +16,7 @@
 #include "ctl/req.h"
 
 const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
+unsigned cli_socket_timeout_s = 30;
 
 /*
  * An error reply on stderr: its message and its near matches. Returns
@@ -52,10 +53,17 @@ int cli_ask(const struct ibfm_req *r, char **reply)
 		cli_error("out of memory");
 		return CLI_FAIL;
 	}
-	rc = ibfm_client_ask(cli_socket_path, line, reply);
+	rc = ibfm_client_ask(cli_socket_path, line, cli_socket_timeout_s * 1000,
+			     reply);
 	free(line);
 	if (rc == -EPIPE) {
 		cli_error("ibfmd closed the connection without a reply");
+		return CLI_NO_DAEMON;
+	}
+	if (rc == -ETIMEDOUT) {
+		cli_error(
+			"ibfmd at %s did not answer within %u s (busy or stuck: see its log; --socket-timeout SECONDS waits longer)",
+			cli_socket_path, cli_socket_timeout_s);
 		return CLI_NO_DAEMON;
 	}
 	if (rc) {

@@ -3,6 +3,8 @@
  * ibfm: the operator's command. One binary, subcommands in groups
  * ("ibfm topo gen"); each subcommand parses its own options.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,13 +45,16 @@ static void usage(FILE *out)
 		"  --help      this text; 'ibfm COMMAND --help' for a command\n"
 		"  --version   print the version\n"
 		"  --plugin-path  where the OpenSM plugin libibfm_osm.so is installed\n"
-		"  --socket PATH  ibfmd's control socket (or IBFM_SOCKET)\n\n"
+		"  --socket PATH  ibfmd's control socket (or IBFM_SOCKET)\n"
+		"  --socket-timeout SECONDS  how long to wait for ibfmd's reply\n"
+		"                 (or IBFM_SOCKET_TIMEOUT; default 30, 0 for ever)\n\n"
 		"Exit codes, the same for every command, offline or through ibfmd:\n"
 		"0 done (a check found nothing), 1 a check found a problem (differences,\n"
 		"unreachable pairs, an unsafe drain, ports with errors, a failed sweep),\n"
 		"2 usage, 3 bad input (a file, or a name not in the fabric), 4 failure\n"
 		"or another error answered by ibfmd (permission denied among them),\n"
-		"5 ibfmd cannot be reached, 6 drain timeout. See ibfm(8).\n");
+		"5 ibfmd cannot be reached or did not answer in time, 6 drain\n"
+		"timeout. See ibfm(8).\n");
 }
 
 static const struct cli_cmd *find_cmd(const char *group, const char *name)
@@ -86,17 +91,56 @@ static bool group_usage(const char *group)
 	return found;
 }
 
-int main(int argc, char **argv)
+/*
+ * The options before the command: --socket PATH, --socket-timeout
+ * SECONDS (their variables first). Returns how many words they took, or
+ * -1 (said why).
+ */
+static int global_options(int argc, char **argv)
+{
+	const char *timeout = getenv("IBFM_SOCKET_TIMEOUT");
+	int i;
+
+	if (getenv("IBFM_SOCKET"))
+		cli_socket_path = getenv("IBFM_SOCKET");
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--socket"))
+			cli_socket_path = argv[i + 1];
+		else if (!strcmp(argv[i], "--socket-timeout"))
+			timeout = argv[i + 1];
+		else
+			break;
+	}
+	if (timeout &&
+	    !cli_parse_uint(timeout, 0, 86400, &cli_socket_timeout_s)) {
+		cli_error(
+			"--socket-timeout: expected seconds 0..86400, not \"%s\"",
+			timeout);
+		return -1;
+	}
+	return i - 1;
+}
+
+/* What the command printed went out, or why not (a closed pipe is fine). */
+static int flush_stdout(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	if (errno == EPIPE)
+		return rc; /* the reader had what it wanted (| head) */
+	cli_error("cannot write the output: %s", strerror(errno));
+	return rc == CLI_OK ? CLI_FAIL : rc;
+}
+
+static int run(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
+	int skip = global_options(argc, argv);
 
-	if (argc > 2 && !strcmp(argv[1], "--socket")) {
-		cli_socket_path = argv[2];
-		argc -= 2;
-		argv += 2;
-	} else if (getenv("IBFM_SOCKET")) {
-		cli_socket_path = getenv("IBFM_SOCKET");
-	}
+	if (skip < 0)
+		return CLI_USAGE;
+	argc -= skip;
+	argv += skip;
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;
@@ -126,4 +170,14 @@ int main(int argc, char **argv)
 	if (!cmd->name)
 		return cmd->run(argc - 1, argv + 1);
 	return cmd->run(argc - 2, argv + 2);
+}
+
+int main(int argc, char **argv)
+{
+	/*
+	 * A closed pipe or socket is an error to report (EPIPE), not a
+	 * death by signal: ibfmd hanging up, or stdout into "| head".
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	return flush_stdout(run(argc, argv));
 }

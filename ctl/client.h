@@ -18,12 +18,17 @@
  * Sends 'line' (a request ending in '\n', see ibfm_req_encode()) to the
  * socket at 'path' and stores the reply line, NUL-terminated and
  * malloc'ed (the caller frees it), in '*reply'; '*reply' is NULL on
- * failure. Returns 0; -errno when the socket cannot be reached (from
- * socket() or connect(), e.g. -ENOENT, -ECONNREFUSED, -EACCES;
- * -ENAMETOOLONG for a path too long for a socket); -EPIPE when no reply
- * came (the connection closed without one, or no memory to hold it).
+ * failure. The whole exchange (connecting, sending, the reply) takes at
+ * most 'timeout_ms' milliseconds (0: no limit). Returns 0; -errno when
+ * the socket cannot be reached (from socket() or connect(), e.g.
+ * -ENOENT, -ECONNREFUSED, -EACCES; -ENAMETOOLONG for a path too long for
+ * a socket); -ETIMEDOUT when the time ran out; -EPIPE when no reply came
+ * (the connection closed without one, or no memory to hold it). A daemon
+ * that hung up without reading the request may still have said why
+ * ("too many clients"): that is the reply. Never raises SIGPIPE.
  */
-int ibfm_client_ask(const char *path, const char *line, char **reply);
+int ibfm_client_ask(const char *path, const char *line, unsigned timeout_ms,
+		    char **reply);
 
 /*
  * Whether 'reply' is an error reply: an object whose first member is

@@ -25,6 +25,7 @@
 #include "mgmt/access.h"
 #include "mgmt/ctlsock.h"
 #include "mgmt/feature.h"
+#include "mgmt/listen.h"
 #include "mgmt/log.h"
 #include "mgmt/metrics.h"
 
@@ -51,6 +52,7 @@ struct ibfmd {
 	struct ibfmd_metrics *metrics;
 	struct event *sweep_timer, *light_timer;
 	struct event *sig_term, *sig_int, *sig_hup;
+	int lock; /* SOCKET.lock, held while ibfmd runs; -1 before */
 	void *state[NFEATURES]; /* each feature's */
 };
 
@@ -190,6 +192,7 @@ static int add_events(struct ibfmd *d)
 static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 {
 	struct ibfmd_core *core = &d->core;
+	struct ibfmd_listen_budget fds;
 	size_t i;
 
 	core->conf = &d->conf;
@@ -221,12 +224,18 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 			d->ctl.bad_register);
 		return -1;
 	}
-	if (ibfmd_access_socket_dir(d->conf.socket, access) ||
-	    ibfmd_ctlsock_open(core->base, d->conf.socket, &d->ctl, &d->sock))
+	ibfmd_listen_budget(&fds);
+	IBFMD_INFO(
+		"descriptors: %lu%s; at most %u control clients and %u metrics connections",
+		fds.nofile,
+		fds.nofile > fds.was ? " (raised to the hard limit)" : "",
+		fds.ctl, fds.http);
+	if (ibfmd_ctlsock_open(core->base, d->conf.socket, &d->ctl, fds.ctl,
+			       &d->sock))
 		return -1;
 	ibfmd_access_socket_file(d->conf.socket, access);
-	if (ibfmd_metrics_open(core->base, &d->conf, collect_metrics, d,
-			       &d->metrics))
+	if (ibfmd_metrics_open(core->base, &d->conf, fds.http, collect_metrics,
+			       d, &d->metrics))
 		return -1;
 	return add_events(d);
 }
@@ -253,6 +262,9 @@ static void stop(struct ibfmd *d)
 		event_base_free(d->core.base);
 	ibfmd_view_free(&d->view);
 	ibfmd_routes_free(&d->routes);
+	/* After the socket is gone: a next ibfmd may take it from here. */
+	if (d->lock >= 0)
+		close(d->lock);
 }
 
 static const char usage[] =
@@ -279,6 +291,8 @@ int main(int argc, char **argv)
 	bool foreground = false;
 	int c, rc = 1;
 
+	if (d)
+		d->lock = -1;
 	while (d && (c = getopt_long(argc, argv, "c:fhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -315,12 +329,21 @@ int main(int argc, char **argv)
 			"no state_dir in %s: no drains, no routes of the plugin (path, drain), no audit file (admin requests are audited in the log and the events only)",
 			d->core.conf_path);
 	ibfmd_log_set_all((enum ibfmd_log_level)d->conf.log_level);
+	/* Before detaching: a second ibfmd says why on stderr and exits 1.
+	 * The lock lives beside the socket: its directory first. */
+	if (ibfmd_access_socket_dir(d->conf.socket, &access))
+		goto out;
+	d->lock = ibfmd_ctlsock_lock(d->conf.socket, -1);
+	if (d->lock < 0)
+		goto out;
 	if (!foreground && daemon(0, 0)) {
 		IBFMD_ERR("cannot daemonize: %s", strerror(errno));
 		goto out;
 	}
-	if (!foreground)
+	if (!foreground) {
 		ibfmd_log_to_syslog("ibfmd");
+		ibfmd_ctlsock_lock(d->conf.socket, d->lock); /* the new pid */
+	}
 	signal(SIGPIPE, SIG_IGN);
 	evthread_use_pthreads();
 	if (start(d, &access))

@@ -14,13 +14,51 @@ void ibfm_json_init(struct ibfm_json *j, FILE *out, bool pretty)
 	j->first[0] = true;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at 's' (RFC 3629: no
+ * overlong form, no surrogate, nothing over U+10FFFF), or 0. Reads no
+ * further than the first byte that does not continue it (a NUL stops).
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+	    : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+	    : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+					   : 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/*
+ * What comes from the fabric (node descriptions) may be any bytes: a
+ * byte that does not start a well-formed UTF-8 sequence is written as
+ * U+FFFD, so that every reply and file is valid JSON in UTF-8.
+ */
 static void put_escaped(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c == '"' || c == '\\')
+		if (c >= 0x80) {
+			size_t n = utf8_len((const unsigned char *)s);
+
+			if (!n) {
+				fputs("\\ufffd", out);
+				continue;
+			}
+			fwrite(s, 1, n, out);
+			s += n - 1;
+		} else if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", out);

@@ -7,7 +7,9 @@
  *
  * Just enough JSON for ibfm's --json output, state snapshots and the
  * control socket: objects and arrays nest up to IBFM_JSON_DEPTH, keys
- * and strings are escaped, numbers print with 15 significant digits. The writer
+ * and strings are escaped (a byte that is not well-formed UTF-8 becomes
+ * U+FFFD, so the output is valid UTF-8 whatever the input), numbers
+ * print with 15 significant digits. The writer
  * tracks commas; the caller opens and closes in order. Key is NULL
  * inside arrays and for the top-level value.
  */

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Fuzzes the parsers that read what others write (topology files, LFT
 # dumps, the drain list, ibfmd's configuration and control requests, the
-# CLI's reader of ibfmd's replies, congestion-control profiles and
-# policies, the CC model's faults) with libFuzzer, ASan and UBSan, for
-# FUZZ_SECONDS each (default 15), starting from tests/fuzz/corpus/NAME.
+# control socket's framing and /metrics' request heads on streams cut at
+# arbitrary points, the CLI's reader of ibfmd's replies,
+# congestion-control profiles and policies, the CC model's faults) with
+# libFuzzer, ASan and UBSan, for FUZZ_SECONDS each (default 15), starting from tests/fuzz/corpus/NAME.
 # What a run finds stays in _fuzz/ (a crash input as _fuzz/crash-*);
 # add an interesting input to the corpus by hand. Usage:
 #   scripts/fuzz.sh [NAME...]     (default: all)
@@ -21,12 +22,14 @@ declare -A srcs=(
 	[lfts]="$routing"
 	[drain]="$routing"
 	[ctl]="$(ls ctl/*.c) $routing"
+	[frame]="$(ls ctl/*.c) $routing"
+	[http]="mgmt/httpreq.c"
 	[conf]="mgmt/conf.c mgmt/lines.c mgmt/log.c routing/err.c"
 	[jsonview]="cli/jsonview.c routing/json.c"
 	[ccp]="cc/ccprofile.c mgmt/lines.c routing/err.c"
 	[ccpol]="cc/ccpolicy.c cc/ccprofile.c cc/ccmodel.c cc/ccwire.c mgmt/lines.c routing/err.c"
 )
-names=${*:-topo lfts drain ctl conf jsonview ccp ccpol}
+names=${*:-topo lfts drain ctl frame http conf jsonview ccp ccpol}
 pass=0 fail=0
 for n in $names; do
 	bin=$out/fuzz_$n

@@ -35,10 +35,77 @@ static void test_nested_compact_output(void **state)
 	free(buf);
 }
 
+/* The string 'v' as ibfm_json_str() writes it at the top level. */
+static char *json_string(const char *v)
+{
+	struct ibfm_json j;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	ibfm_json_init(&j, mem, false);
+	ibfm_json_str(&j, NULL, v);
+	fclose(mem);
+	return buf;
+}
+
+static void check_string(const char *v, const char *want)
+{
+	char *got = json_string(v);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/*
+ * A NodeDescription is whatever bytes a node sends: what is not
+ * well-formed UTF-8 becomes U+FFFD, byte by byte, and what is stays.
+ */
+static void test_invalid_utf8_replaced(void **state)
+{
+	(void)state;
+	/* Well-formed: 2, 3 and 4 bytes, as they came. */
+	check_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		     "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	/* A stray continuation byte, and Latin-1. */
+	check_string("a\x80"
+		     "b",
+		     "\"a\\ufffdb\"");
+	check_string("node\xe9", "\"node\\ufffd\"");
+	/* Cut short: at the end, and before an ASCII byte. */
+	check_string("\xe2\x82", "\"\\ufffd\\ufffd\"");
+	check_string("\xf0\x9f\x98\"x", "\"\\ufffd\\ufffd\\ufffd\\\"x\"");
+	/* Overlong forms, a surrogate, past U+10FFFF, bytes never used. */
+	check_string("\xc0\xaf", "\"\\ufffd\\ufffd\"");
+	check_string("\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"");
+	check_string("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");
+	check_string("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	check_string("\xff\xfe", "\"\\ufffd\\ufffd\"");
+	/* The edges that are allowed. */
+	check_string("\xc2\x80\xed\x9f\xbf\xf4\x8f\xbf\xbf",
+		     "\"\xc2\x80\xed\x9f\xbf\xf4\x8f\xbf\xbf\"");
+	/* Keys too. */
+	{
+		struct ibfm_json j;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&buf, &len);
+
+		ibfm_json_init(&j, mem, false);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_str(&j, "k\xfe", "v");
+		ibfm_json_obj_end(&j);
+		fclose(mem);
+		assert_string_equal(buf, "{\"k\\ufffd\":\"v\"}");
+		free(buf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nested_compact_output),
+		cmocka_unit_test(test_invalid_utf8_replaced),
 	};
 
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);
