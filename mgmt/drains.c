@@ -181,7 +181,9 @@ static void op_routed(struct drains *d)
 	now = routes(d, why, sizeof(why));
 	if (!now)
 		return; /* the dump is not there yet: next tick */
-	op->new_generation = generation(d);
+	/* The generation of the tables read, not of snapshot.json, which
+	 * the plugin replaces after them: the two may differ for a moment. */
+	op->new_generation = now->generation ? now->generation : generation(d);
 	op->verify.n = 0;
 	for (sw = 0; sw < now->t.nsw; sw++)
 		if (switch_blocks(now, sw, &op->before, &op->verify)) {

@@ -28,6 +28,7 @@
 #include "mgmt/listen.h"
 #include "mgmt/log.h"
 #include "mgmt/metrics.h"
+#include "routing/file.h"
 
 IBFMD_LOG_MODULE(main);
 
@@ -240,6 +241,19 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 	return add_events(d);
 }
 
+/*
+ * Temporary files that writers killed mid-write left in the state
+ * directory (the plugin's, ibfmd's own): never renamed in, never read.
+ */
+static void clean_state_dir(const char *dir)
+{
+	unsigned n = dir[0] ? ibfm_file_clean_stale(dir) : 0;
+
+	if (n)
+		IBFMD_INFO("%s: %u temporary files of writers gone removed",
+			   dir, n);
+}
+
 /* Stops the worker first: nothing it does may outlive what it uses. */
 static void stop(struct ibfmd *d)
 {
@@ -336,6 +350,7 @@ int main(int argc, char **argv)
 	d->lock = ibfmd_ctlsock_lock(d->conf.socket, -1);
 	if (d->lock < 0)
 		goto out;
+	clean_state_dir(d->conf.state_dir);
 	if (!foreground && daemon(0, 0)) {
 		IBFMD_ERR("cannot daemonize: %s", strerror(errno));
 		goto out;

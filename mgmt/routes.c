@@ -68,6 +68,7 @@ const struct ibfmd_routes *ibfmd_routes_get(struct ibfmd_routes *r,
 	}
 	r->sweep = v->sweeps;
 	r->mtime = st.st_mtim;
+	r->generation = ibfm_lfts_bin_generation(path);
 	IBFMD_DBG("%s read on sweep %" PRIu64 ": %" PRIu32 " switches", path,
 		  r->sweep, r->t.nsw);
 	return r;

@@ -26,6 +26,8 @@ struct ibfmd_routes {
 	struct ibfm_lfts t;
 	uint64_t sweep;	       /* the sweep it was copied from */
 	struct timespec mtime; /* of the dump read */
+	uint64_t generation;   /* of the tables read (lfts.bin says it);
+				* 0: an older text dump, which does not */
 };
 
 /*
