@@ -42,6 +42,7 @@ void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_fabric *a,
 	bool on_a = it->exp_port != IBFM_NONE;
 	const struct ibfm_fabric *f = on_a ? a : b;
 
+	memset(e, 0, sizeof(*e)); /* no field left to the caller */
 	e->kind = ibfm_diff_kind_name(it->kind);
 	e->severity = it->kind == IBFM_DIFF_LINK_DEGRADED ||
 				      it->kind == IBFM_DIFF_NODE_EXTRA ||

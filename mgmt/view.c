@@ -42,7 +42,7 @@ struct diff_ctx {
 static void add_event(void *ctx, const struct ibfm_diff_item *it)
 {
 	struct diff_ctx *c = ctx;
-	struct ibfmd_event e;
+	struct ibfmd_event e = { 0 };
 
 	ibfmd_event_diff(&e, c->a, c->b, it);
 	ibfmd_events_add(c->events, &e);
