@@ -28,6 +28,20 @@ struct turn {
 	uint64_t allow[4]; /* ports a detour may come down through */
 	struct reach r;
 	uint64_t edge[TURN_WORDS]; /* turns whose allowed ways it reaches */
+	/*
+	 * The chains that reach an allowed way into this turn point,
+	 * followed backwards. A chain read backwards, each channel
+	 * reversed, is a chain by the same rules (a reversed channel goes
+	 * down where it went up, so a turn from down to up stays one, and
+	 * so does a U-turn): reach_run finds them from those ways
+	 * reversed. dnin[s] != IN_NONE then says that a chain from an up
+	 * channel of switch s reaches an allowed way here, i.e. a turn
+	 * point at s would have an edge to this one. Built when first
+	 * asked (back_ok), grown with each way allowed, dropped when links
+	 * go away.
+	 */
+	struct reach back;
+	bool back_ok;
 };
 
 struct hub {
@@ -50,7 +64,8 @@ struct ibfm_detour {
 	uint16_t *xlen;	     /* hops before an up/down route takes over */
 	uint32_t *seen, gen; /* == gen: followed in this pass */
 	uint32_t *chain;     /* scratch: a path being followed */
-	uint32_t *queue;     /* scratch of reach_build (runs while a path is) */
+	uint32_t *queue;     /* scratch of reach_run (runs while a path is) */
+	uint32_t qhead, qlen;
 	bool *queued;
 	/*
 	 * Per switch, the ports refused as ways into a turn there. The turn
@@ -136,15 +151,23 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	return 0;
 }
 
+/* Frees what turn point 't' holds and clears its slot. */
+static void turn_free(struct turn *t)
+{
+	free(t->r.upin);
+	free(t->r.dnin);
+	free(t->back.upin);
+	free(t->back.dnin);
+	memset(t, 0, sizeof(*t));
+}
+
 void ibfm_detour_reset(struct ibfm_detour *d)
 {
 	uint32_t i;
 
 	for (i = 0; i < d->nturns; i++) {
 		d->turn_of[d->turns[i].sw] = IBFM_NONE;
-		free(d->turns[i].r.upin);
-		free(d->turns[i].r.dnin);
-		memset(&d->turns[i], 0, sizeof(d->turns[i]));
+		turn_free(&d->turns[i]);
 	}
 	for (i = 0; i < IBFM_DETOUR_HUBS; i++) {
 		free(d->hubs[i].next);
@@ -199,54 +222,102 @@ static bool enter(const struct ibfm_detour *d, struct reach *r, uint32_t x,
 	return true;
 }
 
-/*
- * The turn-free chains from the up channels of switch 'v'. Each switch's
- * state changes at most four times: O(4 x ports).
- */
-static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
+/* 'r' with no chain in it yet. -ENOMEM. */
+static int reach_clear(const struct ibfm_detour *d, struct reach *r)
 {
-	uint32_t n = d->g.nsw, head = 0, len = 0;
-	unsigned p;
+	size_t n = d->g.nsw;
 
 	if (!r->upin)
-		r->upin = malloc(((size_t)n + 1) * sizeof(*r->upin));
+		r->upin = malloc((n + 1) * sizeof(*r->upin));
 	if (!r->dnin)
-		r->dnin = malloc(((size_t)n + 1) * sizeof(*r->dnin));
+		r->dnin = malloc((n + 1) * sizeof(*r->dnin));
 	if (!r->upin || !r->dnin)
 		return -ENOMEM;
-	memset(r->upin, 0xff, (size_t)n * sizeof(*r->upin));
-	memset(r->dnin, 0xff, (size_t)n * sizeof(*r->dnin));
-	memset(d->queued, 0, (size_t)n * sizeof(*d->queued));
-	for (p = 1; p <= node_of(d, v)->nports; p++) {
-		uint32_t w = peer_sw(d, v, p);
+	memset(r->upin, 0xff, n * sizeof(*r->upin));
+	memset(r->dnin, 0xff, n * sizeof(*r->dnin));
+	return 0;
+}
 
-		if (w != IBFM_NONE && key_up(d, v, w) && enter(d, r, v, w) &&
-		    !d->queued[w]) {
-			d->queued[w] = true;
-			d->queue[(head + len++) % n] = w;
-		}
-	}
-	while (len) {
-		uint32_t x = d->queue[head];
-		head = (head + 1) % n;
-		len--;
+/* Queues 'w' for reach_run, unless it waits already. */
+static void reach_push(struct ibfm_detour *d, uint32_t w)
+{
+	if (d->queued[w])
+		return;
+	d->queued[w] = true;
+	d->queue[(d->qhead + d->qlen++) % d->g.nsw] = w;
+}
+
+/*
+ * Follows the chains of 'r' on from the switches queued, till they reach
+ * no more. Each switch's state changes at most four times: O(4 x ports)
+ * for all the chains of one 'r', however many runs they take.
+ */
+static void reach_run(struct ibfm_detour *d, struct reach *r)
+{
+	unsigned p;
+
+	while (d->qlen) {
+		uint32_t x = d->queue[d->qhead];
+
+		d->qhead = (d->qhead + 1) % d->g.nsw;
+		d->qlen--;
 		d->queued[x] = false;
 		for (p = 1; p <= node_of(d, x)->nports; p++) {
 			uint32_t w = peer_sw(d, x, p);
 
-			if (w == IBFM_NONE || !reached(d, r, x, w) ||
-			    !enter(d, r, x, w) || d->queued[w])
-				continue;
-			d->queued[w] = true;
-			d->queue[(head + len++) % n] = w;
+			if (w != IBFM_NONE && reached(d, r, x, w) &&
+			    enter(d, r, x, w))
+				reach_push(d, w);
 		}
 	}
+}
+
+/* The turn-free chains from the up channels of switch 'v'. -ENOMEM. */
+static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
+{
+	unsigned p;
+
+	if (reach_clear(d, r))
+		return -ENOMEM;
+	for (p = 1; p <= node_of(d, v)->nports; p++) {
+		uint32_t w = peer_sw(d, v, p);
+
+		if (w != IBFM_NONE && key_up(d, v, w) && enter(d, r, v, w))
+			reach_push(d, w);
+	}
+	reach_run(d, r);
 	return 0;
 }
 
 static bool allowed(const struct turn *t, unsigned port)
 {
 	return ibfm_bit(t->allow, port);
+}
+
+/* Adds the way from 'a' down into turn point 't' to its back reach. */
+static void back_add(struct ibfm_detour *d, struct turn *t, uint32_t a)
+{
+	/* Backwards, the channel a -> t->sw is t->sw -> a. */
+	if (enter(d, &t->back, t->sw, a))
+		reach_push(d, a);
+	reach_run(d, &t->back);
+}
+
+/* The back reach of turn point 't', from all its allowed ways. -ENOMEM. */
+static int back_build(struct ibfm_detour *d, struct turn *t)
+{
+	unsigned p;
+
+	if (reach_clear(d, &t->back))
+		return -ENOMEM;
+	for (p = 1; p <= node_of(d, t->sw)->nports; p++) {
+		uint32_t a = peer_sw(d, t->sw, p);
+
+		if (a != IBFM_NONE && allowed(t, p))
+			back_add(d, t, a);
+	}
+	t->back_ok = true;
+	return 0;
 }
 
 /* Whether turn i's chains reach an allowed way into turn j. */
@@ -302,10 +373,63 @@ static void drop_last_turn(struct ibfm_detour *d)
 	struct turn *t = &d->turns[--d->nturns];
 
 	d->turn_of[t->sw] = IBFM_NONE;
-	free(t->r.upin);
-	free(t->r.dnin);
-	memset(t, 0, sizeof(*t));
+	turn_free(t);
 	d->stats.turns = d->nturns;
+}
+
+/* Whether the bit sets 'a' and 'b' (of turn points) share one. */
+static bool turns_meet(const uint64_t *a, const uint64_t *b)
+{
+	unsigned w;
+
+	for (w = 0; w < TURN_WORDS; w++)
+		if (a[w] & b[w])
+			return true;
+	return false;
+}
+
+/*
+ * Whether a new turn point at switch 'v', with its way in from 'a'
+ * allowed, would close a cycle through the turn points there are: its
+ * chains reach an allowed way into one that leads, along the turn graph,
+ * to one whose chains reach a -> v. The back reaches tell which switches'
+ * chains reach a turn point, so this needs no reach of v (the pass over
+ * the links a new turn point costs). It finds exactly the cycles
+ * allow_turn would find through other turn points; one through v's own
+ * chains alone still needs v's reach. 1, 0, or -ENOMEM.
+ */
+static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t a)
+{
+	uint64_t bad[TURN_WORDS] = { 0 };
+	bool more = false;
+	uint32_t i;
+
+	for (i = 0; i < d->nturns; i++)
+		if (reached(d, &d->turns[i].r, a, v)) {
+			ibfm_bit_set(bad, i);
+			more = true;
+		}
+	/* Then the turn points with an edge to one of those. */
+	while (more) {
+		more = false;
+		for (i = 0; i < d->nturns; i++)
+			if (!ibfm_bit(bad, i) &&
+			    turns_meet(d->turns[i].edge, bad)) {
+				ibfm_bit_set(bad, i);
+				more = true;
+			}
+	}
+	for (i = 0; i < d->nturns; i++) {
+		struct turn *t = &d->turns[i];
+
+		if (!ibfm_bit(bad, i))
+			continue;
+		if (!t->back_ok && back_build(d, t))
+			return -ENOMEM;
+		if (t->back.dnin[v] != IN_NONE)
+			return 1;
+	}
+	return 0;
 }
 
 /*
@@ -323,8 +447,15 @@ static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 
 	if (ibfm_bit(d->refused[v], port))
 		return false;
-	k = turn_at(d, v);
 	a = peer_sw(d, v, port);
+	/* Most ways into a new turn point are refused for a cycle through
+	 * others: found so, it need not be made. */
+	if (fresh && a != IBFM_NONE && d->nturns < MAX_TURNS &&
+	    closes_cycle(d, v, a) > 0) {
+		ibfm_bit_set(d->refused[v], port);
+		return false;
+	}
+	k = turn_at(d, v);
 	if (k == IBFM_NONE || a == IBFM_NONE)
 		return false;
 	if (allowed(&d->turns[k], port))
@@ -347,11 +478,21 @@ static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 			}
 	}
 	ibfm_bit_set(d->turns[k].allow, port);
+	if (d->turns[k].back_ok)
+		back_add(d, &d->turns[k], a);
 	for (i = 0; i < d->nturns; i++)
 		if (reached(d, &d->turns[i].r, a, v))
 			ibfm_bit_set(d->turns[i].edge, k);
 	d->stats.allowed++;
 	return true;
+}
+
+void ibfm_detour_links_lost(struct ibfm_detour *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nturns; i++)
+		d->turns[i].back_ok = false;
 }
 
 int ibfm_detour_refresh(struct ibfm_detour *d)
@@ -360,6 +501,7 @@ int ibfm_detour_refresh(struct ibfm_detour *d)
 
 	/* Fewer chains now: what was refused may be allowed. */
 	memset(d->refused, 0, (size_t)d->g.nsw * sizeof(*d->refused));
+	ibfm_detour_links_lost(d);
 	for (i = 0; i < d->nturns; i++)
 		if (reach_build(d, d->turns[i].sw, &d->turns[i].r))
 			return -ENOMEM;

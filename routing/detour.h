@@ -38,7 +38,13 @@
  * a turn. Each switch joins an already routed one, so the tables have
  * no forwarding loop. Same-rank links carry detours too. Cost: O(hub
  * path) per switch with a hub's route, O(ports) per round otherwise; a
- * new turn point costs one pass over the links.
+ * new turn point costs one pass over the links. Most ways into a new
+ * turn point are refused because its chains would reach a turn point
+ * that leads back to that way: each turn point also knows, backwards
+ * from its allowed ways, the switches whose chains reach it (one pass
+ * over the links, kept until links go away), so such a refusal costs
+ * O(turn points) and no pass at all (a switch losing a spine-core link
+ * of a fat tree refused thousands of them per update).
  */
 
 #include <stdbool.h>
@@ -88,6 +94,14 @@ void ibfm_detour_destroy(struct ibfm_detour *d);
 
 /* Forgets every turn point and hub (links were added). */
 void ibfm_detour_reset(struct ibfm_detour *d);
+
+/*
+ * Links went away: forgets what it derived from them for turn points to
+ * come (which switches' chains reach each turn point). The turn points
+ * and their graph stay as they are until ibfm_detour_refresh, which
+ * calls this too. Call it before planning on the fabric less those links.
+ */
+void ibfm_detour_links_lost(struct ibfm_detour *d);
 
 /*
  * After links went away: the turn-free chains of every turn point

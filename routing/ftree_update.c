@@ -457,6 +457,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	ncomp = t->ncomp;
 	t->ncomp = build_components(t);
 	/* Turn points stay: losing links only removes dependencies. */
+	ibfm_detour_links_lost(t->det);
 	if (ibfm_ftree_reroute_hubs(t))
 		goto out;
 	if (collect_changes(t, &old, &x) || collect_dead(t, &old, lfts, &x))
