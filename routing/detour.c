@@ -48,6 +48,9 @@ struct hub {
 	uint32_t sw;
 	uint32_t *next; /* per switch: next switch of its route to the hub */
 	uint8_t *port;	/* and the port */
+	/* Per switch, read once per target and switch while planning: */
+	uint8_t *in; /* the port of next[s] the route comes in by */
+	bool *up;    /* whether it goes up into next[s] */
 };
 
 struct ibfm_detour {
@@ -172,8 +175,9 @@ void ibfm_detour_reset(struct ibfm_detour *d)
 	for (i = 0; i < IBFM_DETOUR_HUBS; i++) {
 		free(d->hubs[i].next);
 		free(d->hubs[i].port);
-		d->hubs[i].next = NULL;
-		d->hubs[i].port = NULL;
+		free(d->hubs[i].in);
+		free(d->hubs[i].up);
+		memset(&d->hubs[i], 0, sizeof(d->hubs[i]));
 	}
 	d->nturns = 0;
 	d->nhubs = 0;
@@ -518,7 +522,7 @@ int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,
 			const uint32_t *next, const uint8_t *port)
 {
 	struct hub *h = &d->hubs[i];
-	size_t n = d->g.nsw;
+	size_t n = d->g.nsw, s;
 
 	if (i >= IBFM_DETOUR_HUBS || i > d->nhubs)
 		return -EINVAL;
@@ -528,11 +532,19 @@ int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,
 		h->next = malloc((n + 1) * sizeof(*h->next));
 	if (!h->port)
 		h->port = malloc(n + 1);
-	if (!h->next || !h->port)
+	if (!h->in)
+		h->in = malloc(n + 1);
+	if (!h->up)
+		h->up = malloc((n + 1) * sizeof(*h->up));
+	if (!h->next || !h->port || !h->in || !h->up)
 		return -ENOMEM;
 	h->sw = sw;
 	memcpy(h->next, next, n * sizeof(*next));
 	memcpy(h->port, port, n);
+	for (s = 0; s < n; s++) {
+		h->in[s] = next[s] == IBFM_NONE ? 0 : peer_port(d, s, port[s]);
+		h->up[s] = next[s] != IBFM_NONE && key_up(d, s, next[s]);
+	}
 	if (i == d->nhubs)
 		d->nhubs++;
 	return 0;
@@ -559,17 +571,17 @@ const struct ibfm_detour_stats *ibfm_detour_stats(const struct ibfm_detour *d)
 }
 
 /*
- * Whether a packet from switch 's' may come into the routed switch 'v'
- * through v's port 'vport' and follow v's route: going up, or into a
+ * Whether a packet may come into the routed switch 'v' through v's port
+ * 'vport' ('up': from below) and follow v's route: going up, or into a
  * route that goes on down, or through an allowed turn (allowed now if
  * the turn graph stays acyclic, when 'try' says so).
  */
-static bool may_enter(struct ibfm_detour *d, uint32_t s, uint32_t v,
-		      unsigned vport, bool try)
+static inline __attribute__((always_inline)) bool
+may_enter(struct ibfm_detour *d, bool up, uint32_t v, unsigned vport, bool try)
 {
 	uint32_t k;
 
-	if (key_up(d, s, v))
+	if (up)
 		return true;
 	switch (d->mode[v]) {
 	case IBFM_MODE_SELF:
@@ -590,12 +602,13 @@ static bool may_enter(struct ibfm_detour *d, uint32_t s, uint32_t v,
 	return try && allow_turn(d, v, vport);
 }
 
-/* Routes 's' through its port 'p' to the routed switch 'v'. */
-static void join(struct ibfm_detour *d, uint32_t s, uint32_t v, uint8_t p)
+/* Routes 's' through its port 'p' to the routed switch 'v' ('down'). */
+static inline __attribute__((always_inline)) void
+join(struct ibfm_detour *d, uint32_t s, uint32_t v, uint8_t p, bool down)
 {
 	d->mode[s] = IBFM_MODE_DETOUR;
 	d->xport[s] = p;
-	d->xdown[s] = !key_up(d, s, v);
+	d->xdown[s] = down;
 	d->xlen[s] = (uint16_t)(1 + (d->mode[v] == IBFM_MODE_DETOUR ? d->xlen[v]
 								    : 0));
 	if (d->xlen[s] > d->stats.hops)
@@ -634,12 +647,13 @@ static void follow_hub(struct ibfm_detour *d, const struct hub *h,
 		if (ok) {
 			uint32_t u = d->chain[k - 1];
 
-			ok = may_enter(d, u, v, peer_port(d, u, h->port[u]),
-				       true);
+			ok = may_enter(d, h->up[u], v, h->in[u], true);
 		}
-		while (ok && k--)
-			join(d, d->chain[k], h->next[d->chain[k]],
-			     h->port[d->chain[k]]);
+		while (ok && k--) {
+			uint32_t u = d->chain[k];
+
+			join(d, u, h->next[u], h->port[u], !h->up[u]);
+		}
 	}
 }
 
@@ -660,8 +674,8 @@ static bool join_by_turn(struct ibfm_detour *d, uint32_t s)
 			    key_up(d, s, v) ||
 			    (d->turn_of[v] == IBFM_NONE) == (pass == 0))
 				continue;
-			if (may_enter(d, s, v, peer_port(d, s, p), true)) {
-				join(d, s, v, (uint8_t)p);
+			if (may_enter(d, false, v, peer_port(d, s, p), true)) {
+				join(d, s, v, (uint8_t)p, true);
 				return true;
 			}
 		}
@@ -691,15 +705,15 @@ static bool join_round(struct ibfm_detour *d, const uint32_t *pend,
 			if (v == IBFM_NONE || d->mode[v] == IBFM_MODE_NONE)
 				continue;
 			if (!key_up(d, s, v) &&
-			    may_enter(d, s, v, peer_port(d, s, p), false))
-				join(d, s, v, (uint8_t)p);
+			    may_enter(d, false, v, peer_port(d, s, p), false))
+				join(d, s, v, (uint8_t)p, true);
 			else if (key_up(d, s, v) && up == IBFM_NONE) {
 				up = v;
 				up_p = p;
 			}
 		}
 		if (d->mode[s] == IBFM_MODE_NONE && up != IBFM_NONE)
-			join(d, s, up, (uint8_t)up_p);
+			join(d, s, up, (uint8_t)up_p, false);
 		else if (d->mode[s] == IBFM_MODE_NONE)
 			join_by_turn(d, s);
 		any = any || d->mode[s] != IBFM_MODE_NONE;
@@ -707,18 +721,33 @@ static bool join_round(struct ibfm_detour *d, const uint32_t *pend,
 	return any;
 }
 
+/* How many of the switches in 'pend' have no route yet. */
+static uint32_t count_left(const struct ibfm_detour *d, const uint32_t *pend,
+			   uint32_t npend)
+{
+	uint32_t j, left = 0;
+
+	for (j = 0; j < npend; j++)
+		left += d->mode[pend[j]] == IBFM_MODE_NONE;
+	return left;
+}
+
 uint32_t ibfm_detour_plan(struct ibfm_detour *d, uint8_t *mode,
 			  const uint32_t *pend, uint32_t npend)
 {
-	uint32_t j, left = 0;
+	uint32_t left = npend;
 	unsigned i;
 
 	d->mode = mode;
-	for (i = 0; i < d->nhubs; i++)
+	/* Mostly the first hub routes them all: the others, and the
+	 * rounds, would only find nothing left to do. */
+	for (i = 0; left && i < d->nhubs; i++) {
 		follow_hub(d, &d->hubs[i], pend, npend);
+		left = count_left(d, pend, npend);
+	}
+	if (!left)
+		return 0;
 	while (join_round(d, pend, npend))
 		;
-	for (j = 0; j < npend; j++)
-		left += mode[pend[j]] == IBFM_MODE_NONE;
-	return left;
+	return count_left(d, pend, npend);
 }

@@ -133,6 +133,9 @@ struct fixes {
 	uint32_t *list, gen;
 	uint8_t *dirty; /* per (switch, LFT block) */
 	uint64_t *left; /* targets whose detours left switches unrouted */
+	uint64_t *bare; /* targets seen with no switch pending: the links
+			 * stay as they are through an update, so they have
+			 * none till its end */
 	uint32_t nblocks;
 };
 
@@ -145,6 +148,7 @@ static void fixes_free(struct fixes *x)
 	free(x->list);
 	free(x->dirty);
 	free(x->left);
+	free(x->bare);
 }
 
 /* Bit X of switch s's reach that differs from the snapshot, word 'w'. */
@@ -247,6 +251,32 @@ static void fix_entries(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	for (k = 0; k < d->nlids; k++)
 		store(x, row, s, d->lid + k,
 		      repair(t, s, d, d->lid + k, row[d->lid + k]), delta);
+}
+
+/*
+ * fix_entries for every switch pending for d's target (no up/down route,
+ * neither the target nor one of its ancestors): repair's answer for
+ * them is only their detour's port, or none (no detour, or the CA is
+ * gone). One pass per destination and pending switch.
+ */
+static void fix_pend(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		     struct fixes *x, const struct dest *d,
+		     struct ibfm_ftree_delta *delta)
+{
+	bool gone = t->f->ports[d->port].num &&
+		    t->f->ports[d->port].peer == IBFM_NONE;
+	uint32_t j, k;
+
+	for (j = 0; j < t->npend; j++) {
+		uint32_t s = t->pend[j];
+		uint8_t *row = ibfm_lfts_row(lfts, s);
+		uint8_t e = !gone && t->mode[s] == MODE_DETOUR
+				    ? ibfm_detour_port(t->det, s)
+				    : IBFM_LFT_NONE;
+
+		for (k = 0; k < d->nlids; k++)
+			store(x, row, s, d->lid + k, e, delta);
+	}
 }
 
 static void list_add(struct fixes *x, uint32_t s, uint32_t *n)
@@ -358,13 +388,18 @@ static void clear_split(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	}
 }
 
-/* ibfm_ftree_visit_target, noting the targets that leave switches unrouted. */
+/*
+ * ibfm_ftree_visit_target, noting the targets that leave switches
+ * unrouted and those with none pending.
+ */
 static uint32_t note_left(struct ibfm_ftree *t, struct fixes *x, uint32_t tg)
 {
 	uint32_t n = ibfm_ftree_visit_target(t, tg);
 
 	if (n)
 		ibfm_bit_set(x->left, tg);
+	if (!t->npend)
+		ibfm_bit_set(x->bare, tg);
 	return n;
 }
 
@@ -376,8 +411,9 @@ static uint64_t plan_again(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			   struct fixes *x, struct ibfm_ftree_delta *delta,
 			   const uint64_t *only)
 {
-	uint32_t i, j, last = IBFM_NONE;
+	uint32_t i, last = IBFM_NONE;
 	uint64_t left = 0;
+	bool bare = false;
 
 	for (i = 0; i < t->ndests; i++) {
 		const struct dest *d = &t->dests[i];
@@ -385,11 +421,16 @@ static uint64_t plan_again(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		if (only && !ibfm_bit(only, d->target))
 			continue;
 		if (d->target != last) {
-			left += ibfm_ftree_visit_target(t, d->target);
 			last = d->target;
+			/* Nothing to plan or fix: no walk either. */
+			bare = ibfm_bit(x->bare, last);
+			if (!bare)
+				left += ibfm_ftree_visit_target(t, last);
+			if (!bare && !t->npend)
+				ibfm_bit_set(x->bare, last);
 		}
-		for (j = 0; j < t->npend; j++)
-			fix_entries(t, lfts, x, t->pend[j], d, delta);
+		if (!bare)
+			fix_pend(t, lfts, x, d, delta);
 	}
 	return left;
 }
@@ -449,7 +490,8 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	x.list = calloc(t->nsw + 1, sizeof(*x.list));
 	x.dirty = calloc((size_t)t->nsw * x.nblocks + 1, 1);
 	x.left = calloc(t->words + 1, 8);
-	if (!x.stamp || !x.list || !x.dirty || !x.left ||
+	x.bare = calloc(t->words + 1, 8);
+	if (!x.stamp || !x.list || !x.dirty || !x.left || !x.bare ||
 	    snapshot_take(t, &old))
 		goto out;
 	ibfm_ftree_build_adjacency(t);
@@ -497,8 +539,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		 * once per destination (the list is sorted by it). */
 		if (b + 1 < x.ndead && x.dead[b + 1] >> 32 == x.dead[b] >> 32)
 			continue;
-		for (j = 0; j < t->npend; j++)
-			fix_entries(t, lfts, &x, t->pend[j], d, delta);
+		fix_pend(t, lfts, &x, d, delta);
 	}
 	if (t->ncomp != ncomp)
 		clear_split(t, lfts, &x, delta);
