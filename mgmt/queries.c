@@ -37,7 +37,7 @@ struct stat_row {
 	double v;
 };
 
-#define NSTATS 19
+#define NSTATS 22
 
 static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 {
@@ -57,6 +57,16 @@ static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 		  f ? ibfm_fabric_count_links(f) : 0 },
 		{ "sweeps", "ibfm_sweeps_total", "full sweeps done", true,
 		  false, (double)d->sweeps },
+		{ "sweep_ok", "ibfm_sweep_ok",
+		  "1 when the last sweep or light check reached the fabric, 0 when it failed (last_error)",
+		  false, false, d->last_error[0] ? 0 : 1 },
+		{ "sweep_failures", "ibfm_sweep_failures_total",
+		  "full sweeps and light checks that failed", true, false,
+		  (double)d->sweep_failures },
+		{ "last_success_time",
+		  "ibfm_last_sweep_success_timestamp_seconds",
+		  "when the last full sweep succeeded (Unix time; 0: never)",
+		  false, false, (double)d->last_ok },
 		{ "light_checks", "ibfm_light_checks_total",
 		  "light checks that found nothing changed", true, false,
 		  (double)d->light_checks },

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mgmt/log.h"
 #include "routing/diff.h"
@@ -171,11 +172,13 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 		v->last_light_ms = r->ms;
 	} else
 		v->last_ms = r->ms;
+	v->sweep_failures += r->err.msg[0] != '\0';
 	if (!f) {
 		free(r->clashes.v);
 		return false;
 	}
 	v->sweeps++;
+	v->last_ok = time(NULL);
 	IBFMD_DBG("sweep %" PRIu64 ": %" PRIu32 " nodes, %" PRIu32
 		  " links in %.0f ms",
 		  v->sweeps, f->nnodes, ibfm_fabric_count_links(f), v->last_ms);

@@ -33,6 +33,8 @@ struct ibfmd_view {
 	struct ibfm_fabric *fabric;  /* the last sweep; NULL before one */
 	struct ibfm_fabric *expected;
 	uint64_t sweeps, light_checks, expected_diffs;
+	uint64_t sweep_failures; /* full sweeps and light checks that failed */
+	time_t last_ok;		 /* the last full sweep that succeeded */
 	double last_ms, last_light_ms, last_counters_ms;
 	char last_error[IBFM_ERR_MSG_MAX];
 	bool fabric_written;	     /* conf.fabric_file holds the last sweep */

@@ -36,6 +36,8 @@ check "metrics: HTTP 200" grep -q '^HTTP/1.[01] 200' "$T/metrics"
 check "metrics: 152 nodes" grep -q '^ibfm_fabric_nodes 152' "$T/metrics"
 check "metrics: 256 links" grep -q '^ibfm_fabric_links 256' "$T/metrics"
 check "metrics: sweeps is a counter" grep -q '^# TYPE ibfm_sweeps_total counter' "$T/metrics"
+check "metrics: the fabric is reached (ibfm_sweep_ok 1)" grep -q '^ibfm_sweep_ok 1$' "$T/metrics"
+check "metrics: when the last sweep succeeded" grep -q '^ibfm_last_sweep_success_timestamp_seconds [1-9][0-9]*$' "$T/metrics"
 check "metrics: sweep time in seconds" grep -q '^ibfm_last_sweep_seconds 0\.[0-9]' "$T/metrics"
 http_get "$port" /nothing >"$T/404"
 check "metrics: other paths 404" grep -q '^HTTP/1.[01] 404' "$T/404"
@@ -200,6 +202,7 @@ check "the socket is removed" test ! -e "$T/ibfmd.sock"
 # A sweep that fails (no such CA): status says so and exits 1, as a check.
 cat >"$T/bad.conf" <<CONF
 socket $T/bad.sock
+metrics 127.0.0.1:0
 ca no_such_ca
 sweep_interval 3600
 light_interval 0
@@ -211,6 +214,10 @@ failed_sweep() { "$IBFM" --socket "$T/bad.sock" status --json >"$T/bad.json" 2>/
 until_ok 300 "$BAD" ibfmd failed_sweep
 check "status after a failed sweep: exit 1" failed_sweep
 check "and the reason" grep -q '"last_error":"[^"]' "$T/bad.json"
+http_get "$(metrics_port "$T/bad.log")" /metrics >"$T/bad.metrics"
+check "metrics of a daemon that cannot reach the fabric: ibfm_sweep_ok 0" grep -q '^ibfm_sweep_ok 0$' "$T/bad.metrics"
+check "its failures counted" grep -q '^ibfm_sweep_failures_total [1-9]' "$T/bad.metrics"
+check "and no successful sweep ever" grep -q '^ibfm_last_sweep_success_timestamp_seconds 0$' "$T/bad.metrics"
 kill -TERM "$BAD"
 wait "$BAD"
 sim_cmd Quit
