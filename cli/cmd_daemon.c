@@ -134,8 +134,9 @@ static void print_ports(const char *title, const struct cli_jv *list)
 	for (e = list ? list->child : NULL; e; e = e->next) {
 		const struct cli_jv *delta = cli_jv_get(e, "delta");
 
-		printf("  %-48s errors +%-6.0f xmit_wait +%-10.0f",
-		       cli_jv_str(e, "port"), cli_jv_num(e, "errors"),
+		printf("  %-48s errors %-6.0f (+%.0f, %.2f/s) xmit_wait +%-10.0f",
+		       cli_jv_str(e, "port"), cli_jv_num(e, "errors_total"),
+		       cli_jv_num(e, "errors"), cli_jv_num(e, "errors_per_s"),
 		       cli_jv_num(delta, "xmit_wait"));
 		for (k = delta ? delta->child : NULL; k; k = k->next)
 			if (k->num && strcmp(k->key, "xmit_wait") &&
@@ -174,7 +175,11 @@ static void print_reply(const char *cmd, const struct cli_jv *v)
 		       cli_jv_num(v, "ports_read"),
 		       cli_jv_num(v, "interval_s"));
 		print_ports("hot ports (PortXmitWait)", cli_jv_get(v, "hot"));
-		print_ports("ports with errors", cli_jv_get(v, "errors"));
+		print_ports(
+			"ports with errors (counters as held, as ibqueryerrors shows them)",
+			cli_jv_get(v, "errors"));
+		print_ports("errors rising since the sweep before",
+			    cli_jv_get(v, "rising"));
 		return;
 	}
 	cli_jv_print(stdout, v, 0);

@@ -383,15 +383,19 @@ static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
 	ibfm_json_uint(j, "errors", ibfm_pc_errors(&d->pc_delta[p]));
 	write_counters(j, "delta", &d->pc_delta[p]);
 	write_counters(j, "total", &d->pc[p]);
+	ibfm_json_uint(j, "errors_total", ibfm_pc_errors(&d->pc[p]));
+	ibfm_json_double(j, "errors_per_s",
+			 d->pc_interval > 0 ? ibfm_pc_errors(&d->pc_delta[p]) /
+						      d->pc_interval
+					    : 0);
 	ibfm_json_obj_end(j);
 }
 
 static void write_top(struct ibfm_json *j, const struct ibfmd_view *d,
-		      const char *key, unsigned rank_by, uint32_t *ports,
-		      uint32_t top)
+		      const char *key, const struct ibfm_pc *by,
+		      unsigned rank_by, uint32_t *ports, uint32_t top)
 {
-	uint32_t n = ibfm_pc_top(d->fabric, d->pc_delta, rank_by, ports, top),
-		 i;
+	uint32_t n = ibfm_pc_top(d->fabric, by, rank_by, ports, top), i;
 
 	ibfm_json_arr_begin(j, key);
 	for (i = 0; i < n; i++)
@@ -400,8 +404,11 @@ static void write_top(struct ibfm_json *j, const struct ibfmd_view *d,
 }
 
 /*
- * The hot ports (most PortXmitWait since the sweep before: congestion)
- * and the ports whose error counters rose, "top" of each.
+ * The hot ports (most PortXmitWait since the sweep before: congestion),
+ * the ports with errors as the counters hold them (as ibqueryerrors
+ * shows them: they stay listed until someone clears the counters, not
+ * only in the sweep they rose in) and those whose errors rose since the
+ * sweep before, "top" of each.
  */
 static void cmd_counters(void *ctx, const struct ibfm_req *req,
 			 struct ibfm_json *j)
@@ -425,10 +432,13 @@ static void cmd_counters(void *ctx, const struct ibfm_req *req,
 		ibfm_json_arr_end(j);
 		ibfm_json_arr_begin(j, "errors");
 		ibfm_json_arr_end(j);
+		ibfm_json_arr_begin(j, "rising");
+		ibfm_json_arr_end(j);
 		return;
 	}
-	write_top(j, d, "hot", IBFM_PC_XMIT_WAIT, ports, top);
-	write_top(j, d, "errors", IBFM_PC_NFIELDS, ports, top);
+	write_top(j, d, "hot", d->pc_delta, IBFM_PC_XMIT_WAIT, ports, top);
+	write_top(j, d, "errors", d->pc, IBFM_PC_NFIELDS, ports, top);
+	write_top(j, d, "rising", d->pc_delta, IBFM_PC_NFIELDS, ports, top);
 	free(ports);
 }
 

@@ -54,6 +54,12 @@ check "counters: its delta" grep -q '"errors":8,"delta":{"symbol_errors":7,"link
 check "counters: spine-02[3] is the hottest port" \
 	bash -c "sed 's/.*\"hot\":\[//' '$T/counters.json' | grep -q '^{\"port\":\"\\\\\"spine-02\\\\\"\[3\]'"
 check "counters: with its PortXmitWait delta" grep -q '"xmit_wait":50000,' "$T/counters.json"
+# The next sweep: nothing rose, but the counters still hold the errors.
+ibfmd_sweep_now
+ask counters --top 3 --json >"$T/counters2.json"
+check "counters remember: leaf-01[5] still listed a sweep later" \
+	bash -c "sed 's/.*\"errors\":\[//' '$T/counters2.json' | grep -q '^{\"port\":\"\\\\\"leaf-01\\\\\"\[5\] [^}]*\"errors\":0,\"delta\".*\"errors_total\":8,'"
+check "and nothing rising" grep -q '"rising":\[\]' "$T/counters2.json"
 http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
 check "metrics: the port's symbol errors, labelled" grep -q "^ibfm_port_symbol_errors{guid=\"0x${leaf#S-}\",port=\"5\",node=\"leaf-01\"} 7$" "$T/metrics"
 check "metrics: events by severity" grep -q '^ibfm_events_by_severity_total{severity="warning"} [1-9]' "$T/metrics"
