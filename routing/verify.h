@@ -111,6 +111,7 @@ enum ibfm_pattern {
 	IBFM_PATTERN_RAIL_ALL2ALL,  /* all-to-all within each rail */
 	IBFM_PATTERN_XRAIL_ALL2ALL, /* every HCA to every HCA of other rails */
 	IBFM_PATTERN_BISECTION,	    /* random bisections: ebb */
+	IBFM_PATTERN_JOBS, /* jobs' rings: routing/jobs.h evaluates it */
 };
 
 struct ibfm_pattern_opts {
@@ -155,7 +156,7 @@ int ibfm_verify_path(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		     uint32_t src, uint32_t lid, uint32_t *ports, uint32_t max);
 
 /* "shift", "ring", "all2all", "random", "rail-ring", "rail-shift",
- * "rail-alltoall", "xrail-alltoall", "bisection"; -1 if none. */
+ * "rail-alltoall", "xrail-alltoall", "bisection", "jobs"; -1 if none. */
 int ibfm_pattern_parse(const char *s);
 const char *ibfm_pattern_name(enum ibfm_pattern p);
 

@@ -32,6 +32,7 @@ static const char *const pattern_names[] = {
 	[IBFM_PATTERN_RAIL_ALL2ALL] = "rail-alltoall",
 	[IBFM_PATTERN_XRAIL_ALL2ALL] = "xrail-alltoall",
 	[IBFM_PATTERN_BISECTION] = "bisection",
+	[IBFM_PATTERN_JOBS] = "jobs",
 };
 
 #define NPATTERNS (sizeof(pattern_names) / sizeof(*pattern_names))
@@ -526,6 +527,12 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		fold_free(&fo);
 		break;
 	}
+	case IBFM_PATTERN_JOBS:
+		/* Its flows are the jobs' rings, not the host order. */
+		rc = ibfm_err_set(
+			err, -EINVAL,
+			"pattern jobs is evaluated by ibfm_jobs_eval");
+		goto out_quiet;
 	default:
 		if (!opts || !opts->rails || opts->rails->nrails < 2) {
 			rc = ibfm_err_set(

@@ -25,20 +25,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A temporary file holding 'text'; its path in a static buffer. */
-static const char *tmpfile_with(const char *text)
-{
-	static char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/tmp/ibfm-drain-XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	return path;
-}
-
 static void test_elements(void **state)
 {
 	struct ibfm_fabric *f = *state;
