@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "routing/jobs.h"
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/route.h"
@@ -18,7 +19,8 @@
 
 struct route_args {
 	const char *topo, *lfts, *dump, *roots, *io, *rail_pattern, *rail_map;
-	unsigned lmc;
+	const char *jobs; /* eval --pattern jobs: a jobs file */
+	unsigned lmc, random_jobs;
 	bool json, no_rails, ca_sources_only;
 	int pattern;
 	struct ibfm_pattern_opts popts;
@@ -48,6 +50,8 @@ enum {
 	OPT_RAIL_PATTERN,
 	OPT_RAIL_MAP,
 	OPT_CA_SOURCES_ONLY,
+	OPT_JOBS,
+	OPT_RANDOM_JOBS,
 };
 
 static const struct option route_opts[] = {
@@ -64,6 +68,8 @@ static const struct option route_opts[] = {
 	{ "rail-pattern", required_argument, NULL, OPT_RAIL_PATTERN },
 	{ "rail-map", required_argument, NULL, OPT_RAIL_MAP },
 	{ "ca-sources-only", no_argument, NULL, OPT_CA_SOURCES_ONLY },
+	{ "jobs", required_argument, NULL, OPT_JOBS },
+	{ "random-jobs", required_argument, NULL, OPT_RANDOM_JOBS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -126,6 +132,14 @@ static int parse_args(int argc, char **argv, const char *usage,
 			break;
 		case OPT_RAIL_MAP:
 			a->rail_map = optarg;
+			break;
+		case OPT_JOBS:
+			a->jobs = optarg;
+			break;
+		case OPT_RANDOM_JOBS:
+			if (!cli_parse_uint(optarg, 1, 1U << 20,
+					    &a->random_jobs))
+				goto bad;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -536,11 +550,17 @@ static const char eval_usage[] =
 	"                      bisection (seeded random bisections: effective\n"
 	"                      bisection bandwidth, ebb);\n"
 	"                      per rail, all rails at once: rail-ring, rail-shift,\n"
-	"                      rail-alltoall, xrail-alltoall (to every other rail)\n"
+	"                      rail-alltoall, xrail-alltoall (to every other rail);\n"
+	"                      jobs (a ring per rail over each job's members, all\n"
+	"                      jobs at once: max_load, mean_flow_bw, job_speed)\n"
+	"      --jobs FILE     jobs: one job a line, ID HOST,HOST,... in ring order\n"
+	"                      (a server name or an HCA's whole description)\n"
+	"      --random-jobs J jobs: J jobs on seeded random disjoint servers,\n"
+	"                      servers / J each\n"
 	"      --count N       shifts, permutations or bisections to evaluate\n"
 	"                      (bisection: default 1000, above 1000 hosts\n"
 	"                      10^6 / hosts, at least 10)\n"
-	"      --seed S        random, bisection: seed (default 0)\n"
+	"      --seed S        random, bisection, --random-jobs: seed (default 0)\n"
 	"      --lmc, --root-guids, --io-guids, --no-rails, --rail-pattern,\n"
 	"      --rail-map      as for ibfm route\n"
 	"      --json          one JSON object\n"
@@ -548,8 +568,83 @@ static const char eval_usage[] =
 	"\n"
 	"Exit: 0 every flow delivered; 1 some flows dropped or looping\n"
 	"(unrouted_flows; the loads are printed all the same); 2 bad command\n"
-	"line; 3 bad input, or nothing evaluated (V01: no host, V02: DUMP\n"
-	"holds no forwarding entry); 4 failed.\n";
+	"line; 3 bad input, or nothing evaluated (V01: no host or no job flow,\n"
+	"V02: DUMP holds no forwarding entry, J01-J05: a bad jobs file); 4 failed.\n";
+
+static void print_jobs(const struct route_args *a, const struct routed *r,
+		       const struct ibfm_jobs *jobs,
+		       const struct ibfm_jobs_result *jr)
+{
+	char buf[200] = "";
+	struct ibfm_json j;
+
+	if (jr->max_load > 0)
+		cli_port_str(r->f, jr->max_port, buf, sizeof(buf));
+	if (!a->json) {
+		printf("jobs: %u jobs (%u with ring flows), %" PRIu64
+		       " ring flows: max load %u, mean flow bandwidth %.4f, job speed %.4f\n",
+		       jobs->njobs, jr->jobs, jr->flows, jr->max_load,
+		       jr->mean_flow_bw, jr->job_speed);
+		if (jr->max_load > 0)
+			printf("most loaded: %s sending (%u links at max)\n",
+			       buf, jr->links_at_max);
+		if (jr->unrouted)
+			printf("unrouted flows: %" PRIu64 "\n", jr->unrouted);
+		return;
+	}
+	ibfm_json_init(&j, stdout, true);
+	ibfm_json_obj_begin(&j, NULL);
+	ibfm_json_str(&j, "pattern", "jobs");
+	ibfm_json_str(&j, "lfts", a->lfts ? a->lfts : "ibfm-ftree");
+	ibfm_json_str(&j, "jobs_from", a->jobs ? a->jobs : "random");
+	ibfm_json_uint(&j, "jobs", jobs->njobs);
+	ibfm_json_uint(&j, "rings", jobs->nrings);
+	ibfm_json_uint(&j, "flows", jr->flows);
+	ibfm_json_uint(&j, "max_load", jr->max_load);
+	ibfm_json_double(&j, "mean_flow_bw", jr->mean_flow_bw);
+	ibfm_json_double(&j, "job_speed", jr->job_speed);
+	ibfm_json_str(&j, "max_link", buf);
+	ibfm_json_uint(&j, "links_at_max", jr->links_at_max);
+	ibfm_json_uint(&j, "unrouted_flows", jr->unrouted);
+	ibfm_json_obj_end(&j);
+	ibfm_json_finish(&j);
+}
+
+/* eval --pattern jobs: the jobs file's or random jobs' rings. */
+static int eval_jobs(const struct route_args *a, const struct routed *r)
+{
+	struct ibfm_jobs jobs;
+	struct ibfm_jobs_result jr;
+	struct ibfm_err err;
+	int rc;
+
+	if (a->jobs)
+		rc = ibfm_jobs_read(r->f, &r->rails, a->jobs, &jobs, &err);
+	else
+		rc = ibfm_jobs_random(r->f, &r->rails, a->random_jobs,
+				      a->popts.seed, &jobs, &err);
+	if (rc) {
+		cli_error("%s", err.msg);
+		ibfm_jobs_free(&jobs);
+		return rc == -ENOMEM ? CLI_FAIL : CLI_INPUT;
+	}
+	cli_progress_begin("evaluating %u jobs", jobs.njobs);
+	if (ibfm_jobs_eval(r->f, &r->lfts, &jobs, &jr, &err)) {
+		cli_error("%s", err.msg);
+		ibfm_jobs_free(&jobs);
+		return CLI_FAIL;
+	}
+	cli_progress_end();
+	print_jobs(a, r, &jobs, &jr);
+	fflush(stdout);
+	ibfm_jobs_free(&jobs);
+	if (!jr.flows) {
+		cli_error(
+			"V01 nothing was evaluated: no job has a ring of two members");
+		return CLI_INPUT;
+	}
+	return jr.unrouted ? CLI_FOUND : CLI_OK;
+}
 
 static int cmd_eval(int argc, char **argv)
 {
@@ -569,14 +664,23 @@ static int cmd_eval(int argc, char **argv)
 	a.popts.rails = &r.rails;
 	if (!rc && a.pattern < 0) {
 		cli_error(
-			"eval needs --pattern shift|ring|all2all|random|bisection");
+			"eval needs --pattern shift|ring|all2all|random|bisection|jobs");
+		rc = CLI_USAGE;
+	}
+	if (!rc &&
+	    ((a.pattern == IBFM_PATTERN_JOBS) != (a.jobs || a.random_jobs) ||
+	     (a.jobs && a.random_jobs))) {
+		cli_error(
+			"--pattern jobs needs either --jobs FILE or --random-jobs J; other patterns take neither");
 		rc = CLI_USAGE;
 	}
 	if (!rc)
 		rc = load_routed(&a, &r);
 	if (!rc)
 		rc = lfts_usable(&a, &r);
-	if (rc)
+	if (!rc && a.pattern == IBFM_PATTERN_JOBS)
+		rc = eval_jobs(&a, &r);
+	if (rc || a.pattern == IBFM_PATTERN_JOBS)
 		goto out;
 	cli_progress_begin("evaluating %s", ibfm_pattern_name(a.pattern));
 	if (ibfm_verify_pattern(r.f, &r.lfts, a.pattern, &a.popts, &lr, &err)) {
@@ -652,7 +756,8 @@ const struct cli_cmd cli_route_cmds[] = {
 	{ "check", NULL, "--topo FILE [--lfts DUMP] [--json]",
 	  "reachability, routing loops and credit loops of the LFTs",
 	  cmd_check },
-	{ "eval", NULL, "--topo FILE [--lfts DUMP] --pattern P [--json]",
+	{ "eval", NULL,
+	  "--topo FILE [--lfts DUMP] --pattern P [--jobs FILE|--random-jobs J] [--json]",
 	  "link load of a traffic pattern on the LFTs", cmd_eval },
 	{ 0 },
 };

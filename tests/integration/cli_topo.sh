@@ -72,6 +72,22 @@ check "eval: and are counted" grep -q '"unrouted_flows": [1-9]' "$T/h65.eval"
 : >"$T/empty.dump"
 "$IBFM" eval --topo "$T/full.topo" --lfts "$T/empty.dump" --pattern shift >/dev/null 2>&1
 check "eval: an empty dump evaluates nothing: exit 3" test $? = 3
+# ibfm eval --pattern jobs: the figures of the jobs' rings; a bad jobs
+# file is bad input with its FILE:LINE and id.
+"$IBFM" eval --topo "$T/full.topo" --pattern jobs --random-jobs 4 --seed 1 --json >"$T/jobs.eval"
+check "eval jobs: random jobs exit 0" test $? = 0
+for k in max_load mean_flow_bw job_speed jobs flows unrouted_flows; do
+	check "eval jobs: JSON has $k" grep -q "\"$k\": " "$T/jobs.eval"
+done
+check "eval jobs: 4 jobs" grep -q '"jobs": 4,' "$T/jobs.eval"
+printf '# two jobs\na node001,node002 mlx5_0\nb node003,node999\n' >"$T/bad.jobs"
+"$IBFM" eval --topo "$T/full.topo" --pattern jobs --jobs "$T/bad.jobs" >/dev/null 2>"$T/jobs.err"
+check "eval jobs: a bad jobs file exits 3" test $? = 3
+check "eval jobs: saying FILE:LINE and J03" grep -q "bad.jobs:3: J03 unknown host 'node999'" "$T/jobs.err"
+printf 'a node001,node002\n' >"$T/good.jobs"
+check "eval jobs: a jobs file exits 0" "$IBFM" eval --topo "$T/full.topo" --pattern jobs --jobs "$T/good.jobs"
+"$IBFM" eval --topo "$T/full.topo" --pattern jobs >/dev/null 2>&1
+check "eval jobs: without --jobs or --random-jobs exits 2" test $? = 2
 # ibfm path on an empty tables file: a file error, not "no route".
 : >"$T/empty.bin"
 "$IBFM" path leaf-01 leaf-02 --topo "$T/full.topo" --lfts "$T/empty.bin" >/dev/null 2>"$T/empty.err"
