@@ -210,6 +210,31 @@ static bool kw_is(const char *kw, size_t kwlen, const char *word)
 	return kwlen == strlen(word) && !memcmp(kw, word, kwlen);
 }
 
+/* Whether the rest of the line at 'c' starts with 'word'. */
+static bool starts(const struct cur *c, const char *word)
+{
+	size_t n = strlen(word);
+
+	return (size_t)(c->e - c->s) >= n && !memcmp(c->s, word, n);
+}
+
+/* ibnetdiscover's option whose output the line is in: -p, -l, or NULL. */
+static const char *other_format(const char *kw, size_t kwlen,
+				const struct cur *c)
+{
+	struct cur r = *c;
+
+	if (kw_is(kw, kwlen, "CA") || kw_is(kw, kwlen, "SW") ||
+	    kw_is(kw, kwlen, "RT"))
+		return "-p (ports)";
+	skip_ws(&r);
+	if ((kw_is(kw, kwlen, "Ca") || kw_is(kw, kwlen, "Switch") ||
+	     kw_is(kw, kwlen, "Router")) &&
+	    starts(&r, ": 0x"))
+		return "-l (list)";
+	return NULL;
+}
+
 /* "keyword=value" lines that set what the next node record gets. */
 static int parse_assign(struct parser *p, const char *kw, size_t kwlen,
 			struct cur *c)
@@ -534,8 +559,14 @@ static int parse_line(struct parser *p, struct cur *c)
 		c->s++;
 	kwlen = c->s - kw;
 	p->node = IBFM_NONE;
-	if (kw_is(kw, kwlen, "Chassis"))
+	if (kw_is(kw, kwlen, "Chassis") ||
+	    (kw_is(kw, kwlen, "Non") && starts(c, "-Chassis Nodes")))
 		return 0; /* ibnetdiscover -g grouping: no fabric data */
+	if (other_format(kw, kwlen, c))
+		return perr(p, -EINVAL, "T15",
+			    "this is ibnetdiscover %s output: give its default "
+			    "output (ibnetdiscover > FILE), or -g",
+			    other_format(kw, kwlen, c));
 	if (kw_is(kw, kwlen, "include") || kw_is(kw, kwlen, "do"))
 		return perr(p, -EINVAL, "T13",
 			    "ibsim directive \"%.*s\" is not supported: write "

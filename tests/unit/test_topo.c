@@ -171,6 +171,29 @@ static void expect_text_error(const char *text, const char *want)
 		fail_msg("message \"%s\" lacks \"%s\"", err.msg, want);
 }
 
+/* ibnetdiscover -g: its grouping headers carry no fabric data. */
+static void test_reads_grouped_output(void **state)
+{
+	static const char text[] =
+		"#\n# Topology file\n#\n\nNon-Chassis Nodes\n\n"
+		"switchguid=0x200001(200001)\n"
+		"Switch\t2 \"S-0000000000200001\"\t\t# \"Switch2\" base port 0 lid 0 lmc 0\n"
+		"[1]\t\"H-0000000000100009\"[1](10000a) \t\t# \"Hca4\" lid 0 4xSDR\n\n"
+		"caguid=0x100009\n"
+		"Ca\t1 \"H-0000000000100009\"\t\t# \"Hca4\"\n"
+		"[1](10000a) \t\"S-0000000000200001\"[1]\t\t# lid 0 lmc 0 \"Switch2\" lid 0 4xSDR\n";
+	struct ibfm_fabric *f = NULL;
+	struct ibfm_err err;
+
+	(void)state;
+	if (ibfm_topo_parse(text, strlen(text), "g", &f, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(f->nswitches, 1);
+	assert_int_equal(f->ncas, 1);
+	assert_int_equal(ibfm_fabric_count_links(f), 1);
+	ibfm_fabric_destroy(f);
+}
+
 static void test_bad_lines(void **state)
 {
 	(void)state;
@@ -192,6 +215,13 @@ static void test_bad_lines(void **state)
 	expect_text_error("colour=blue\n",
 			  "t:1: T02 unknown setting \"colour\"");
 	expect_text_error("hello world\n", "t:1: T02 malformed line");
+	/* ibnetdiscover's other formats, named (as it prints them). */
+	expect_text_error("CA     0  1 0x000000000010000a 4x SDR - SW     0  2 "
+			  "0x0000000000200001 ( 'Hca4' - 'Switch2' )\n",
+			  "t:1: T15 this is ibnetdiscover -p (ports) output");
+	expect_text_error("Ca\t : 0x0000000000100009 ports 2 devid 0x0 vendid "
+			  "0x0 \"Hca4\"\n",
+			  "t:1: T15 this is ibnetdiscover -l (list) output");
 	expect_text_error(
 		"Switch 4 \"a\"\nSwitch 4 \"a\"\n",
 		"t:2: T06 duplicate node name \"a\" (first at line 1)");
@@ -264,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_bad_truncated),
 		cmocka_unit_test(test_bad_duplicate_lid),
 		cmocka_unit_test(test_bad_lines),
+		cmocka_unit_test(test_reads_grouped_output),
 		cmocka_unit_test(test_write_parse_roundtrip),
 	};
 
