@@ -49,6 +49,20 @@ extern unsigned cli_socket_timeout_s; /* for its reply; 0: for ever */
  */
 struct ibfm_lfts;
 struct ibfm_rails;
+/*
+ * Routes the topology '*f' as the plugin would (routing/route.h), LIDs
+ * assigned first when it has none (2^lmc per CA port): '*f' becomes the
+ * routed fabric, 't' its tables, 'rails' (NULL: not wanted) the rails
+ * routed apart, 'st' and 'ms' (NULL: not wanted) the pass's figures.
+ * Prints the error; on failure '*f' is freed and NULL, and CLI_INPUT.
+ */
+struct ibfm_route_opts;
+struct ibfm_ftree_stats;
+int cli_route_topo(struct ibfm_fabric **f, unsigned lmc,
+		   const struct ibfm_route_opts *o, struct ibfm_lfts *t,
+		   struct ibfm_rails *rails, struct ibfm_ftree_stats *st,
+		   double *ms);
+
 int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 		    struct ibfm_rails *rails, struct ibfm_lfts *t);
 

@@ -64,33 +64,6 @@ struct drain_result {
 	bool safe;     /* routing/drainsafe.h */
 };
 
-static uint64_t count_blocks(const struct ibfm_lfts *a,
-			     const struct ibfm_lfts *b, uint64_t *entries)
-{
-	uint32_t s, l, top = a->top_lid < b->top_lid ? a->top_lid : b->top_lid;
-	uint64_t blocks = 0;
-
-	*entries = 0;
-	for (s = 0; s < a->nsw; s++) {
-		const uint8_t *x = ibfm_lfts_row(a, s),
-			      *y = ibfm_lfts_row(b, s);
-		bool dirty = false;
-
-		for (l = 0; l <= top; l++) {
-			if (l % IBFM_LFT_BLOCK == 0) {
-				blocks += dirty;
-				dirty = false;
-			}
-			if (x[l] != y[l]) {
-				(*entries)++;
-				dirty = true;
-			}
-		}
-		blocks += dirty;
-	}
-	return blocks;
-}
-
 /*
  * The dry run: what draining ELEMENT does to reachability, loops (both
  * by routing/drainsafe.h, as ibfmd checks it), the pattern's load and
@@ -157,7 +130,7 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 	ibfm_drain_apply(g, &now);
 	if (ibfm_verify_pattern(g, &before, pattern, NULL, &r->load, NULL) == 0)
 		r->load_before = r->load.max_load;
-	r->blocks = count_blocks(&before, &ds.pass->lfts, &r->entries);
+	r->blocks = ibfm_lfts_diff(&before, &ds.pass->lfts, &r->entries);
 	if (ibfm_verify_pattern(ds.pass->fabric, &ds.pass->lfts, pattern, NULL,
 				&r->load, &err)) {
 		cli_error("%s", err.msg);

@@ -185,34 +185,16 @@ static int route_ours(const struct route_args *a, struct routed *r)
 		.rail_map = a->rail_map,
 	};
 	uint64_t *roots = NULL, *io = NULL;
-	struct ibfm_route *pass;
-	struct ibfm_err err;
 	int rc = CLI_INPUT;
 
-	if (read_guids(a->roots, &roots, &o.nroots) ||
-	    read_guids(a->io, &io, &o.nio))
-		goto out;
-	o.roots = roots;
-	o.io = io;
-	if (ibfm_fabric_assign_lids(r->f, a->lmc, &err)) {
-		cli_error("%s", err.msg);
-		goto out;
+	if (!read_guids(a->roots, &roots, &o.nroots) &&
+	    !read_guids(a->io, &io, &o.nio)) {
+		o.roots = roots;
+		o.io = io;
+		rc = cli_route_topo(&r->f, a->lmc, &o, &r->lfts, NULL,
+				    &r->stats, &r->route_ms);
 	}
-	cli_progress_begin("routing %u switches", r->f->nswitches);
-	rc = ibfm_route_build(r->f, NULL, &o, &pass, &err);
-	r->f = NULL;
-	cli_progress_end();
-	if (rc) {
-		cli_error("%s", err.msg);
-		rc = CLI_INPUT;
-		goto out;
-	}
-	r->route_ms = pass->route_ms;
-	r->stats = pass->stats;
-	ibfm_route_release(pass, &r->f, &r->lfts, NULL);
-	r->ours = true;
-	rc = CLI_OK;
-out:
+	r->ours = !rc;
 	free(roots);
 	free(io);
 	return rc;

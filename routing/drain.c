@@ -277,6 +277,15 @@ static size_t find(const struct ibfm_drain *d, const struct ibfm_drain_entry *e)
 	return i;
 }
 
+int ibfm_drain_copy(struct ibfm_drain *dst, const struct ibfm_drain *src)
+{
+	if (ibfm_grow((void **)&dst->v, &dst->cap, src->n + 1, sizeof(*dst->v)))
+		return -ENOMEM;
+	memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+	dst->n = src->n;
+	return 0;
+}
+
 int ibfm_drain_add(struct ibfm_drain *d, const struct ibfm_drain_entry *e)
 {
 	if (find(d, e) < d->n)

@@ -10,20 +10,9 @@
 /* Whether two tables of one fabric forward every LID alike. */
 static bool same_tables(const struct ibfm_lfts *a, const struct ibfm_lfts *b)
 {
-	uint32_t s, l, top = a->top_lid > b->top_lid ? a->top_lid : b->top_lid;
+	uint64_t entries;
 
-	if (a->nsw != b->nsw)
-		return false;
-	for (s = 0; s < a->nsw; s++) {
-		const uint8_t *x = ibfm_lfts_row(a, s),
-			      *y = ibfm_lfts_row(b, s);
-
-		for (l = 0; l <= top; l++)
-			if ((l <= a->top_lid ? x[l] : IBFM_LFT_NONE) !=
-			    (l <= b->top_lid ? y[l] : IBFM_LFT_NONE))
-				return false;
-	}
-	return true;
+	return a->nsw == b->nsw && !ibfm_lfts_diff(a, b, &entries);
 }
 
 /*
@@ -71,12 +60,12 @@ int ibfm_drainsafe_check(struct ibfm_fabric *f, const struct ibfm_drain *now,
 			 struct ibfm_drainsafe *r, struct ibfm_err *err)
 {
 	struct ibfm_drain next = { 0 };
-	size_t i;
 	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
-	for (i = 0; now && i < now->n && !rc; i++)
-		rc = ibfm_drain_add(&next, &now->v[i]);
+	/* A copy, then one lookup: a long list costs O(n), not O(n^2). */
+	if (now)
+		rc = ibfm_drain_copy(&next, now);
 	if (!rc)
 		rc = ibfm_drain_add(&next, e);
 	if (rc) {

@@ -65,6 +65,39 @@ int ibfm_lfts_copy(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
 	return rc;
 }
 
+/* Entry 'lid' of row 'r' of 't'; unrouted past its top. */
+static uint8_t entry(const struct ibfm_lfts *t, const uint8_t *r, uint32_t lid)
+{
+	return lid <= t->top_lid ? r[lid] : IBFM_LFT_NONE;
+}
+
+uint64_t ibfm_lfts_diff(const struct ibfm_lfts *a, const struct ibfm_lfts *b,
+			uint64_t *entries)
+{
+	uint32_t s, l, top = a->top_lid > b->top_lid ? a->top_lid : b->top_lid;
+	uint64_t blocks = 0;
+
+	*entries = 0;
+	for (s = 0; s < a->nsw && s < b->nsw; s++) {
+		const uint8_t *x = ibfm_lfts_row(a, s),
+			      *y = ibfm_lfts_row(b, s);
+		bool dirty = false;
+
+		for (l = 0; l <= top; l++) {
+			if (l % IBFM_LFT_BLOCK == 0) {
+				blocks += dirty;
+				dirty = false;
+			}
+			if (entry(a, x, l) != entry(b, y, l)) {
+				(*entries)++;
+				dirty = true;
+			}
+		}
+		blocks += dirty;
+	}
+	return blocks;
+}
+
 bool ibfm_lfts_empty(const struct ibfm_lfts *t)
 {
 	size_t i, n = (size_t)t->nsw * t->stride;

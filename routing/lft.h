@@ -84,6 +84,15 @@ int ibfm_lfts_write_bin_at(const struct ibfm_fabric *f,
 int ibfm_lfts_write_bin(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 			FILE *out);
 
+/*
+ * What changes from tables 'a' to 'b' of one fabric (the same switches
+ * in the same order; a LID past a table's top is unrouted there): the
+ * entries into '*entries', and the 64-entry blocks OpenSM would send,
+ * returned.
+ */
+uint64_t ibfm_lfts_diff(const struct ibfm_lfts *a, const struct ibfm_lfts *b,
+			uint64_t *entries);
+
 /* Whether no switch has any entry: not a dump, or none for this fabric. */
 bool ibfm_lfts_empty(const struct ibfm_lfts *t);
 

@@ -189,19 +189,6 @@ int ibfm_snapshot_engine(const char *dir, char *buf, size_t len)
 	return 0;
 }
 
-uint64_t ibfm_snapshot_last_generation(const char *dir)
-{
-	uint64_t gen = 0, tables = 0;
-	char path[4096];
-
-	snapshot_number(dir, "generation", &gen);
-	/* Tables renamed in before a crash took the snapshot: their
-	 * generation is used, so it is not given to other tables. */
-	if (!ibfm_snapshot_path(dir, IBFM_STATE_LFTS_BIN, path, sizeof(path)))
-		tables = ibfm_lfts_bin_generation(path);
-	return gen > tables ? gen : tables;
-}
-
 uint64_t ibfm_snapshot_lfts_generation(const char *dir)
 {
 	char path[4096];
@@ -209,6 +196,16 @@ uint64_t ibfm_snapshot_lfts_generation(const char *dir)
 	return ibfm_snapshot_path(dir, IBFM_STATE_LFTS_BIN, path, sizeof(path))
 		       ? 0
 		       : ibfm_lfts_bin_generation(path);
+}
+
+uint64_t ibfm_snapshot_last_generation(const char *dir)
+{
+	uint64_t gen = 0, tables = ibfm_snapshot_lfts_generation(dir);
+
+	snapshot_number(dir, "generation", &gen);
+	/* Tables renamed in before a crash took the snapshot: their
+	 * generation is used, so it is not given to other tables. */
+	return gen > tables ? gen : tables;
 }
 
 int ibfm_snapshot_sharp_sl(const char *dir)
