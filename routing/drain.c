@@ -281,7 +281,8 @@ int ibfm_drain_copy(struct ibfm_drain *dst, const struct ibfm_drain *src)
 {
 	if (ibfm_grow((void **)&dst->v, &dst->cap, src->n + 1, sizeof(*dst->v)))
 		return -ENOMEM;
-	memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+	if (src->n) /* an empty list may have no array at all */
+		memcpy(dst->v, src->v, src->n * sizeof(*src->v));
 	dst->n = src->n;
 	return 0;
 }

@@ -181,7 +181,7 @@ check "SIGHUP: log_level debug set every module" debug_all
 # Two switches answering with one GUID: leaf-02 takes leaf-01's.
 leaf2=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-02".*/\1/p' "$T/f.topo")
 sim_cmd "Guid \"$leaf2\" 0x${leaf#S-}"
-ibfmd_sweep_now
+ibfmd_sweep_fresh
 ask events --json >"$T/events.json"
 check "a duplicated GUID is an event" grep -q "\"kind\":\"duplicate-guid\".*GUID 0x${leaf#S-}" "$T/events.json"
 check "status counts the links it confuses" test "$(json_num "$T/s.json" duplicate_guid_links)" -gt 0
@@ -189,7 +189,7 @@ n=$(grep -o '"kind":"duplicate-guid"' "$T/events.json" | wc -l)
 ibfmd_sweep_now
 check "raised once, not every sweep" test "$(ask events --json | grep -o '"kind":"duplicate-guid"' | wc -l)" = "$n"
 sim_cmd "Guid \"$leaf2\" 0x${leaf2#S-}"
-ibfmd_sweep_now
+ibfmd_sweep_fresh
 check "and cleared when the GUID is unique again" test "$(json_num "$T/s.json" duplicate_guid_links)" = 0
 
 kill -TERM "$DPID"

@@ -192,6 +192,14 @@ ibfmd_sweep_now() {
 	until_ok 300 "$DPID" ibfmd ibfmd_swept "$n"
 }
 
+# ibfmd_sweep_fresh: a sweep that surely began after a change made on
+# ibsim: the one ibfmd_sweep_now waits for may have been running already
+# (a light check starts one as soon as it sees the change begin).
+ibfmd_sweep_fresh() {
+	ibfmd_sweep_now
+	ibfmd_sweep_now
+}
+
 # routed_fabric GEN-ARGS...: a generated fabric ($T/f.topo) in ibsim,
 # routed by OpenSM with the plugin (state in $T/state, generation 1).
 routed_fabric() {
