@@ -54,6 +54,9 @@ struct ibfm_route_opts {
 	const char *rail_pattern; /* NULL: "<host> mlx5_<r>" or "HCA-<r>" */
 	const char *rail_map;	  /* PORTGUID SERVER RAIL file, NULL: none */
 	const struct ibfm_drain *drains; /* routed around; NULL: none */
+	/* running jobs (routing/jobs.h's file) whose rings get links of
+	 * their own (routing/jobroute.h); NULL: none */
+	const char *jobs_file;
 	/* SHARP trees over the new tables; NULL: none. Its 'rails' is
 	 * ignored: the trees follow the pass's rails. */
 	const struct ibfm_sharp_opts *sharp;

@@ -28,8 +28,8 @@
 
 /*
  * Every file of the state directory, named once. The plugin writes all
- * but the drain list, which ibfmd (ibfm drain) writes and the plugin
- * reads, and the audit file, which only ibfmd writes.
+ * but the drain and jobs lists, which ibfmd (ibfm drain, ibfm job)
+ * writes and the plugin reads, and the audit file, which only ibfmd writes.
  */
 #define IBFM_STATE_SNAPSHOT "snapshot.json" /* generation, sizes, timing */
 #define IBFM_STATE_LFTS_BIN "lfts.bin"	    /* the tables, binary */
@@ -37,6 +37,9 @@
 #define IBFM_STATE_SHARP "sharp.json"	    /* the SHARP trees */
 #define IBFM_STATE_DRAINS "drain.list"	    /* routing/drain.h */
 #define IBFM_STATE_DRAINS_GOOD IBFM_STATE_DRAINS IBFM_DRAIN_GOOD_SUFFIX
+/* the running jobs (routing/jobs.h's format), ibfmd's registry; the
+ * plugin routes their rings apart */
+#define IBFM_STATE_JOBS "jobs.list"
 /* ibfmd's admin requests and refusals, one JSON line each, appended
  * (docs/security.md) */
 #define IBFM_STATE_AUDIT "audit.log"
