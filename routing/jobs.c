@@ -441,12 +441,6 @@ void ibfm_jobs_free(struct ibfm_jobs *j)
 	memset(j, 0, sizeof(*j));
 }
 
-/* Flow 'i' of the rings: from members[i] to the next in its ring. */
-static uint32_t flow_dst(const struct ibfm_jobs *j, uint32_t r, uint32_t i)
-{
-	return j->members[i + 1 < j->ring_at[r + 1] ? i + 1 : j->ring_at[r]];
-}
-
 int ibfm_jobs_eval(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		   const struct ibfm_jobs *j, struct ibfm_jobs_result *r,
 		   struct ibfm_err *err)
@@ -467,7 +461,8 @@ int ibfm_jobs_eval(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	}
 	for (ri = 0; ri < j->nrings; ri++)
 		for (i = j->ring_at[ri]; i < j->ring_at[ri + 1]; i++) {
-			uint32_t dst = flow_dst(j, ri, i), *pp = path + i * H;
+			uint32_t dst = ibfm_jobs_next(j, ri, i),
+				 *pp = path + i * H;
 
 			len[i] = ibfm_verify_path(f, t, j->members[i],
 						  f->ports[dst].lid, pp, H);

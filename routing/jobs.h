@@ -72,6 +72,13 @@ int ibfm_jobs_random(const struct ibfm_fabric *f,
 
 void ibfm_jobs_free(struct ibfm_jobs *j);
 
+/* Where flow 'i' of ring 'r' goes: the member after members[i]. */
+static inline uint32_t ibfm_jobs_next(const struct ibfm_jobs *j, uint32_t r,
+				      uint32_t i)
+{
+	return j->members[i + 1 < j->ring_at[r + 1] ? i + 1 : j->ring_at[r]];
+}
+
 struct ibfm_jobs_result {
 	uint32_t jobs;	       /* jobs with at least one flow */
 	uint64_t flows;	       /* ring flows */

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_jobs: job ring loads over static and job-aware routes
+ * (routing/jobroute.h), over many seeded random placements.
+ *
+ *   bench_jobs -t FILE [-N PLACEMENTS] [-a MIN] [-b MAX] [-q]
+ *   bench_jobs [-l L] [-k K] [-n HOSTS] [-N ...]
+ *
+ * Routes the fabric once with the routing pass (rails found as the
+ * plugin finds them), then for placement i = 0..N-1 (default 1,000)
+ * takes MIN + i mod (MAX - MIN + 1) jobs (default 4 to 64; at most
+ * half the servers, so that every job has a ring) on random disjoint servers with seed i, and evaluates
+ * their rings on the static tables and on the job-aware ones. Prints
+ * one row: the worst and mean max link load and the worst and mean
+ * job ring speed of each, the flows that shared a link or kept their
+ * static route, and the median time to route the jobs. -q: no header.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "routing/jobroute.h"
+#include "routing/jobs.h"
+#include "routing/route.h"
+#include "routing/topo.h"
+
+static void die(const char *what, const struct ibfm_err *err)
+{
+	fprintf(stderr, "bench_jobs: %s: %s\n", what, err->msg);
+	exit(1);
+}
+
+struct tally {
+	uint32_t worst_load;
+	double sum_load, worst_speed, sum_speed;
+};
+
+static void tally_add(struct tally *t, const struct ibfm_jobs_result *r)
+{
+	if (r->max_load > t->worst_load)
+		t->worst_load = r->max_load;
+	if (r->job_speed < t->worst_speed)
+		t->worst_speed = r->job_speed;
+	t->sum_load += r->max_load;
+	t->sum_speed += r->job_speed;
+}
+
+/* The servers of the fabric: more jobs than servers are refused, saying
+ * how many there are. */
+static unsigned count_servers(const struct ibfm_route *pass)
+{
+	struct ibfm_jobs j;
+	struct ibfm_err err;
+	unsigned servers = 0;
+
+	if (!ibfm_jobs_random(pass->fabric, &pass->rails, UINT32_MAX, 0, &j,
+			      &err) ||
+	    sscanf(err.msg, "%*u jobs on %u", &servers) != 1 || servers < 2)
+		die("servers", &err);
+	ibfm_jobs_free(&j);
+	return servers;
+}
+
+int main(int argc, char **argv)
+{
+	struct tally st = { 0, 0, 1, 0 }, ja = { 0, 0, 1, 0 };
+	const char *topo = NULL;
+	unsigned n = 1000, lo = 4, hi = 64, i, quiet = 0, servers;
+	struct ibfm_route_opts o = { 0 };
+	struct ibfm_route *pass;
+	struct ibfm_fabric *f;
+	struct ibfm_err err;
+	uint64_t shared = 0, kept = 0, flows = 0;
+	double *ms;
+	int c, k;
+	char *gargv[16];
+	int gargc = 0;
+
+	gargv[gargc++] = argv[0];
+	while ((c = getopt(argc, argv, "t:N:a:b:ql:k:n:")) != -1) {
+		switch (c) {
+		case 't':
+			topo = optarg;
+			break;
+		case 'N':
+			n = (unsigned)atoi(optarg);
+			break;
+		case 'a':
+			lo = (unsigned)atoi(optarg);
+			break;
+		case 'b':
+			hi = (unsigned)atoi(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			if (gargc + 2 >= 16 || !optarg)
+				goto usage;
+			gargv[gargc++] = c == 'l'   ? "-l"
+					 : c == 'k' ? "-k"
+						    : "-n";
+			gargv[gargc++] = optarg;
+		}
+	}
+	if (optind != argc || !n || !lo || hi < lo)
+		goto usage;
+	if (topo) {
+		if (ibfm_topo_read(topo, &f, &err))
+			die(topo, &err);
+	} else {
+		struct bench_args a;
+
+		bench_parse(gargc, gargv, "bench_jobs", &a);
+		if (ibfm_gen_build(&a.gen, &f, &err))
+			die("gen", &err);
+	}
+	if (ibfm_fabric_assign_lids(f, 0, &err) ||
+	    ibfm_route_build(f, NULL, &o, &pass, &err))
+		die("route", &err);
+	servers = count_servers(pass);
+	ms = calloc(n, sizeof(*ms));
+	if (!ms)
+		return 1;
+	for (i = 0; i < n; i++) {
+		struct ibfm_jobroute jr = { 0 };
+		struct ibfm_jobroute_stats js;
+		struct ibfm_jobs_result r;
+		struct ibfm_jobs j;
+		unsigned njobs = lo + i % (hi - lo + 1);
+
+		if (njobs > servers / 2)
+			njobs = servers / 2;
+		if (ibfm_jobs_random(pass->fabric, &pass->rails, njobs, i, &j,
+				     &err))
+			die("jobs", &err);
+		if (ibfm_jobs_eval(pass->fabric, &pass->lfts, &j, &r, &err))
+			die("eval", &err);
+		tally_add(&st, &r);
+		if (ibfm_jobroute_apply(&jr, pass->fabric, &pass->lfts, &j, &js,
+					&err) ||
+		    ibfm_jobs_eval(pass->fabric, &pass->lfts, &j, &r, &err))
+			die("job routes", &err);
+		tally_add(&ja, &r);
+		ms[i] = js.ms;
+		shared += js.shared;
+		kept += js.kept;
+		flows += js.flows;
+		ibfm_jobroute_revert(&jr, &pass->lfts);
+		ibfm_jobroute_free(&jr);
+		ibfm_jobs_free(&j);
+	}
+	if (!quiet)
+		printf("%-8s %-6s | %-21s | %-21s | %-9s %-9s %s\n", "hosts",
+		       "places", "static load/speed", "job-aware load/speed",
+		       "shared", "kept", "ms");
+	k = printf("%-8u %-6u | %2u %5.2f %5.3f %5.3f | %2u %5.2f %5.3f %5.3f "
+		   "| %-9llu %-9llu %.2f\n",
+		   pass->fabric->ncas, n, st.worst_load, st.sum_load / n,
+		   st.worst_speed, st.sum_speed / n, ja.worst_load,
+		   ja.sum_load / n, ja.worst_speed, ja.sum_speed / n,
+		   (unsigned long long)shared, (unsigned long long)kept,
+		   bench_median(ms, (int)n));
+	(void)flows;
+	free(ms);
+	ibfm_route_destroy(pass);
+	return k < 0;
+usage:
+	fprintf(stderr, "usage: bench_jobs -t FILE | [-l L] [-k K] [-n HOSTS]"
+			" [-N PLACEMENTS] [-a MIN] [-b MAX] [-q]\n");
+	return 2;
+}
