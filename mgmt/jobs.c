@@ -188,18 +188,25 @@ static void refuse(struct ibfm_json *j, const char *kind, const char *fmt, ...)
 /* An unknown host: refused with the descriptions nearest to it. */
 static void unknown_host(struct jobs *js, const char *host, struct ibfm_json *j)
 {
+	const struct ibfm_fabric *f = js->index_of;
+	bool server = !strchr(host, ' ');
 	uint32_t best[3];
-	unsigned n = ibfm_trace_suggest(js->index_of, host, best, 3), k;
+	unsigned n = server ? ibfm_trace_suggest_server(f, host, best, 3)
+			    : ibfm_trace_suggest(f, host, best, 3),
+		 k;
 
 	refuse(j, IBFM_CTL_ERR_INPUT,
 	       "unknown host \"%.200s\": expected a server (a node description up to its first space) or an HCA (a whole description) with a connected port",
 	       host);
 	ibfm_json_arr_begin(j, "did_you_mean");
-	for (k = 0; k < n; k++)
-		ibfm_json_str(
-			j, NULL,
-			ibfm_fabric_str(js->index_of,
-					js->index_of->nodes[best[k]].desc));
+	for (k = 0; k < n; k++) {
+		const char *d = ibfm_fabric_str(f, f->nodes[best[k]].desc);
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(server ? strcspn(d, " ") : strlen(d)), d);
+		ibfm_json_str(j, NULL, name);
+	}
 	ibfm_json_arr_end(j);
 }
 
