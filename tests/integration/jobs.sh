@@ -74,6 +74,22 @@ check "job end: gone from jobs.list" bash -c "! grep -q '^4712 ' '$T/state/jobs.
 ask events --json >"$T/events.json"
 check "a job-end event" grep -q '"kind":"job-end","ports":\["4712"\]' "$T/events.json"
 
+# The Slurm scripts: the job's host list as Slurm gives it; failing open.
+slurm() {
+	IBFM="$IBFM" IBFM_SOCKET="$1" SLURM_JOB_ID=77 SLURM_JOB_NODELIST='node[030-031]' \
+		bash "$SLURM_DIR/$2.sh" 2>>"$T/slurm.err"
+}
+SLURM_DIR=$(dirname "$TESTLIB")/../../contrib/slurm
+slurm "$T/ibfmd.sock" prolog
+check "the prolog: exit 0" test $? = 0
+check "the prolog registered job 77" grep -q '^77 node030,node031 ' "$T/state/jobs.list"
+slurm "$T/ibfmd.sock" epilog
+check "the epilog: exit 0" test $? = 0
+check "the epilog ended it" bash -c "! grep -q '^77 ' '$T/state/jobs.list'"
+slurm "$T/nowhere.sock" prolog
+check "the prolog without ibfmd: still exit 0 (fails open)" test $? = 0
+check "the prolog without ibfmd: jobs.list unchanged" cmp -s "$T/list.before" "$T/state/jobs.list"
+
 # The registry survives a restart of ibfmd.
 kill "$DPID"
 wait "$DPID" 2>/dev/null
