@@ -35,6 +35,7 @@ extern const struct cli_cmd cli_sharp_cmds[];
 extern const struct cli_cmd cli_plan_cmds[];
 extern const struct cli_cmd cli_path_cmds[];
 extern const struct cli_cmd cli_drain_cmds[];
+extern const struct cli_cmd cli_job_cmds[];
 extern const struct cli_cmd cli_routes_cmds[];
 extern const struct cli_cmd cli_daemon_cmds[];
 extern const struct cli_cmd cli_cc_cmds[];

@@ -7,7 +7,7 @@
  *
  * ADMIN marks what only root and the admin group may ask, each request
  * audited (docs/security.md): what changes the fabric (drain, undrain,
- * cc-apply) or the daemon (log-level), and what loads the fabric on
+ * job-start, job-end, cc-apply) or the daemon (log-level), and what loads the fabric on
  * demand (sweep; cc-diff, a job of MADs to every node holding the one
  * CC job slot that cc-apply needs).
  */
@@ -47,6 +47,16 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	  .args = { REQ("element", STR) } },
 	{ CMD("drain-status",
 	      "the drain in progress or the last, and the list") },
+	/* mgmt/jobs.c */
+	{ ADMIN("job-start",
+		"register job \"id\" on \"hosts\" (comma-separated; ring order \"order\", else as listed) and confirm the switches' tables"),
+	  .args = { REQ("id", STR), REQ("hosts", STR), OPT("order", STR) } },
+	{ ADMIN("job-end", "end job \"id\" and confirm the switches' tables"),
+	  .args = { REQ("id", STR) } },
+	{ CMD("job-list", "the running jobs: id, hosts in ring order, start") },
+	{ CMD("job-status",
+	      "the confirmation of change \"change\" (job-start's), else the last"),
+	  .args = { OPT("change", INT) } },
 	/* cc/congestion.c */
 	{ ADMIN("cc-diff",
 		"compare every node's CC settings with its profile (a job: see cc-status)") },

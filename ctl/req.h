@@ -19,8 +19,8 @@
  * ibfm_req_set() or ibfm_req_words() from text ("since=5", or "5" by
  * position in the table's order), then ibfm_req_check() and
  * ibfm_req_encode(). Handlers read it with the accessors below. Nothing
- * here allocates except ibfm_req_encode(); a request is plain data, fine
- * on the stack and needing no free.
+ * here allocates except ibfm_req_encode(); a request is plain data
+ * needing no free, some 128 KiB: fine on a main thread's stack.
  */
 
 #include <stdbool.h>
@@ -29,7 +29,11 @@
 #include "ctl/cmd.h"
 #include "routing/err.h"
 
-#define IBFM_REQ_MAX_STR 256 /* a string argument's bytes, NUL included */
+/*
+ * A string argument's bytes, NUL included: room for a job's host list
+ * (job-start), some 1,600 servers; a request is 8 of them at most.
+ */
+#define IBFM_REQ_MAX_STR 16384
 
 struct ibfm_req {
 	const struct ibfm_cmd *cmd; /* its entry in the table */

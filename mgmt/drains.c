@@ -9,8 +9,8 @@
  * plugin's drain list, whose watcher asks OpenSM to reroute; when the
  * plugin publishes its next generation, the loop works out which LFT
  * blocks changed, and the worker reads those blocks back off the
- * switches until they hold the new tables. Only then is the drain
- * done: a runbook may pull the cable.
+ * switches until they hold the new tables (mgmt/confirm.h, which jobs
+ * share). Only then is the drain done: a runbook may pull the cable.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,31 +19,19 @@
 #include <string.h>
 
 #include "ctl/client.h"
+#include "mgmt/confirm.h"
 #include "mgmt/feature.h"
 #include "mgmt/log.h"
-#include "mgmt/sweep.h"
 #include "routing/drain.h"
 #include "routing/drainsafe.h"
-#include "routing/grow.h"
 #include "routing/snapshot.h"
-
-#define OP_TIMEOUT_S 120
-#define TICK_MS 500
 
 IBFMD_LOG_MODULE(drain);
 
-/* A read-back job for the worker; it fills the counts. */
-struct verify {
-	const struct ibfm_fabric *f; /* routes to the switches (op.before) */
-	struct ibfm_sweep_lft_block *v;
-	size_t n, cap;
-	uint32_t mismatched, unread;
-};
-
 /* The safety check of a drain, on the worker; it fills the result. */
 struct check {
-	const struct ibfm_fabric *f; /* the tables' fabric (op.before) */
-	struct ibfm_lfts *before;    /* the plugin's tables (op.before) */
+	const struct ibfm_fabric *f; /* the tables' fabric (op.c.before) */
+	struct ibfm_lfts *before;    /* the plugin's tables (op.c.before) */
 	struct ibfm_drain now;	     /* the list as it was read */
 	struct ibfm_drainsafe r;
 	int rc;
@@ -52,29 +40,19 @@ struct check {
 
 /* A drain or undrain in progress (one at a time), or the last one. */
 struct op {
-	bool active, undrain;
-	/* checking, rerouting, verifying; done, unsafe, timeout, failed */
-	const char *state;
+	bool undrain;
 	char what[300];
-	char error[IBFM_ERR_MSG_MAX];
 	struct ibfm_drain_entry e;
-	uint64_t generation, new_generation; /* the plugin's, before/after */
-	time_t started, listed;		     /* asked; written into the list */
-	double elapsed_s;
-	struct ibfmd_routes before; /* the tables the drain started from */
-	struct verify verify;	    /* the worker's while 'verifying' */
-	struct check check;	    /* the worker's while 'checking' */
-	bool verifying, checking;
-	uint32_t blocks;		     /* changed by the reroute */
-	uint32_t rounds, mismatched, unread; /* of the last read-back */
-	struct event *tick;
+	/* checking (the drain's own phase), then mgmt/confirm.h's */
+	struct ibfmd_confirm c;
+	struct check check; /* the worker's while 'checking' */
+	bool checking;
 };
 
 /* The feature's state. */
 struct drains {
 	const struct ibfmd_core *core;
 	struct op op;
-	struct ibfmd_work work;	 /* the read-back of op.verify */
 	struct ibfmd_work check; /* the safety check of op.check */
 };
 
@@ -83,11 +61,6 @@ static void drain_path(const struct drains *d, char *buf, size_t len)
 	if (ibfm_snapshot_path(d->core->conf->state_dir, IBFM_STATE_DRAINS, buf,
 			       len))
 		buf[0] = '\0';
-}
-
-static uint64_t generation(const struct drains *d)
-{
-	return ibfmd_routing_generation(d->core->conf->state_dir);
 }
 
 /* The last sweep with the plugin's LFTs on it, or NULL and 'why'. */
@@ -104,23 +77,17 @@ static void op_event(struct drains *d, const char *severity, const char *kind)
 
 	snprintf(e.ports[0], sizeof(e.ports[0]), "%.150s", d->op.what);
 	snprintf(e.detail, sizeof(e.detail), "%.110s",
-		 d->op.error[0] ? d->op.error : d->op.state);
+		 d->op.c.error[0] ? d->op.c.error : d->op.c.state);
 	ibfmd_events_add(d->core->events, &e);
 }
 
-/* Ends the operation in 'state'; the tables it kept are let go. */
-static void op_finish(struct drains *d, const char *state, const char *why)
+/* The confirmation ended: the check's leftovers go, it is said. */
+static void op_finished(void *arg)
 {
+	struct drains *d = arg;
 	struct op *op = &d->op;
+	const char *state = op->c.state;
 
-	op->state = state;
-	snprintf(op->error, sizeof(op->error), "%s", why ? why : "");
-	op->active = false;
-	op->elapsed_s = difftime(time(NULL), op->started);
-	event_del(op->tick);
-	ibfmd_routes_free(&op->before);
-	free(op->verify.v);
-	memset(&op->verify, 0, sizeof(op->verify));
 	ibfm_drainsafe_free(&op->check.r);
 	ibfm_drain_free(&op->check.now);
 	op_event(d, strcmp(state, "done") ? "error" : "info",
@@ -130,143 +97,14 @@ static void op_finish(struct drains *d, const char *state, const char *why)
 		  "%s %s: %s%s%s after %.0f s, %" PRIu32 " blocks, %" PRIu32
 		  " rounds",
 		  op->undrain ? "undrain" : "drain", op->what, state,
-		  op->error[0] ? ": " : "", op->error, op->elapsed_s,
-		  op->blocks, op->rounds);
+		  op->c.error[0] ? ": " : "", op->c.error, op->c.elapsed_s,
+		  op->c.blocks, op->c.rounds);
 }
 
-/* Adds the blocks of switch 'sw' of 'now' that differ from 'was'. */
-static int switch_blocks(const struct ibfmd_routes *now, uint32_t sw,
-			 const struct ibfmd_routes *was, struct verify *v)
+/* Ends the operation in 'state'. */
+static void op_finish(struct drains *d, const char *state, const char *why)
 {
-	const struct ibfm_fabric *f = now->f;
-	uint32_t node = now->t.sw_node[sw], old_node, old_sw, b, i;
-	const uint8_t *row = ibfm_lfts_row(&now->t, sw), *old = NULL;
-	uint32_t top = now->t.top_lid;
-
-	old_node = ibfm_fabric_node_by_guid(was->f, f->nodes[node].guid);
-	old_sw = old_node == IBFM_NONE ? IBFM_NONE : was->t.node_sw[old_node];
-	if (old_sw != IBFM_NONE)
-		old = ibfm_lfts_row(&was->t, old_sw);
-	for (b = 0; b * IBFM_LFT_BLOCK <= top; b++) {
-		uint32_t first = b * IBFM_LFT_BLOCK;
-		uint8_t n = (uint8_t)(top + 1 - first < IBFM_LFT_BLOCK
-					      ? top + 1 - first
-					      : IBFM_LFT_BLOCK);
-		bool same = old != NULL;
-
-		for (i = 0; same && i < n; i++)
-			same = first + i <= was->t.top_lid &&
-			       old[first + i] == row[first + i];
-		if (same)
-			continue;
-		if (ibfm_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(*v->v)))
-			return -ENOMEM;
-		v->v[v->n].guid = f->nodes[node].guid;
-		v->v[v->n].block = (uint16_t)b;
-		v->v[v->n].n = n;
-		memcpy(v->v[v->n].want, row + first, n);
-		v->n++;
-	}
-	return 0;
-}
-
-/* The plugin published: which blocks to read back, or done already. */
-static void op_routed(struct drains *d)
-{
-	struct op *op = &d->op;
-	const struct ibfmd_routes *now;
-	char why[IBFM_ERR_MSG_MAX];
-	uint32_t sw;
-
-	now = routes(d, why, sizeof(why));
-	if (!now)
-		return; /* the dump is not there yet: next tick */
-	/* The generation of the tables read, not of snapshot.json, which
-	 * the plugin replaces after them: the two may differ for a moment. */
-	op->new_generation = now->generation ? now->generation : generation(d);
-	op->verify.n = 0;
-	for (sw = 0; sw < now->t.nsw; sw++)
-		if (switch_blocks(now, sw, &op->before, &op->verify)) {
-			op_finish(d, "failed", "out of memory");
-			return;
-		}
-	if (!op->verify.n) {
-		op_finish(d, "done", NULL);
-		return;
-	}
-	op->state = "verifying";
-	op->blocks = (uint32_t)op->verify.n;
-	op->verify.f = op->before.f; /* the loop's copy: the worker may read */
-	op->verifying = true;
-	ibfmd_work_submit(&d->work);
-}
-
-static void op_tick(evutil_socket_t fd, short what, void *arg)
-{
-	struct drains *d = arg;
-	struct op *op = &d->op;
-
-	(void)fd;
-	(void)what;
-	if (!op->active || op->verifying || op->checking)
-		return;
-	if (difftime(time(NULL), op->listed) > OP_TIMEOUT_S) {
-		op_finish(
-			d, "timeout",
-			!strcmp(op->state, "rerouting")
-				? "the plugin published no new routing generation"
-				: "the switches do not hold the new tables");
-		return;
-	}
-	if (!strcmp(op->state, "rerouting")) {
-		if (generation(d) > op->generation)
-			op_routed(d);
-		return;
-	}
-	/* Another pass since (OpenSM may route twice): compare with it. */
-	if (generation(d) > op->new_generation) {
-		op_routed(d);
-		return;
-	}
-	/* Verifying: the last read-back came back. */
-	if (!op->mismatched && !op->unread) {
-		op_finish(d, "done", NULL);
-		return;
-	}
-	op->verifying = true;
-	ibfmd_work_submit(&d->work);
-}
-
-/* The read-back came back from the worker. */
-static void verify_done(void *arg)
-{
-	struct drains *d = arg;
-
-	d->op.verifying = false;
-	d->op.rounds++;
-	d->op.mismatched = d->op.verify.mismatched;
-	d->op.unread = d->op.verify.unread;
-	IBFMD_DBG("%s: read back %" PRIu32 " blocks: %" PRIu32
-		  " mismatched, %" PRIu32 " unread",
-		  d->op.what, d->op.blocks, d->op.mismatched, d->op.unread);
-	/* Clean: done now. Not yet: the next tick reads again (OpenSM may
-	 * still be sending blocks). */
-	if (!d->op.mismatched && !d->op.unread)
-		op_tick(-1, 0, d);
-}
-
-/*
- * The worker's read-back: every block of op.verify, counts filled in.
- * Without a MAD port nothing could be read.
- */
-static void verify_run(struct ibfm_sweep *port, void *arg)
-{
-	struct verify *v = &((struct drains *)arg)->op.verify;
-	struct ibfm_err err;
-
-	if (!port || ibfm_sweep_check_lfts(port, v->f, v->v, v->n,
-					   &v->mismatched, &v->unread, &err))
-		v->unread = (uint32_t)v->n;
+	ibfmd_confirm_end(&d->op.c, state, why);
 }
 
 /* Adds or removes the element in the drain list file. */
@@ -334,11 +172,10 @@ static void op_rerouting(struct drains *d)
 {
 	struct op *op = &d->op;
 
-	op->state = "rerouting";
-	op->generation = generation(d);
-	op->listed = time(NULL);
+	ibfmd_confirm_listed(&op->c);
 	IBFMD_INFO("%s %s: rerouting from generation %" PRIu64,
-		   op->undrain ? "undrain" : "drain", op->what, op->generation);
+		   op->undrain ? "undrain" : "drain", op->what,
+		   op->c.generation);
 }
 
 /* The safety check came back from the worker. */
@@ -374,7 +211,7 @@ static void check_done(void *arg)
 /* Why a drain cannot start now, or NULL. */
 static const char *cannot_start(const struct drains *d, const char *element)
 {
-	if (d->op.active)
+	if (d->op.c.active)
 		return "a drain or undrain is in progress (see drain-status)";
 	if (!element[0])
 		return "drain needs \"element\"";
@@ -450,35 +287,24 @@ static void start(struct drains *d, const struct ibfm_req *req,
 		ibfm_drain_free(&list);
 		return;
 	}
-	ibfmd_routes_free(&op->before);
-	op->before = *shared; /* the loop's next lookup reloads */
-	memset(shared, 0, sizeof(*shared));
-	op->active = true;
 	op->undrain = undrain;
-	op->error[0] = '\0';
-	op->new_generation = 0;
-	op->started = op->listed = time(NULL);
-	op->rounds = 0;
-	op->mismatched = op->unread = op->blocks = 0;
-	op->generation = generation(d);
+	ibfmd_confirm_begin(&op->c, "checking");
 	op_event(d, "info", undrain ? "undrain" : "drain");
-	event_add(op->tick, &(struct timeval){ 0, TICK_MS * 1000 });
 	if (undrain) {
 		ibfm_drain_free(&list);
 		op_rerouting(d);
 	} else {
 		IBFMD_INFO("drain %s: checking that it is safe", op->what);
-		op->state = "checking";
-		op->check = (struct check){ .f = op->before.f,
-					    .before = &op->before.t,
+		op->check = (struct check){ .f = op->c.before.f,
+					    .before = &op->c.before.t,
 					    .now = list };
 		op->checking = true;
 		ibfmd_work_submit(&d->check);
 	}
 	ibfm_json_bool(j, "started", true);
 	ibfm_json_str(j, "element", op->what);
-	ibfm_json_str(j, "state", op->state);
-	ibfm_json_uint(j, "generation", op->generation);
+	ibfm_json_str(j, "state", op->c.state);
+	ibfm_json_uint(j, "generation", op->c.generation);
 }
 
 static void cmd_drain(void *ctx, const struct ibfm_req *req,
@@ -505,20 +331,18 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	size_t i;
 
 	(void)req;
-	ibfm_json_bool(j, "active", op->active);
+	ibfm_json_bool(j, "active", op->c.active);
 	ibfm_json_str(j, "op", op->undrain ? "undrain" : "drain");
 	ibfm_json_str(j, "element", op->what);
-	ibfm_json_str(j, "state", op->state ? op->state : "none");
-	ibfm_json_str(j, "error", op->error);
-	ibfm_json_uint(j, "generation_before", op->generation);
-	ibfm_json_uint(j, "generation", op->new_generation);
-	ibfm_json_uint(j, "blocks", op->blocks);
-	ibfm_json_uint(j, "mismatched", op->mismatched);
-	ibfm_json_uint(j, "unread", op->unread);
-	ibfm_json_uint(j, "rounds", op->rounds);
-	ibfm_json_double(j, "elapsed_s",
-			 op->active ? difftime(time(NULL), op->started)
-				    : op->elapsed_s);
+	ibfm_json_str(j, "state", op->c.state ? op->c.state : "none");
+	ibfm_json_str(j, "error", op->c.error);
+	ibfm_json_uint(j, "generation_before", op->c.generation);
+	ibfm_json_uint(j, "generation", op->c.new_generation);
+	ibfm_json_uint(j, "blocks", op->c.blocks);
+	ibfm_json_uint(j, "mismatched", op->c.mismatched);
+	ibfm_json_uint(j, "unread", op->c.unread);
+	ibfm_json_uint(j, "rounds", op->c.rounds);
+	ibfm_json_double(j, "elapsed_s", ibfmd_confirm_elapsed(&op->c));
 	ibfm_json_arr_begin(j, "drained");
 	drain_path(d, path, sizeof(path));
 	if (d->core->conf->state_dir[0] && !ibfm_drain_read(path, &list, &err))
@@ -549,10 +373,7 @@ static int init(const struct ibfmd_core *core, void **state)
 	if (!d)
 		return -ENOMEM;
 	d->core = core;
-	d->op.tick = event_new(core->base, -1, EV_PERSIST, op_tick, d);
-	if (!d->op.tick ||
-	    ibfmd_work_init(&d->work, core->worker, verify_run, verify_done,
-			    d) ||
+	if (ibfmd_confirm_init(&d->op.c, core, op_finished, d) ||
 	    ibfmd_work_init(&d->check, core->worker, check_run, check_done, d))
 		return -ENOMEM;
 	return 0;
@@ -565,13 +386,9 @@ static void drains_free(void *state)
 
 	if (!d)
 		return;
-	ibfmd_routes_free(&d->op.before);
-	free(d->op.verify.v);
+	ibfmd_confirm_fini(&d->op.c);
 	ibfm_drainsafe_free(&d->op.check.r);
 	ibfm_drain_free(&d->op.check.now);
-	if (d->op.tick)
-		event_free(d->op.tick);
-	ibfmd_work_fini(&d->work);
 	ibfmd_work_fini(&d->check);
 	free(d);
 }

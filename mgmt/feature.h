@@ -10,7 +10,7 @@
  * (mgmt/log.h), the events (mgmt/events.h), the view of the fabric
  * (mgmt/view.h), the plugin's routes (mgmt/routes.h), the worker thread
  * (mgmt/worker.h), the state directory's watch (mgmt/statedir.h), the
- * control protocol (ctl/ctl.h) and its socket, and /metrics. A feature (the queries, drains, congestion control,
+ * control protocol (ctl/ctl.h) and its socket, and /metrics. A feature (the queries, drains, jobs, congestion control,
  * the log's own commands) gets a struct ibfmd_core naming the rooms,
  * keeps its own state and fills in a struct ibfmd_feature with its
  * control commands and callbacks; main.c lists the features in one
@@ -76,6 +76,7 @@ struct ibfmd_feature {
 /* The features ibfmd is built with, in the order main.c calls them. */
 extern const struct ibfmd_feature ibfmd_feature_queries;
 extern const struct ibfmd_feature ibfmd_feature_drains;
+extern const struct ibfmd_feature ibfmd_feature_jobs;
 extern const struct ibfmd_feature ibfmd_feature_cc;
 extern const struct ibfmd_feature ibfmd_feature_log;
 extern const struct ibfmd_feature ibfmd_feature_audit;

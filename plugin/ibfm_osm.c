@@ -23,12 +23,15 @@
  *   sharp_sl=SL            SL answered for AN-to-AN PathRecords (default: OpenSM's)
  *   drain_file=FILE        switches, hosts and links to route around
  *                          (default: state_dir/drain.list)
+ *   jobs_file=FILE         running jobs whose rings get links of their own
+ *                          (default: state_dir/jobs.list, ibfmd's registry)
  *   lid_matrices=WHO       ibfm (default) or opensm: who fills OpenSM's
  *                          min-hop LID matrices (see build_lid_matrices)
  *
- * The drain list is read before every routing pass; a thread watches it
- * and asks OpenSM for a heavy sweep when it changes, so a drain or an
- * undrain reroutes at once. Drained links look like lost links: the
+ * The drain list and the jobs list are read before every routing pass
+ * (the jobs list by the pass itself); a thread watches both and asks
+ * OpenSM for one heavy sweep when either changes, so a drain, an
+ * undrain, a job's start or end reroutes at once. Drained links look like lost links: the
  * tables are repaired with the fewest changes.
  */
 #include <errno.h>
@@ -75,6 +78,7 @@ struct ibfm_osm {
 	int sharp_sl;		      /* SL of AN-to-AN paths, -1: none */
 	bool osm_matrices;	      /* lid_matrices=opensm */
 	char *drain_file;
+	char *jobs_file;	 /* read by the pass (ibfm_route_opts) */
 	struct ibfm_drain drain; /* the last good list */
 	bool drain_known;	 /* 'drain' was read (now or before) */
 	pthread_t watcher;
@@ -92,6 +96,7 @@ static void plugin_free(struct ibfm_osm *p)
 	ibfm_fabric_destroy(p->pass);
 	ibfm_drain_free(&p->drain);
 	free(p->drain_file);
+	free(p->jobs_file);
 	free(p->state_dir);
 	free(p->roots);
 	free(p->io);
@@ -144,6 +149,9 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 		} else if (eq && !strcmp(tok, "drain_file")) {
 			free(p->drain_file);
 			p->drain_file = strdup(eq);
+		} else if (eq && !strcmp(tok, "jobs_file")) {
+			free(p->jobs_file);
+			p->jobs_file = strdup(eq);
 		} else if (eq && !strcmp(tok, "root_guid_file")) {
 			roots = eq;
 		} else if (eq && !strcmp(tok, "io_guid_file")) {
@@ -162,7 +170,7 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 				LOG_PREFIX
 				"ERR P01 event_plugin_options: bad option \"%s\": "
-				"expected state_dir=, drain_file=, root_guid_file=, io_guid_file=, "
+				"expected state_dir=, drain_file=, jobs_file=, root_guid_file=, io_guid_file=, "
 				"sharp_trees=N, sharp_radix=N, sharp_sl=0..15 or "
 				"lid_matrices=ibfm|opensm\n",
 				tok);
@@ -172,6 +180,9 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 	if (!rc && !p->drain_file && p->state_dir &&
 	    asprintf(&p->drain_file, "%s/" IBFM_STATE_DRAINS, p->state_dir) < 0)
 		p->drain_file = NULL;
+	if (!rc && !p->jobs_file && p->state_dir &&
+	    asprintf(&p->jobs_file, "%s/" IBFM_STATE_JOBS, p->state_dir) < 0)
+		p->jobs_file = NULL;
 	if (!rc)
 		rc = load_guids(p, roots, &p->roots, &p->nroots) ||
 				     load_guids(p, io, &p->io, &p->nio)
@@ -580,6 +591,7 @@ static int ucast_build_fwd_tables(void *context)
 		.io = p->io,
 		.nio = p->nio,
 		.drains = &p->drain,
+		.jobs_file = p->jobs_file,
 		.sharp = &p->sharp,
 		.log = { log_note, p },
 	};
@@ -622,38 +634,57 @@ static int ucast_build_fwd_tables(void *context)
 	return 0;
 }
 
-/* The drain file's identity: a change of any of these rereads it. */
-static void file_stamp(const char *path, struct timespec *t, off_t *size,
-		       ino_t *ino)
+/* A watched file's identity: a change of any of these rereads it. */
+struct stamp {
+	struct timespec t;
+	off_t size; /* -1: no file */
+	ino_t ino;
+};
+
+static struct stamp file_stamp(const char *path)
 {
+	struct stamp s = { .size = -1 };
 	struct stat st;
 
-	if (stat(path, &st)) {
-		memset(t, 0, sizeof(*t));
-		*size = -1;
-		*ino = 0;
-		return;
+	if (path && !stat(path, &st)) {
+		s.t = st.st_mtim;
+		s.size = st.st_size;
+		s.ino = st.st_ino;
 	}
-	*t = st.st_mtim;
-	*size = st.st_size;
-	*ino = st.st_ino;
+	return s;
+}
+
+/* Whether 'path' changed since '*was'; '*was' becomes what it is now. */
+static bool file_changed(const char *path, struct stamp *was)
+{
+	struct stamp now = file_stamp(path);
+	bool changed = now.t.tv_sec != was->t.tv_sec ||
+		       now.t.tv_nsec != was->t.tv_nsec ||
+		       now.size != was->size || now.ino != was->ino;
+
+	*was = now;
+	return changed;
 }
 
 /*
- * Watches the drain file twice a second; when it changes, asks OpenSM
- * for a heavy sweep (as its console's "resweep heavy" does), which
- * routes with the new list.
+ * Watches the drain and jobs files twice a second; when either changes
+ * (both at once: one request), asks OpenSM for a heavy sweep (as its
+ * console's "resweep heavy" does), which routes with the new lists.
  */
-static void *watch_drains(void *arg)
+static void *watch_lists(void *arg)
 {
 	struct ibfm_osm *p = arg;
-	struct timespec t0, t, wake;
-	off_t s0, s;
-	ino_t i0, i;
+	const char *const files[] = { p->drain_file, p->jobs_file };
+	struct stamp was[2];
+	struct timespec wake;
+	unsigned k;
 
-	file_stamp(p->drain_file, &t0, &s0, &i0);
+	for (k = 0; k < 2; k++)
+		was[k] = file_stamp(files[k]);
 	pthread_mutex_lock(&p->stop_lock);
 	while (!p->stop) {
+		const char *changed = NULL;
+
 		clock_gettime(CLOCK_REALTIME, &wake);
 		wake.tv_nsec += 500000000;
 		if (wake.tv_nsec >= 1000000000) {
@@ -661,15 +692,13 @@ static void *watch_drains(void *arg)
 			wake.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&p->stop_cond, &p->stop_lock, &wake);
-		file_stamp(p->drain_file, &t, &s, &i);
-		if (t.tv_sec == t0.tv_sec && t.tv_nsec == t0.tv_nsec &&
-		    s == s0 && i == i0)
+		for (k = 0; k < 2; k++)
+			if (files[k] && file_changed(files[k], &was[k]))
+				changed = files[k];
+		if (!changed)
 			continue;
-		t0 = t;
-		s0 = s;
-		i0 = i;
 		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-			LOG_PREFIX "%s changed: rerouting\n", p->drain_file);
+			LOG_PREFIX "%s changed: rerouting\n", changed);
 		p->osm->subn.force_heavy_sweep = TRUE;
 		osm_opensm_sweep(p->osm);
 	}
@@ -733,13 +762,14 @@ static void *create(osm_opensm_t *osm)
 	}
 	pthread_mutex_init(&p->stop_lock, NULL);
 	pthread_cond_init(&p->stop_cond, NULL);
-	p->watching = p->drain_file &&
-		      !pthread_create(&p->watcher, NULL, watch_drains, p);
+	p->watching = (p->drain_file || p->jobs_file) &&
+		      !pthread_create(&p->watcher, NULL, watch_lists, p);
 	OSM_LOG(&osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
-		"routing engine \"ibfm\" registered (state_dir %s, drain list %s, %zu root GUIDs, %zu I/O GUIDs)\n",
+		"routing engine \"ibfm\" registered (state_dir %s, drain list %s, jobs list %s, %zu root GUIDs, %zu I/O GUIDs)\n",
 		p->state_dir ? p->state_dir : "none",
-		p->drain_file ? p->drain_file : "none", p->nroots, p->nio);
+		p->drain_file ? p->drain_file : "none",
+		p->jobs_file ? p->jobs_file : "none", p->nroots, p->nio);
 	return p;
 }
 

@@ -64,8 +64,24 @@ static unsigned edit_distance(const char *a, size_t la, const char *b,
 	return row[lb];
 }
 
-unsigned ibfm_trace_suggest(const struct ibfm_fabric *f, const char *s,
-			    uint32_t *best, unsigned max)
+/* Whether one of 'best' (n) is of server 'desc' ('ld' bytes) already. */
+static bool server_kept(const struct ibfm_fabric *f, const uint32_t *best,
+			unsigned n, const char *desc, size_t ld)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++) {
+		const char *b = ibfm_fabric_str(f, f->nodes[best[k]].desc);
+
+		if (strcspn(b, " ") == ld && !memcmp(b, desc, ld))
+			return true;
+	}
+	return false;
+}
+
+/* The suggestions, by whole descriptions or by 'servers' names. */
+static unsigned suggest(const struct ibfm_fabric *f, const char *s,
+			uint32_t *best, unsigned max, bool servers)
 {
 	unsigned dist[SUGGEST_MAX], d, limit, nbest = 0, k;
 	size_t ls = strlen(s), ld;
@@ -80,11 +96,12 @@ unsigned ibfm_trace_suggest(const struct ibfm_fabric *f, const char *s,
 	limit = ls / 3 > 1 ? (unsigned)(ls / 3) : 1;
 	for (n = 0; n < f->nnodes; n++) {
 		desc = ibfm_fabric_str(f, f->nodes[n].desc);
-		ld = strlen(desc);
+		ld = servers ? strcspn(desc, " ") : strlen(desc);
 		if (ld >= SUGGEST_LEN || (ld > ls ? ld - ls : ls - ld) > limit)
 			continue;
 		d = edit_distance(s, ls, desc, ld);
-		if (d > limit || (nbest == max && d >= dist[nbest - 1]))
+		if (d > limit || (nbest == max && d >= dist[nbest - 1]) ||
+		    (servers && server_kept(f, best, nbest, desc, ld)))
 			continue;
 		/* Keep the closest few, first found first among equals. */
 		k = nbest < max ? nbest++ : nbest - 1;
@@ -99,6 +116,18 @@ unsigned ibfm_trace_suggest(const struct ibfm_fabric *f, const char *s,
 	for (k = 0; k < nbest && dist[k] == dist[0]; k++)
 		;
 	return k;
+}
+
+unsigned ibfm_trace_suggest(const struct ibfm_fabric *f, const char *s,
+			    uint32_t *best, unsigned max)
+{
+	return suggest(f, s, best, max, false);
+}
+
+unsigned ibfm_trace_suggest_server(const struct ibfm_fabric *f, const char *s,
+				   uint32_t *best, unsigned max)
+{
+	return suggest(f, s, best, max, true);
 }
 
 static const char *type_word(const struct ibfm_fabric *f, uint32_t n)

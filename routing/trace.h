@@ -30,6 +30,13 @@ uint32_t ibfm_trace_endpoint(const struct ibfm_fabric *f, const char *s);
 unsigned ibfm_trace_suggest(const struct ibfm_fabric *f, const char *s,
 			    uint32_t *best, unsigned max);
 
+/*
+ * As ibfm_trace_suggest(), by server name (a description up to its
+ * first space): one node for each server nearest to 's'.
+ */
+unsigned ibfm_trace_suggest_server(const struct ibfm_fabric *f, const char *s,
+				   uint32_t *best, unsigned max);
+
 /* The path 'hops' (from ibfm_verify_path) to port 'dst', as ibtracert. */
 void ibfm_trace_text(FILE *out, const struct ibfm_fabric *f,
 		     const uint32_t *hops, int n, uint32_t dst);
