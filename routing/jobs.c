@@ -49,6 +49,7 @@ struct build {
 	size_t ids_cap, jr_cap, ra_cap, mem_cap, cur_cap;
 	uint32_t *cur; /* the current job's HCAs, in member order */
 	uint32_t ncur;
+	bool skip_missing; /* J03, J05: leave the member out, count it */
 };
 
 static int name_cmp(const char *a, size_t al, const char *b, size_t bl)
@@ -263,6 +264,10 @@ static int member_add(struct build *b, const char *name, const char *id,
 			last = h->srv_at[s + 1];
 		}
 	}
+	if (first == last && b->skip_missing) {
+		b->j->missing++;
+		return 0;
+	}
 	if (first == last)
 		return ibfm_err_set(err, -EINVAL, "%s: J03 unknown host '%s'",
 				    where, name);
@@ -282,6 +287,10 @@ static int member_add(struct build *b, const char *name, const char *id,
 		if (cur_add(b, e))
 			return ibfm_err_set(err, -ENOMEM, "out of memory");
 		got++;
+	}
+	if (!got && b->skip_missing) {
+		b->j->missing++;
+		return 0;
 	}
 	if (!got)
 		return ibfm_err_set(
@@ -339,6 +348,13 @@ static int parse_line(struct build *b, char *line, const char *where,
 int ibfm_jobs_read(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
 		   const char *path, struct ibfm_jobs *j, struct ibfm_err *err)
 {
+	return ibfm_jobs_load(f, rails, path, false, j, err);
+}
+
+int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
+		   const char *path, bool skip_missing, struct ibfm_jobs *j,
+		   struct ibfm_err *err)
+{
 	struct build b;
 	char *line = NULL, where[512];
 	size_t cap = 0;
@@ -351,6 +367,7 @@ int ibfm_jobs_read(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
 		build_free(&b);
 		return ibfm_err_set(err, rc, "out of memory");
 	}
+	b.skip_missing = skip_missing;
 	in = fopen(path, "r");
 	if (!in) {
 		rc = -errno;

@@ -35,6 +35,7 @@
  * hops).
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "routing/err.h"
@@ -50,6 +51,7 @@ struct ibfm_jobs {
 	uint32_t *ring_at;  /* nrings + 1: ring r's members ring_at[r].. */
 	uint32_t *members;  /* CA ports, ring after ring, in ring order */
 	uint32_t nmembers;
+	uint32_t missing; /* members left out (ibfm_jobs_load) */
 };
 
 /*
@@ -60,6 +62,16 @@ struct ibfm_jobs {
  */
 int ibfm_jobs_read(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
 		   const char *path, struct ibfm_jobs *j, struct ibfm_err *err);
+
+/*
+ * ibfm_jobs_read, or with 'skip_missing' a member that is not in 'f' or
+ * has no connected HCA port (J03, J05: a server down) is left out and
+ * counted in j->missing: what the routing pass reads, as a registry
+ * outlives a node's reboot.
+ */
+int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
+		   const char *path, bool skip_missing, struct ibfm_jobs *j,
+		   struct ibfm_err *err);
 
 /*
  * 'njobs' jobs named "job1".. on random disjoint servers of 'f', by

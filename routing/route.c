@@ -24,6 +24,7 @@ void ibfm_route_destroy(struct ibfm_route *r)
 	if (!r)
 		return;
 	ibfm_sharp_destroy(r->trees);
+	ibfm_jobroute_free(&r->jobroute);
 	ibfm_ftree_destroy(r->engine);
 	ibfm_lfts_free(&r->lfts);
 	ibfm_rails_free(&r->rails);
@@ -136,6 +137,57 @@ static void build_trees(struct ibfm_route *r, const struct ibfm_route_opts *o)
 		ibfm_log(&o->log, IBFM_LOG_ERR, "P11 SHARP trees: %s", err.msg);
 }
 
+/*
+ * The running jobs' rings onto links of their own, over static tables
+ * (the previous jobs' entries, if any, taken out: r->jobroute keeps
+ * them as the flows' first choice); P12 when the list does not read.
+ */
+static void route_jobs(struct ibfm_route *r, const struct ibfm_route_opts *o)
+{
+	const struct ibfm_jobroute_stats *st = &r->jobs;
+	struct ibfm_jobs j;
+	struct ibfm_err err;
+	int rc;
+
+	memset(&r->jobs, 0, sizeof(r->jobs));
+	r->njobs = r->jobs_missing = 0;
+	if (!o->jobs_file) {
+		ibfm_jobroute_free(&r->jobroute);
+		return;
+	}
+	rc = ibfm_jobs_load(r->fabric, r->rails.nrails ? &r->rails : NULL,
+			    o->jobs_file, true, &j, &err);
+	if (rc == -ENOENT) { /* no registry yet: no job */
+		ibfm_jobs_free(&j);
+		rc = 0;
+	}
+	if (!rc)
+		rc = ibfm_jobroute_apply(&r->jobroute, r->fabric, &r->lfts, &j,
+					 &r->jobs, &err);
+	if (rc) {
+		ibfm_log(&o->log, IBFM_LOG_ERR,
+			 "P12 jobs list: %s: no job-aware routes this pass",
+			 err.msg);
+		ibfm_jobroute_free(&r->jobroute);
+		ibfm_jobs_free(&j);
+		return;
+	}
+	r->njobs = j.njobs;
+	r->jobs_missing = j.missing;
+	ibfm_jobs_free(&j);
+	if (!r->njobs && !st->changed)
+		return;
+	ibfm_log(&o->log, IBFM_LOG_INFO,
+		 "jobs: %u running, %" PRIu64 " ring flows: %" PRIu64
+		 " on links of their own, %" PRIu64 " sharing a link, %" PRIu64
+		 " static, %" PRIu64 " within a leaf; %" PRIu64
+		 " entries changed in %" PRIu64 " blocks (%" PRIu64
+		 " flows of running jobs moved), %u members not in the fabric;"
+		 " %.1f ms",
+		 r->njobs, st->flows, st->own, st->shared, st->kept, st->local,
+		 st->changed, st->blocks, st->moved, r->jobs_missing, st->ms);
+}
+
 /* P05: connected pairs left unrouted, with an example. */
 static void note_unrouted(const struct ibfm_route *r,
 			  const struct ibfm_route_opts *o)
@@ -154,10 +206,11 @@ static void note_unrouted(const struct ibfm_route *r,
 		 ibfm_fabric_str(f, f->nodes[st->no_updown_target].desc));
 }
 
-/* What every pass ends with: statistics, notes, trees. */
+/* What every pass ends with: jobs, statistics, notes, trees. */
 static void finish(struct ibfm_route *r, const struct ibfm_route_opts *o,
 		   double t0)
 {
+	route_jobs(r, o);
 	r->stats = *ibfm_ftree_stats(r->engine);
 	r->route_ms = now_ms() - t0;
 	note_unrouted(r, o);
@@ -252,13 +305,18 @@ static int repair(struct ibfm_route *r, const struct ibfm_fabric *now,
 		  const struct ibfm_route_opts *o, struct ibfm_err *err)
 {
 	double t0 = now_ms();
-	uint32_t i;
+	uint32_t i, lost = 0;
 
+	ibfm_jobroute_revert(&r->jobroute, &r->lfts);
 	for (i = 0; i < now->nports; i++)
 		if (now->ports[i].peer == IBFM_NONE &&
-		    r->fabric->ports[i].peer != IBFM_NONE)
+		    r->fabric->ports[i].peer != IBFM_NONE) {
 			ibfm_fabric_unlink(r->fabric, i);
-	if (ibfm_ftree_update(r->engine, &r->lfts, &r->delta, err)) {
+			lost++;
+		}
+	memset(&r->delta, 0, sizeof(r->delta));
+	/* Nothing lost (the jobs or nothing changed): nothing to repair. */
+	if (lost && ibfm_ftree_update(r->engine, &r->lfts, &r->delta, err)) {
 		/* The engine has seen the links go: route afresh next. */
 		ibfm_ftree_destroy(r->engine);
 		r->engine = NULL;

@@ -26,7 +26,15 @@
  *    one VL would join them) is used all the same and says so (P05);
  *  - a pass that cannot route at all is refused (R01 a root is not a
  *    switch, R02 no leaf): the previous pass stays, the next one routes
- *    from scratch.
+ *    from scratch;
+ *  - the running jobs (jobs_file, ibfmd's registry) then get their
+ *    rings onto links of their own (routing/jobroute.h), over the tables
+ *    routed without them: a repair takes the jobs' entries out first and
+ *    puts them back after, each job flow keeping its route where it can,
+ *    so a job start or end changes only its members' entries. A member
+ *    not in the fabric (a server down) is left out; a list that does not
+ *    read routes no job (P12), the rest of the pass stands. A pass on
+ *    the same fabric (only the jobs changed) repairs nothing.
  *
  * Cost: that of ibfm_ftree_route or _update, plus O(ports) to compare
  * with the previous fabric, plus the SHARP trees when asked for.
@@ -40,6 +48,7 @@
 #include "routing/err.h"
 #include "routing/fabric.h"
 #include "routing/ftree.h"
+#include "routing/jobroute.h"
 #include "routing/lft.h"
 #include "routing/log.h"
 #include "routing/rail.h"
@@ -78,6 +87,10 @@ struct ibfm_route {
 	double route_ms;	       /* routing alone, trees excluded */
 	struct ibfm_ftree *engine;     /* repairs the next pass; NULL after a
 				      * failed repair: route afresh */
+	uint32_t njobs;		       /* running jobs read from jobs_file */
+	uint32_t jobs_missing;	       /* their members not in the fabric */
+	struct ibfm_jobroute jobroute;	 /* the jobs' entries in 'lfts' */
+	struct ibfm_jobroute_stats jobs; /* what routing the jobs did */
 };
 
 /*

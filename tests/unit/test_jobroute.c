@@ -295,11 +295,130 @@ static void test_start_end(void **state)
 		      (unsigned long long)starts, (unsigned long long)moved);
 }
 
+/* Keeps the pass's last note. */
+static void keep_note(void *ctx, enum ibfm_log_level level, const char *msg)
+{
+	(void)level;
+	snprintf(ctx, 512, "%s", msg);
+}
+
+/* The port of the CA described 'desc'. */
+static uint32_t ca_port(const struct ibfm_fabric *f, const char *desc)
+{
+	uint32_t n = ibfm_fabric_node_by_desc(f, desc);
+
+	assert_int_not_equal(n, IBFM_NONE);
+	return f->nodes[n].port0 + 1;
+}
+
+/*
+ * The routing pass reads the jobs file: job routes in the tables, kept
+ * through a repair after a lost link, a member that is not in the fabric
+ * left out, a list changed on the same fabric touching only the members
+ * of the job it adds, a list that does not read noted (P12) with static
+ * tables.
+ */
+static void test_pass(void **state)
+{
+	const struct zoo_fabric *z = &zoo[1]; /* ftree2-k16: 128 hosts */
+	/* d-mod-k sends 001->017 and 002->025 up one link of leaf 1. */
+	static const char one[] = "a node001,node017,node002,node025\n";
+	static const char two[] = "a node001,node017,node002,node025\n"
+				  "b node003,node033,node004,node041,node999\n";
+	char path[64], note[512] = "";
+	struct ibfm_route_opts o = { .log = { keep_note, note } };
+	struct ibfm_route *p = zroute(z);
+	struct ibfm_jobs_result r;
+	struct ibfm_lfts before;
+	struct ibfm_jobs j;
+	struct ibfm_fabric *f, *g;
+	struct ibfm_err err;
+	bool *lids;
+	uint32_t n;
+	FILE *out;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", tmpfile_with(one));
+	o.jobs_file = path;
+	f = ibfm_fabric_clone(p->fabric);
+	assert_non_null(f);
+	ibfm_route_destroy(p);
+	assert_int_equal(ibfm_route_build(f, NULL, &o, &p, &err), 0);
+	assert_int_equal(p->njobs, 1);
+	assert_int_equal(p->jobs.flows, 4);
+	assert_int_equal(p->jobs.own, 4);
+	assert_true(p->jobs.entries > 0);
+	assert_non_null(strstr(note, "jobs: 1 running, 4 ring flows"));
+	assert_int_equal(ibfm_jobs_read(p->fabric, NULL, path, &j, &err), 0);
+	assert_int_equal(ibfm_jobs_eval(p->fabric, &p->lfts, &j, &r, &err), 0);
+	assert_int_equal(r.max_load, 1);
+	ibfm_jobs_free(&j);
+
+	/* A spine up-link of the first leaf goes: repaired, jobs kept. */
+	g = ibfm_fabric_clone(p->fabric);
+	assert_non_null(g);
+	n = ca_port(g, "node001 mlx5_0");
+	n = g->ports[n].peer; /* the leaf's port */
+	n = g->nodes[g->ports[n].node].port0 +
+	    g->nodes[g->ports[n].node].nports;
+	ibfm_fabric_unlink(g, n);
+	assert_int_equal(ibfm_route_update(&p, g, NULL, &o, &err), 0);
+	assert_true(p->incremental);
+	assert_int_equal(p->jobs.own, 4);
+	assert_int_equal(ibfm_jobs_read(p->fabric, NULL, path, &j, &err), 0);
+	assert_int_equal(ibfm_jobs_eval(p->fabric, &p->lfts, &j, &r, &err), 0);
+	assert_int_equal(r.max_load, 1);
+	assert_int_equal(r.unrouted, 0);
+	ibfm_jobs_free(&j);
+
+	/* Job b starts (node999 is not in the fabric): same fabric. */
+	out = fopen(path, "w");
+	assert_non_null(out);
+	fputs(two, out);
+	fclose(out);
+	assert_int_equal(ibfm_lfts_copy(&before, p->fabric, &p->lfts, &err), 0);
+	g = ibfm_fabric_clone(p->fabric);
+	assert_int_equal(ibfm_route_update(&p, g, NULL, &o, &err), 0);
+	assert_true(p->incremental);
+	assert_int_equal(p->delta.entries, 0);
+	assert_int_equal(p->njobs, 2);
+	assert_int_equal(p->jobs_missing, 1);
+	assert_int_equal(p->jobs.moved, 0);
+	assert_true(p->jobs.changed > 0);
+	lids = calloc(p->lfts.top_lid + 1, 1);
+	assert_non_null(lids);
+	assert_int_equal(ibfm_jobs_load(p->fabric, NULL, path, true, &j, &err),
+			 0);
+	mark_members(p->fabric, &j, 1, 2, lids);
+	assert_int_equal(changed_outside(&before, &p->lfts, lids), 0);
+	ibfm_jobs_free(&j);
+	ibfm_lfts_free(&before);
+	free(lids);
+
+	/* A list that does not read: P12, static tables. */
+	out = fopen(path, "w");
+	assert_non_null(out);
+	fputs("a node001\na node002\n", out);
+	fclose(out);
+	assert_int_equal(ibfm_lfts_copy(&before, p->fabric, &p->lfts, &err), 0);
+	ibfm_jobroute_revert(&p->jobroute, &before);
+	g = ibfm_fabric_clone(p->fabric);
+	assert_int_equal(ibfm_route_update(&p, g, NULL, &o, &err), 0);
+	assert_non_null(strstr(note, "P12"));
+	assert_int_equal(p->jobroute.n, 0);
+	assert_memory_equal(before.ports, p->lfts.ports,
+			    (size_t)before.nsw * before.stride);
+	ibfm_lfts_free(&before);
+	ibfm_route_destroy(p);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zoo_placements),
 		cmocka_unit_test(test_start_end),
+		cmocka_unit_test(test_pass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
