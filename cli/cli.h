@@ -54,15 +54,17 @@ struct ibfm_rails;
  * Routes the topology '*f' as the plugin would (routing/route.h), LIDs
  * assigned first when it has none (2^lmc per CA port): '*f' becomes the
  * routed fabric, 't' its tables, 'rails' (NULL: not wanted) the rails
- * routed apart, 'st' and 'ms' (NULL: not wanted) the pass's figures.
+ * routed apart, 'st', 'ms' and 'js' (the jobs of o->jobs_file) (NULL:
+ * not wanted) the pass's figures.
  * Prints the error; on failure '*f' is freed and NULL, and CLI_INPUT.
  */
 struct ibfm_route_opts;
 struct ibfm_ftree_stats;
+struct ibfm_jobroute_stats;
 int cli_route_topo(struct ibfm_fabric **f, unsigned lmc,
 		   const struct ibfm_route_opts *o, struct ibfm_lfts *t,
 		   struct ibfm_rails *rails, struct ibfm_ftree_stats *st,
-		   double *ms);
+		   double *ms, struct ibfm_jobroute_stats *js);
 
 int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 		    struct ibfm_rails *rails, struct ibfm_lfts *t);

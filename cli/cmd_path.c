@@ -49,7 +49,7 @@ int cli_lfts_usable(const char *path, const struct ibfm_lfts *t)
 int cli_route_topo(struct ibfm_fabric **f, unsigned lmc,
 		   const struct ibfm_route_opts *o, struct ibfm_lfts *t,
 		   struct ibfm_rails *rails, struct ibfm_ftree_stats *st,
-		   double *ms)
+		   double *ms, struct ibfm_jobroute_stats *js)
 {
 	struct ibfm_route *pass;
 	struct ibfm_err err;
@@ -71,6 +71,8 @@ int cli_route_topo(struct ibfm_fabric **f, unsigned lmc,
 		*st = pass->stats;
 	if (ms)
 		*ms = pass->route_ms;
+	if (js)
+		*js = pass->jobs;
 	ibfm_route_release(pass, f, t, rails);
 	return CLI_OK;
 }
@@ -89,7 +91,7 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 		return CLI_INPUT;
 	/* ibfm's tables: as the plugin routes them. */
 	if (!lfts)
-		return cli_route_topo(f, 0, &o, t, rails, NULL, NULL);
+		return cli_route_topo(f, 0, &o, t, rails, NULL, NULL, NULL);
 	if (ibfm_rail_detect(*f, NULL, NULL, rails, &err) ||
 	    ibfm_lfts_read_dump(*f, lfts, t, &err)) {
 		cli_error("%s", err.msg);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "routing/jobroute.h"
 #include "routing/jobs.h"
 #include "routing/json.h"
 #include "routing/lft.h"
@@ -19,9 +20,10 @@
 
 struct route_args {
 	const char *topo, *lfts, *dump, *roots, *io, *rail_pattern, *rail_map;
-	const char *jobs; /* eval --pattern jobs: a jobs file */
+	const char *jobs; /* eval --pattern jobs, route: a jobs file */
 	unsigned lmc, random_jobs;
 	bool json, no_rails, ca_sources_only;
+	bool route_jobs; /* route: the jobs get job-aware routes */
 	int pattern;
 	struct ibfm_pattern_opts popts;
 };
@@ -33,6 +35,7 @@ struct routed {
 	struct ibfm_lfts lfts;
 	struct ibfm_ftree_stats stats;
 	double route_ms;
+	struct ibfm_jobroute_stats jobs; /* route --jobs */
 	bool ours;
 };
 
@@ -176,6 +179,19 @@ static int read_guids(const char *path, uint64_t **g, size_t *n)
 	return 0;
 }
 
+/* Whether the jobs file 'path' reads against 'f': CLI_OK or CLI_INPUT. */
+static int check_jobs(const struct ibfm_fabric *f, const char *path)
+{
+	struct ibfm_jobs j;
+	struct ibfm_err err;
+	int rc = ibfm_jobs_read(f, NULL, path, &j, &err);
+
+	ibfm_jobs_free(&j);
+	if (rc)
+		cli_error("%s", err.msg);
+	return rc ? CLI_INPUT : CLI_OK;
+}
+
 /* Routes r->f as the plugin would (routing/route.h); takes r->f. */
 static int route_ours(const struct route_args *a, struct routed *r)
 {
@@ -191,8 +207,13 @@ static int route_ours(const struct route_args *a, struct routed *r)
 	    !read_guids(a->io, &io, &o.nio)) {
 		o.roots = roots;
 		o.io = io;
-		rc = cli_route_topo(&r->f, a->lmc, &o, &r->lfts, NULL,
-				    &r->stats, &r->route_ms);
+		/* route --jobs: the pass reads the file as the plugin does
+		 * (members not in the fabric left out); check it first. */
+		o.jobs_file = a->route_jobs ? a->jobs : NULL;
+		rc = o.jobs_file ? check_jobs(r->f, o.jobs_file) : CLI_OK;
+		if (!rc)
+			rc = cli_route_topo(&r->f, a->lmc, &o, &r->lfts, NULL,
+					    &r->stats, &r->route_ms, &r->jobs);
 	}
 	r->ours = !rc;
 	free(roots);
@@ -287,6 +308,9 @@ static const char route_usage[] =
 	"      --rail-map FILE    rails from a map: PORTGUID SERVER RAIL per line\n"
 	"      --root-guids FILE  top-level switch GUIDs (OpenSM root_guid_file)\n"
 	"      --io-guids FILE    CAs that are not compute nodes (io_guid_file)\n"
+	"      --jobs FILE        running jobs (ID HOST,HOST,... in ring order, as\n"
+	"                         ibfmd's jobs.list): their rings get links of their\n"
+	"                         own, as the plugin routes them (docs/routing.md)\n"
 	"      --dump-lfts OUT    write the tables as OpenSM's opensm-lfts.dump\n"
 	"      --json             one JSON object\n"
 	"  -h, --help             this text\n"
@@ -306,6 +330,11 @@ static int cmd_route(int argc, char **argv)
 	rc = parse_args(argc, argv, route_usage, &a);
 	if (rc)
 		return rc;
+	a.route_jobs = a.jobs != NULL;
+	if (a.random_jobs) {
+		cli_error("route takes --jobs FILE, not --random-jobs");
+		return CLI_USAGE;
+	}
 	if (a.lfts) {
 		cli_error(
 			"route computes tables; use check or eval with --lfts");
@@ -336,6 +365,17 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_uint(&j, "detour_cdg_entries", r.stats.cdg_filled);
 		ibfm_json_uint(&j, "detour_max_hops", r.stats.detour_hops);
 		ibfm_json_uint(&j, "turn_points", r.stats.turns);
+		if (a.jobs) {
+			ibfm_json_obj_begin(&j, "jobs");
+			ibfm_json_uint(&j, "flows", r.jobs.flows);
+			ibfm_json_uint(&j, "flows_own", r.jobs.own);
+			ibfm_json_uint(&j, "flows_shared", r.jobs.shared);
+			ibfm_json_uint(&j, "flows_static", r.jobs.kept);
+			ibfm_json_uint(&j, "flows_local", r.jobs.local);
+			ibfm_json_uint(&j, "entries", r.jobs.entries);
+			ibfm_json_double(&j, "route_ms", r.jobs.ms);
+			ibfm_json_obj_end(&j);
+		}
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else if (!rc) {
@@ -347,6 +387,15 @@ static int cmd_route(int argc, char **argv)
 		if (r.stats.unranked)
 			printf("switches without a rank (not routed through): %u\n",
 			       r.stats.unranked);
+		if (a.jobs)
+			printf("jobs: %" PRIu64 " ring flows: %" PRIu64
+			       " on links of their own, %" PRIu64
+			       " sharing a link, %" PRIu64 " static, %" PRIu64
+			       " within a leaf; %" PRIu64
+			       " entries set in %.1f ms\n",
+			       r.jobs.flows, r.jobs.own, r.jobs.shared,
+			       r.jobs.kept, r.jobs.local, r.jobs.entries,
+			       r.jobs.ms);
 		if (r.stats.detours)
 			printf("detours (no up/down path): %" PRIu64
 			       " (switch, LID) entries, %" PRIu64
@@ -553,9 +602,29 @@ static const char eval_usage[] =
 	"line; 3 bad input, or nothing evaluated (V01: no host or no job flow,\n"
 	"V02: DUMP holds no forwarding entry, J01-J05: a bad jobs file); 4 failed.\n";
 
+/* The figures of 'jr' as JSON members, or one text line after 'what'. */
+static void put_jobs_result(struct ibfm_json *j, const char *what,
+			    const struct ibfm_jobs_result *jr)
+{
+	if (!j) {
+		printf("%s: max load %u, mean flow bandwidth %.4f, job speed "
+		       "%.4f\n",
+		       what, jr->max_load, jr->mean_flow_bw, jr->job_speed);
+		return;
+	}
+	ibfm_json_uint(j, "max_load", jr->max_load);
+	ibfm_json_double(j, "mean_flow_bw", jr->mean_flow_bw);
+	ibfm_json_double(j, "job_speed", jr->job_speed);
+	ibfm_json_uint(j, "links_at_max", jr->links_at_max);
+	ibfm_json_uint(j, "unrouted_flows", jr->unrouted);
+}
+
+/* The jobs' figures on the tables as given ('jr') and job-aware ('ja'). */
 static void print_jobs(const struct route_args *a, const struct routed *r,
 		       const struct ibfm_jobs *jobs,
-		       const struct ibfm_jobs_result *jr)
+		       const struct ibfm_jobs_result *jr,
+		       const struct ibfm_jobs_result *ja,
+		       const struct ibfm_jobroute_stats *st)
 {
 	char buf[200] = "";
 	struct ibfm_json j;
@@ -572,6 +641,12 @@ static void print_jobs(const struct route_args *a, const struct routed *r,
 			       buf, jr->links_at_max);
 		if (jr->unrouted)
 			printf("unrouted flows: %" PRIu64 "\n", jr->unrouted);
+		put_jobs_result(NULL, "job-aware routes", ja);
+		printf("  %" PRIu64 " flows on links of their own, %" PRIu64
+		       " sharing a link, %" PRIu64 " static, %" PRIu64
+		       " within a leaf; %" PRIu64 " entries, %.1f ms\n",
+		       st->own, st->shared, st->kept, st->local, st->entries,
+		       st->ms);
 		return;
 	}
 	ibfm_json_init(&j, stdout, true);
@@ -582,21 +657,32 @@ static void print_jobs(const struct route_args *a, const struct routed *r,
 	ibfm_json_uint(&j, "jobs", jobs->njobs);
 	ibfm_json_uint(&j, "rings", jobs->nrings);
 	ibfm_json_uint(&j, "flows", jr->flows);
-	ibfm_json_uint(&j, "max_load", jr->max_load);
-	ibfm_json_double(&j, "mean_flow_bw", jr->mean_flow_bw);
-	ibfm_json_double(&j, "job_speed", jr->job_speed);
+	put_jobs_result(&j, NULL, jr);
 	ibfm_json_str(&j, "max_link", buf);
-	ibfm_json_uint(&j, "links_at_max", jr->links_at_max);
-	ibfm_json_uint(&j, "unrouted_flows", jr->unrouted);
+	ibfm_json_obj_begin(&j, "job_aware");
+	put_jobs_result(&j, NULL, ja);
+	ibfm_json_uint(&j, "flows_own", st->own);
+	ibfm_json_uint(&j, "flows_shared", st->shared);
+	ibfm_json_uint(&j, "flows_static", st->kept);
+	ibfm_json_uint(&j, "flows_local", st->local);
+	ibfm_json_uint(&j, "entries", st->entries);
+	ibfm_json_double(&j, "route_ms", st->ms);
+	ibfm_json_obj_end(&j);
 	ibfm_json_obj_end(&j);
 	ibfm_json_finish(&j);
 }
 
-/* eval --pattern jobs: the jobs file's or random jobs' rings. */
+/*
+ * eval --pattern jobs: the jobs file's or random jobs' rings, on the
+ * tables as given and with job-aware routes over them (a copy).
+ */
 static int eval_jobs(const struct route_args *a, const struct routed *r)
 {
+	struct ibfm_jobroute route = { 0 };
+	struct ibfm_jobroute_stats st;
+	struct ibfm_jobs_result jr, ja;
+	struct ibfm_lfts aware = { 0 };
 	struct ibfm_jobs jobs;
-	struct ibfm_jobs_result jr;
 	struct ibfm_err err;
 	int rc;
 
@@ -611,13 +697,23 @@ static int eval_jobs(const struct route_args *a, const struct routed *r)
 		return rc == -ENOMEM ? CLI_FAIL : CLI_INPUT;
 	}
 	cli_progress_begin("evaluating %u jobs", jobs.njobs);
-	if (ibfm_jobs_eval(r->f, &r->lfts, &jobs, &jr, &err)) {
+	rc = ibfm_jobs_eval(r->f, &r->lfts, &jobs, &jr, &err);
+	if (!rc)
+		rc = ibfm_lfts_copy(&aware, r->f, &r->lfts, &err);
+	if (!rc)
+		rc = ibfm_jobroute_apply(&route, r->f, &aware, &jobs, &st,
+					 &err);
+	if (!rc)
+		rc = ibfm_jobs_eval(r->f, &aware, &jobs, &ja, &err);
+	cli_progress_end();
+	ibfm_jobroute_free(&route);
+	ibfm_lfts_free(&aware);
+	if (rc) {
 		cli_error("%s", err.msg);
 		ibfm_jobs_free(&jobs);
 		return CLI_FAIL;
 	}
-	cli_progress_end();
-	print_jobs(a, r, &jobs, &jr);
+	print_jobs(a, r, &jobs, &jr, &ja, &st);
 	fflush(stdout);
 	ibfm_jobs_free(&jobs);
 	if (!jr.flows) {
