@@ -22,7 +22,10 @@ CONF
 ibfmd_start "node002 mlx5_0"
 until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 gen0=$(generation)
+cp "$T/state/lfts.dump" "$T/static.dump"
 
+# 009->001, 001->005, 005->002, 002->009: d-mod-k sends 001->005 and
+# 002->009 up one link of leaf 1 (destinations 4 and 8 mod 4 up-links).
 ask job start 4711 --hosts 'node[001-002],node005,node009' \
 	--order node009,node001,node005,node002 --timeout 60 --json >"$T/start.json"
 check "job start: exit 0" test $? = 0
@@ -33,6 +36,31 @@ check "jobs.list holds the job in ring order" grep -qx '4711 node009,node001,nod
 check "the plugin routed again (a new generation)" test "$(generation)" -gt "$gen0"
 check "... as a reroute for the jobs list" grep -q 'jobs.list changed: rerouting' "$T/opensm.log"
 check "job start: the generation it was confirmed on" test "$(json_num "$T/start.json" generation)" -gt "$gen0"
+check "job start: blocks changed" test "$(json_num "$T/start.json" blocks_changed)" -gt 0
+check "job start: all of them read back equal" test "$(json_num "$T/start.json" blocks_verified)" = "$(json_num "$T/start.json" blocks_changed)"
+check "the plugin logged its job routes" grep -q 'jobs: 1 running, 4 ring flows: 4 on links of their own' "$T/opensm.log"
+
+# The switches' tables as ibroute reads them: the job's rings on links of
+# their own; only the members' entries changed.
+read_lfts "$T/state/lfts.dump" "$T/jobs.readback" "node002 mlx5_0" || die "ibroute failed"
+"$IBFM" eval --topo "$T/f.topo" --lfts "$T/static.dump" --pattern jobs --jobs "$T/state/jobs.list" --json >"$T/static.eval"
+check "static tables: two ring flows on one link" test "$(json_num "$T/static.eval" max_load)" = 2
+"$IBFM" eval --topo "$T/f.topo" --lfts "$T/jobs.readback" --pattern jobs --jobs "$T/state/jobs.list" --json >"$T/jobs.eval"
+check "on the switches: max load 1" test "$(json_num "$T/jobs.eval" max_load)" = 1
+check "on the switches: ring speed 1" test "$(json_num "$T/jobs.eval" job_speed)" = 1
+member_lids() {
+	sed -n "s/^0x\([0-9a-f]*\) [0-9]* : (Channel Adapter.*'node00[1259] mlx5_0')/\1/p" "$T/jobs.readback" | sort -u
+}
+changed_lids() {
+	diff <(lft_entries "$T/static.dump") <(lft_entries "$T/jobs.readback") |
+		sed -n 's/^> [^ ]* 0x\([0-9a-f]*\) .*/\1/p' | sort -u
+}
+member_lids >"$T/member.lids"
+changed_lids >"$T/changed.lids"
+check "the members' LIDs are known" test "$(wc -l <"$T/member.lids")" = 4
+check "some entries changed" test -s "$T/changed.lids"
+check "only the members' entries changed" test -z "$(comm -23 "$T/changed.lids" "$T/member.lids")"
+
 ask job list --json >"$T/list.json"
 check "job list --json: the job, 4 members" grep -q '"id":"4711","members":4,' "$T/list.json"
 check "job list --json: hosts in ring order" grep -q '"hosts":\["node009","node001","node005","node002"\]' "$T/list.json"
@@ -102,5 +130,8 @@ ask job end 4711 --timeout 60 >/dev/null
 check "ending it: exit 0" test $? = 0
 ask job list --json >"$T/list.json"
 check "no job listed" grep -q '"jobs":\[\]' "$T/list.json"
+read_lfts "$T/state/lfts.dump" "$T/end.readback" "node002 mlx5_0" || die "ibroute failed"
+check "no job left: the switches hold the static tables again" \
+	cmp -s <(lft_entries "$T/static.dump") <(lft_entries "$T/end.readback")
 check "ibfmd still up" kill -0 "$DPID"
 finish
