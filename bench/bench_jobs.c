@@ -10,10 +10,13 @@
  * plugin finds them), then for placement i = 0..N-1 (default 1,000)
  * takes MIN + i mod (MAX - MIN + 1) jobs (default 4 to 64; at most
  * half the servers, so that every job has a ring) on random disjoint servers with seed i, and evaluates
- * their rings on the static tables and on the job-aware ones. Prints
- * one row: the worst and mean max link load and the worst and mean
- * job ring speed of each, the flows that shared a link or kept their
- * static route, and the median time to route the jobs. -q: no header.
+ * their rings on the static tables and on the job-aware ones; then the
+ * last job ends and starts again over the others' routes. Prints one
+ * row: the worst and mean max link load and the worst and mean job ring
+ * speed of each, the flows that shared a link or kept their static
+ * route, the flows of other jobs a start or end moved, and the median
+ * times to route all jobs at once, a job end and a job start (revert and
+ * apply, as the routing pass does). -q: no header.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +75,8 @@ int main(int argc, char **argv)
 	struct ibfm_route *pass;
 	struct ibfm_fabric *f;
 	struct ibfm_err err;
-	uint64_t shared = 0, kept = 0, flows = 0;
-	double *ms;
+	uint64_t shared = 0, kept = 0, flows = 0, moved = 0;
+	double *ms, *start_ms, *end_ms;
 	int c, k;
 	char *gargv[16];
 	int gargc = 0;
@@ -113,6 +116,8 @@ int main(int argc, char **argv)
 	} else {
 		struct bench_args a;
 
+		gargv[gargc] = NULL;
+		optind = 0; /* glibc: start getopt afresh */
 		bench_parse(gargc, gargv, "bench_jobs", &a);
 		if (ibfm_gen_build(&a.gen, &f, &err))
 			die("gen", &err);
@@ -122,14 +127,17 @@ int main(int argc, char **argv)
 		die("route", &err);
 	servers = count_servers(pass);
 	ms = calloc(n, sizeof(*ms));
-	if (!ms)
+	start_ms = calloc(n, sizeof(*start_ms));
+	end_ms = calloc(n, sizeof(*end_ms));
+	if (!ms || !start_ms || !end_ms)
 		return 1;
 	for (i = 0; i < n; i++) {
 		struct ibfm_jobroute jr = { 0 };
 		struct ibfm_jobroute_stats js;
 		struct ibfm_jobs_result r;
-		struct ibfm_jobs j;
+		struct ibfm_jobs j, view;
 		unsigned njobs = lo + i % (hi - lo + 1);
+		double t0;
 
 		if (njobs > servers / 2)
 			njobs = servers / 2;
@@ -148,23 +156,48 @@ int main(int argc, char **argv)
 		shared += js.shared;
 		kept += js.kept;
 		flows += js.flows;
+		/* The last job ends, then starts again, over the others. */
+		view = j;
+		view.njobs--;
+		view.nrings = j.job_ring[view.njobs];
+		view.nmembers = j.ring_at[view.nrings];
+		t0 = bench_now_ms();
+		ibfm_jobroute_revert(&jr, &pass->lfts);
+		if (ibfm_jobroute_apply(&jr, pass->fabric, &pass->lfts, &view,
+					&js, &err))
+			die("job end", &err);
+		end_ms[i] = bench_now_ms() - t0;
+		moved += js.moved;
+		t0 = bench_now_ms();
+		ibfm_jobroute_revert(&jr, &pass->lfts);
+		if (ibfm_jobroute_apply(&jr, pass->fabric, &pass->lfts, &j, &js,
+					&err))
+			die("job start", &err);
+		start_ms[i] = bench_now_ms() - t0;
+		moved += js.moved;
 		ibfm_jobroute_revert(&jr, &pass->lfts);
 		ibfm_jobroute_free(&jr);
 		ibfm_jobs_free(&j);
 	}
 	if (!quiet)
-		printf("%-8s %-6s | %-21s | %-21s | %-9s %-9s %s\n", "hosts",
-		       "places", "static load/speed", "job-aware load/speed",
-		       "shared", "kept", "ms");
+		printf("%-8s %-6s | %-21s | %-21s | %-7s %-7s %-7s | %-6s %-6s "
+		       "%s\n",
+		       "hosts", "places", "static load/speed",
+		       "job-aware load/speed", "shared", "kept", "moved",
+		       "all ms", "end ms", "start ms");
 	k = printf("%-8u %-6u | %2u %5.2f %5.3f %5.3f | %2u %5.2f %5.3f %5.3f "
-		   "| %-9llu %-9llu %.2f\n",
+		   "| %-7llu %-7llu %-7llu | %-6.2f %-6.2f %.2f\n",
 		   pass->fabric->ncas, n, st.worst_load, st.sum_load / n,
 		   st.worst_speed, st.sum_speed / n, ja.worst_load,
 		   ja.sum_load / n, ja.worst_speed, ja.sum_speed / n,
 		   (unsigned long long)shared, (unsigned long long)kept,
-		   bench_median(ms, (int)n));
+		   (unsigned long long)moved, bench_median(ms, (int)n),
+		   bench_median(end_ms, (int)n),
+		   bench_median(start_ms, (int)n));
 	(void)flows;
 	free(ms);
+	free(start_ms);
+	free(end_ms);
 	ibfm_route_destroy(pass);
 	return k < 0;
 usage:

@@ -602,16 +602,10 @@ static const char eval_usage[] =
 	"line; 3 bad input, or nothing evaluated (V01: no host or no job flow,\n"
 	"V02: DUMP holds no forwarding entry, J01-J05: a bad jobs file); 4 failed.\n";
 
-/* The figures of 'jr' as JSON members, or one text line after 'what'. */
-static void put_jobs_result(struct ibfm_json *j, const char *what,
+/* The figures of 'jr' as JSON members. */
+static void put_jobs_result(struct ibfm_json *j,
 			    const struct ibfm_jobs_result *jr)
 {
-	if (!j) {
-		printf("%s: max load %u, mean flow bandwidth %.4f, job speed "
-		       "%.4f\n",
-		       what, jr->max_load, jr->mean_flow_bw, jr->job_speed);
-		return;
-	}
 	ibfm_json_uint(j, "max_load", jr->max_load);
 	ibfm_json_double(j, "mean_flow_bw", jr->mean_flow_bw);
 	ibfm_json_double(j, "job_speed", jr->job_speed);
@@ -641,7 +635,9 @@ static void print_jobs(const struct route_args *a, const struct routed *r,
 			       buf, jr->links_at_max);
 		if (jr->unrouted)
 			printf("unrouted flows: %" PRIu64 "\n", jr->unrouted);
-		put_jobs_result(NULL, "job-aware routes", ja);
+		printf("job-aware routes: max load %u, mean flow bandwidth "
+		       "%.4f, job speed %.4f\n",
+		       ja->max_load, ja->mean_flow_bw, ja->job_speed);
 		printf("  %" PRIu64 " flows on links of their own, %" PRIu64
 		       " sharing a link, %" PRIu64 " static, %" PRIu64
 		       " within a leaf; %" PRIu64 " entries, %.1f ms\n",
@@ -657,10 +653,10 @@ static void print_jobs(const struct route_args *a, const struct routed *r,
 	ibfm_json_uint(&j, "jobs", jobs->njobs);
 	ibfm_json_uint(&j, "rings", jobs->nrings);
 	ibfm_json_uint(&j, "flows", jr->flows);
-	put_jobs_result(&j, NULL, jr);
+	put_jobs_result(&j, jr);
 	ibfm_json_str(&j, "max_link", buf);
 	ibfm_json_obj_begin(&j, "job_aware");
-	put_jobs_result(&j, NULL, ja);
+	put_jobs_result(&j, ja);
 	ibfm_json_uint(&j, "flows_own", st->own);
 	ibfm_json_uint(&j, "flows_shared", st->shared);
 	ibfm_json_uint(&j, "flows_static", st->kept);
