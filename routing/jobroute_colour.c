@@ -157,16 +157,15 @@ static void take(struct jr *r, uint32_t x)
 }
 
 /*
- * The alternating path of colours 'a' and 'b' from receiving switch
- * 'v' (whose 'a' is taken and 'b' free) into r->chain; its length, or
+ * The alternating path of colours 'a' and 'b' from switch 'v' on 'side'
+ * (whose 'a' is taken and 'b' free) into r->chain; its length, or
  * -1 when flipping it would put a colour where its end has no such
  * link or a shared one. '*cost': flows on it routed before.
  */
-static int walk_chain(struct jr *r, uint32_t v, uint32_t a, uint32_t b,
-		      uint32_t *cost)
+static int walk_chain(struct jr *r, uint32_t v, int side, uint32_t a,
+		      uint32_t b, uint32_t *cost)
 {
 	uint32_t w = v, c = a, len = 0, k;
-	int side = DST;
 
 	*cost = 0;
 	for (;;) {
@@ -215,7 +214,8 @@ static uint32_t common_free(const struct jr *r, const struct flow *x)
 /*
  * Colours flow 'x' by an alternating path: 'a' free at its sender,
  * 'b' free at its receiver; the path of a and b from the receiver is
- * flipped, which frees 'a' there. Of the paths tried, the first that
+ * flipped, which frees 'a' there (or that of b and a from the sender,
+ * which frees 'b'). Of the paths tried, the first that
  * moves no flow routed before, else the one moving the fewest, if no
  * more than 'max_cost'. Only colours of 'plane' unless IBFM_NONE.
  */
@@ -225,7 +225,7 @@ static bool colour_by_chain(struct jr *r, uint32_t x, uint32_t plane,
 	const struct flow *e = &r->fl[x];
 	uint32_t ka, kb, tries = 0, best_cost = UINT32_MAX, cost;
 	uint32_t best_a = 0, best_b = 0;
-	int len, best_len = -1;
+	int len, best_len = -1, side;
 
 	for (ka = r->ul0[e->s]; ka < r->ul0[e->s + 1] && tries < KEMPE_TRIES;
 	     ka++) {
@@ -240,21 +240,35 @@ static bool colour_by_chain(struct jr *r, uint32_t x, uint32_t plane,
 			if (r->at[DST][kb] != IBFM_NONE || r->extra[DST][kb] ||
 			    (plane != IBFM_NONE && r->ul[kb].plane != plane))
 				continue;
-			tries++;
-			len = walk_chain(r, e->d, a, r->ul[kb].colour, &cost);
-			/* Within one plane a flip moves no flow: relink()
-			 * finds their links again. */
-			if (r->ul[kb].plane == r->ul[ka].plane)
-				cost = 0;
-			if (len < 0 || cost >= best_cost || cost > max_cost)
-				continue;
-			best_cost = cost;
-			best_len = len;
-			best_a = a;
-			best_b = r->ul[kb].colour;
-			memcpy(r->best, r->chain, len * sizeof(*r->chain));
-			if (!cost)
-				goto found;
+			/* From the receiver (then 'a' is free at both ends),
+			 * or from the sender with 'b' (then 'b' is). */
+			for (side = DST; side >= SRC; side--) {
+				uint32_t b = r->ul[kb].colour;
+
+				if (side == SRC &&
+				    slot_of(r, e->s, b) == IBFM_NONE)
+					continue;
+				tries++;
+				len = side == DST ? walk_chain(r, e->d, DST, a,
+							       b, &cost)
+						  : walk_chain(r, e->s, SRC, b,
+							       a, &cost);
+				/* Within one plane a flip moves no flow:
+				 * relink() finds their links again. */
+				if (r->ul[kb].plane == r->ul[ka].plane)
+					cost = 0;
+				if (len < 0 || cost >= best_cost ||
+				    cost > max_cost)
+					continue;
+				best_cost = cost;
+				best_len = len;
+				best_a = side == DST ? a : b;
+				best_b = side == DST ? b : a;
+				memcpy(r->best, r->chain,
+				       len * sizeof(*r->chain));
+				if (!cost)
+					goto found;
+			}
 		}
 	}
 	if (best_len < 0)
@@ -299,39 +313,55 @@ static bool colour_shared(struct jr *r, uint32_t x)
 	return true;
 }
 
-/* Colours the flows climbing from rank 'rank': kept colours first. */
+/*
+ * Whether flow 'x' climbs from 'rank' and is still to be coloured, in
+ * round 0 (running jobs' flows) or 1 (new ones).
+ */
+static bool pending(const struct jr *r, const struct flow *x, unsigned rank,
+		    int round)
+{
+	return x->state == CLIMB && r->rank[x->s] == rank &&
+	       x->colour == IBFM_NONE && x->old == !round;
+}
+
+/*
+ * Colours the flows climbing from rank 'rank': running jobs' flows
+ * first, so that the routes in force are whole again before a new flow
+ * takes a colour; each a colour of its route in force if one is free,
+ * then by a path within its plane, then any.
+ */
 static void colour_rank(struct jr *r, unsigned rank)
 {
 	uint32_t x, c, k;
+	int pass;
 
-	for (x = 0; x < r->nfl; x++) {
-		struct flow *e = &r->fl[x];
+	for (pass = 0; pass < 4; pass++)
+		for (x = 0; x < r->nfl; x++) {
+			struct flow *e = &r->fl[x];
 
-		if (e->state != CLIMB || r->rank[e->s] != rank)
-			continue;
-		c = colour_in_force(r, e);
-		if (c != IBFM_NONE)
-			put(r, x, c);
-	}
-	for (x = 0; x < r->nfl; x++) {
-		struct flow *e = &r->fl[x];
-
-		if (e->state != CLIMB || r->rank[e->s] != rank ||
-		    e->colour != IBFM_NONE)
-			continue;
-		k = link_in_force(r, e, e->s);
-		c = common_free(r, e);
-		/* A flow keeps its plane if a path within it that moves
-		 * no flow routed before frees a colour: its links are then
-		 * found again by relink(). */
-		if (k != IBFM_NONE && colour_by_chain(r, x, r->ul[k].plane, 0))
-			continue;
-		if (c != IBFM_NONE)
-			put(r, x, c);
-		else if (!colour_by_chain(r, x, IBFM_NONE, UINT32_MAX) &&
-			 !colour_shared(r, x))
-			e->state = KEPT;
-	}
+			if (!pending(r, e, rank, pass >> 1))
+				continue;
+			if (!(pass & 1)) {
+				c = colour_in_force(r, e);
+				if (c != IBFM_NONE)
+					put(r, x, c);
+				continue;
+			}
+			k = link_in_force(r, e, e->s);
+			c = common_free(r, e);
+			/* A flow keeps its plane if a path within it frees
+			 * a colour: it moves no flow, whose links relink()
+			 * finds again. */
+			if (k != IBFM_NONE &&
+			    colour_by_chain(r, x, r->ul[k].plane, 0))
+				continue;
+			if (c != IBFM_NONE)
+				put(r, x, c);
+			else if (!colour_by_chain(r, x, IBFM_NONE,
+						  UINT32_MAX) &&
+				 !colour_shared(r, x))
+				e->state = KEPT;
+		}
 }
 
 /*
@@ -342,6 +372,16 @@ static void colour_rank(struct jr *r, unsigned rank)
  * that parent then keeps its link, and does not take all that traffic
  * onto a link that already carries another's.
  */
+/* How strongly flow 'x' wants link 'p' (its link in force) on 'side'. */
+static uint32_t claim(struct jr *r, int side, uint32_t p, uint32_t x)
+{
+	const struct flow *e = &r->fl[x];
+
+	if (e->old)
+		return UINT32_MAX - 1;
+	return feed(r, side == SRC ? e->s : r->ul[p].peer, e->lid);
+}
+
 static void relink(struct jr *r, int side, uint32_t k0, uint32_t k1)
 {
 	uint32_t pref[IBFM_MAX_PORTS], k, i, m = 0, p, most, w, win;
@@ -361,8 +401,9 @@ static void relink(struct jr *r, int side, uint32_t k0, uint32_t k1)
 		pref[m++] =
 			p < k0 || p >= k1 || r->extra[side][p] ? IBFM_NONE : p;
 	}
-	/* Each link to the flow that wants it and carries the most other
-	 * traffic to its destination. */
+	/* Each link to the flow that wants it: a running job's flow that
+	 * has it, else the one whose destination's other traffic crossing
+	 * there is the most. */
 	for (i = 0; i < m; i++) {
 		uint32_t j;
 
@@ -375,14 +416,8 @@ static void relink(struct jr *r, int side, uint32_t k0, uint32_t k1)
 			if (pref[j] != p)
 				continue;
 			if (most == UINT32_MAX)
-				most = feed(r,
-					    side == SRC ? r->fl[r->best[i]].s
-							: r->ul[p].peer,
-					    r->fl[r->best[i]].lid);
-			w = feed(r,
-				 side == SRC ? r->fl[r->best[j]].s
-					     : r->ul[p].peer,
-				 r->fl[r->best[j]].lid);
+				most = claim(r, side, p, r->best[i]);
+			w = claim(r, side, p, r->best[j]);
 			if (w > most) {
 				most = w;
 				win = j;
