@@ -319,9 +319,13 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 	return changed;
 }
 
+/* sharp.json: the trees and the running jobs' trees carved from them. */
 static int write_trees(FILE *out, const void *ctx)
 {
-	return ibfm_sharp_write_json(ctx, NULL, 0, true, false, out);
+	const struct ibfm_route *r = ctx;
+
+	return ibfm_sharp_write_json(r->trees, r->sharp_jobs, r->nsharp_jobs,
+				     true, false, out);
 }
 
 /* Publishes the SHARP trees the pass built (P11 logged when none). */
@@ -333,13 +337,13 @@ static void publish_trees(struct ibfm_osm *p)
 	if (!trees)
 		return;
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-		LOG_PREFIX
-		"%u SHARP trees, %u violations, max %u tree edges on a link\n",
+		LOG_PREFIX "%u SHARP trees, %u violations, max %u tree edges "
+			   "on a link; %u running jobs' trees\n",
 		trees->ntrees, ibfm_sharp_violations(trees),
-		trees->max_link_edges);
+		trees->max_link_edges, p->route->nsharp_jobs);
 	if (p->state_dir &&
 	    ibfm_snapshot_write(p->state_dir, IBFM_STATE_SHARP, write_trees,
-				trees, why, sizeof(why)))
+				p->route, why, sizeof(why)))
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 sharp.json not published: %s\n",
 			why);

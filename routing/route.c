@@ -19,10 +19,25 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The running jobs' SHARP trees, gone. */
+static void free_sharp_jobs(struct ibfm_route *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nsharp_jobs; i++) {
+		free((char *)r->sharp_jobs[i].name);
+		free(r->sharp_jobs[i].ans);
+	}
+	free(r->sharp_jobs);
+	r->sharp_jobs = NULL;
+	r->nsharp_jobs = 0;
+}
+
 void ibfm_route_destroy(struct ibfm_route *r)
 {
 	if (!r)
 		return;
+	free_sharp_jobs(r);
 	ibfm_sharp_destroy(r->trees);
 	ibfm_jobroute_free(&r->jobroute);
 	ibfm_ftree_destroy(r->engine);
@@ -121,12 +136,55 @@ static int find_rails(const struct ibfm_fabric *f,
 	return 0;
 }
 
+/*
+ * Each running job's SHARP tree, carved from the pass's trees in the
+ * registry's order, as `ibfm sharp job carve` does; P13 for a job that
+ * gets none.
+ */
+static void carve_jobs(struct ibfm_route *r, const struct ibfm_route_opts *o,
+		       const struct ibfm_jobs *j)
+{
+	unsigned per_an = o->sharp->jobs_per_an ? o->sharp->jobs_per_an : 4;
+	uint32_t *usage = calloc(r->fabric->nnodes + 1, sizeof(*usage));
+	uint32_t x;
+
+	r->sharp_jobs = calloc(j->njobs + 1, sizeof(*r->sharp_jobs));
+	if (!usage || !r->sharp_jobs) {
+		free(usage);
+		ibfm_log(&o->log, IBFM_LOG_ERR, "P13 jobs' SHARP trees: %s",
+			 "out of memory");
+		return;
+	}
+	for (x = 0; x < j->njobs; x++) {
+		const uint32_t *m = j->members + j->ring_at[j->job_ring[x]];
+		uint32_t n = j->ring_at[j->job_ring[x + 1]] -
+			     j->ring_at[j->job_ring[x]];
+		struct ibfm_sharp_job *sj = &r->sharp_jobs[r->nsharp_jobs];
+		struct ibfm_err err;
+
+		if (n < 2)
+			continue;
+		if (ibfm_sharp_carve(r->trees, m, n, per_an, usage, sj, &err)) {
+			ibfm_log(&o->log, IBFM_LOG_WARN,
+				 "P13 job %s gets no SHARP tree: %s", j->ids[x],
+				 err.msg);
+			continue;
+		}
+		sj->id = r->nsharp_jobs + 1;
+		sj->name = strdup(j->ids[x]);
+		r->nsharp_jobs++;
+	}
+	free(usage);
+}
+
 /* The SHARP trees over the new tables, when asked for; P11 otherwise. */
-static void build_trees(struct ibfm_route *r, const struct ibfm_route_opts *o)
+static void build_trees(struct ibfm_route *r, const struct ibfm_route_opts *o,
+			const struct ibfm_jobs *j)
 {
 	struct ibfm_sharp_opts so;
 	struct ibfm_err err;
 
+	free_sharp_jobs(r);
 	ibfm_sharp_destroy(r->trees);
 	r->trees = NULL;
 	if (!o->sharp)
@@ -135,6 +193,8 @@ static void build_trees(struct ibfm_route *r, const struct ibfm_route_opts *o)
 	so.rails = &r->rails;
 	if (ibfm_sharp_build(r->fabric, &r->lfts, &so, &r->trees, &err))
 		ibfm_log(&o->log, IBFM_LOG_ERR, "P11 SHARP trees: %s", err.msg);
+	else if (j->njobs)
+		carve_jobs(r, o, j);
 }
 
 /*
@@ -142,39 +202,39 @@ static void build_trees(struct ibfm_route *r, const struct ibfm_route_opts *o)
  * (the previous jobs' entries, if any, taken out: r->jobroute keeps
  * them as the flows' first choice); P12 when the list does not read.
  */
-static void route_jobs(struct ibfm_route *r, const struct ibfm_route_opts *o)
+static void route_jobs(struct ibfm_route *r, const struct ibfm_route_opts *o,
+		       struct ibfm_jobs *j)
 {
 	const struct ibfm_jobroute_stats *st = &r->jobs;
-	struct ibfm_jobs j;
 	struct ibfm_err err;
 	int rc;
 
 	memset(&r->jobs, 0, sizeof(r->jobs));
+	memset(j, 0, sizeof(*j));
 	r->njobs = r->jobs_missing = 0;
 	if (!o->jobs_file) {
 		ibfm_jobroute_free(&r->jobroute);
 		return;
 	}
 	rc = ibfm_jobs_load(r->fabric, r->rails.nrails ? &r->rails : NULL,
-			    o->jobs_file, true, &j, &err);
+			    o->jobs_file, true, j, &err);
 	if (rc == -ENOENT) { /* no registry yet: no job */
-		ibfm_jobs_free(&j);
+		ibfm_jobs_free(j);
 		rc = 0;
 	}
 	if (!rc)
-		rc = ibfm_jobroute_apply(&r->jobroute, r->fabric, &r->lfts, &j,
+		rc = ibfm_jobroute_apply(&r->jobroute, r->fabric, &r->lfts, j,
 					 &r->jobs, &err);
 	if (rc) {
 		ibfm_log(&o->log, IBFM_LOG_ERR,
 			 "P12 jobs list: %s: no job-aware routes this pass",
 			 err.msg);
 		ibfm_jobroute_free(&r->jobroute);
-		ibfm_jobs_free(&j);
+		ibfm_jobs_free(j);
 		return;
 	}
-	r->njobs = j.njobs;
-	r->jobs_missing = j.missing;
-	ibfm_jobs_free(&j);
+	r->njobs = j->njobs;
+	r->jobs_missing = j->missing;
 	if (!r->njobs && !st->changed)
 		return;
 	ibfm_log(&o->log, IBFM_LOG_INFO,
@@ -210,11 +270,14 @@ static void note_unrouted(const struct ibfm_route *r,
 static void finish(struct ibfm_route *r, const struct ibfm_route_opts *o,
 		   double t0)
 {
-	route_jobs(r, o);
+	struct ibfm_jobs j;
+
+	route_jobs(r, o, &j);
 	r->stats = *ibfm_ftree_stats(r->engine);
 	r->route_ms = now_ms() - t0;
 	note_unrouted(r, o);
-	build_trees(r, o);
+	build_trees(r, o, &j);
+	ibfm_jobs_free(&j);
 }
 
 /*

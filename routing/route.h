@@ -34,7 +34,9 @@
  *    so a job start or end changes only its members' entries. A member
  *    not in the fabric (a server down) is left out; a list that does not
  *    read routes no job (P12), the rest of the pass stands. A pass on
- *    the same fabric (only the jobs changed) repairs nothing.
+ *    the same fabric (only the jobs changed) repairs nothing. With
+ *    SHARP trees, each running job gets its aggregation tree carved
+ *    from them (as `ibfm sharp job carve`; P13 when one cannot be).
  *
  * Cost: that of ibfm_ftree_route or _update, plus O(ports) to compare
  * with the previous fabric, plus the SHARP trees when asked for.
@@ -91,6 +93,10 @@ struct ibfm_route {
 	uint32_t jobs_missing;	       /* their members not in the fabric */
 	struct ibfm_jobroute jobroute;	 /* the jobs' entries in 'lfts' */
 	struct ibfm_jobroute_stats jobs; /* what routing the jobs did */
+	/* with SHARP trees: the running jobs' trees carved from them, in
+	 * the registry's order (name: its job ID, owned) */
+	struct ibfm_sharp_job *sharp_jobs;
+	uint32_t nsharp_jobs;
 };
 
 /*

@@ -622,6 +622,8 @@ int ibfm_sharp_write_json(const struct ibfm_sharp *s,
 	for (i = 0; i < njobs; i++) {
 		ibfm_json_obj_begin(&j, NULL);
 		ibfm_json_uint(&j, "id", jobs[i].id);
+		if (jobs[i].name)
+			ibfm_json_str(&j, "name", jobs[i].name);
 		ibfm_json_uint(&j, "tree", jobs[i].tree);
 		json_node(&j, f, "root", s->ans[jobs[i].root].node);
 		ibfm_json_uint(&j, "hosts", jobs[i].hosts);

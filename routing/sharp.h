@@ -42,6 +42,8 @@ struct ibfm_sharp_opts {
 	unsigned max_depth; /* max switch levels; 0: the fabric's */
 	unsigned trees;	    /* trees to build; 0: one per top switch */
 	const struct ibfm_rails *rails; /* per-rail trees when it has rails */
+	unsigned jobs_per_an; /* job trees an AN serves at most, for the
+			       * routing pass's running jobs; 0: 4 */
 };
 
 struct ibfm_sharp_an {
@@ -104,7 +106,8 @@ struct ibfm_sharp_job {
 	uint32_t *ans; /* AN indexes in the subtree */
 	uint32_t nans;
 	uint32_t hosts;
-	bool recarved; /* set by the caller: its tree changed */
+	bool recarved;	  /* set by the caller: its tree changed */
+	const char *name; /* the caller's: a registry's job ID, or NULL */
 };
 
 /*

@@ -38,6 +38,7 @@ check "... as a reroute for the jobs list" grep -q 'jobs.list changed: rerouting
 check "job start: the generation it was confirmed on" test "$(json_num "$T/start.json" generation)" -gt "$gen0"
 check "job start: blocks changed" test "$(json_num "$T/start.json" blocks_changed)" -gt 0
 check "job start: all of them read back equal" test "$(json_num "$T/start.json" blocks_verified)" = "$(json_num "$T/start.json" blocks_changed)"
+check "sharp.json: the job's SHARP tree, by its ID" grep -q '"jobs":\[{"id":1,"name":"4711","tree":[0-9]*,"root":{[^}]*},"hosts":4,' "$T/state/sharp.json"
 check "the plugin logged its job routes" grep -q 'jobs: 1 running, 4 ring flows: 4 on links of their own' "$T/opensm.log"
 
 # The switches' tables as ibroute reads them: the job's rings on links of

@@ -326,7 +326,8 @@ static void test_pass(void **state)
 	static const char two[] = "a node001,node017,node002,node025\n"
 				  "b node003,node033,node004,node041,node999\n";
 	char path[64], note[512] = "";
-	struct ibfm_route_opts o = { .log = { keep_note, note } };
+	struct ibfm_sharp_opts so = { 0 };
+	struct ibfm_route_opts o = { .log = { keep_note, note }, .sharp = &so };
 	struct ibfm_route *p = zroute(z);
 	struct ibfm_jobs_result r;
 	struct ibfm_lfts before;
@@ -349,6 +350,11 @@ static void test_pass(void **state)
 	assert_int_equal(p->jobs.own, 4);
 	assert_true(p->jobs.entries > 0);
 	assert_non_null(strstr(note, "jobs: 1 running, 4 ring flows"));
+	/* Its SHARP tree, carved from the pass's trees, named by its ID. */
+	assert_non_null(p->trees);
+	assert_int_equal(p->nsharp_jobs, 1);
+	assert_string_equal(p->sharp_jobs[0].name, "a");
+	assert_int_equal(p->sharp_jobs[0].hosts, 4);
 	assert_int_equal(ibfm_jobs_read(p->fabric, NULL, path, &j, &err), 0);
 	assert_int_equal(ibfm_jobs_eval(p->fabric, &p->lfts, &j, &r, &err), 0);
 	assert_int_equal(r.max_load, 1);
