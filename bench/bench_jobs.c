@@ -3,7 +3,7 @@
  * bench_jobs: job ring loads over static and job-aware routes
  * (routing/jobroute.h), over many seeded random placements.
  *
- *   bench_jobs -t FILE [-N PLACEMENTS] [-a MIN] [-b MAX] [-q]
+ *   bench_jobs -t FILE [-N PLACEMENTS] [-a MIN] [-b MAX] [-P] [-q]
  *   bench_jobs [-l L] [-k K] [-n HOSTS] [-N ...]
  *
  * Routes the fabric once with the routing pass (rails found as the
@@ -16,8 +16,11 @@
  * speed of each, the flows that shared a link or kept their static
  * route, the flows of other jobs a start or end moved, and the median
  * times to route all jobs at once, a job end and a job start (revert and
- * apply, as the routing pass does). -q: no header.
+ * apply, as the routing pass does). -P: also shift, ring and all-to-all
+ * max link loads of the whole fabric, static and the worst with the
+ * jobs routed. -q: no header.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,7 @@
 #include "routing/jobs.h"
 #include "routing/route.h"
 #include "routing/topo.h"
+#include "routing/verify.h"
 
 static void die(const char *what, const struct ibfm_err *err)
 {
@@ -66,6 +70,18 @@ static unsigned count_servers(const struct ibfm_route *pass)
 	return servers;
 }
 
+/* The max link load of 'p' over the whole fabric. */
+static double pattern(const struct ibfm_route *pass, enum ibfm_pattern p)
+{
+	struct ibfm_pattern_opts o = { .rails = &pass->rails };
+	struct ibfm_load_result r;
+	struct ibfm_err err;
+
+	if (ibfm_verify_pattern(pass->fabric, &pass->lfts, p, &o, &r, &err))
+		die("pattern", &err);
+	return r.max_load;
+}
+
 int main(int argc, char **argv)
 {
 	struct tally st = { 0, 0, 1, 0 }, ja = { 0, 0, 1, 0 };
@@ -75,6 +91,11 @@ int main(int argc, char **argv)
 	struct ibfm_route *pass;
 	struct ibfm_fabric *f;
 	struct ibfm_err err;
+	static const enum ibfm_pattern pats[3] = { IBFM_PATTERN_SHIFT,
+						   IBFM_PATTERN_RING,
+						   IBFM_PATTERN_ALL2ALL };
+	double pat[3][2] = { { 0 } };
+	int patterns = 0;
 	uint64_t shared = 0, kept = 0, flows = 0, moved = 0;
 	double *ms, *start_ms, *end_ms;
 	int c, k;
@@ -82,8 +103,11 @@ int main(int argc, char **argv)
 	int gargc = 0;
 
 	gargv[gargc++] = argv[0];
-	while ((c = getopt(argc, argv, "t:N:a:b:ql:k:n:")) != -1) {
+	while ((c = getopt(argc, argv, "t:N:a:b:qPl:k:n:")) != -1) {
 		switch (c) {
+		case 'P':
+			patterns = 1;
+			break;
 		case 't':
 			topo = optarg;
 			break;
@@ -126,6 +150,8 @@ int main(int argc, char **argv)
 	    ibfm_route_build(f, NULL, &o, &pass, &err))
 		die("route", &err);
 	servers = count_servers(pass);
+	for (k = 0; patterns && k < 3; k++)
+		pat[k][0] = pattern(pass, pats[k]);
 	ms = calloc(n, sizeof(*ms));
 	start_ms = calloc(n, sizeof(*start_ms));
 	end_ms = calloc(n, sizeof(*end_ms));
@@ -152,6 +178,10 @@ int main(int argc, char **argv)
 		    ibfm_jobs_eval(pass->fabric, &pass->lfts, &j, &r, &err))
 			die("job routes", &err);
 		tally_add(&ja, &r);
+		for (k = 0; k < 3; k++) /* the whole fabric with the jobs */
+			if (patterns)
+				pat[k][1] = fmax(pat[k][1],
+						 pattern(pass, pats[k]));
 		ms[i] = js.ms;
 		shared += js.shared;
 		kept += js.kept;
@@ -194,6 +224,9 @@ int main(int argc, char **argv)
 		   (unsigned long long)moved, bench_median(ms, (int)n),
 		   bench_median(end_ms, (int)n),
 		   bench_median(start_ms, (int)n));
+	for (k = 0; patterns && k < 3; k++)
+		printf("%s %.0f -> %.0f%s", k ? "," : "  shift/ring/all2all:",
+		       pat[k][0], pat[k][1], k == 2 ? "\n" : "");
 	(void)flows;
 	free(ms);
 	free(start_ms);
