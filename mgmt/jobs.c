@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* qsort_r */
+#endif
 /*
  * DOC: the job registry (ibfm job start / end / list through ibfmd).
  *
@@ -88,14 +91,13 @@ static int host_cmp(const char *desc, const char *host)
 	return host[hl] ? strcmp(desc + dl, host + hl) : 0;
 }
 
-static const struct ibfm_fabric *sort_f;
-
-static int index_cmp(const void *a, const void *b)
+static int index_cmp(const void *a, const void *b, void *arg)
 {
-	const char *da = ibfm_fabric_str(
-		sort_f, sort_f->nodes[*(const uint32_t *)a].desc);
-	const char *db = ibfm_fabric_str(
-		sort_f, sort_f->nodes[*(const uint32_t *)b].desc);
+	const struct ibfm_fabric *f = arg;
+	const char *da =
+		ibfm_fabric_str(f, f->nodes[*(const uint32_t *)a].desc);
+	const char *db =
+		ibfm_fabric_str(f, f->nodes[*(const uint32_t *)b].desc);
 
 	return host_cmp(da, db) ? host_cmp(da, db) : strcmp(da, db);
 }
@@ -123,8 +125,8 @@ static int index_update(struct jobs *js)
 				break;
 			}
 	}
-	sort_f = f;
-	qsort(js->index, js->nindex, sizeof(*js->index), index_cmp);
+	qsort_r(js->index, js->nindex, sizeof(*js->index), index_cmp,
+		(void *)f);
 	js->index_of = f;
 	js->index_sweep = js->core->view->sweeps;
 	return 0;
