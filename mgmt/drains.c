@@ -178,6 +178,42 @@ static void op_rerouting(struct drains *d)
 		   op->c.generation);
 }
 
+/*
+ * Whether what the safety check judged is no longer what the drain would
+ * change: the plugin routed a new generation (the fabric changed) or the
+ * drain list was edited while the check ran. Then the check and the
+ * drain are not one step, and the drain is refused ('why').
+ */
+static bool changed_since_check(struct drains *d, char *why, size_t len)
+{
+	const struct check *c = &d->op.check;
+	uint64_t now = ibfm_snapshot_last_generation(d->core->conf->state_dir);
+	struct ibfm_drain list = { 0 };
+	struct ibfm_err err;
+	char path[4200];
+	bool same;
+	size_t i;
+
+	if (now != d->op.c.generation) {
+		snprintf(why, len,
+			 "the fabric was routed again during the safety check "
+			 "(generation %" PRIu64 " -> %" PRIu64
+			 "): nothing drained; ask again",
+			 d->op.c.generation, now);
+		return true;
+	}
+	drain_path(d, path, sizeof(path));
+	same = !ibfm_drain_read(path, &list, &err) && list.n == c->now.n;
+	for (i = 0; same && i < list.n; i++)
+		same = listed(&c->now, &list.v[i]);
+	ibfm_drain_free(&list);
+	if (!same)
+		snprintf(why, len,
+			 "the drain list changed during the safety check: "
+			 "nothing drained; ask again");
+	return !same;
+}
+
 /* The safety check came back from the worker. */
 static void check_done(void *arg)
 {
@@ -201,6 +237,10 @@ static void check_done(void *arg)
 	IBFMD_DBG("drain %s: safe (%s)", d->op.what,
 		  c->r.repaired ? "the plugin's repair" : "a full route");
 	ibfm_drainsafe_free(&c->r);
+	if (changed_since_check(d, why, sizeof(why))) {
+		op_finish(d, "changed", why);
+		return;
+	}
 	ibfm_drain_free(&c->now);
 	if (edit_list(d, false, &wrong, &c->err))
 		op_finish(d, "failed", wrong);

@@ -46,7 +46,7 @@
 
 #define IBFMD_JOBS_ROUNDS 32
 
-IBFMD_LOG_MODULE(jobs);
+IBFMD_LOG_MODULE(job);
 
 /* How a confirmation of changes first..last ended. */
 struct round {
