@@ -18,6 +18,8 @@ enum kind {
 	HOSTPORT, /* HOST:PORT, or off */
 	KEY64,	  /* a 64-bit number, 0x hex or decimal */
 	LEVEL,	  /* a log level: err, warn, info or debug */
+	ADDR,	  /* HOST:PORT */
+	PEER,	  /* HOST:PORT, one more each time */
 };
 
 static const struct key {
@@ -48,6 +50,9 @@ static const struct key {
 	{ "cc_tries", UINT, F(cc_tries), 1, 10 },
 	{ "cc_backoff_ms", UINT, F(cc_backoff_ms), 0, 10000 },
 	{ "cc_timeout_ms", UINT, F(cc_timeout_ms), 1, 60000 },
+	{ "peer", PEER, F(peers), 0, 0 },
+	{ "peer_listen", ADDR, F(peer_listen), 0, 0 },
+	{ "peer_key", STR, F(peer_key), 0, 0 },
 #undef F
 };
 
@@ -115,6 +120,18 @@ static const char *set(struct ibfmd_conf *c, const struct key *k, const char *v)
 		if (ibfmd_log_level_parse(v) < 0)
 			return "err, warn, info or debug";
 		*(int *)(void *)field = ibfmd_log_level_parse(v);
+		return NULL;
+	case ADDR:
+		if (strlen(v) >= k->len || !host_port(v))
+			return "HOST:PORT";
+		memcpy(field, v, strlen(v) + 1);
+		return NULL;
+	case PEER:
+		if (c->npeers == IBFMD_CONF_MAX_PEERS)
+			return "at most 8 peers";
+		if (strlen(v) >= sizeof(c->peers[0]) || !host_port(v))
+			return "HOST:PORT";
+		memcpy(c->peers[c->npeers++], v, strlen(v) + 1);
 		return NULL;
 	case HOSTPORT:
 		c->metrics_set = true;

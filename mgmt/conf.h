@@ -13,6 +13,8 @@
 
 #include "routing/err.h"
 
+#define IBFMD_CONF_MAX_PEERS 8
+
 struct ibfmd_conf {
 	char socket[108];
 	char expected[4096];
@@ -38,6 +40,11 @@ struct ibfmd_conf {
 	bool cc_auto;	       /* apply to new nodes after each sweep */
 	unsigned long long cc_key;
 	unsigned cc_tries, cc_backoff_ms, cc_timeout_ms;
+	/* peers sharing the drain list and jobs (docs/ha.md) */
+	char peers[IBFMD_CONF_MAX_PEERS][256]; /* HOST:PORT each */
+	unsigned npeers;
+	char peer_listen[256]; /* ADDR:PORT, "" for none */
+	char peer_key[4096];   /* the shared secret's file */
 };
 
 /* Reads 'path' into 'c' (defaults first). 0, or -EINVAL/-errno and 'err'. */

@@ -107,6 +107,19 @@ static void op_finish(struct drains *d, const char *state, const char *why)
 	ibfmd_confirm_end(&d->op.c, state, why);
 }
 
+/*
+ * Replaces the drain list with 'list': on every peer first, then here
+ * (mgmt/peers.h); a peer that cannot take it refuses the change.
+ */
+static int publish(struct drains *d, const struct ibfm_drain *list,
+		   struct ibfm_err *err)
+{
+	struct ibfm_drain_out out = { list, d->core->view->fabric };
+
+	return ibfmd_peers_publish(d->core->peers, IBFM_STATE_DRAINS,
+				   ibfm_drain_print, &out, err);
+}
+
 /* Adds or removes the element in the drain list file. */
 static int edit_list(struct drains *d, bool undrain, const char **why,
 		     struct ibfm_err *err)
@@ -128,7 +141,7 @@ static int edit_list(struct drains *d, bool undrain, const char **why,
 		*why = "not drained";
 	else if (rc)
 		*why = "out of memory";
-	else if (ibfm_drain_write(path, &list, d->core->view->fabric, err)) {
+	else if (publish(d, &list, err)) {
 		*why = err->msg;
 		rc = -EIO;
 	}

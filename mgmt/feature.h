@@ -29,6 +29,7 @@
 #include "ctl/ctl.h"
 #include "mgmt/conf.h"
 #include "mgmt/events.h"
+#include "mgmt/peers.h"
 #include "mgmt/routes.h"
 #include "mgmt/statedir.h"
 #include "mgmt/view.h"
@@ -45,6 +46,7 @@ struct ibfmd_core {
 	struct ibfmd_routes *routes;   /* the plugin's routes, shared */
 	struct ibfmd_worker *worker;   /* sweeps and work off the loop */
 	const struct ibfmd_statedir *statedir; /* the state directory */
+	struct ibfmd_peers *peers; /* publishes the drain and jobs lists */
 };
 
 /* A feature; any member but name may be NULL (or 0). */

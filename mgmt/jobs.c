@@ -348,10 +348,10 @@ static bool write_list(struct jobs *js, const struct ibfm_joblist *l,
 		       struct ibfm_json *j)
 {
 	struct ibfm_err err;
-	char path[4200];
 
-	list_path(js, path, sizeof(path));
-	if (!ibfm_joblist_write(path, l, &err))
+	/* On every peer first, then here (mgmt/peers.h). */
+	if (!ibfmd_peers_publish(js->core->peers, IBFM_STATE_JOBS,
+				 ibfm_joblist_print, l, &err))
 		return true;
 	refuse(j, NULL, "%s", err.msg);
 	return false;

@@ -28,6 +28,7 @@
 #include "mgmt/listen.h"
 #include "mgmt/log.h"
 #include "mgmt/metrics.h"
+#include "mgmt/peers.h"
 #include "routing/file.h"
 
 IBFMD_LOG_MODULE(main);
@@ -194,6 +195,7 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 {
 	struct ibfmd_core *core = &d->core;
 	struct ibfmd_listen_budget fds;
+	struct ibfm_err err;
 	size_t i;
 
 	core->conf = &d->conf;
@@ -212,6 +214,10 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 	    ibfmd_worker_start(core->base, &d->conf, on_found, d, &d->worker))
 		return -1;
 	core->worker = d->worker;
+	if (ibfmd_peers_open(core->base, &d->conf, &core->peers, &err)) {
+		IBFMD_ERR("%s", err.msg);
+		return -1;
+	}
 	for (i = 0; i < NFEATURES; i++) {
 		const struct ibfmd_feature *f = features[i];
 
@@ -262,6 +268,8 @@ static void stop(struct ibfmd *d)
 	size_t i;
 
 	ibfmd_worker_stop(d->worker);
+	ibfmd_peers_close(d->core.peers);
+	d->core.peers = NULL;
 	ibfmd_statedir_stop(&d->statedir);
 	ibfmd_metrics_close(d->metrics);
 	ibfmd_ctlsock_close(d->sock);

@@ -137,6 +137,8 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_json_str(j, "state_dir", core->conf->state_dir);
 	ibfm_json_str(j, "state_problem",
 		      ibfmd_statedir_problem(core->statedir));
+	if (ibfmd_peers_count(core->peers))
+		ibfmd_peers_json(core->peers, j);
 }
 
 /* Label values are quoted: a backslash and a quote are escaped. */

@@ -602,7 +602,7 @@ static int ucast_build_fwd_tables(void *context)
 	const struct ibfm_ftree_stats *st;
 	struct ibfm_fabric *now;
 	struct ibfm_err err;
-	uint64_t blocks, total;
+	uint64_t blocks, total, floor;
 	double t0 = now_ms(), ms;
 	bool *sick;
 
@@ -622,6 +622,11 @@ static int ucast_build_fwd_tables(void *context)
 	st = &p->route->stats;
 	blocks = copy_lfts(p, &total);
 	ms = now_ms() - t0;
+	/* Above every generation a peer's plugin published (ibfmd peers
+	 * keep the floor): the numbering continues across a failover. */
+	floor = ibfm_snapshot_generation_floor(p->state_dir);
+	if (floor > p->generation)
+		p->generation = floor;
 	p->generation++;
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
@@ -701,6 +706,15 @@ static void *watch_lists(void *arg)
 				changed = files[k];
 		if (!changed)
 			continue;
+		/* A standby routes nothing: the master's ibfmd peers
+		 * gave it the list; it is read when this SM is master. */
+		if (p->osm->subn.sm_state != IB_SMINFO_STATE_MASTER) {
+			OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+				LOG_PREFIX "%s changed: standby SM, kept for "
+					   "when this SM is master\n",
+				changed);
+			continue;
+		}
 		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 			LOG_PREFIX "%s changed: rerouting\n", changed);
 		p->osm->subn.force_heavy_sweep = TRUE;

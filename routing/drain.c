@@ -164,11 +164,6 @@ int ibfm_drain_read(const char *path, struct ibfm_drain *d,
 	return 0;
 }
 
-struct list_ctx {
-	const struct ibfm_drain *d;
-	const struct ibfm_fabric *f;
-};
-
 /*
  * A node description as a comment: a NodeDescription is whatever the
  * node says, so a newline in it must not start a line of the list.
@@ -187,9 +182,9 @@ static void put_escaped(FILE *out, const char *s)
 	}
 }
 
-static int write_list(FILE *out, const void *ctx)
+int ibfm_drain_print(FILE *out, const void *ctx)
 {
-	const struct list_ctx *c = ctx;
+	const struct ibfm_drain_out *c = ctx;
 	size_t i;
 
 	fputs("# ibfm drain list (ibfm drain / undrain): GUID [PORT]\n", out);
@@ -215,9 +210,9 @@ static int write_list(FILE *out, const void *ctx)
 int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
 		     const struct ibfm_fabric *f, struct ibfm_err *err)
 {
-	struct list_ctx c = { d, f };
+	struct ibfm_drain_out c = { d, f };
 
-	return ibfm_file_replace(path, write_list, &c, err);
+	return ibfm_file_replace(path, ibfm_drain_print, &c, err);
 }
 
 bool ibfm_drain_equal(const struct ibfm_drain *a, const struct ibfm_drain *b)

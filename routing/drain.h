@@ -19,6 +19,7 @@
  */
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,18 @@ struct ibfm_drain {
 /* Reads 'path' into an empty 'd'; a missing file is an empty list. */
 int ibfm_drain_read(const char *path, struct ibfm_drain *d,
 		    struct ibfm_err *err);
+
+/* A drain list and the fabric naming its entries, for ibfm_drain_print. */
+struct ibfm_drain_out {
+	const struct ibfm_drain *d;
+	const struct ibfm_fabric *f;
+};
+
+/*
+ * Writes the list 'ctx' (a struct ibfm_drain_out) to 'out' as
+ * ibfm_drain_write does (an ibfm_file_write_fn). 0 or a negative errno.
+ */
+int ibfm_drain_print(FILE *out, const void *ctx);
 
 /*
  * Writes 'd' to 'path' (aside, then renamed: a reader sees the old list

@@ -231,7 +231,7 @@ int ibfm_joblist_read(const char *path, struct ibfm_joblist *l,
 	return rc;
 }
 
-static int write_list(FILE *out, const void *ctx)
+int ibfm_joblist_print(FILE *out, const void *ctx)
 {
 	const struct ibfm_joblist *l = ctx;
 	size_t i, k;
@@ -253,5 +253,5 @@ static int write_list(FILE *out, const void *ctx)
 int ibfm_joblist_write(const char *path, const struct ibfm_joblist *l,
 		       struct ibfm_err *err)
 {
-	return ibfm_file_replace(path, write_list, l, err);
+	return ibfm_file_replace(path, ibfm_joblist_print, l, err);
 }

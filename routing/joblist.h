@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "routing/err.h"
 
@@ -48,6 +49,12 @@ struct ibfm_joblist {
  */
 int ibfm_joblist_read(const char *path, struct ibfm_joblist *l,
 		      struct ibfm_err *err);
+
+/*
+ * Writes the list 'ctx' (a struct ibfm_joblist) to 'out' as
+ * ibfm_joblist_write does (an ibfm_file_write_fn). 0 or a negative errno.
+ */
+int ibfm_joblist_print(FILE *out, const void *ctx);
 
 /* Replaces 'path' with 'l', a header comment first. 0 or -errno, 'err'. */
 int ibfm_joblist_write(const char *path, const struct ibfm_joblist *l,

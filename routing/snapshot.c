@@ -214,3 +214,20 @@ int ibfm_snapshot_sharp_sl(const char *dir)
 
 	return snapshot_number(dir, "sharp_sl", &sl) && sl < 16 ? (int)sl : -1;
 }
+
+uint64_t ibfm_snapshot_generation_floor(const char *dir)
+{
+	char path[4200];
+	unsigned long long v = 0;
+	FILE *in;
+
+	if (!dir || ibfm_snapshot_path(dir, IBFM_STATE_GENERATION_FLOOR, path,
+				       sizeof(path)))
+		return 0;
+	in = fopen(path, "r");
+	if (in && fscanf(in, "%llu", &v) != 1)
+		v = 0;
+	if (in)
+		fclose(in);
+	return v;
+}

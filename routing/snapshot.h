@@ -40,6 +40,9 @@
 /* the running jobs (routing/jobs.h's format), ibfmd's registry; the
  * plugin routes their rings apart */
 #define IBFM_STATE_JOBS "jobs.list"
+/* the highest routing generation a peer's plugin published (ibfmd
+ * peers write it, the plugin numbers its passes above it) */
+#define IBFM_STATE_GENERATION_FLOOR "generation.floor"
 /* ibfmd's admin requests and refusals, one JSON line each, appended
  * (docs/security.md) */
 #define IBFM_STATE_AUDIT "audit.log"
@@ -100,6 +103,9 @@ int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len);
  * between the two renames), so a restarted plugin never reuses one.
  */
 uint64_t ibfm_snapshot_last_generation(const char *dir);
+
+/* The generation floor in DIR (IBFM_STATE_GENERATION_FLOOR); 0: none. */
+uint64_t ibfm_snapshot_generation_floor(const char *dir);
 
 /*
  * The generation of DIR/lfts.bin (0: none or an old file): a reader
