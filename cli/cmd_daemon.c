@@ -163,6 +163,35 @@ static int found(const char *cmd, const struct cli_jv *v)
 	return list && list->child ? CLI_FOUND : CLI_OK;
 }
 
+/*
+ * The SMs of a status reply, a line each as infiniband-diags' sminfo
+ * prints one (its GUID unpadded, its state's number and name), with the
+ * node's description after.
+ */
+static void print_sms(const struct cli_jv *list)
+{
+	static const char *const states[][2] = {
+		{ "not-active", "SMINFO_NOTACT" },
+		{ "discovering", "SMINFO_DISCOVER" },
+		{ "standby", "SMINFO_STANDBY" },
+		{ "master", "SMINFO_MASTER" },
+	};
+	const struct cli_jv *e;
+	unsigned k;
+
+	for (e = list ? list->child : NULL; e; e = e->next) {
+		for (k = 0; k < 4; k++)
+			if (!strcmp(cli_jv_str(e, "state"), states[k][0]))
+				break;
+		printf("sminfo: sm lid %.0f sm guid 0x%llx, activity count %.0f priority %.0f state %u %s \"%s\"\n",
+		       cli_jv_num(e, "lid"),
+		       strtoull(cli_jv_str(e, "guid"), NULL, 16),
+		       cli_jv_num(e, "act_count"), cli_jv_num(e, "priority"), k,
+		       k < 4 ? states[k][1] : "SMINFO_STATE_UNKNOWN",
+		       cli_jv_str(e, "desc"));
+	}
+}
+
 /* A reply for people: tables where there are lists. */
 static void print_reply(const char *cmd, const struct cli_jv *v)
 {
@@ -183,6 +212,8 @@ static void print_reply(const char *cmd, const struct cli_jv *v)
 		return;
 	}
 	cli_jv_print(stdout, v, 0);
+	if (!strcmp(cmd, "status"))
+		print_sms(cli_jv_get(v, "sms"));
 	if (!strcmp(cmd, "diff"))
 		print_events(cli_jv_get(v, "differences"));
 }

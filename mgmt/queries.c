@@ -139,6 +139,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 		      ibfmd_statedir_problem(core->statedir));
 	if (ibfmd_peers_count(core->peers))
 		ibfmd_peers_json(core->peers, j);
+	ibfmd_sms_json(&d->sms, j);
 }
 
 /* Label values are quoted: a backslash and a quote are escaped. */
@@ -186,7 +187,39 @@ static void metrics_port_errors(const struct ibfmd_view *d, struct evbuffer *b)
 	}
 }
 
-/* The daemon's numbers, its events by severity, the ports' errors. */
+/* The SMs as they answered SMInfo: an info gauge (the state a label)
+ * and the priority of each, and how often the master changed. */
+static void metrics_sms(const struct ibfmd_sms *s, struct evbuffer *b)
+{
+	size_t i;
+
+	evbuffer_add_printf(
+		b,
+		"# HELP ibfm_sm_info a subnet manager that answers SMInfo, its state in a label\n# TYPE ibfm_sm_info gauge\n");
+	for (i = 0; i < s->n; i++) {
+		evbuffer_add_printf(
+			b, "ibfm_sm_info{guid=\"0x%016" PRIx64 "\",desc=\"",
+			s->v[i].info.guid);
+		prom_label(b, s->v[i].desc);
+		evbuffer_add_printf(b, "\",state=\"%s\"} 1\n",
+				    ibfmd_sm_state_name(s->v[i].info.state));
+	}
+	evbuffer_add_printf(
+		b,
+		"# HELP ibfm_sm_priority SMInfo priority of each subnet manager (0-15)\n# TYPE ibfm_sm_priority gauge\n");
+	for (i = 0; i < s->n; i++)
+		evbuffer_add_printf(
+			b, "ibfm_sm_priority{guid=\"0x%016" PRIx64 "\"} %u\n",
+			s->v[i].info.guid, s->v[i].info.priority);
+	evbuffer_add_printf(
+		b,
+		"# HELP ibfm_sm_master_changes_total times the master SM (its GUID) changed since ibfmd started\n# TYPE ibfm_sm_master_changes_total counter\nibfm_sm_master_changes_total %" PRIu64
+		"\n",
+		s->master_changes);
+}
+
+/* The daemon's numbers, its events by severity, the ports' errors, the
+ * SMs. */
 static void metrics(void *state, struct evbuffer *b)
 {
 	const struct ibfmd_core *core = state;
@@ -213,6 +246,7 @@ static void metrics(void *state, struct evbuffer *b)
 		ev->nerrors, ev->nwarnings,
 		ev->n - ev->nerrors - ev->nwarnings);
 	metrics_port_errors(core->view, b);
+	metrics_sms(&core->view->sms, b);
 }
 
 /* ---- events and differences ---- */

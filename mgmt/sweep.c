@@ -25,8 +25,18 @@
 
 _Static_assert(IBFM_SWEEP_CC_DATA == IB_CC_DATA_SZ, "a CC MAD's payload");
 
+/* A directed route: the out-port numbers from the local port on. */
+struct dr {
+	uint8_t hop[IB_SUBNET_PATH_HOPS_MAX];
+	uint8_t n;
+};
+
 struct ibfm_sweep {
 	struct ibmad_port *mp;
+	/* the ports with IsSM the last full sweep found */
+	struct dr sm[IBFM_SWEEP_MAX_SMS]; /* how to reach each */
+	uint16_t sm_lid[IBFM_SWEEP_MAX_SMS];
+	size_t nsm;
 };
 
 int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
@@ -113,21 +123,21 @@ static uint8_t width_of(const uint8_t *info)
 
 /* ---- directed routes ---- */
 
-/* A directed route: the out-port numbers from the local port on. */
-struct dr {
-	uint8_t hop[IB_SUBNET_PATH_HOPS_MAX];
-	uint8_t n;
-};
+static void dr_portid(const struct dr *r, ib_portid_t *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->drpath.cnt = r->n;
+	memcpy(&id->drpath.p[1], r->hop, r->n);
+	id->drpath.drslid = 0xffff;
+	id->drpath.drdlid = 0xffff;
+}
 
 static int query_dr(struct ibmad_port *mp, const struct dr *r, unsigned attr,
 		    unsigned mod, uint8_t *buf)
 {
-	ib_portid_t id = { 0 };
+	ib_portid_t id;
 
-	id.drpath.cnt = r->n;
-	memcpy(&id.drpath.p[1], r->hop, r->n);
-	id.drpath.drslid = 0xffff;
-	id.drpath.drdlid = 0xffff;
+	dr_portid(r, &id);
 	memset(buf, 0, IB_SMP_DATA_SIZE);
 	return smp_query_via(buf, &id, attr, mod, 0, mp) ? 0 : -EIO;
 }
@@ -146,6 +156,7 @@ static bool dr_extend(const struct dr *r, unsigned port, struct dr *out)
 
 struct walk {
 	struct ibmad_port *mp;
+	struct ibfm_sweep *s; /* where SM ports are noted */
 	struct ibfm_fabric *f;
 	struct dr *route; /* per node: how it was reached */
 	size_t route_cap;
@@ -225,6 +236,18 @@ static int add_node(struct walk *w, const uint8_t *ni, const struct dr *r,
 	return 0;
 }
 
+#define CAP_IS_SM 0x2 /* PortInfo:CapabilityMask.IsSM */
+
+/* Notes the port 'r' leads to when its PortInfo 'pi' says an SM is there. */
+static void note_sm(struct ibfm_sweep *s, const struct dr *r, const uint8_t *pi)
+{
+	if (!(get(pi, IB_PORT_CAPMASK_F) & CAP_IS_SM) ||
+	    s->nsm >= IBFM_SWEEP_MAX_SMS)
+		return;
+	s->sm[s->nsm] = *r;
+	s->sm_lid[s->nsm++] = (uint16_t)get(pi, IB_PORT_LID_F);
+}
+
 /* LID, LMC and state of a port from its PortInfo. */
 static void take_port_info(struct ibfm_port *p, const uint8_t *pi, bool lid)
 {
@@ -267,6 +290,7 @@ static int explore(struct walk *w, uint32_t from, unsigned port,
 
 		take_port_info(p, cpi, true);
 		p->guid = get64(ni, IB_NODE_PORT_GUID_F);
+		note_sm(w->s, &r, cpi);
 	}
 	return add_link(w, a, ibfm_fabric_port(w->f, m, in), pi);
 }
@@ -282,8 +306,10 @@ static int explore_switch(struct walk *w, uint32_t n)
 
 	if (!query_dr(w->mp, &w->route[n], IB_ATTR_SWITCH_INFO, 0, si))
 		w->f->nodes[n].esp0 = (uint8_t)get(si, IB_SW_ENHANCED_PORT0_F);
-	if (!query_dr(w->mp, &w->route[n], IB_ATTR_PORT_INFO, 0, pi))
+	if (!query_dr(w->mp, &w->route[n], IB_ATTR_PORT_INFO, 0, pi)) {
 		take_port_info(&w->f->ports[port0], pi, true);
+		note_sm(w->s, &w->route[n], pi);
+	}
 	for (i = 1; i <= nports; i++) {
 		if (query_dr(w->mp, &w->route[n], IB_ATTR_PORT_INFO, i, pi))
 			continue;
@@ -324,6 +350,7 @@ static int walk_fabric(struct walk *w)
 			       true);
 		w->f->ports[w->f->nodes[me].port0 + port].guid =
 			get64(ni, IB_NODE_PORT_GUID_F);
+		note_sm(w->s, &self, pi);
 		rc = explore(w, me, port, pi);
 	}
 	while (!rc && w->head < w->tail)
@@ -335,8 +362,10 @@ int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
 			struct ibfm_sweep_clashes *clashes,
 			struct ibfm_err *err)
 {
-	struct walk w = { .mp = s->mp, .clashes = clashes, .err = err };
+	struct walk w = { .mp = s->mp, .s = s, .clashes = clashes, .err = err };
 	int rc;
+
+	s->nsm = 0;
 
 	w.f = ibfm_fabric_create();
 	if (!w.f)
@@ -634,4 +663,54 @@ uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s)
 		     mad_get_field(ni, 0, IB_NODE_LOCAL_PORT_F), pi))
 		return 0;
 	return (uint16_t)mad_get_field(pi, 0, IB_PORT_SMLID_F);
+}
+
+/* ---- subnet managers ---- */
+
+/* Adds what 'id' answers to SMInfo to 'sm' (n so far), once per GUID;
+ * returns the new count. */
+static size_t add_sm(struct ibmad_port *mp, ib_portid_t *id, uint16_t lid,
+		     struct ibfm_sweep_sm *sm, size_t n)
+{
+	uint8_t buf[IB_SMP_DATA_SIZE] = { 0 };
+	uint64_t guid;
+	size_t i;
+
+	if (n >= IBFM_SWEEP_MAX_SMS ||
+	    !smp_query_via(buf, id, IB_ATTR_SMINFO, 0, 0, mp))
+		return n;
+	guid = get64(buf, IB_SMINFO_GUID_F);
+	for (i = 0; i < n; i++)
+		if (sm[i].guid == guid)
+			return n;
+	sm[n] = (struct ibfm_sweep_sm){
+		.guid = guid,
+		.act_count = get(buf, IB_SMINFO_ACT_F),
+		.lid = lid,
+		.priority = (uint8_t)get(buf, IB_SMINFO_PRIO_F),
+		.state = (uint8_t)get(buf, IB_SMINFO_STATE_F),
+	};
+	return n + 1;
+}
+
+size_t ibfm_sweep_sms(struct ibfm_sweep *s, struct ibfm_sweep_sm *sm,
+		      uint16_t *master_lid)
+{
+	ib_portid_t id;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nsm; i++) {
+		dr_portid(&s->sm[i], &id);
+		n = add_sm(s->mp, &id, s->sm_lid[i], sm, n);
+	}
+	/* The master may be where no IsSM was seen (set after the sweep). */
+	*master_lid = ibfm_sweep_sm_lid(s);
+	for (i = 0; i < n && sm[i].lid != *master_lid; i++)
+		;
+	if (*master_lid && i == n) {
+		memset(&id, 0, sizeof(id));
+		ib_portid_set(&id, *master_lid, 0, 0);
+		n = add_sm(s->mp, &id, *master_lid, sm, n);
+	}
+	return n;
 }

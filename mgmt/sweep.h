@@ -8,7 +8,7 @@
  * directed-route SMPs (NodeInfo, NodeDescription, SwitchInfo, PortInfo)
  * into a routing/ fabric; the light check between sweeps; PMA counters;
  * single Congestion Control MADs (cc/ccport_mad.c builds ibfmd's CC
- * transport on them).
+ * transport on them); SMInfo of the subnet managers discovery found.
  * Every call blocks for as long as its MADs take: ibfmd makes them on
  * its worker thread, one at a time.
  */
@@ -109,5 +109,29 @@ int ibfm_sweep_cc(struct ibfm_sweep *s, uint16_t lid, bool set, uint16_t attr,
 
 /* The master SM's LID as the local port knows it; 0 when unknown. */
 uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s);
+
+/* SM ports a sweep keeps track of: a subnet has a handful. */
+#define IBFM_SWEEP_MAX_SMS 16
+
+/* What one SM answered to SMInfo (Get, SM_Key 0), as sminfo shows it. */
+struct ibfm_sweep_sm {
+	uint64_t guid;	    /* SMInfo GUID: the SM's port */
+	uint32_t act_count; /* ActCount: rises while the SM is alive */
+	uint16_t lid;	    /* the port's LID as PortInfo said; 0 unknown */
+	uint8_t priority;   /* 0..15 */
+	uint8_t state;	    /* SMState: 0 not active .. 3 master */
+};
+
+/*
+ * The SMs of the subnet: SMInfo of every port the last full sweep found
+ * with PortInfo:CapabilityMask.IsSM (CA ports, switch port 0), by
+ * directed route, and of the master SM LID the local port names when
+ * none of those has it (as sminfo asks). Fills up to
+ * IBFM_SWEEP_MAX_SMS entries of 'sm', one per SM GUID, and the master
+ * SM LID in '*master_lid' (0 unknown). Returns how many SMs answered;
+ * a port that does not answer (an SM that died) is left out.
+ */
+size_t ibfm_sweep_sms(struct ibfm_sweep *s, struct ibfm_sweep_sm *sm,
+		      uint16_t *master_lid);
 
 #endif /* IBFM_SWEEP_H */

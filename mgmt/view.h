@@ -6,7 +6,8 @@
  * DOC: the loop's view of the fabric: the last full sweep, its port
  * counters and what they did since the sweep before, the expected
  * topology and how far the sweep is from it, links whose ends disagree,
- * and the sweep numbers status and /metrics give. It is the loop
+ * the subnet managers (mgmt/smview.h), and the sweep numbers status and
+ * /metrics give. It is the loop
  * thread's: the worker hands each sweep in (ibfmd_view_take()), which
  * raises an event for every change; features read the fields and
  * change none.
@@ -18,6 +19,7 @@
 
 #include "mgmt/counters.h"
 #include "mgmt/events.h"
+#include "mgmt/smview.h"
 #include "mgmt/worker.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
@@ -44,6 +46,7 @@ struct ibfmd_view {
 	time_t pc_time;		       /* when 'pc' was read */
 	double pc_interval;	       /* seconds 'pc_delta' covers */
 	uint32_t pc_ports;	       /* ports that answered */
+	struct ibfmd_sms sms;	       /* the subnet managers */
 };
 
 /*
@@ -56,7 +59,8 @@ int ibfmd_view_load_expected(struct ibfmd_view *v, const char *path);
  * Takes what the worker found (r->f, r->pc and r->clashes.v are the
  * view's now): the numbers, and with a new fabric, an event for each
  * difference from the last sweep (or, at the first, from the expected
- * topology), each new clash and each port whose error counters rose.
+ * topology), each new clash and each port whose error counters rose;
+ * the SMs after a light check too, with an event for a new master.
  * Returns whether there was a new fabric.
  */
 bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r);

@@ -110,22 +110,28 @@ static struct ibfm_sweep *local_port(struct ibfm_sweep **port, char *ca,
 static void work(const struct ibfm_fabric *last, struct ibfm_sweep *port,
 		 const struct ibfmd_conf *c, struct ibfmd_found *r)
 {
-	double t0 = now_ms(), t1;
+	double t0 = now_ms();
 
 	if (r->light && light_check_clean(last, port)) {
 		r->ms = now_ms() - t0;
 		IBFMD_DBG("light check: nothing changed (%.0f ms)", r->ms);
-		return;
+	} else {
+		double t1;
+
+		r->light = false;
+		ibfm_sweep_discover(port, &r->f, &r->clashes, &r->err);
+		t1 = now_ms();
+		r->ms = t1 - t0;
+		if (r->f && c->counters) {
+			r->pc = read_counters(port, r->f);
+			r->pc_ms = now_ms() - t1;
+		}
+		r->written = r->f && write_fabric(c, r->f);
 	}
-	r->light = false;
-	ibfm_sweep_discover(port, &r->f, &r->clashes, &r->err);
-	t1 = now_ms();
-	r->ms = t1 - t0;
-	if (r->f && c->counters) {
-		r->pc = read_counters(port, r->f);
-		r->pc_ms = now_ms() - t1;
-	}
-	r->written = r->f && write_fabric(c, r->f);
+	/* A failover changes no link: the SMs are asked at light checks too. */
+	r->sms_read = r->light || r->f;
+	if (r->sms_read)
+		r->nsms = ibfm_sweep_sms(port, r->sms, &r->sm_lid);
 }
 
 /* Runs the first queued work; called and returns with the lock held. */

@@ -9,7 +9,8 @@
  * It owns the local MAD port (mgmt/sweep.h), opened on first use and
  * again when the configured CA changes, and does one thing at a time:
  * work handed to it by features (a drain's read-back, a CC job), first,
- * in the order given; else a full sweep or a light check. What it
+ * in the order given; else a full sweep or a light check, each followed
+ * by SMInfo of the subnet managers (mgmt/smview.h). What it
  * found goes back to the loop through an event: the work's done
  * callback, or the sweep callback given to ibfmd_worker_start(). A
  * full sweep asked for while it is busy runs when it is done, since
@@ -41,6 +42,11 @@ struct ibfmd_found {
 	bool light;	     /* a light check, clean: no new fabric */
 	bool written;	     /* f was written to conf.fabric_file */
 	double ms, pc_ms;    /* how long the sweep and the counters took */
+	/* the subnet managers, read after every sweep and clean light check */
+	struct ibfm_sweep_sm sms[IBFM_SWEEP_MAX_SMS];
+	size_t nsms;	 /* those that answered SMInfo */
+	uint16_t sm_lid; /* the master SM LID the local port names */
+	bool sms_read;	 /* false: not read (the sweep failed) */
 };
 
 /*

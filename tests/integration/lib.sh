@@ -109,17 +109,19 @@ CONF
 
 # osm_start CONF [args]: OpenSM in the background on this test's ibsim,
 # attached to node001 (or OSM_HOST), plugin from the build tree; waits
-# for SUBNET UP.
+# for OSM_UP in its log (default SUBNET UP; a standby never says it).
+# Its log, cache and output go to OSM_DIR (default $T): a second
+# OpenSM needs a directory of its own.
 osm_start() {
-	local conf=$1
+	local conf=$1 dir=${OSM_DIR:-$T}
 	shift
 	[ -x "${OPENSM:-}" ] || die "opensm not found (install opensm)"
-	(cd "$T" && SIM_HOST="${OSM_HOST:-node001 mlx5_0}" OSM_CACHE_DIR="$T" OSM_TMP_DIR="$T" \
+	(cd "$T" && SIM_HOST="${OSM_HOST:-node001 mlx5_0}" OSM_CACHE_DIR="$dir" OSM_TMP_DIR="$dir" \
 		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
-		exec "$OPENSM" -F "$conf" -d2 -f "$T/opensm.log" "$@" >"$T/opensm.out" 2>&1) &
+		exec "$OPENSM" -F "$conf" -d2 -f "$dir/opensm.log" "$@" >"$dir/opensm.out" 2>&1) &
 	OSM_PID=$!
 	PIDS="$PIDS $OSM_PID"
-	until_ok 1200 "$OSM_PID" OpenSM grep -q "SUBNET UP" "$T/opensm.log"
+	until_ok 1200 "$OSM_PID" OpenSM grep -q "${OSM_UP:-SUBNET UP}" "$dir/opensm.log"
 }
 
 osm_stop() {
