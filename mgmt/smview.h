@@ -16,8 +16,9 @@
  * a standby has not taken over yet) is none either: the change is
  * raised when the next master answers, and not at all when the same SM
  * comes back. An SM that does not answer is not listed: on a real HCA
- * its port loses IsSM when the SM process ends, and the simulator's
- * port keeping it (a killed client) must not look like a live SM.
+ * its port loses IsSM when the SM process ends, but a port can keep it
+ * a while (ibsim: until a MAD to the killed client fails), and that
+ * must not look like a live SM.
  */
 
 #include <stdbool.h>
