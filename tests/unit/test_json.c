@@ -6,28 +6,26 @@
 
 static void test_nested_compact_output(void **state)
 {
-	struct ibfm_json j;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	struct json_mem m;
+	struct ibfm_json *j = json_mem_begin(&m);
+	char *buf;
 
 	(void)state;
-	ibfm_json_init(&j, mem, false);
-	ibfm_json_obj_begin(&j, NULL);
-	ibfm_json_str(&j, "name", "leaf \"01\"\n\x01");
-	ibfm_json_int(&j, "delta", -3);
-	ibfm_json_uint(&j, "guid", 0x0002c90300000002ULL);
-	ibfm_json_double(&j, "load", 0.5);
-	ibfm_json_bool(&j, "ok", true);
-	ibfm_json_arr_begin(&j, "levels");
-	ibfm_json_uint(&j, NULL, 36);
-	ibfm_json_uint(&j, NULL, 18);
-	ibfm_json_arr_end(&j);
-	ibfm_json_obj_begin(&j, "empty");
-	ibfm_json_obj_end(&j);
-	ibfm_json_obj_end(&j);
-	assert_int_equal(ibfm_json_finish(&j), 0);
-	fclose(mem);
+	ibfm_json_obj_begin(j, NULL);
+	ibfm_json_str(j, "name", "leaf \"01\"\n\x01");
+	ibfm_json_int(j, "delta", -3);
+	ibfm_json_uint(j, "guid", 0x0002c90300000002ULL);
+	ibfm_json_double(j, "load", 0.5);
+	ibfm_json_bool(j, "ok", true);
+	ibfm_json_arr_begin(j, "levels");
+	ibfm_json_uint(j, NULL, 36);
+	ibfm_json_uint(j, NULL, 18);
+	ibfm_json_arr_end(j);
+	ibfm_json_obj_begin(j, "empty");
+	ibfm_json_obj_end(j);
+	ibfm_json_obj_end(j);
+	assert_int_equal(ibfm_json_finish(j), 0);
+	buf = json_mem_end(&m);
 	assert_string_equal(
 		buf, "{\"name\":\"leaf \\\"01\\\"\\n\\u0001\",\"delta\":-3,"
 		     "\"guid\":783964675506178,\"load\":0.5,\"ok\":true,"
@@ -38,15 +36,10 @@ static void test_nested_compact_output(void **state)
 /* The string 'v' as ibfm_json_str() writes it at the top level. */
 static char *json_string(const char *v)
 {
-	struct ibfm_json j;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	struct json_mem m;
 
-	ibfm_json_init(&j, mem, false);
-	ibfm_json_str(&j, NULL, v);
-	fclose(mem);
-	return buf;
+	ibfm_json_str(json_mem_begin(&m), NULL, v);
+	return json_mem_end(&m);
 }
 
 static void check_string(const char *v, const char *want)
@@ -86,16 +79,14 @@ static void test_invalid_utf8_replaced(void **state)
 		     "\"\xc2\x80\xed\x9f\xbf\xf4\x8f\xbf\xbf\"");
 	/* Keys too. */
 	{
-		struct ibfm_json j;
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
+		struct json_mem m;
+		struct ibfm_json *j = json_mem_begin(&m);
+		char *buf;
 
-		ibfm_json_init(&j, mem, false);
-		ibfm_json_obj_begin(&j, NULL);
-		ibfm_json_str(&j, "k\xfe", "v");
-		ibfm_json_obj_end(&j);
-		fclose(mem);
+		ibfm_json_obj_begin(j, NULL);
+		ibfm_json_str(j, "k\xfe", "v");
+		ibfm_json_obj_end(j);
+		buf = json_mem_end(&m);
 		assert_string_equal(buf, "{\"k\\ufffd\":\"v\"}");
 		free(buf);
 	}

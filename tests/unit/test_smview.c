@@ -158,18 +158,14 @@ static void test_unknown_port(void **state)
 
 static char *json_of(const struct ibfmd_sms *s)
 {
-	struct ibfm_json j;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&buf, &len);
+	struct json_mem m;
+	struct ibfm_json *j = json_mem_begin(&m);
 
-	ibfm_json_init(&j, mem, false);
-	ibfm_json_obj_begin(&j, NULL);
-	ibfmd_sms_json(s, &j);
-	ibfm_json_obj_end(&j);
-	assert_int_equal(ibfm_json_finish(&j), 0);
-	fclose(mem);
-	return buf;
+	ibfm_json_obj_begin(j, NULL);
+	ibfmd_sms_json(s, j);
+	ibfm_json_obj_end(j);
+	assert_int_equal(ibfm_json_finish(j), 0);
+	return json_mem_end(&m);
 }
 
 static void test_json(void **state)
