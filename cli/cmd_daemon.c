@@ -290,7 +290,7 @@ static int cmd_daemon(int argc, char **argv)
 }
 
 const struct cli_cmd cli_daemon_cmds[] = {
-	{ "status", NULL, "[--json]", "ibfmd: fabric and sweep status",
+	{ "status", NULL, "[--json]", "ibfmd: fabric, sweep and SM status",
 	  cmd_daemon },
 	{ "events", NULL, "[--since N] [--json]",
 	  "ibfmd: events (differences found)", cmd_daemon },

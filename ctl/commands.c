@@ -27,7 +27,7 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ CMD("version", "the daemon's version") },
 	{ CMD("list-commands", "the commands, their arguments and help") },
 	/* mgmt/queries.c */
-	{ CMD("status", "fabric and sweep status") },
+	{ CMD("status", "fabric, sweep and SM status") },
 	{ CMD("events", "events after number \"since\", oldest first"),
 	  .args = { OPT("since", INT) } },
 	{ ADMIN("sweep", "start a sweep now") },
