@@ -144,11 +144,11 @@ check "and logged" grep -q 'info ctl: log level of sweep set to debug' "$T/ibfmd
 ibfmd_sweep_now
 check "sweep's debug messages now written" grep -q 'debug sweep: sweep [0-9]*: 152 nodes' "$T/ibfmd.log"
 ctl '{"cmd":"log-level","module":"sweeps","level":"debug"}' >"$T/l3"
-check "an unknown module is refused, naming the modules" grep -q '^{"error":"unknown log module \\"sweeps\\" (cc, ctl, drain, job, main, metrics, routing, sweep, or all)"}' "$T/l3"
+check "an unknown module is refused, naming the modules" grep -q '^{"error":"unknown log module \\"sweeps\\" (cc, ctl, drain, job, main, metrics, peer, routing, sweep, or all)"}' "$T/l3"
 ctl '{"cmd":"log-level","module":"all","level":"loud"}' >"$T/l4"
 check "an unknown level is refused" grep -q '^{"error":"unknown log level' "$T/l4"
 ctl '{"cmd":"log-level","module":"all","level":"warn"}' >"$T/l5"
-check "log-level all warn" test "$(grep -o '"level":"warn"' "$T/l5" | wc -l)" = 8
+check "log-level all warn" test "$(grep -o '"level":"warn"' "$T/l5" | wc -l)" = 9
 ctl '{"cmd":"log-level","module":"all","level":"info"}' >/dev/null
 ask call log-level routing debug --json >"$T/l6"
 check "ibfm call log-level routing debug" grep -q '{"module":"routing","level":"debug"}' "$T/l6"
