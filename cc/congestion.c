@@ -63,6 +63,7 @@ struct cc_state {
 	struct ibfm_ccport *port; /* where the jobs' MADs go (cc/ccport.h) */
 	pthread_mutex_t lock;	  /* cc.done, which the worker counts up */
 	struct ibfmd_work work;	  /* the job, on the worker */
+	char why[200];		  /* a refusal, for job_start's caller */
 };
 
 static int known_cmp(const void *a, const void *b)
@@ -173,6 +174,12 @@ static int job_start(struct cc_state *d, bool apply, bool automatic,
 	if (d->cc.running) {
 		*why = "a congestion-control job is running";
 		return -EBUSY;
+	}
+	/* Applied from beside the master only: one writer of CC. */
+	if (apply && !ibfmd_statedir_beside_master(d->core->statedir,
+						   d->why, sizeof(d->why))) {
+		*why = d->why;
+		return -EAGAIN;
 	}
 	if (!d->core->view->fabric) {
 		*why = "no sweep yet";

@@ -261,9 +261,12 @@ static void check_done(void *arg)
 		op_rerouting(d);
 }
 
-/* Why a drain cannot start now, or NULL. */
-static const char *cannot_start(const struct drains *d, const char *element)
+/* Why a drain cannot start now, or NULL ('buf' may hold it). */
+static const char *cannot_start(const struct drains *d, const char *element,
+				char *buf, size_t len)
 {
+	if (!ibfmd_statedir_beside_master(d->core->statedir, buf, len))
+		return buf;
 	if (d->op.c.active)
 		return "a drain or undrain is in progress (see drain-status)";
 	if (!element[0])
@@ -297,10 +300,10 @@ static void start(struct drains *d, const struct ibfm_req *req,
 	struct op *op = &d->op;
 	struct ibfmd_routes *shared = d->core->routes;
 	const char *element = ibfm_req_str(req, "element");
-	const char *why = cannot_start(d, element);
 	struct ibfm_drain list = { 0 };
 	struct ibfm_err err = { 0 };
 	char msg[IBFM_ERR_MSG_MAX];
+	const char *why = cannot_start(d, element, msg, sizeof(msg));
 	int rc;
 
 	if (!why && !routes(d, msg, sizeof(msg)))

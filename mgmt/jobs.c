@@ -330,6 +330,8 @@ static void confirm(struct jobs *js)
  */
 static const char *cannot_change(struct jobs *js, char *why, size_t len)
 {
+	if (!ibfmd_statedir_beside_master(js->core->statedir, why, len))
+		return why;
 	if (!js->core->conf->state_dir[0])
 		return "no jobs list: set state_dir in ibfmd.conf to the plugin's state_dir";
 	if (!js->core->view->fabric)

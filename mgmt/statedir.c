@@ -220,3 +220,28 @@ void ibfmd_statedir_stop(struct ibfmd_statedir *s)
 		event_free(s->timer);
 	s->timer = NULL;
 }
+
+bool ibfmd_statedir_beside_master(const struct ibfmd_statedir *s, char *why,
+				  size_t len)
+{
+	char path[4200], state[32] = "";
+	FILE *in;
+
+	if (!s->conf || !s->conf->state_dir[0] ||
+	    ibfm_snapshot_path(s->conf->state_dir, IBFM_STATE_SM, path,
+			       sizeof(path)))
+		return true;
+	in = fopen(path, "r");
+	if (!in)
+		return true;
+	if (fscanf(in, "%31s", state) != 1)
+		state[0] = '\0';
+	fclose(in);
+	if (!strcmp(state, "master") || !state[0])
+		return true;
+	snprintf(why, len,
+		 "the SM beside this ibfmd is %s, not master: ask the master's "
+		 "ibfmd (ibfm status names it); nothing changed",
+		 state);
+	return false;
+}

@@ -85,6 +85,15 @@ long long ibfmd_statedir_routing_age(const struct ibfmd_statedir *s);
 /* The first problem on, for people ("" when none). */
 const char *ibfmd_statedir_problem(const struct ibfmd_statedir *s);
 
+/*
+ * Whether this ibfmd is beside the master SM: the plugin in its state
+ * directory says its SM is master (sm.state), or says nothing (no
+ * plugin there, or one from before sm.state). Else false, and 'why'
+ * says what the local SM is.
+ */
+bool ibfmd_statedir_beside_master(const struct ibfmd_statedir *s, char *why,
+				  size_t len);
+
 /* Stops watching. A zeroed 's' is fine. */
 void ibfmd_statedir_stop(struct ibfmd_statedir *s);
 

@@ -680,10 +680,41 @@ static bool file_changed(const char *path, struct stamp *was)
  * (both at once: one request), asks OpenSM for a heavy sweep (as its
  * console's "resweep heavy" does), which routes with the new lists.
  */
+static int print_sm_state(FILE *out, const void *ctx)
+{
+	static const char *const names[] = { "not-active", "discovering",
+					     "standby", "master" };
+	unsigned st = *(const unsigned *)ctx;
+
+	fprintf(out, "%s\n", st < 4 ? names[st] : "unknown");
+	return ferror(out) ? -EIO : 0;
+}
+
+/*
+ * Publishes this SM's state (state_dir/sm.state) when it changes: ibfmd
+ * makes changes and applies CC only beside the master (docs/ha.md).
+ */
+static void note_sm_state(struct ibfm_osm *p, unsigned *was)
+{
+	unsigned now = p->osm->subn.sm_state;
+	struct ibfm_err err;
+	char path[4200];
+
+	if (now == *was || !p->state_dir ||
+	    ibfm_snapshot_path(p->state_dir, IBFM_STATE_SM, path,
+			       sizeof(path)))
+		return;
+	*was = now;
+	if (ibfm_file_replace(path, print_sm_state, &now, &err))
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "%s\n",
+			err.msg);
+}
+
 static void *watch_lists(void *arg)
 {
 	struct ibfm_osm *p = arg;
 	const char *const files[] = { p->drain_file, p->jobs_file };
+	unsigned sm_was = UINT32_MAX;
 	struct stamp was[2];
 	struct timespec wake;
 	unsigned k;
@@ -701,6 +732,7 @@ static void *watch_lists(void *arg)
 			wake.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&p->stop_cond, &p->stop_lock, &wake);
+		note_sm_state(p, &sm_was);
 		for (k = 0; k < 2; k++)
 			if (files[k] && file_changed(files[k], &was[k]))
 				changed = files[k];

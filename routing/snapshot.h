@@ -43,6 +43,9 @@
 /* the highest routing generation a peer's plugin published (ibfmd
  * peers write it, the plugin numbers its passes above it) */
 #define IBFM_STATE_GENERATION_FLOOR "generation.floor"
+/* the local SM's state, "master", "standby"...: the plugin writes it,
+ * ibfmd changes drains and jobs and applies CC only beside the master */
+#define IBFM_STATE_SM "sm.state"
 /* ibfmd's admin requests and refusals, one JSON line each, appended
  * (docs/security.md) */
 #define IBFM_STATE_AUDIT "audit.log"
