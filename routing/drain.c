@@ -413,20 +413,22 @@ int ibfm_drain_mark_hops(const struct ibfm_fabric *f,
 			 const struct ibfm_drain *d, bool *cut, bool *last_hop)
 {
 	bool *whole = calloc((size_t)f->nnodes + 1, sizeof(*whole));
-	uint32_t ports[IBFM_MAX_PORTS], node, n, k;
+	uint32_t ports[IBFM_MAX_PORTS];
 	size_t i;
 
 	if (!whole)
 		return -ENOMEM;
 	for (i = 0; i < d->n; i++) {
-		node = ibfm_fabric_node_by_guid(f, d->v[i].guid);
+		uint32_t node = ibfm_fabric_node_by_guid(f, d->v[i].guid);
+
 		if (node != IBFM_NONE && !d->v[i].port &&
 		    f->nodes[node].type == IBFM_NODE_SWITCH)
 			whole[node] = true;
 	}
 	for (i = 0; i < d->n; i++) {
-		n = ibfm_drain_ports(f, &d->v[i], ports);
-		for (k = 0; k < n; k++) {
+		uint32_t n = ibfm_drain_ports(f, &d->v[i], ports);
+
+		for (uint32_t k = 0; k < n; k++) {
 			uint32_t p = ports[k], q = f->ports[p].peer;
 
 			mark_end(f, whole, &d->v[i], p, q, cut, last_hop);
