@@ -29,7 +29,8 @@
  *                          min-hop LID matrices (see build_lid_matrices)
  *
  * The drain list and the jobs list are read before every routing pass
- * (the jobs list by the pass itself); a thread watches both and asks
+ * (the drain list once, before the LID matrices, which follow it too;
+ * the jobs list by the pass itself); a thread watches both and asks
  * OpenSM for one heavy sweep when either changes, so a drain, an
  * undrain, a job's start or end reroutes at once. Drained links look like lost links: the
  * tables are repaired with the fewest changes.
@@ -54,7 +55,7 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_switch.h>
 
-#include "routing/hops.h"
+#include "plugin/lidmat.h"
 #include "routing/route.h"
 #include "routing/snapshot.h"
 #include "routing/topo.h"
@@ -62,8 +63,6 @@
 #if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
 #error "libibfm_osm was written for OpenSM's event plugin interface version 2"
 #endif
-
-#define LOG_PREFIX "ibfm: "
 
 struct ibfm_osm {
 	osm_opensm_t *osm;
@@ -81,6 +80,8 @@ struct ibfm_osm {
 	char *jobs_file;	 /* read by the pass (ibfm_route_opts) */
 	struct ibfm_drain drain; /* the last good list */
 	bool drain_known;	 /* 'drain' was read (now or before) */
+	bool drain_read;	 /* read for this pass, with the matrices */
+	bool told_osm_matrices;	 /* P14 logged */
 	pthread_t watcher;
 	bool watching;
 	pthread_mutex_t stop_lock;
@@ -371,166 +372,6 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 }
 
 /*
- * Marks the ports whose link OpenSM holds unhealthy (a port that
- * trapped too often): its min-hop search reaches the neighbour over
- * them and goes no further.
- */
-static bool *unhealthy_ports(osm_subn_t *subn, const struct ibfm_fabric *f)
-{
-	bool *sick = calloc((size_t)f->nports + 1, sizeof(*sick));
-	cl_map_item_t *it;
-
-	if (!sick)
-		return NULL;
-	for (it = cl_qmap_head(&subn->sw_guid_tbl);
-	     it != cl_qmap_end(&subn->sw_guid_tbl); it = cl_qmap_next(it)) {
-		osm_node_t *node = ((osm_switch_t *)it)->p_node;
-		uint32_t n = ibfm_fabric_node_by_guid(
-			f, cl_ntoh64(osm_node_get_node_guid(node)));
-		unsigned i;
-
-		for (i = 1; n != IBFM_NONE && i < osm_node_get_num_physp(node);
-		     i++) {
-			osm_physp_t *ph = osm_node_get_physp_ptr(node, i);
-
-			if (ph && osm_physp_get_remote(ph) &&
-			    !osm_link_is_healthy(ph))
-				sick[ibfm_fabric_port(f, n, i)] = true;
-		}
-	}
-	return sick;
-}
-
-/*
- * Sets one switch's matrix as OpenSM's relaxation leaves it: 0 to its
- * own LID on port 0; on each port to another switch, 1 + that switch's
- * count to each switch LID, or 1 to the neighbour alone when the link
- * is unhealthy; port 0 holds the least. Rows are built whole and
- * copied in: a call per entry was most of the time.
- */
-static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
-			const struct ibfm_hops *h, const bool *sick,
-			const uint16_t *lid)
-{
-	uint32_t n = ibfm_fabric_node_by_guid(
-		f, cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
-	const uint8_t *from[IBFM_MAX_PORTS]; /* healthy: the neighbour's row */
-	uint8_t num[IBFM_MAX_PORTS], row[IBFM_MAX_PORTS + 1];
-	uint32_t last[IBFM_MAX_PORTS]; /* unhealthy: the neighbour */
-	uint8_t last_num[IBFM_MAX_PORTS];
-	unsigned i, nh = 0, nl = 0;
-	uint32_t s, t;
-
-	if (n == IBFM_NONE || f->nodes[n].nports + 1u != sw->num_ports)
-		return;
-	s = h->node_sw[n];
-	for (i = 1; i < sw->num_ports; i++) {
-		uint32_t p = f->nodes[n].port0 + i, q = f->ports[p].peer;
-		uint32_t m = q == IBFM_NONE ? IBFM_NONE
-					    : h->node_sw[f->ports[q].node];
-
-		if (m == IBFM_NONE || m == s)
-			continue;
-		if (sick[p]) {
-			last_num[nl] = (uint8_t)i;
-			last[nl++] = m;
-		} else {
-			num[nh] = (uint8_t)i;
-			from[nh++] = ibfm_hops_from(h, m);
-		}
-	}
-	for (t = 0; t < h->nsw; t++) {
-		uint8_t least = t == s ? 0 : IBFM_HOPS_NONE;
-
-		memset(row, IBFM_HOPS_NONE, sw->num_ports);
-		for (i = 0; i < nh; i++) {
-			uint8_t d = from[i][t];
-			uint8_t v = d == IBFM_HOPS_NONE ? d : (uint8_t)(d + 1);
-
-			row[num[i]] = v;
-			least = v < least ? v : least;
-		}
-		for (i = 0; i < nl; i++)
-			if (last[i] == t)
-				row[last_num[i]] = least = 1;
-		row[0] = least;
-		/* OpenSM's setter allocates the row; then it is copied whole. */
-		if (least != IBFM_HOPS_NONE &&
-		    !osm_switch_set_hops(sw, lid[t], 0, least))
-			memcpy(sw->hops[lid[t]], row, sw->num_ports);
-	}
-}
-
-/* The min-hop counts of the subnet, and each switch's LID. */
-static int count_hops(struct ibfm_osm *p, const struct ibfm_fabric *f,
-		      const bool *sick, struct ibfm_hops *h, uint16_t **lid)
-{
-	struct ibfm_err err;
-	uint32_t t;
-
-	if (ibfm_hops_build(f, sick, h, &err)) {
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P10 LID matrices: %s\n", err.msg);
-		return -1;
-	}
-	*lid = malloc(((size_t)h->nsw + 1) * sizeof(**lid));
-	if (!*lid) {
-		ibfm_hops_free(h);
-		return -1;
-	}
-	for (t = 0; t < h->nsw; t++)
-		(*lid)[t] = f->ports[f->nodes[h->sw[t]].port0].lid;
-	return 0;
-}
-
-/*
- * OpenSM's min-hop LID matrices, which multicast routing reads, filled
- * from one breadth-first search per switch instead of OpenSM's
- * relaxation: the same counts (a test compares OpenSM's dump of both),
- * in a fraction of the time (on 2,880 switches OpenSM's took 46 of a
- * 52 s pass). Weighted hops (hop_weights_file) and lid_matrices=opensm
- * leave it to OpenSM, as does any failure here. Returns 0 when filled,
- * 1 for OpenSM to build them. The subnet's model is kept for the
- * routing callback, which OpenSM calls next under the same lock.
- */
-static int build_lid_matrices(void *context)
-{
-	struct ibfm_osm *p = context;
-	cl_qmap_t *tbl = &p->osm->subn.sw_guid_tbl;
-	struct ibfm_fabric *f;
-	struct ibfm_hops h;
-	cl_map_item_t *it;
-	uint16_t *lid = NULL;
-	double t0 = now_ms();
-	bool *sick = NULL;
-	int rc = 1;
-
-	if (p->osm_matrices || p->osm->subn.opt.hop_weights_file)
-		return 1;
-	f = fabric_from_subnet(p);
-	if (f)
-		sick = unhealthy_ports(&p->osm->subn, f);
-	if (sick && !count_hops(p, f, sick, &h, &lid)) {
-		for (it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
-		     it = cl_qmap_next(it))
-			fill_switch((osm_switch_t *)it, f, &h, sick, lid);
-		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-			LOG_PREFIX
-			"LID matrices of %u switches filled in %.1f ms\n",
-			h.nsw, now_ms() - t0);
-		free(lid);
-		ibfm_hops_free(&h);
-		ibfm_fabric_destroy(p->pass);
-		p->pass = f;
-		f = NULL;
-		rc = 0;
-	}
-	free(sick);
-	ibfm_fabric_destroy(f);
-	return rc;
-}
-
-/*
  * Reads the drain list for this pass. A list that does not read is
  * logged and the last good one stays (kept on disk beside the list, so
  * also after a restart): a typo must not put a switch under
@@ -548,6 +389,61 @@ static void read_drains(struct ibfm_osm *p)
 			   "(%zu elements%s)\n",
 		err.msg, p->drain.n,
 		p->drain_known ? "" : "; none was ever read: no drain");
+}
+
+/*
+ * OpenSM's matrices do not know the drain list: says so once, when
+ * there is one to leave out of multicast.
+ */
+static void tell_osm_matrices(struct ibfm_osm *p)
+{
+	if (p->told_osm_matrices || !p->drain.n)
+		return;
+	p->told_osm_matrices = true;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"P14 OpenSM builds the LID matrices (%s): multicast trees do not follow the drain list (%zu elements) and may cross drained switches and links\n",
+		p->osm_matrices ? "lid_matrices=opensm" : "hop_weights_file",
+		p->drain.n);
+}
+
+/*
+ * OpenSM's min-hop LID matrices, which multicast routing reads, filled
+ * from one breadth-first search per switch instead of OpenSM's
+ * relaxation: the same counts (a test compares OpenSM's dump of both),
+ * in a fraction of the time (on 2,880 switches OpenSM's took 46 of a
+ * 52 s pass). They follow the drain list, read here for the whole pass
+ * (ibfm_drain_mark_hops: no tree crosses a drained element). Weighted
+ * hops (hop_weights_file) and lid_matrices=opensm leave it to OpenSM
+ * (P14), as does any failure here. Returns 0 when filled, 1 for OpenSM
+ * to build them. The subnet's model is kept for the routing callback,
+ * which OpenSM calls next under the same lock.
+ */
+static int build_lid_matrices(void *context)
+{
+	struct ibfm_osm *p = context;
+	struct ibfm_fabric *f;
+	double t0 = now_ms();
+	uint32_t nsw;
+
+	read_drains(p);
+	p->drain_read = true;
+	if (p->osm_matrices || p->osm->subn.opt.hop_weights_file) {
+		tell_osm_matrices(p);
+		return 1;
+	}
+	f = fabric_from_subnet(p);
+	if (!f || ibfm_lidmat_fill(p->osm, f, &p->drain, &nsw)) {
+		ibfm_fabric_destroy(f);
+		return 1;
+	}
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"LID matrices of %u switches filled in %.1f ms (drain list: %zu elements)\n",
+		nsw, now_ms() - t0, p->drain.n);
+	ibfm_fabric_destroy(p->pass);
+	p->pass = f;
+	return 0;
 }
 
 /* The routing pass's notes, in OpenSM's log. */
@@ -610,8 +506,10 @@ static int ucast_build_fwd_tables(void *context)
 	p->pass = NULL;
 	if (!now)
 		return -1;
-	sick = unhealthy_ports(&p->osm->subn, now);
-	read_drains(p);
+	sick = ibfm_lidmat_unhealthy(&p->osm->subn, now);
+	if (!p->drain_read)
+		read_drains(p);
+	p->drain_read = false;
 	if (ibfm_route_update(&p->route, now, sick, &o, &err)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
 			err.msg);

@@ -389,3 +389,52 @@ uint32_t ibfm_drain_apply(struct ibfm_fabric *f, const struct ibfm_drain *d)
 	}
 	return links;
 }
+
+/*
+ * Marks the end 'p' of a link that entry 'e' drains, 'q' its other end:
+ * reaching only the switch at q when 'e' drains that switch whole and
+ * p's node is in service; cut otherwise. 'whole' flags the switches
+ * drained whole.
+ */
+static void mark_end(const struct ibfm_fabric *f, const bool *whole,
+		     const struct ibfm_drain_entry *e, uint32_t p, uint32_t q,
+		     bool *cut, bool *last_hop)
+{
+	uint32_t far = f->ports[q].node;
+
+	if (!e->port && f->nodes[far].guid == e->guid && whole[far] &&
+	    !whole[f->ports[p].node])
+		last_hop[p] = true;
+	else
+		cut[p] = true;
+}
+
+int ibfm_drain_mark_hops(const struct ibfm_fabric *f,
+			 const struct ibfm_drain *d, bool *cut, bool *last_hop)
+{
+	bool *whole = calloc((size_t)f->nnodes + 1, sizeof(*whole));
+	uint32_t ports[IBFM_MAX_PORTS];
+	size_t i;
+
+	if (!whole)
+		return -ENOMEM;
+	for (i = 0; i < d->n; i++) {
+		uint32_t node = ibfm_fabric_node_by_guid(f, d->v[i].guid);
+
+		if (node != IBFM_NONE && !d->v[i].port &&
+		    f->nodes[node].type == IBFM_NODE_SWITCH)
+			whole[node] = true;
+	}
+	for (i = 0; i < d->n; i++) {
+		uint32_t n = ibfm_drain_ports(f, &d->v[i], ports);
+
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t p = ports[k], q = f->ports[p].peer;
+
+			mark_end(f, whole, &d->v[i], p, q, cut, last_hop);
+			mark_end(f, whole, &d->v[i], q, p, cut, last_hop);
+		}
+	}
+	free(whole);
+	return 0;
+}

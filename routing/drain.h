@@ -116,4 +116,19 @@ uint32_t ibfm_drain_ports(const struct ibfm_fabric *f,
  */
 uint32_t ibfm_drain_apply(struct ibfm_fabric *f, const struct ibfm_drain *d);
 
+/*
+ * What the list does to min-hop counts (routing/hops.h: OpenSM's LID
+ * matrices, which its multicast trees follow), as per-port marks in
+ * 'cut' and 'last_hop' (f->nports + 1 flags each, owned by the caller;
+ * set here, never cleared, so 'last_hop' may already hold the unhealthy
+ * links). A drained link carries nothing either way (cut at both ends),
+ * but the in-service end of a link into a switch drained whole reaches
+ * that switch and goes no further (last hop only): its own LID stays
+ * reachable, so a member behind it ends a multicast branch there
+ * instead of being reported unroutable, while its own ports, all cut,
+ * let nothing through it and keep it from rooting a tree. 0 or -ENOMEM.
+ */
+int ibfm_drain_mark_hops(const struct ibfm_fabric *f,
+			 const struct ibfm_drain *d, bool *cut, bool *last_hop);
+
 #endif /* IBFM_DRAIN_H */

@@ -21,7 +21,7 @@ static void arcs_free(struct arcs *a)
 }
 
 static int arcs_build(const struct ibfm_fabric *f, const struct ibfm_hops *h,
-		      const bool *last_hop, struct arcs *a)
+		      const bool *last_hop, const bool *cut, struct arcs *a)
 {
 	uint32_t s, n = 0;
 	unsigned i;
@@ -41,7 +41,7 @@ static int arcs_build(const struct ibfm_fabric *f, const struct ibfm_hops *h,
 					     ? IBFM_NONE
 					     : h->node_sw[f->ports[q].node];
 
-			if (m == IBFM_NONE || m == s)
+			if (m == IBFM_NONE || m == s || (cut && cut[p]))
 				continue;
 			a->to[n] = m;
 			a->last[n++] = last_hop && last_hop[p];
@@ -116,6 +116,13 @@ static int search_all(struct ibfm_hops *h, const struct arcs *a)
 int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 		    struct ibfm_hops *out, struct ibfm_err *err)
 {
+	return ibfm_hops_build_cut(f, last_hop, NULL, out, err);
+}
+
+int ibfm_hops_build_cut(const struct ibfm_fabric *f, const bool *last_hop,
+			const bool *cut, struct ibfm_hops *out,
+			struct ibfm_err *err)
+{
 	struct ibfm_hops h = { 0 };
 	struct arcs a = { 0 };
 	int rc = -ENOMEM;
@@ -127,7 +134,7 @@ int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 		goto out;
 	h.nsw = ibfm_fabric_number_switches(f, h.sw, h.node_sw);
 	memset(h.from, IBFM_HOPS_NONE, (size_t)h.nsw * h.nsw);
-	rc = arcs_build(f, &h, last_hop, &a);
+	rc = arcs_build(f, &h, last_hop, cut, &a);
 	if (!rc)
 		rc = search_all(&h, &a);
 out:

@@ -15,7 +15,10 @@
  * links) word operations.
  *
  * A link marked 'last hop only' (OpenSM's unhealthy links) reaches the
- * switch at its far end and carries nothing further, as in OpenSM.
+ * switch at its far end and carries nothing further, as in OpenSM. A
+ * port marked 'cut' (the drain list, routing/drain.h) carries nothing
+ * out of its switch; the marks are per port, so a link can be cut at
+ * one end and reach its far switch from the other.
  */
 
 #include <stdbool.h>
@@ -40,6 +43,15 @@ struct ibfm_hops {
  */
 int ibfm_hops_build(const struct ibfm_fabric *f, const bool *last_hop,
 		    struct ibfm_hops *h, struct ibfm_err *err);
+
+/*
+ * As ibfm_hops_build, and 'cut' (f->nports flags, or NULL) marks the
+ * ports that carry nothing at all out of their switch; a port both cut
+ * and last hop only is cut.
+ */
+int ibfm_hops_build_cut(const struct ibfm_fabric *f, const bool *last_hop,
+			const bool *cut, struct ibfm_hops *h,
+			struct ibfm_err *err);
 
 void ibfm_hops_free(struct ibfm_hops *h);
 

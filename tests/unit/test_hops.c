@@ -7,6 +7,7 @@
 #include "test_common.h"
 
 #include "routing/gen.h"
+#include "routing/drain.h"
 #include "routing/hops.h"
 #include "routing/topo.h"
 
@@ -187,6 +188,77 @@ static void test_parts_not_connected(void **state)
 	ibfm_fabric_destroy(f);
 }
 
+/* Node 'desc''s port 'num', as an index into f->ports. */
+static uint32_t port_of(const struct ibfm_fabric *f, const char *desc,
+			unsigned num)
+{
+	return ibfm_fabric_port(f, ibfm_fabric_node_by_desc(f, desc), num);
+}
+
+/*
+ * The drain list in the counts (what the plugin gives OpenSM's
+ * multicast): on a 2-level radix-8 tree (leaf ports 5-8 lead to
+ * spine-01..04), spine-01 drained whole and the link leaf-02[6] (to
+ * spine-02). Nothing passes through spine-01 or over the link; spine-01
+ * is reached at the last hop, and reaches nothing.
+ */
+static void test_drained(void **state)
+{
+	struct ibfm_fabric *f = tree(2, 8, 0);
+	uint32_t s1 = ibfm_fabric_node_by_desc(f, "spine-01");
+	uint32_t l2 = ibfm_fabric_node_by_desc(f, "leaf-02");
+	struct ibfm_drain d = { 0 };
+	struct ibfm_drain_entry e1 = { f->nodes[s1].guid, 0 };
+	struct ibfm_drain_entry e2 = { f->nodes[l2].guid, 6 };
+	bool *cut = calloc(f->nports + 1, sizeof(*cut));
+	bool *last = calloc(f->nports + 1, sizeof(*last));
+	uint32_t leaf1, leaf2, spine1, spine2, t;
+	struct ibfm_hops h;
+
+	(void)state;
+	assert_int_equal(ibfm_drain_add(&d, &e1), 0);
+	assert_int_equal(ibfm_drain_add(&d, &e2), 0);
+	assert_int_equal(ibfm_drain_mark_hops(f, &d, cut, last), 0);
+	assert_true(last[port_of(f, "leaf-01", 5)]);
+	assert_false(cut[port_of(f, "leaf-01", 5)]);
+	assert_true(cut[port_of(f, "spine-01", 1)]);
+	assert_true(cut[port_of(f, "leaf-02", 6)]);
+	assert_true(cut[f->ports[port_of(f, "leaf-02", 6)].peer]);
+	assert_false(last[port_of(f, "leaf-02", 6)]);
+	assert_false(cut[port_of(f, "leaf-01", 6)]);
+
+	assert_int_equal(ibfm_hops_build_cut(f, last, cut, &h, NULL), 0);
+	leaf1 = sw_named(f, &h, "leaf-01");
+	leaf2 = sw_named(f, &h, "leaf-02");
+	spine1 = sw_named(f, &h, "spine-01");
+	spine2 = sw_named(f, &h, "spine-02");
+	for (t = 0; t < h.nsw; t++)
+		assert_int_equal(ibfm_hops_from(&h, spine1)[t],
+				 t == spine1 ? 0 : IBFM_HOPS_NONE);
+	assert_int_equal(ibfm_hops_from(&h, leaf1)[spine1], 1);
+	assert_int_equal(ibfm_hops_from(&h, spine2)[spine1], 2);
+	assert_int_equal(ibfm_hops_from(&h, leaf1)[leaf2], 2);
+	assert_int_equal(ibfm_hops_from(&h, spine2)[leaf2], 3);
+	assert_int_equal(ibfm_hops_from(&h, leaf2)[spine2], 3);
+	ibfm_hops_free(&h);
+
+	/* leaf-01 drained too: its link to spine-01 is cut both ways. */
+	e1.guid = f->nodes[ibfm_fabric_node_by_desc(f, "leaf-01")].guid;
+	assert_int_equal(ibfm_drain_add(&d, &e1), 0);
+	memset(cut, 0, f->nports + 1);
+	memset(last, 0, f->nports + 1);
+	assert_int_equal(ibfm_drain_mark_hops(f, &d, cut, last), 0);
+	assert_true(cut[port_of(f, "leaf-01", 5)]);
+	assert_int_equal(ibfm_hops_build_cut(f, last, cut, &h, NULL), 0);
+	assert_int_equal(ibfm_hops_from(&h, leaf1)[spine1], IBFM_HOPS_NONE);
+	assert_int_equal(ibfm_hops_from(&h, leaf2)[spine1], 1);
+	ibfm_hops_free(&h);
+	ibfm_drain_free(&d);
+	free(cut);
+	free(last);
+	ibfm_fabric_destroy(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_degraded_tree_as_relaxed),
 		cmocka_unit_test(test_last_hop_links_as_relaxed),
 		cmocka_unit_test(test_parts_not_connected),
+		cmocka_unit_test(test_drained),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
