@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl/client.h"
 #include "mgmt/confirm.h"
@@ -176,6 +177,11 @@ static void check_run(struct ibfm_sweep *port, void *arg)
 		c->rc = ibfm_err_set(&c->err, -ENOMEM, "out of memory");
 		return;
 	}
+	/* Drills and tests stretch the check to change the fabric during
+	 * it (ibfmd(8), ENVIRONMENT). */
+	if (getenv("IBFMD_DRAIN_CHECK_DELAY_MS"))
+		usleep((useconds_t)atoi(getenv("IBFMD_DRAIN_CHECK_DELAY_MS")) *
+		       1000);
 	c->rc = ibfm_drainsafe_check(f, &c->now, &d->op.e, c->before, true,
 				     &c->r, &c->err);
 }
@@ -207,6 +213,18 @@ static bool changed_since_check(struct drains *d, char *why, size_t len)
 	bool same;
 	size_t i;
 
+	/* The list first: its edit also routes again, and says less. */
+	drain_path(d, path, sizeof(path));
+	same = !ibfm_drain_read(path, &list, &err) && list.n == c->now.n;
+	for (i = 0; same && i < list.n; i++)
+		same = listed(&c->now, &list.v[i]);
+	ibfm_drain_free(&list);
+	if (!same) {
+		snprintf(why, len,
+			 "the drain list changed during the safety check: "
+			 "nothing drained; ask again");
+		return true;
+	}
 	if (now != d->op.c.generation) {
 		snprintf(why, len,
 			 "the fabric was routed again during the safety check "
@@ -215,16 +233,7 @@ static bool changed_since_check(struct drains *d, char *why, size_t len)
 			 d->op.c.generation, now);
 		return true;
 	}
-	drain_path(d, path, sizeof(path));
-	same = !ibfm_drain_read(path, &list, &err) && list.n == c->now.n;
-	for (i = 0; same && i < list.n; i++)
-		same = listed(&c->now, &list.v[i]);
-	ibfm_drain_free(&list);
-	if (!same)
-		snprintf(why, len,
-			 "the drain list changed during the safety check: "
-			 "nothing drained; ask again");
-	return !same;
+	return false;
 }
 
 /* The safety check came back from the worker. */
