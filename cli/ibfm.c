@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "cli/cli.h"
+#include "paths.h" /* IBFM_PLUGIN_PATH, made by make */
 
 static const struct cli_cmd *const groups[] = {
 	cli_topo_cmds,	 cli_route_cmds,  cli_sharp_cmds, cli_plan_cmds,
