@@ -929,6 +929,13 @@ unsigned ibfmd_peers_count(const struct ibfmd_peers *p)
 	return p ? p->n : 0;
 }
 
+/* How the peer is named in status and /metrics: HOST:PORT. */
+static void peer_name(const struct ibfmd_peers *p, unsigned k, char *buf,
+		      size_t size)
+{
+	snprintf(buf, size, "%s:%s", p->peer[k].host, p->peer[k].port);
+}
+
 void ibfmd_peers_json(struct ibfmd_peers *p, struct ibfm_json *j)
 {
 	unsigned k;
@@ -938,8 +945,7 @@ void ibfmd_peers_json(struct ibfmd_peers *p, struct ibfm_json *j)
 	for (k = 0; k < p->n; k++) {
 		char name[300];
 
-		snprintf(name, sizeof(name), "%s:%s", p->peer[k].host,
-			 p->peer[k].port);
+		peer_name(p, k, name, sizeof(name));
 		ibfm_json_obj_begin(j, NULL);
 		ibfm_json_str(j, "peer", name);
 		ibfm_json_str(j, "state", p->peer[k].state);
@@ -950,4 +956,25 @@ void ibfmd_peers_json(struct ibfmd_peers *p, struct ibfm_json *j)
 	}
 	pthread_mutex_unlock(&p->lock);
 	ibfm_json_arr_end(j);
+}
+
+void ibfmd_peers_metrics(struct ibfmd_peers *p, struct evbuffer *b)
+{
+	unsigned k;
+
+	evbuffer_add_printf(
+		b,
+		"# HELP ibfm_peer_up 1 when the last exchange with the peer succeeded, 0 when it was unreachable or refused (or not asked yet)\n# TYPE ibfm_peer_up gauge\n");
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	for (k = 0; k < p->n; k++) {
+		char name[300];
+
+		/* HOST:PORT from the configuration: no quote to escape. */
+		peer_name(p, k, name, sizeof(name));
+		evbuffer_add_printf(b, "ibfm_peer_up{peer=\"%s\"} %d\n", name,
+				    !strcmp(p->peer[k].state, "ok"));
+	}
+	pthread_mutex_unlock(&p->lock);
 }

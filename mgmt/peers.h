@@ -95,4 +95,13 @@ int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
 struct ibfm_json;
 void ibfmd_peers_json(struct ibfmd_peers *p, struct ibfm_json *j);
 
+/*
+ * The ibfm_peer_up{peer="HOST:PORT"} family of /metrics, appended to
+ * 'b': 1 when the last exchange with the peer succeeded, else 0. The
+ * family's HELP and TYPE alone when no peer is configured (or 'p' is
+ * NULL), so dashboards and rules find it.
+ */
+struct evbuffer;
+void ibfmd_peers_metrics(struct ibfmd_peers *p, struct evbuffer *b);
+
 #endif /* IBFMD_PEERS_H */

@@ -78,7 +78,7 @@ static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 		{ "last_counters_ms", "ibfm_last_counters_seconds",
 		  "duration of the last port counter read", false, true,
 		  d->last_counters_ms },
-		{ "counter_ports", "ibfm_counter_ports",
+		{ "counter_ports", "ibfm_pma_ports_read",
 		  "ports whose counters were read in the last sweep", false,
 		  false, d->pc_ports },
 		{ "events", "ibfm_events_total", "fabric events raised", true,
@@ -152,8 +152,15 @@ static void prom_label(struct evbuffer *b, const char *s)
 			evbuffer_add(b, s, 1);
 }
 
-/* Error counters of the ports that have any, one family per counter. */
-static void metrics_port_errors(const struct ibfmd_view *d, struct evbuffer *b)
+/*
+ * Every PMA counter of every port read in the last sweep, one counter
+ * family per field, from the first sweep on (a series that appeared
+ * only when it first rose would hide that rise from rate()). They are
+ * Prometheus counters: ibfmd never clears them, and a clear by someone
+ * else (perfquery -R) is a counter reset, which rate() absorbs. The
+ * data fields count 4-byte words: served in bytes, the base unit.
+ */
+static void metrics_ports(const struct ibfmd_view *d, struct evbuffer *b)
 {
 	const struct ibfm_fabric *f = d->fabric;
 	unsigned k;
@@ -161,28 +168,29 @@ static void metrics_port_errors(const struct ibfmd_view *d, struct evbuffer *b)
 
 	if (!f || !d->pc)
 		return;
-	for (k = 0; k < IBFM_PC_NERRORS; k++) {
-		bool head = false;
+	for (k = 0; k < IBFM_PC_NFIELDS; k++) {
+		bool data = k == IBFM_PC_XMIT_DATA || k == IBFM_PC_RCV_DATA;
+		const char *unit = data ? "_bytes" : "";
 
+		evbuffer_add_printf(
+			b,
+			"# HELP ibfm_port_%s%s_total PMA port counter %s as read (ibfmd never clears it)\n# TYPE ibfm_port_%s%s_total counter\n",
+			ibfm_pc_name(k), unit, ibfm_pc_name(k), ibfm_pc_name(k),
+			unit);
 		for (p = 0; p < f->nports; p++) {
 			const struct ibfm_node *n = &f->nodes[f->ports[p].node];
 
-			if (!d->pc[p].valid || !d->pc[p].v[k])
+			if (!d->pc[p].valid)
 				continue;
-			if (!head)
-				evbuffer_add_printf(
-					b,
-					"# HELP ibfm_port_%s PMA PortCounters, as read (ibfmd never clears them)\n# TYPE ibfm_port_%s gauge\n",
-					ibfm_pc_name(k), ibfm_pc_name(k));
-			head = true;
-			evbuffer_add_printf(b,
-					    "ibfm_port_%s{guid=\"0x%016" PRIx64
-					    "\",port=\"%u\",node=\"",
-					    ibfm_pc_name(k), n->guid,
-					    f->ports[p].num);
+			evbuffer_add_printf(
+				b,
+				"ibfm_port_%s%s_total{guid=\"0x%016" PRIx64
+				"\",port=\"%u\",node=\"",
+				ibfm_pc_name(k), unit, n->guid,
+				f->ports[p].num);
 			prom_label(b, ibfm_fabric_str(f, n->desc));
 			evbuffer_add_printf(b, "\"} %" PRIu64 "\n",
-					    d->pc[p].v[k]);
+					    d->pc[p].v[k] * (data ? 4 : 1));
 		}
 	}
 }
@@ -218,8 +226,8 @@ static void metrics_sms(const struct ibfmd_sms *s, struct evbuffer *b)
 		s->master_changes);
 }
 
-/* The daemon's numbers, its events by severity, the ports' errors, the
- * SMs. */
+/* The daemon's numbers, its events by severity, the ports' counters,
+ * the SMs, the peers. */
 static void metrics(void *state, struct evbuffer *b)
 {
 	const struct ibfmd_core *core = state;
@@ -245,8 +253,9 @@ static void metrics(void *state, struct evbuffer *b)
 		"\n",
 		ev->nerrors, ev->nwarnings,
 		ev->n - ev->nerrors - ev->nwarnings);
-	metrics_port_errors(core->view, b);
+	metrics_ports(core->view, b);
 	metrics_sms(&core->view->sms, b);
+	ibfmd_peers_metrics(core->peers, b);
 }
 
 /* ---- events and differences ---- */

@@ -61,7 +61,7 @@ check "counters remember: leaf-01[5] still listed a sweep later" \
 	bash -c "sed 's/.*\"errors\":\[//' '$T/counters2.json' | grep -q '^{\"port\":\"\\\\\"leaf-01\\\\\"\[5\] [^}]*\"errors\":0,\"delta\".*\"errors_total\":8,'"
 check "and nothing rising" grep -q '"rising":\[\]' "$T/counters2.json"
 http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
-check "metrics: the port's symbol errors, labelled" grep -q "^ibfm_port_symbol_errors{guid=\"0x${leaf#S-}\",port=\"5\",node=\"leaf-01\"} 7$" "$T/metrics"
+check "metrics: the port's symbol errors, labelled" grep -q "^ibfm_port_symbol_errors_total{guid=\"0x${leaf#S-}\",port=\"5\",node=\"leaf-01\"} 7$" "$T/metrics"
 check "metrics: events by severity" grep -q '^ibfm_events_by_severity_total{severity="warning"} [1-9]' "$T/metrics"
 check "metrics: the plugin's routing generation" grep -q '^ibfm_routing_generation [1-9]' "$T/metrics"
 

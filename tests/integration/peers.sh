@@ -5,7 +5,7 @@
 # generation floor follows A's plugin. With B down a drain or a job start
 # through A is refused and changes nothing anywhere; B started again with
 # an empty state directory fetches the list; a peer with another key is
-# refused, and says why.
+# refused, and says why. A's /metrics says whether its peer is up.
 . "$TESTLIB"
 
 ask() { "$IBFM" --socket "$T/$1.sock" "${@:2}"; }
@@ -20,7 +20,7 @@ socket $T/$1.sock
 state_dir $T/state$1
 sweep_interval 3600
 light_interval 0
-metrics off
+metrics 127.0.0.1:0
 peer 127.0.0.1:$3
 peer_listen 127.0.0.1:$4
 peer_key $5
@@ -53,6 +53,8 @@ check "in the same version" cmp -s "$T/stateA/peers.versions" "$T/stateB/peers.v
 check "version 1" grep -qx 'drain.list 1' "$T/stateB/peers.versions"
 ask A status --json >"$T/a.json"
 check "A's status: its peer, ok" grep -q "\"peers\":\[{\"peer\":\"127.0.0.1:$PB\",\"state\":\"ok\"" "$T/a.json"
+http_get "$(metrics_port "$T/A.log")" /metrics >"$T/a.metrics"
+check "A's metrics: its peer up" grep -q "^ibfm_peer_up{peer=\"127.0.0.1:$PB\"} 1" "$T/a.metrics"
 floor() { [ "$(cat "$T/stateB/generation.floor" 2>/dev/null || echo 0)" -ge "$(generation)" ]; }
 until_ok 300 "$PID_B" "B's generation floor" floor
 check "B's generation floor follows A's plugin" floor
@@ -65,6 +67,8 @@ ask A drain spine-02 --timeout 60 >/dev/null 2>"$T/down.err"
 check "a drain with B down: refused, exit 4" test $? = 4
 check "... naming the peer and that nothing changed" grep -q "peer 127.0.0.1:$PB unreachable: .*nothing changed on any node" "$T/down.err"
 check "... A's list unchanged" cmp -s "$T/drain.before" "$T/stateA/drain.list"
+http_get "$(metrics_port "$T/A.log")" /metrics >"$T/a.metrics"
+check "A's metrics: its peer down" grep -q "^ibfm_peer_up{peer=\"127.0.0.1:$PB\"} 0" "$T/a.metrics"
 ask A job start 7 --hosts node005,node009 --timeout 30 >/dev/null 2>"$T/job.err"
 check "a job start with B down: refused, exit 4" test $? = 4
 check "... no jobs list written" test ! -s "$T/stateA/jobs.list"
