@@ -30,6 +30,7 @@ struct cli_cmd {
 
 /* Tables end with an entry whose group is NULL; name NULL: one word. */
 extern const struct cli_cmd cli_topo_cmds[];
+extern const struct cli_cmd cli_draw_cmds[];
 extern const struct cli_cmd cli_route_cmds[];
 extern const struct cli_cmd cli_sharp_cmds[];
 extern const struct cli_cmd cli_plan_cmds[];

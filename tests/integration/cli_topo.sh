@@ -93,4 +93,23 @@ check "eval jobs: without --jobs or --random-jobs exits 2" test $? = 2
 "$IBFM" path leaf-01 leaf-02 --topo "$T/full.topo" --lfts "$T/empty.bin" >/dev/null 2>"$T/empty.err"
 check "path: an empty tables file is bad input: exit 3" test $? = 3
 check "path: saying so (V02)" grep -q 'V02 .*empty.bin holds no forwarding entry' "$T/empty.err"
+# ibfm topo draw: the fabric as a picture. 10% of a radix-8 tree's 32
+# spine-leaf links removed, drawn against the full one: 12 switches, 32
+# pairs, the 3 missing dashed red; a drained spine purple; DOT rows.
+"$IBFM" topo gen -l 2 -k 8 -o "$T/k8.topo" >/dev/null
+"$IBFM" topo gen -l 2 -k 8 --remove-links 10 --seed 3 -o "$T/k8deg.topo" >/dev/null
+"$IBFM" topo draw -t "$T/k8deg.topo" -e "$T/k8.topo" -o "$T/k8.svg" --json >"$T/draw.json"
+check "draw: exit 0" test $? = 0
+check "draw: the SVG parses" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$T/k8.svg"
+check "draw: 12 switches" test "$(grep -c '<g class="switch">' "$T/k8.svg")" = 12
+check "draw: 32 switch pairs" test "$(grep -c '<g class="link">' "$T/k8.svg")" = 32
+check "draw: 3 pairs short of links, dashed red" test "$(grep -c 'stroke="#d62728" stroke-width="1.6" stroke-dasharray' "$T/k8.svg")" = 3
+check "draw: JSON says 3 pairs missing" grep -q '"pairs_missing": 3' "$T/draw.json"
+check "draw: leaves show their hosts" grep -q '>4 hosts<' "$T/k8.svg"
+echo "0x0002c90200000009 # spine-01" >"$T/draw.drains"
+"$IBFM" topo draw -t "$T/k8.topo" --drain-list "$T/draw.drains" --format dot -o "$T/k8.dot" >/dev/null
+check "draw --format dot: two rows" test "$(grep -c 'rank=same' "$T/k8.dot")" = 2
+check "draw: the drained spine and its 8 pairs purple" test "$(grep -c '#9467bd' "$T/k8.dot")" = 9
+"$IBFM" topo draw -t "$T/nowhere.topo" -o "$T/x.svg" 2>/dev/null
+check "draw: a missing topology exits 3" test $? = 3
 finish
