@@ -128,39 +128,42 @@ static void speed_json(struct ibfm_json *j, const char *key, unsigned speed)
 	ibfm_json_str(j, key, speed ? ibfm_speed_name(speed) : "");
 }
 
+/* Where an unlinked port was cabled, and who says so. */
+struct was {
+	uint64_t guid;
+	const char *name;
+	unsigned port;
+	const char *from; /* "sweep" or "expected" */
+};
+
 /* Where port 'p' (unlinked) was cabled: the sweep before, or expected. */
-static void was_json(struct ibfm_json *j, const struct links *l,
-		     const struct ibfm_fabric *f, uint32_t p)
+static bool was_of(const struct links *l, const struct ibfm_fabric *f,
+		   uint32_t p, struct was *w)
 {
 	const struct ibfm_fabric *e = l->core->view->expected;
 	const struct ibfm_node *n = &f->nodes[f->ports[p].node];
 	const struct lost *o = find_lost(l, n->guid, f->ports[p].num);
 	uint32_t q = port_of(e, n->guid, f->ports[p].num);
+	const struct ibfm_port *y;
 
 	if (o) {
-		ibfm_json_obj_begin(j, "was");
-		guid_str(j, "guid", o->peer_guid);
-		ibfm_json_str(j, "name", o->peer_desc);
-		ibfm_json_uint(j, "port", o->peer_num);
-		ibfm_json_str(j, "from", "sweep");
-		ibfm_json_obj_end(j);
-	} else if (q != IBFM_NONE && e->ports[q].peer != IBFM_NONE) {
-		const struct ibfm_port *y = &e->ports[e->ports[q].peer];
-
-		ibfm_json_obj_begin(j, "was");
-		guid_str(j, "guid", e->nodes[y->node].guid);
-		ibfm_json_str(j, "name",
-			      ibfm_fabric_str(e, e->nodes[y->node].desc));
-		ibfm_json_uint(j, "port", y->num);
-		ibfm_json_str(j, "from", "expected");
-		ibfm_json_obj_end(j);
+		*w = (struct was){ o->peer_guid, o->peer_desc, o->peer_num,
+				   "sweep" };
+		return true;
 	}
+	if (q == IBFM_NONE || e->ports[q].peer == IBFM_NONE)
+		return false;
+	y = &e->ports[e->ports[q].peer];
+	*w = (struct was){ e->nodes[y->node].guid,
+			   ibfm_fabric_str(e, e->nodes[y->node].desc), y->num,
+			   "expected" };
+	return true;
 }
 
 /* One port: what iblinkinfo prints of it, and the verdicts. */
-static void port_json(struct ibfm_json *j, const struct links *l,
-		      const struct ibfm_fabric *f, uint32_t p, bool down,
-		      unsigned degraded, uint8_t could_w, uint8_t could_s)
+static void port_json(struct ibfm_json *j, const struct ibfm_fabric *f,
+		      uint32_t p, bool down, unsigned degraded, uint8_t could_w,
+		      uint8_t could_s, const struct was *w)
 {
 	const struct ibfm_port *x = &f->ports[p];
 	const struct ibfm_node *n = &f->nodes[x->node];
@@ -195,8 +198,13 @@ static void port_json(struct ibfm_json *j, const struct links *l,
 		ibfm_json_uint(j, "port", y->num);
 		ibfm_json_uint(j, "lid", node_lid(f, x->peer));
 		ibfm_json_obj_end(j);
-	} else {
-		was_json(j, l, f, p);
+	} else if (w) {
+		ibfm_json_obj_begin(j, "was");
+		guid_str(j, "guid", w->guid);
+		ibfm_json_str(j, "name", w->name);
+		ibfm_json_uint(j, "port", w->port);
+		ibfm_json_str(j, "from", w->from);
+		ibfm_json_obj_end(j);
 	}
 	ibfm_json_obj_end(j);
 }
@@ -205,6 +213,8 @@ static void port_json(struct ibfm_json *j, const struct links *l,
  * Every port of every node of the last sweep (switch port 0 aside), in
  * node order; with "down" only the ports down, with "degraded" only the
  * degraded ones (both: either). Counts of each over the whole fabric.
+ * Down counts cabled ports only: linked, or known to have been (a
+ * spare switch port is Down/Polling too, and nothing to act on).
  */
 static void cmd_links(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
@@ -220,19 +230,23 @@ static void cmd_links(void *ctx, const struct ibfm_req *req,
 	ibfm_json_arr_begin(j, "ports");
 	for (p = 0; f && p < f->nports; p++) {
 		uint8_t w, s;
-		bool down;
+		bool down, cabled;
 		unsigned degraded;
+		struct was was;
 
 		if (!f->ports[p].num)
 			continue;
-		down = ibfm_links_down(f, p);
+		cabled = f->ports[p].peer != IBFM_NONE || was_of(l, f, p, &was);
+		down = cabled && ibfm_links_down(f, p);
 		degraded = ibfm_links_degraded(f, p, &w, &s);
 		ndown += down;
 		ndegraded += degraded != 0;
 		if ((want_down || want_degraded) && !(want_down && down) &&
 		    !(want_degraded && degraded))
 			continue;
-		port_json(j, l, f, p, down, degraded, w, s);
+		port_json(j, f, p, down, degraded, w, s,
+			  cabled && f->ports[p].peer == IBFM_NONE ? &was
+								  : NULL);
 	}
 	ibfm_json_arr_end(j);
 	ibfm_json_uint(j, "down", ndown);
