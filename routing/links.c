@@ -102,12 +102,13 @@ static uint8_t lower(uint8_t a, uint8_t b)
 unsigned ibfm_links_degraded(const struct ibfm_fabric *f, uint32_t p,
 			     uint8_t *width, uint8_t *speed)
 {
-	const struct ibfm_port *x = &f->ports[p], *y;
+	const struct ibfm_port *x = &f->ports[p];
 	uint8_t w = 0, s = 0;
 	unsigned why = 0;
 
 	if (x->peer != IBFM_NONE) {
-		y = &f->ports[x->peer];
+		const struct ibfm_port *y = &f->ports[x->peer];
+
 		w = lower(most(x->width_en, x->width_sup),
 			  most(y->width_en, y->width_sup));
 		s = lower(most(x->speed_en, x->speed_sup),
