@@ -13,6 +13,7 @@
 #include "cli/jsonview.h"
 #include "routing/json.h"
 #include "routing/lft.h"
+#include "routing/nodemap.h"
 #include "routing/rail.h"
 #include "routing/route.h"
 #include "routing/trace.h"
@@ -21,6 +22,7 @@
 static const char path_usage[] =
 	"Usage: ibfm path SRC DST --topo FILE [--lfts DUMP] [--all-lids] [--json]\n"
 	"       ibfm path SRC DST [--socket PATH] [--all-lids] [--json]\n"
+	"       (either with [--node-name-map FILE])\n"
 	"Every hop from SRC to DST: switch, GUID, LID, in and out port, link.\n"
 	"An endpoint is a LID, a port or node GUID (0x...), a node description\n"
 	"(\"node017 mlx5_3\") or a node name. Hops as ibtracert prints them.\n"
@@ -30,6 +32,9 @@ static const char path_usage[] =
 	"                    fabric, the plugin's LFTs, each hop's counters\n"
 	"      --lfts DUMP   OpenSM's opensm-lfts.dump (or ibroute output)\n"
 	"      --all-lids    every LID of DST (LMC > 0)\n"
+	"      --node-name-map FILE  node names for GUIDs (infiniband-diags'\n"
+	"                    format); they replace node descriptions in the\n"
+	"                    output (endpoints are still named as above)\n"
 	"      --json        {\"paths\": [{\"lid\", \"hops\": [{guid, name, lid,\n"
 	"                    in_port, out_port}]}]}; \"hops\" of the first path too\n"
 	"  -h, --help        this text\n";
@@ -109,8 +114,50 @@ int cli_load_routes(const char *topo, const char *lfts, struct ibfm_fabric **f,
 	return rc;
 }
 
+/* The last '"' of the 'len' bytes at 's', or NULL. */
+static const char *last_quote(const char *s, size_t len)
+{
+	while (len--)
+		if (s[len] == '"')
+			return s + len;
+	return NULL;
+}
+
+/* 'line' with its last quoted string (the node's name) replaced by 'name'. */
+static void print_renamed(const char *line, size_t len, const char *name)
+{
+	const char *end = last_quote(line, len);
+	const char *start = end ? last_quote(line, (size_t)(end - line)) : NULL;
+
+	if (!name || !start) {
+		fwrite(line, 1, len, stdout);
+		return;
+	}
+	printf("%.*s\"%s%.*s", (int)(start - line), line, name,
+	       (int)(len - (size_t)(end - line)), end);
+}
+
+/* ibfmd's ibtracert text, each line renamed by the node it names. */
+static void print_text(const struct cli_jv *v, const struct ibfm_nodemap *m)
+{
+	const char *text = cli_jv_str(v, "text"), *nl;
+	const struct cli_jv *nodes = cli_jv_get(v, "text_nodes");
+	const struct cli_jv *g = nodes ? nodes->child : NULL;
+
+	for (; *text; text = nl, g = g ? g->next : NULL) {
+		nl = strchr(text, '\n');
+		nl = nl ? nl + 1 : text + strlen(text);
+		print_renamed(text, (size_t)(nl - text),
+			      g && g->str
+				      ? ibfm_nodemap_name(
+						m, strtoull(g->str, NULL, 0))
+				      : NULL);
+	}
+}
+
 /* The path as ibfmd sees it: the last sweep and the plugin's LFTs. */
-static int path_daemon(const char *src, const char *dst, bool all, bool json)
+static int path_daemon(const char *src, const char *dst, bool all, bool json,
+		       const struct ibfm_nodemap *m)
 {
 	char *reply;
 	int rc = cli_ask_cmd("path",
@@ -119,12 +166,21 @@ static int path_daemon(const char *src, const char *dst, bool all, bool json)
 						    all ? "true" : NULL, NULL },
 			     &reply);
 
-	if (rc == CLI_OK && json) {
+	if (rc == CLI_OK && json && !m) {
 		fputs(reply, stdout);
 	} else if (rc == CLI_OK) {
 		struct cli_jv *v = cli_jv_parse(reply);
+		struct ibfm_json j;
 
-		fputs(cli_jv_str(v, "text"), stdout);
+		if (json) {
+			cli_rename_nodes(v, m);
+			ibfm_json_init(&j, stdout, false);
+			cli_jv_write(&j, NULL, v);
+			ibfm_json_finish(&j);
+			putchar('\n');
+		} else {
+			print_text(v, m);
+		}
 		cli_jv_free(v);
 	}
 	free(reply);
@@ -139,10 +195,12 @@ static int cmd_path(int argc, char **argv)
 		{ "all-lids", no_argument, NULL, 'a' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "node-name-map", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *topo = NULL, *lfts = NULL;
+	const char *topo = NULL, *lfts = NULL, *map_path = NULL;
+	struct ibfm_nodemap *map;
 	bool json = false, all = false;
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_lfts t = { 0 };
@@ -168,6 +226,9 @@ static int cmd_path(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'm':
+			map_path = optarg;
+			break;
 		case 'h':
 			fputs(path_usage, stdout);
 			return CLI_OK;
@@ -180,11 +241,20 @@ static int cmd_path(int argc, char **argv)
 		fputs(path_usage, stderr);
 		return CLI_USAGE;
 	}
-	if (!topo)
-		return path_daemon(argv[optind], argv[optind + 1], all, json);
-	rc = cli_load_routes(topo, lfts, &f, &rails, &t);
+	map = cli_load_nodemap(map_path, &rc);
 	if (rc)
 		return rc;
+	if (!topo) {
+		rc = path_daemon(argv[optind], argv[optind + 1], all, json,
+				 map);
+		ibfm_nodemap_destroy(map);
+		return rc;
+	}
+	rc = cli_load_routes(topo, lfts, &f, &rails, &t);
+	if (rc) {
+		ibfm_nodemap_destroy(map);
+		return rc;
+	}
 	src = ibfm_trace_endpoint(f, argv[optind]);
 	dst = ibfm_trace_endpoint(f, argv[optind + 1]);
 	if (src == IBFM_NONE || dst == IBFM_NONE) {
@@ -195,6 +265,12 @@ static int cmd_path(int argc, char **argv)
 			bad);
 		cli_suggest_node(f, bad);
 		rc = CLI_INPUT;
+		goto out;
+	}
+	/* Endpoints are named as through ibfmd; the map renames output. */
+	if (ibfm_nodemap_apply(map, f)) {
+		cli_error("out of memory");
+		rc = CLI_FAIL;
 		goto out;
 	}
 	nlids = all ? 1U << f->ports[dst].lmc : 1;
@@ -233,6 +309,7 @@ static int cmd_path(int argc, char **argv)
 		ibfm_json_finish(&j);
 	}
 out:
+	ibfm_nodemap_destroy(map);
 	ibfm_lfts_free(&t);
 	ibfm_rails_free(&rails);
 	ibfm_fabric_destroy(f);
@@ -241,7 +318,7 @@ out:
 
 const struct cli_cmd cli_path_cmds[] = {
 	{ "path", NULL,
-	  "SRC DST [--topo FILE [--lfts DUMP] | --socket PATH] [--json]",
+	  "SRC DST [--topo FILE [--lfts DUMP]] [--node-name-map F]",
 	  "the hops from SRC to DST, as ibtracert prints them", cmd_path },
 	{ 0 },
 };

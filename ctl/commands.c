@@ -38,6 +38,10 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ CMD("path",
 	      "hops from \"src\" to \"dst\" on the plugin's LFTs (all_lids: every LID of dst)"),
 	  .args = { REQ("src", STR), REQ("dst", STR), OPT("all_lids", BOOL) } },
+	/* mgmt/links.c */
+	{ CMD("links",
+	      "every port of the last sweep as iblinkinfo lists it (only those \"down\" or \"degraded\")"),
+	  .args = { OPT("down", BOOL), OPT("degraded", BOOL) } },
 	/* mgmt/drains.c */
 	{ ADMIN("drain",
 		"route around \"element\" and confirm the switches' tables"),

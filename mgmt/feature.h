@@ -77,6 +77,7 @@ struct ibfmd_feature {
 
 /* The features ibfmd is built with, in the order main.c calls them. */
 extern const struct ibfmd_feature ibfmd_feature_queries;
+extern const struct ibfmd_feature ibfmd_feature_links;
 extern const struct ibfmd_feature ibfmd_feature_drains;
 extern const struct ibfmd_feature ibfmd_feature_jobs;
 extern const struct ibfmd_feature ibfmd_feature_cc;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "ctl/client.h"
+#include "routing/grow.h"
 #include "mgmt/feature.h"
 #include "routing/diff.h"
 #include "routing/rank.h"
@@ -540,6 +541,30 @@ static uint32_t endpoint(const struct ibfm_fabric *f, const char *s,
 	return IBFM_NONE;
 }
 
+/* The node GUID of each line of the ibtracert text, in order: what a
+ * client's --node-name-map renames the line by. */
+struct text_nodes {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* The path's text on 'out', and its lines' node GUIDs in 't'. */
+static void path_text(FILE *out, struct text_nodes *t,
+		      const struct ibfm_fabric *f, const uint32_t *hops, int n,
+		      uint32_t dst)
+{
+	uint32_t nodes[MAX_HOPS + 2];
+	unsigned k, lines;
+
+	ibfm_trace_text(out, f, hops, n, dst);
+	lines = ibfm_trace_text_nodes(f, hops, n, dst, nodes, MAX_HOPS + 2);
+	if (lines > MAX_HOPS + 2 ||
+	    ibfm_grow((void **)&t->v, &t->cap, t->n + lines, sizeof(*t->v)))
+		return;
+	for (k = 0; k < lines; k++)
+		t->v[t->n++] = f->nodes[nodes[k]].guid;
+}
+
 /* Why LID 'lid' is not reached from 'src' (n from ibfm_verify_path). */
 static void unreached(char *why, size_t len, uint32_t lid, const char *src,
 		      int n)
@@ -550,12 +575,14 @@ static void unreached(char *why, size_t len, uint32_t lid, const char *src,
 
 /*
  * "lid" and "hops" of dst's base LID, and with all_lids "paths" for
- * each of its 2^LMC LIDs; the ibtracert text of each on 'out'. -1 when
+ * each of its 2^LMC LIDs; the ibtracert text of each on 'out' (its
+ * lines' nodes in 'tn'). -1 when
  * the base LID is not reached (the reply then says why).
  */
 static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 		     struct hop_ctx *hc, uint32_t src, uint32_t dst,
-		     const struct ibfm_req *req, FILE *out)
+		     const struct ibfm_req *req, FILE *out,
+		     struct text_nodes *tn)
 {
 	uint32_t hops[MAX_HOPS], lid = r->f->ports[dst].lid, k;
 	bool all = ibfm_req_bool(req, "all_lids", false);
@@ -570,7 +597,7 @@ static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 	}
 	ibfm_json_uint(j, "lid", lid);
 	ibfm_trace_json(j, r->f, hops, n, hop_counters, hc);
-	ibfm_trace_text(out, r->f, hops, n, dst);
+	path_text(out, tn, r->f, hops, n, dst);
 	if (!all)
 		return 0;
 	ibfm_json_arr_begin(j, "paths");
@@ -585,7 +612,7 @@ static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 		} else {
 			ibfm_trace_json(j, r->f, hops, n, hop_counters, hc);
 			if (k)
-				ibfm_trace_text(out, r->f, hops, n, dst);
+				path_text(out, tn, r->f, hops, n, dst);
 		}
 		ibfm_json_obj_end(j);
 	}
@@ -599,7 +626,9 @@ static void cmd_path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	const struct ibfmd_core *core = ctx;
 	const struct ibfmd_routes *r;
 	struct hop_ctx hc = { .d = core->view };
+	struct text_nodes tn = { 0 };
 	uint32_t src, dst;
+	size_t k;
 	char why[IBFM_ERR_MSG_MAX], *text = NULL;
 	size_t tlen = 0;
 	FILE *out;
@@ -622,15 +651,25 @@ static void cmd_path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	if (dst == IBFM_NONE)
 		return;
 	out = open_memstream(&text, &tlen);
-	if (!out || path_lids(j, r, &hc, src, dst, req, out)) {
+	if (!out || path_lids(j, r, &hc, src, dst, req, out, &tn)) {
 		if (out)
 			fclose(out);
 		free(text);
+		free(tn.v);
 		return;
 	}
 	fclose(out);
 	ibfm_json_str(j, "text", text);
 	free(text);
+	ibfm_json_arr_begin(j, "text_nodes");
+	for (k = 0; k < tn.n; k++) {
+		char guid[24];
+
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, tn.v[k]);
+		ibfm_json_str(j, NULL, guid);
+	}
+	ibfm_json_arr_end(j);
+	free(tn.v);
 }
 
 /* Their arguments and help: ctl/commands.c. */

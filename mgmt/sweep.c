@@ -19,6 +19,7 @@
 #include <infiniband/mad.h>
 
 #include "routing/grow.h"
+#include "routing/links.h"
 
 #define MAD_TIMEOUT_MS 500
 #define MAD_RETRIES 2
@@ -248,7 +249,10 @@ static void note_sm(struct ibfm_sweep *s, const struct dr *r, const uint8_t *pi)
 	s->sm_lid[s->nsm++] = (uint16_t)get(pi, IB_PORT_LID_F);
 }
 
-/* LID, LMC and state of a port from its PortInfo. */
+/*
+ * LID, LMC, state and what the port can do from its PortInfo: enough
+ * for `ibfm links` to tell a link that trained down (routing/links.h).
+ */
 static void take_port_info(struct ibfm_port *p, const uint8_t *pi, bool lid)
 {
 	if (lid) {
@@ -256,6 +260,17 @@ static void take_port_info(struct ibfm_port *p, const uint8_t *pi, bool lid)
 		p->lmc = (uint8_t)get(pi, IB_PORT_LMC_F);
 	}
 	p->state = port_state(pi);
+	p->phys = (uint8_t)get(pi, IB_PORT_PHYS_STATE_F);
+	p->width_en =
+		ibfm_links_width_max(get(pi, IB_PORT_LINK_WIDTH_ENABLED_F));
+	p->width_sup =
+		ibfm_links_width_max(get(pi, IB_PORT_LINK_WIDTH_SUPPORTED_F));
+	p->speed_en =
+		ibfm_links_speed_max(get(pi, IB_PORT_LINK_SPEED_ENABLED_F),
+				     get(pi, IB_PORT_LINK_SPEED_EXT_ENABLED_F));
+	p->speed_sup = ibfm_links_speed_max(
+		get(pi, IB_PORT_LINK_SPEED_SUPPORTED_F),
+		get(pi, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F));
 }
 
 /*

@@ -443,6 +443,39 @@ int ibfm_fabric_assign_lids(struct ibfm_fabric *f, unsigned lmc,
 	return ibfm_fabric_finish(f, err);
 }
 
+int ibfm_fabric_redescribe(struct ibfm_fabric *f, ibfm_fabric_desc_fn fn,
+			   void *ctx)
+{
+	struct ibfm_idx idx;
+	uint32_t n;
+
+	for (n = 0; n < f->nnodes; n++) {
+		const char *d = fn(ctx, &f->nodes[n]);
+		uint32_t off;
+
+		if (!d)
+			continue;
+		off = str_add(f, d, strlen(d));
+		if (*d && !off)
+			return -ENOMEM;
+		f->nodes[n].desc = off;
+	}
+	/* The index hashes the descriptions: build it again, whole. */
+	if (ibfm_idx_init(&idx, f->nnodes))
+		return -ENOMEM;
+	for (n = 0; n < f->nnodes; n++)
+		if (ibfm_idx_add(&idx,
+				 ibfm_idx_hash_str(
+					 ibfm_fabric_str(f, f->nodes[n].desc)),
+				 n)) {
+			ibfm_idx_free(&idx);
+			return -ENOMEM;
+		}
+	ibfm_idx_free(&f->by_desc);
+	f->by_desc = idx;
+	return 0;
+}
+
 uint32_t ibfm_fabric_node_by_guid(const struct ibfm_fabric *f, uint64_t guid)
 {
 	return ibfm_idx_find(&f->by_guid, ibfm_idx_hash_u64(guid), eq_node_guid,

@@ -86,6 +86,12 @@ struct ibfm_port {
 	uint8_t width; /* active lanes: 1, 2, 4, 8, 12; 0 unknown */
 	uint8_t speed; /* enum ibfm_speed */
 	uint8_t state; /* enum ibfm_port_state */
+	/* What a sweep read (0: unknown, as in topology files). */
+	uint8_t phys;	   /* PortInfo:PortPhysicalState, 5 LinkUp */
+	uint8_t width_en;  /* widest LinkWidthEnabled, in lanes */
+	uint8_t width_sup; /* widest LinkWidthSupported, in lanes */
+	uint8_t speed_en;  /* fastest LinkSpeed(Ext)Enabled, enum ibfm_speed */
+	uint8_t speed_sup; /* fastest LinkSpeed(Ext)Supported */
 };
 
 struct ibfm_fabric {
@@ -168,6 +174,18 @@ int ibfm_fabric_finish(struct ibfm_fabric *f, struct ibfm_err *err);
  */
 int ibfm_fabric_assign_lids(struct ibfm_fabric *f, unsigned lmc,
 			    struct ibfm_err *err);
+
+/* A node's new description, or NULL to keep it (see below). */
+typedef const char *(*ibfm_fabric_desc_fn)(void *ctx,
+					   const struct ibfm_node *n);
+
+/*
+ * Gives each node the description 'fn' returns for it (copied; NULL
+ * keeps the old one), and lookups by description follow. 0, or -ENOMEM
+ * after which lookups by description may miss: destroy the fabric.
+ */
+int ibfm_fabric_redescribe(struct ibfm_fabric *f, ibfm_fabric_desc_fn fn,
+			   void *ctx);
 
 /* Lookups; each returns an index or IBFM_NONE. */
 uint32_t ibfm_fabric_node_by_guid(const struct ibfm_fabric *f, uint64_t guid);

@@ -173,6 +173,25 @@ void ibfm_trace_text(FILE *out, const struct ibfm_fabric *f,
 		ibfm_fabric_str(f, f->nodes[f->ports[dst].node].desc));
 }
 
+unsigned ibfm_trace_text_nodes(const struct ibfm_fabric *f,
+			       const uint32_t *hops, int n, uint32_t dst,
+			       uint32_t *nodes, unsigned max)
+{
+	unsigned k = 0;
+	int i;
+
+	/* As ibfm_trace_text(): From, a line per hop, To. */
+	if (k < max)
+		nodes[k] = f->ports[hops[0]].node;
+	k++;
+	for (i = f->ports[hops[0]].num ? 0 : 1; i < n; i++, k++)
+		if (k < max)
+			nodes[k] = f->ports[f->ports[hops[i]].peer].node;
+	if (k < max)
+		nodes[k] = f->ports[dst].node;
+	return k + 1;
+}
+
 /* The switches crossed: in port, out port, and the link leaving. */
 void ibfm_trace_json(struct ibfm_json *j, const struct ibfm_fabric *f,
 		     const uint32_t *hops, int n, ibfm_trace_hop_fn fn,

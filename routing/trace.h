@@ -41,6 +41,15 @@ unsigned ibfm_trace_suggest_server(const struct ibfm_fabric *f, const char *s,
 void ibfm_trace_text(FILE *out, const struct ibfm_fabric *f,
 		     const uint32_t *hops, int n, uint32_t dst);
 
+/*
+ * The node each line of ibfm_trace_text() names, for the same path, in
+ * line order: up to 'max' node indexes in 'nodes'. Returns how many
+ * lines there are (so that a caller can rename what they print).
+ */
+unsigned ibfm_trace_text_nodes(const struct ibfm_fabric *f,
+			       const uint32_t *hops, int n, uint32_t dst,
+			       uint32_t *nodes, unsigned max);
+
 /* Adds members to the hop object of switch port 'out_port'. */
 typedef void (*ibfm_trace_hop_fn)(void *ctx, struct ibfm_json *j,
 				  uint32_t out_port);
