@@ -96,6 +96,14 @@ static void collect_metrics(void *arg, struct evbuffer *b)
 			features[i]->metrics(d->state[i], b);
 }
 
+/* GET /fabric.svg: the last sweep, drawn. */
+static void draw_picture(void *arg, struct evbuffer *b)
+{
+	const struct ibfmd *d = arg;
+
+	ibfmd_view_picture(&d->view, d->conf.state_dir, b);
+}
+
 static void sweep_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct ibfmd *d = arg;
@@ -245,6 +253,7 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 	if (ibfmd_metrics_open(core->base, &d->conf, fds.http, collect_metrics,
 			       d, &d->metrics))
 		return -1;
+	ibfmd_metrics_set_picture(d->metrics, draw_picture, d);
 	return add_events(d);
 }
 

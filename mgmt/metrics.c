@@ -37,6 +37,8 @@ struct ibfmd_metrics {
 	struct ibfmd_listen *listen;
 	ibfmd_metrics_fn collect;
 	void *arg;
+	ibfmd_metrics_fn picture; /* NULL: /metrics only */
+	void *picture_arg;
 	unsigned nconns, max_conns;
 	struct conn_list conns;
 };
@@ -83,17 +85,38 @@ static void reply_text(struct conn *c, int code, const char *reason,
 	evbuffer_free(b);
 }
 
-/* The head is whole: GET /metrics, or why not. */
+/* The page at /: the picture, refreshed, and where the rest is. */
+static const char index_page[] =
+	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	"<title>ibfm fabric</title>"
+	"<meta http-equiv=\"refresh\" content=\"30\">"
+	"<style>body{font-family:sans-serif;margin:16px}"
+	"img{max-width:100%;border:1px solid #ddd}</style></head>\n"
+	"<body><h1>ibfm: the fabric as ibfmd last swept it</h1>"
+	"<p>Red: missing against the expected cabling; orange: slower than "
+	"cabled; purple: drained. Hover an element for its names. "
+	"<a href=\"/metrics\">/metrics</a></p>"
+	"<img src=\"/fabric.svg\" alt=\"the fabric\"></body></html>\n";
+
+/* The head is whole: GET /metrics (or a page), or why not. */
 static void serve(struct conn *c, const struct ibfmd_httpreq *r)
 {
 	struct evbuffer *b;
+	int page;
 
 	if (r->method == IBFMD_HTTP_OTHER) {
 		reply_text(c, 405, "Method Not Allowed", "only GET and HEAD");
 		return;
 	}
-	if (strcmp(r->path, "/metrics")) {
-		reply_text(c, 404, "Not Found", "only /metrics is served");
+	page = !strcmp(r->path, "/metrics")	 ? 0
+	       : !c->m->picture			 ? -1
+	       : !strcmp(r->path, "/fabric.svg") ? 1
+	       : !strcmp(r->path, "/")		 ? 2
+						 : -1;
+	if (page < 0) {
+		reply_text(c, 404, "Not Found",
+			   c->m->picture ? "/, /fabric.svg and /metrics"
+					 : "only /metrics is served");
 		return;
 	}
 	b = evbuffer_new();
@@ -101,9 +124,17 @@ static void serve(struct conn *c, const struct ibfmd_httpreq *r)
 		reply_text(c, 500, "Internal Server Error", "out of memory");
 		return;
 	}
-	c->m->collect(c->m->arg, b);
-	reply(c, 200, "OK", "text/plain; version=0.0.4", b,
-	      r->method == IBFMD_HTTP_HEAD);
+	if (page == 0)
+		c->m->collect(c->m->arg, b);
+	else if (page == 1)
+		c->m->picture(c->m->picture_arg, b);
+	else
+		evbuffer_add(b, index_page, sizeof(index_page) - 1);
+	reply(c, 200, "OK",
+	      page == 0	  ? "text/plain; version=0.0.4"
+	      : page == 1 ? "image/svg+xml"
+			  : "text/html; charset=utf-8",
+	      b, r->method == IBFMD_HTTP_HEAD);
 	evbuffer_free(b);
 }
 
@@ -297,4 +328,13 @@ void ibfmd_metrics_close(struct ibfmd_metrics *m)
 	while (!LIST_EMPTY(&m->conns))
 		conn_close(LIST_FIRST(&m->conns));
 	free(m);
+}
+
+void ibfmd_metrics_set_picture(struct ibfmd_metrics *m,
+			       ibfmd_metrics_fn picture, void *arg)
+{
+	if (!m)
+		return;
+	m->picture = picture;
+	m->picture_arg = arg;
 }

@@ -5,7 +5,10 @@
 /*
  * DOC: GET /metrics over HTTP/1.x: Prometheus' text exposition, version
  * 0.0.4. What it serves is collected at each request by one callback,
- * which asks every feature for its families; other paths get 404, other
+ * which asks every feature for its families. With a picture callback,
+ * also GET /fabric.svg (the fabric drawn at each request: routing/draw.h)
+ * and / (a page that shows it and links /metrics): a read-only view for
+ * people, on the same bounded listener. Other paths get 404, other
  * methods 405. One request per connection (Connection: close).
  *
  * Served by a few lines of our own on a bufferevent rather than by
@@ -46,6 +49,10 @@ typedef void (*ibfmd_metrics_fn)(void *arg, struct evbuffer *b);
 int ibfmd_metrics_open(struct event_base *base, const struct ibfmd_conf *conf,
 		       unsigned max_conns, ibfmd_metrics_fn collect, void *arg,
 		       struct ibfmd_metrics **out);
+
+/* Serves /fabric.svg (from 'picture') and / on 'm'. NULL 'm' is fine. */
+void ibfmd_metrics_set_picture(struct ibfmd_metrics *m,
+			       ibfmd_metrics_fn picture, void *arg);
 
 /* Stops serving and closes every connection. NULL is fine. */
 void ibfmd_metrics_close(struct ibfmd_metrics *m);

@@ -13,6 +13,9 @@
 
 #include "mgmt/log.h"
 #include "routing/diff.h"
+#include "routing/drain.h"
+#include "routing/draw.h"
+#include "routing/snapshot.h"
 #include "routing/topo.h"
 
 #define MAX_PORT_EVENTS 64 /* counter events per sweep; then a summary */
@@ -214,4 +217,44 @@ void ibfmd_view_free(struct ibfmd_view *v)
 	free(v->pc_delta);
 	free(v->clashes);
 	memset(v, 0, sizeof(*v));
+}
+
+void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
+			struct evbuffer *b)
+{
+	struct ibfm_drain drains = { 0 };
+	struct ibfm_draw_opts o = { .expected = v->expected };
+	struct ibfm_draw_stats st;
+	struct ibfm_err err;
+	char path[4200], title[128];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!v->fabric) {
+		evbuffer_add_printf(
+			b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+			   "width=\"400\" height=\"40\"><text x=\"10\" "
+			   "y=\"25\">no sweep yet</text></svg>\n");
+		return;
+	}
+	if (state_dir[0] &&
+	    !ibfm_snapshot_path(state_dir, IBFM_STATE_DRAINS, path,
+				sizeof(path)) &&
+	    !ibfm_drain_read(path, &drains, &err))
+		o.drains = &drains;
+	snprintf(title, sizeof(title),
+		 "sweep %" PRIu64 ": %u switches, %u CAs%s", v->sweeps,
+		 v->fabric->nswitches, v->fabric->ncas,
+		 v->expected ? ", against the expected cabling" : "");
+	o.title = title;
+	m = open_memstream(&buf, &len);
+	if (m) {
+		int rc = ibfm_draw(v->fabric, &o, m, &st, &err);
+
+		if (!fclose(m) && !rc)
+			evbuffer_add(b, buf, len);
+	}
+	free(buf);
+	ibfm_drain_free(&drains);
 }

@@ -14,6 +14,8 @@
  */
 
 #include <stdbool.h>
+
+#include <event2/buffer.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -67,5 +69,13 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r);
 
 /* Frees what the view holds (not the events). */
 void ibfmd_view_free(struct ibfmd_view *v);
+
+/*
+ * The last sweep drawn as SVG into 'b' (routing/draw.h): against the
+ * expected topology when one is loaded, with the drain list of
+ * 'state_dir' ("" none); a placeholder picture before the first sweep.
+ */
+void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
+			struct evbuffer *b);
 
 #endif /* IBFMD_VIEW_H */
