@@ -232,15 +232,73 @@ static void print_json(const char *cmd, char *reply)
 	fputs(reply, stdout);
 }
 
+/*
+ * Appends thresholds to 'buf' ("NAME=N,..."): 'arg' itself, or with
+ * 'file' the lines of the file it names, as ibqueryerrors'
+ * --threshold-file has them ("SymbolErrorCounter=10", '#' comments).
+ * Nonzero (said) when the file does not read or overflows 'buf'.
+ */
+static int add_limits(char *buf, size_t len, const char *arg, bool file)
+{
+	char line[256];
+	size_t at = strlen(buf);
+	unsigned no = 0;
+	FILE *in;
+
+	if (!file) {
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       at ? "," : "", arg);
+		return at >= len ? (cli_error("--threshold: too long"), -1) : 0;
+	}
+	in = fopen(arg, "r");
+	if (!in) {
+		cli_error("%s: %s", arg, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		char *s = line + strspn(line, " \t");
+
+		char *w = s, *r;
+
+		no++;
+		s[strcspn(s, "#\r\n")] = '\0';
+		for (r = s; *r; r++) /* "Name = 10" too: names hold no blank */
+			if (*r != ' ' && *r != '\t')
+				*w++ = *r;
+		*w = '\0';
+		if (!*s)
+			continue;
+		if (!strchr(s, '=') || strchr(s, ',')) {
+			cli_error("%s:%u: expected NAME=N", arg, no);
+			fclose(in);
+			return -1;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       at ? "," : "", s);
+		if (at >= len) {
+			cli_error("%s: too many thresholds", arg);
+			fclose(in);
+			return -1;
+		}
+	}
+	fclose(in);
+	return 0;
+}
+
 static int cmd_daemon(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "since", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 'n' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "threshold-file", required_argument, NULL, 'F' },
+		{ "suppress", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	char limits[2048] = "";
+	const char *suppress = NULL;
 	bool events = !strcmp(argv[0], "events"),
 	     counters = !strcmp(argv[0], "counters"), json = false;
 	unsigned since = 0, top = 10;
@@ -258,14 +316,24 @@ static int cmd_daemon(int argc, char **argv)
 			json = true;
 			continue;
 		}
+		if (counters && (c == 'T' || c == 'F' || c == 'S')) {
+			if (c == 'S')
+				suppress = optarg;
+			else if (add_limits(limits, sizeof(limits), optarg,
+					    c == 'F'))
+				return CLI_INPUT;
+			continue;
+		}
 		printf("Usage: ibfm [--socket PATH] %s [--json]%s\n"
 		       "Asks ibfmd (default socket %s). Exit: 0 done; 1 found a problem\n"
 		       "(status: the last sweep failed; diff: differences; counters: ports with\n"
 		       "errors); 4 ibfmd answered an error; 5 it cannot be reached.\n",
 		       argv[0],
-		       events	  ? " [--since N]"
-		       : counters ? " [--top N]"
-				  : "",
+		       events ? " [--since N]"
+		       : counters
+			       ? " [--top N] [--threshold NAME=N,...]\n"
+				 "       [--threshold-file FILE] [--suppress NAME,...]"
+			       : "",
 		       cli_socket_path);
 		return c == 'h' ? CLI_OK : CLI_USAGE;
 	}
@@ -273,7 +341,9 @@ static int cmd_daemon(int argc, char **argv)
 	rc = cli_ask_cmd(
 		argv[0],
 		(const char *const[]){ "since", events && since ? num : NULL,
-				       "top", counters ? num : NULL, NULL },
+				       "top", counters ? num : NULL,
+				       "threshold", limits[0] ? limits : NULL,
+				       "suppress", suppress, NULL },
 		&reply);
 	if (rc == CLI_OK) {
 		struct cli_jv *v = cli_jv_parse(reply);

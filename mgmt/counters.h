@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "routing/err.h"
 #include "routing/fabric.h"
 
 enum ibfm_pc_field {
@@ -80,5 +81,34 @@ uint64_t ibfm_pc_errors(const struct ibfm_pc *pc);
  */
 uint32_t ibfm_pc_top(const struct ibfm_fabric *f, const struct ibfm_pc *delta,
 		     unsigned key, uint32_t *out, uint32_t n);
+
+/*
+ * ibqueryerrors' thresholds: an error field counts when it is above its
+ * threshold; UINT64_MAX suppresses it. All zero: every error counts.
+ */
+struct ibfm_pc_limits {
+	uint64_t above[IBFM_PC_NERRORS];
+};
+
+/*
+ * Sets 'l' from "NAME=N,..." ('thresholds') and "NAME,..." ('suppress'),
+ * either NULL or "". A NAME is an error field as ibfm_pc_name() gives it
+ * ("symbol_errors") or as ibqueryerrors names it ("SymbolErrorCounter").
+ * 0, or -EINVAL with 'err' naming what is wrong ('l' unchanged then).
+ */
+int ibfm_pc_limits_parse(struct ibfm_pc_limits *l, const char *thresholds,
+			 const char *suppress, struct ibfm_err *err);
+
+/* Sum of the error fields of 'pc' above their limits in 'l'. */
+uint64_t ibfm_pc_errors_over(const struct ibfm_pc *pc,
+			     const struct ibfm_pc_limits *l);
+
+/*
+ * The 'n' ports of 'f' whose counters 'pc' are most above 'l' (by
+ * ibfm_pc_errors_over), into 'out'; returns how many.
+ */
+uint32_t ibfm_pc_top_over(const struct ibfm_fabric *f, const struct ibfm_pc *pc,
+			  const struct ibfm_pc_limits *l, uint32_t *out,
+			  uint32_t n);
 
 #endif /* IBFM_COUNTERS_H */

@@ -437,16 +437,24 @@ static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
 	ibfm_json_obj_end(j);
 }
 
-static void write_top(struct ibfm_json *j, const struct ibfmd_view *d,
-		      const char *key, const struct ibfm_pc *by,
-		      unsigned rank_by, uint32_t *ports, uint32_t top)
+/* The list 'key' of the 'n' ports 'ports'. */
+static void write_ports(struct ibfm_json *j, const struct ibfmd_view *d,
+			const char *key, const uint32_t *ports, uint32_t n)
 {
-	uint32_t n = ibfm_pc_top(d->fabric, by, rank_by, ports, top), i;
+	uint32_t i;
 
 	ibfm_json_arr_begin(j, key);
 	for (i = 0; i < n; i++)
 		write_port(j, d, ports[i]);
 	ibfm_json_arr_end(j);
+}
+
+static void write_top(struct ibfm_json *j, const struct ibfmd_view *d,
+		      const char *key, const struct ibfm_pc *by,
+		      unsigned rank_by, uint32_t *ports, uint32_t top)
+{
+	write_ports(j, d, key, ports,
+		    ibfm_pc_top(d->fabric, by, rank_by, ports, top));
 }
 
 /*
@@ -466,7 +474,15 @@ static void cmd_counters(void *ctx, const struct ibfm_req *req,
 		       : want > TOP_MAX ? TOP_MAX
 					: (uint32_t)want,
 		 *ports;
+	struct ibfm_pc_limits limits;
+	struct ibfm_err err;
 
+	if (ibfm_pc_limits_parse(&limits, ibfm_req_str(req, "threshold"),
+				 ibfm_req_str(req, "suppress"), &err)) {
+		ibfm_json_str(j, "error", err.msg);
+		ibfm_json_str(j, "error_kind", IBFM_CTL_ERR_INPUT);
+		return;
+	}
 	ibfm_json_bool(j, "enabled", core->conf->counters);
 	ibfm_json_uint(j, "ports_read", d->pc_ports);
 	ibfm_json_uint(j, "time", (uint64_t)d->pc_time);
@@ -483,7 +499,9 @@ static void cmd_counters(void *ctx, const struct ibfm_req *req,
 		return;
 	}
 	write_top(j, d, "hot", d->pc_delta, IBFM_PC_XMIT_WAIT, ports, top);
-	write_top(j, d, "errors", d->pc, IBFM_PC_NFIELDS, ports, top);
+	/* Above the thresholds, as ibqueryerrors reports them. */
+	write_ports(j, d, "errors", ports,
+		    ibfm_pc_top_over(d->fabric, d->pc, &limits, ports, top));
 	write_top(j, d, "rising", d->pc_delta, IBFM_PC_NFIELDS, ports, top);
 	free(ports);
 }

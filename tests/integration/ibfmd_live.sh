@@ -60,6 +60,25 @@ ask counters --top 3 --json >"$T/counters2.json"
 check "counters remember: leaf-01[5] still listed a sweep later" \
 	bash -c "sed 's/.*\"errors\":\[//' '$T/counters2.json' | grep -q '^{\"port\":\"\\\\\"leaf-01\\\\\"\[5\] [^}]*\"errors\":0,\"delta\".*\"errors_total\":8,'"
 check "and nothing rising" grep -q '"rising":\[\]' "$T/counters2.json"
+# Thresholds and a suppress list, as ibqueryerrors takes them: leaf-01[5]
+# holds SymbolErrorCounter 7 and LinkDownedCounter 1.
+ask counters --threshold SymbolErrorCounter=10,LinkDownedCounter=1 >/dev/null
+check "counters: below every threshold, exit 0" test $? = 0
+ask counters --threshold symbol_errors=5 --json >"$T/thr.json"
+check "counters: above a threshold, exit 1" test $? = 1
+check "... leaf-01[5] listed" grep -q '"errors":\[{"port":"\\"leaf-01\\"\[5\]' "$T/thr.json"
+printf '# thresholds\nSymbolErrorCounter=10\nLinkDownedCounter\n' >"$T/thr.bad"
+ask counters --threshold-file "$T/thr.bad" >/dev/null 2>"$T/thr.err"
+check "counters: a bad threshold file line, exit 3" test $? = 3
+check "... with FILE:LINE" grep -q 'thr.bad:3: expected NAME=N' "$T/thr.err"
+printf '# thresholds\nSymbolErrorCounter = 10\n\nLinkDownedCounter=5 # flaps\n' >"$T/thr.conf"
+ask counters --threshold-file "$T/thr.conf" >/dev/null
+check "counters: an ibqueryerrors threshold file, all below: exit 0" test $? = 0
+ask counters --suppress SymbolErrorCounter,link_downed >/dev/null
+check "counters: the counters suppressed, exit 0" test $? = 0
+ask counters --threshold NoSuchCounter=1 >/dev/null 2>"$T/thr2.err"
+check "counters: an unknown counter is bad input, exit 3" test $? = 3
+check "... naming it" grep -q 'unknown error counter "NoSuchCounter"' "$T/thr2.err"
 http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
 check "metrics: the port's symbol errors, labelled" grep -q "^ibfm_port_symbol_errors_total{guid=\"0x${leaf#S-}\",port=\"5\",node=\"leaf-01\"} 7$" "$T/metrics"
 check "metrics: events by severity" grep -q '^ibfm_events_by_severity_total{severity="warning"} [1-9]' "$T/metrics"

@@ -111,6 +111,43 @@ static void test_top_keeps_the_highest(void **state)
 	ibfm_fabric_destroy(f);
 }
 
+/* Thresholds and suppression as ibqueryerrors takes them, by either name. */
+static void test_limits(void **state)
+{
+	struct ibfm_pc_limits l;
+	struct ibfm_pc pc = { .valid = true };
+	struct ibfm_err err;
+
+	(void)state;
+	pc.v[IBFM_PC_SYMBOL_ERRORS] = 7;
+	pc.v[IBFM_PC_LINK_DOWNED] = 1;
+	assert_int_equal(ibfm_pc_limits_parse(&l, NULL, "", &err), 0);
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 8);
+	assert_int_equal(
+		ibfm_pc_limits_parse(&l, "SymbolErrorCounter=10", NULL, &err),
+		0);
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 1);
+	assert_int_equal(ibfm_pc_limits_parse(&l, "symbol_errors=6",
+					      "LinkDownedCounter", &err),
+			 0);
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 7);
+	assert_int_equal(ibfm_pc_limits_parse(&l,
+					      "symbol_errors=7,link_downed=1",
+					      NULL, &err),
+			 0);
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 0);
+	assert_int_equal(ibfm_pc_limits_parse(&l, "Nope=1", NULL, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "unknown error counter \"Nope\""));
+	assert_int_equal(ibfm_pc_limits_parse(&l, "symbol_errors", NULL, &err),
+			 -EINVAL);
+	assert_int_equal(
+		ibfm_pc_limits_parse(&l, "symbol_errors=1x", NULL, &err),
+		-EINVAL);
+	/* The last good limits stay. */
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +155,7 @@ int main(void)
 		cmocka_unit_test(test_names_and_widths),
 		cmocka_unit_test(test_delta_fabric_matches_by_guid),
 		cmocka_unit_test(test_top_keeps_the_highest),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests_name("counters", tests, NULL, NULL);
