@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#include "bench/bench.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+void bench_parse(int argc, char **argv, const char *name, struct bench_args *a)
+{
+	int c;
+
+	a->gen = (struct ibfm_gen_params){ .levels = 3, .radix = 64 };
+	a->runs = 5;
+	a->quiet = 0;
+	a->shuffle = 0;
+	while ((c = getopt(argc, argv, "l:k:n:r:s:q")) != -1) {
+		switch (c) {
+		case 'l':
+			a->gen.levels = (unsigned)atoi(optarg);
+			break;
+		case 'k':
+			a->gen.radix = (unsigned)atoi(optarg);
+			break;
+		case 'n':
+			a->gen.hosts = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			a->runs = atoi(optarg);
+			break;
+		case 's':
+			a->shuffle = (unsigned)atoi(optarg);
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: %s [-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-q]\n",
+				name);
+			exit(2);
+		}
+	}
+	if (a->runs < 1 || a->runs > 16)
+		a->runs = 5;
+}
+
+double bench_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+int bench_shuffle_lids(struct ibfm_fabric *f, unsigned seed,
+		       struct ibfm_err *err)
+{
+	uint32_t *with = malloc(((size_t)f->nports + 1) * sizeof(*with));
+	uint32_t p, n = 0, i;
+
+	if (!with)
+		return -1;
+	for (p = 0; p < f->nports; p++)
+		if (f->ports[p].lid)
+			with[n++] = p;
+	srand(seed);
+	for (i = n; i > 1; i--) {
+		uint32_t j = (uint32_t)rand() % i;
+		uint16_t lid = f->ports[with[i - 1]].lid;
+
+		f->ports[with[i - 1]].lid = f->ports[with[j]].lid;
+		f->ports[with[j]].lid = lid;
+	}
+	free(with);
+	return ibfm_fabric_finish(f, err);
+}

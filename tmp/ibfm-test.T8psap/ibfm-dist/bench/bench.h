@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_BENCH_H
+#define IBFM_BENCH_H
+
+/* What the benchmark programs share: options, clock, medians. */
+
+#include "routing/gen.h"
+
+struct bench_args {
+	struct ibfm_gen_params gen; /* -l -k -n */
+	int runs;		    /* -r, 1..16 (default 5) */
+	int quiet;		    /* -q */
+	unsigned shuffle;	    /* -s SEED: LIDs in random order, as an
+				     * SM's discovery order scatters them */
+};
+
+/* Parses "[-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-q]"; exits 2
+ * on others. */
+void bench_parse(int argc, char **argv, const char *name, struct bench_args *a);
+
+double bench_now_ms(void);
+
+/* Deals the assigned LIDs of 'f' out again in a random order (seed). */
+int bench_shuffle_lids(struct ibfm_fabric *f, unsigned seed,
+		       struct ibfm_err *err);
+
+/* Sorts 'v' in place and returns its median. */
+double bench_median(double *v, int n);
+
+#endif /* IBFM_BENCH_H */

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_CCPOLICY_H
+#define IBFM_CCPOLICY_H
+
+/*
+ * DOC: which congestion-control profile each node gets. A policy file
+ * holds rules, one per line, the first that matches wins; a node no
+ * rule matches gets the default profile (ibfmd's cc_profile):
+ *
+ *     switch PROFILE            every switch
+ *     ca PROFILE                every CA port
+ *     rail N PROFILE            CA ports of rail N (the number in
+ *                               "mlx5_N" / "HCA-N", as ibfm rails)
+ *     guid G[,G...] PROFILE     these node GUIDs
+ *
+ * PROFILE is a built-in name ("reference", "ai") or a profile file. A
+ * bad line refuses the whole file with FILE:LINE. This is how a new
+ * profile is rolled out rail by rail (docs/cc.md).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cc/ccprofile.h"
+#include "routing/err.h"
+
+struct ibfm_ccpol_rule {
+	enum {
+		IBFM_CCPOL_SWITCH,
+		IBFM_CCPOL_CA,
+		IBFM_CCPOL_RAIL,
+		IBFM_CCPOL_GUID
+	} kind;
+	unsigned rail;
+	uint64_t *guids;
+	size_t nguids;
+	unsigned profile; /* index into profiles[] */
+};
+
+struct ibfm_ccpol {
+	struct ibfm_ccp *profiles; /* [0] is the default */
+	size_t nprofiles;
+	struct ibfm_ccpol_rule *rules;
+	size_t nrules;
+};
+
+/*
+ * Loads the default profile 'profile' and, unless 'path' is NULL or "",
+ * the policy file. 0, or -EINVAL/-errno with 'err' set and 'p' empty.
+ */
+int ibfm_ccpol_load(const char *profile, const char *path, struct ibfm_ccpol *p,
+		    struct ibfm_err *err);
+
+/* The same with the policy's text ('name' for messages). */
+int ibfm_ccpol_parse(const char *profile, const char *text, const char *name,
+		     struct ibfm_ccpol *p, struct ibfm_err *err);
+
+void ibfm_ccpol_free(struct ibfm_ccpol *p);
+
+/*
+ * The profile for a switch or a CA port ('rail': the rail number of a
+ * CA port, IBFM_CCPOL_NO_RAIL when none).
+ */
+#define IBFM_CCPOL_NO_RAIL UINT32_MAX
+const struct ibfm_ccp *ibfm_ccpol_pick(const struct ibfm_ccpol *p, bool sw,
+				       uint64_t guid, uint32_t rail);
+
+#endif /* IBFM_CCPOLICY_H */

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/jsonview.h"
+#include "routing/nodemap.h"
+#include "routing/topo.h"
+#include "routing/trace.h"
+
+static struct timespec progress_start;
+static bool progress_on;
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ibfm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool progress_wanted(void)
+{
+	const char *env = getenv("IBFM_PROGRESS");
+
+	if (env)
+		return !strcmp(env, "1");
+	return isatty(STDERR_FILENO);
+}
+
+void cli_progress_begin(const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_on = progress_wanted();
+	if (!progress_on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &progress_start);
+	fputs("ibfm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" ...", stderr);
+	fflush(stderr);
+}
+
+void cli_progress_end(void)
+{
+	struct timespec now;
+
+	if (!progress_on)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	fprintf(stderr, " done (%.2f s)\n",
+		(double)(now.tv_sec - progress_start.tv_sec) +
+			(now.tv_nsec - progress_start.tv_nsec) / 1e9);
+	progress_on = false;
+}
+
+struct ibfm_fabric *cli_load_topo(const char *path)
+{
+	struct ibfm_fabric *f = NULL;
+	struct ibfm_err err;
+
+	cli_progress_begin("reading %s", path);
+	if (ibfm_topo_read(path, &f, &err)) {
+		if (progress_on)
+			fputc('\n', stderr);
+		progress_on = false;
+		cli_error("%s", err.msg);
+		return NULL;
+	}
+	cli_progress_end();
+	return f;
+}
+
+bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v)
+{
+	unsigned long x;
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	x = strtoul(s, &end, 0);
+	if (errno || *end || x < min || x > max)
+		return false;
+	*v = (unsigned)x;
+	return true;
+}
+
+const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
+			 size_t len)
+{
+	return ibfm_fabric_port_text(f, port, buf, len);
+}
+
+void cli_suggest_node(const struct ibfm_fabric *f, const char *s)
+{
+	uint32_t best[3];
+	unsigned n = ibfm_trace_suggest(f, s, best, 3), k;
+
+	if (!n)
+		return;
+	fputs("ibfm: did you mean", stderr);
+	for (k = 0; k < n; k++)
+		fprintf(stderr, "%s \"%s\"", k ? "," : "",
+			ibfm_fabric_str(f, f->nodes[best[k]].desc));
+	fputs("?\n", stderr);
+}
+
+struct ibfm_nodemap *cli_load_nodemap(const char *path, int *rc)
+{
+	struct ibfm_nodemap *m = NULL;
+	struct ibfm_err err;
+
+	*rc = CLI_OK;
+	if (path && ibfm_nodemap_load(path, &m, &err)) {
+		cli_error("%s", err.msg);
+		*rc = CLI_INPUT;
+	}
+	return m;
+}
+
+void cli_rename_nodes(struct cli_jv *v, const struct ibfm_nodemap *m)
+{
+	struct cli_jv *c, *name = NULL;
+	const char *guid = NULL, *to;
+	char *s;
+
+	if (!v || !m)
+		return;
+	for (c = v->child; c; c = c->next) {
+		if (v->type == CLI_JV_OBJECT && c->type == CLI_JV_STRING &&
+		    !strcmp(c->key, "guid"))
+			guid = c->str;
+		else if (v->type == CLI_JV_OBJECT && c->type == CLI_JV_STRING &&
+			 !strcmp(c->key, "name"))
+			name = c;
+		cli_rename_nodes(c, m);
+	}
+	if (!guid || !name)
+		return;
+	to = ibfm_nodemap_name(m, strtoull(guid, NULL, 0));
+	s = to ? strdup(to) : NULL;
+	if (s) {
+		free(name->str);
+		name->str = s;
+	}
+}

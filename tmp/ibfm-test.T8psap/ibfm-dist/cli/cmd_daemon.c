@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibfm status|events|sweep|summary|diff|counters: ask ibfmd over its
+ * control socket (one JSON request line, one JSON reply line), and the
+ * helpers other commands use to ask it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/jsonview.h"
+#include "ctl/client.h"
+#include "ctl/req.h"
+
+const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
+unsigned cli_socket_timeout_s = 30;
+
+/*
+ * An error reply on stderr: its message and its near matches. Returns
+ * the exit code: CLI_INPUT when the request named what is not there,
+ * as offline; CLI_FAIL for every other error ibfmd answers.
+ */
+static int print_error(const char *reply)
+{
+	struct cli_jv *v = cli_jv_parse(reply);
+	const struct cli_jv *near = cli_jv_get(v, "did_you_mean"), *n;
+	int rc = v && !strcmp(cli_jv_str(v, "error_kind"), IBFM_CTL_ERR_INPUT)
+			 ? CLI_INPUT
+			 : CLI_FAIL;
+
+	cli_error("ibfmd: %s", v ? cli_jv_str(v, "error") : reply);
+	if (near && near->child) {
+		fputs("ibfm: did you mean", stderr);
+		for (n = near->child; n; n = n->next)
+			fprintf(stderr, "%s \"%s\"",
+				n == near->child ? "" : ",", n->str);
+		fputs("?\n", stderr);
+	}
+	cli_jv_free(v);
+	return rc;
+}
+
+int cli_ask(const struct ibfm_req *r, char **reply)
+{
+	char *line = ibfm_req_encode(r);
+	int rc;
+
+	*reply = NULL;
+	if (!line) {
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	rc = ibfm_client_ask(cli_socket_path, line, cli_socket_timeout_s * 1000,
+			     reply);
+	free(line);
+	if (rc == -EPIPE) {
+		cli_error("ibfmd closed the connection without a reply");
+		return CLI_NO_DAEMON;
+	}
+	if (rc == -ETIMEDOUT) {
+		cli_error(
+			"ibfmd at %s did not answer within %u s (busy or stuck: see its log; --socket-timeout SECONDS waits longer)",
+			cli_socket_path, cli_socket_timeout_s);
+		return CLI_NO_DAEMON;
+	}
+	if (rc) {
+		cli_error(
+			"cannot reach ibfmd at %s: %s (start it with ibfmd --config FILE, give --socket PATH, or work offline with --topo FILE)",
+			cli_socket_path, strerror(-rc));
+		return CLI_NO_DAEMON;
+	}
+	if (ibfm_client_is_error(*reply))
+		return print_error(*reply);
+	return CLI_OK;
+}
+
+int cli_ask_cmd(const char *cmd, const char *const *args, char **reply)
+{
+	struct ibfm_req r;
+	struct ibfm_err err;
+	int rc = ibfm_req_init(&r, ibfm_cmds, cmd, &err);
+
+	*reply = NULL;
+	for (; !rc && args && args[0]; args += 2)
+		if (args[1])
+			rc = ibfm_req_set(&r, args[0], args[1], &err);
+	if (!rc)
+		rc = ibfm_req_check(&r, &err);
+	if (rc) {
+		cli_error("%s", err.msg);
+		return CLI_USAGE;
+	}
+	return cli_ask(&r, reply);
+}
+
+/* One event on one line: seq, time, severity, kind, ports, detail. */
+static void print_event(const struct cli_jv *e)
+{
+	const struct cli_jv *ports = cli_jv_get(e, "ports"), *p;
+	time_t t = (time_t)cli_jv_num(e, "time");
+	char when[32] = "-";
+
+	if (t)
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S",
+			 localtime(&t));
+	printf("%6.0f %s %-7s %-16s", cli_jv_num(e, "seq"), when,
+	       cli_jv_str(e, "severity"), cli_jv_str(e, "kind"));
+	for (p = ports ? ports->child : NULL; p; p = p->next)
+		printf("%s%s", p == ports->child ? " " : " -- ", p->str);
+	if (cli_jv_str(e, "detail")[0])
+		printf(": %s", cli_jv_str(e, "detail"));
+	putchar('\n');
+}
+
+static void print_events(const struct cli_jv *list)
+{
+	const struct cli_jv *e;
+
+	for (e = list ? list->child : NULL; e; e = e->next)
+		print_event(e);
+}
+
+/* A ports table: port, the errors and PortXmitWait deltas, what rose. */
+static void print_ports(const char *title, const struct cli_jv *list)
+{
+	const struct cli_jv *e, *k;
+
+	printf("%s:\n", title);
+	if (!list || !list->child)
+		printf("  (none)\n");
+	for (e = list ? list->child : NULL; e; e = e->next) {
+		const struct cli_jv *delta = cli_jv_get(e, "delta");
+
+		printf("  %-48s errors %-6.0f (+%.0f, %.2f/s) xmit_wait +%-10.0f",
+		       cli_jv_str(e, "port"), cli_jv_num(e, "errors_total"),
+		       cli_jv_num(e, "errors"), cli_jv_num(e, "errors_per_s"),
+		       cli_jv_num(delta, "xmit_wait"));
+		for (k = delta ? delta->child : NULL; k; k = k->next)
+			if (k->num && strcmp(k->key, "xmit_wait") &&
+			    !strstr(k->key, "data") && !strstr(k->key, "pkts"))
+				printf(" %s +%.0f", k->key, k->num);
+		putchar('\n');
+	}
+}
+
+/*
+ * What the reply found, as checks exit: 1 when the last sweep failed
+ * (status), the fabric differs from the expected one (diff) or ports
+ * have errors (counters).
+ */
+static int found(const char *cmd, const struct cli_jv *v)
+{
+	const struct cli_jv *list =
+		cli_jv_get(v, !strcmp(cmd, "diff")	 ? "differences"
+			      : !strcmp(cmd, "counters") ? "errors"
+							 : "");
+
+	if (!strcmp(cmd, "status") && cli_jv_str(v, "last_error")[0])
+		return CLI_FOUND;
+	return list && list->child ? CLI_FOUND : CLI_OK;
+}
+
+/*
+ * The SMs of a status reply, a line each as infiniband-diags' sminfo
+ * prints one (its GUID unpadded, its state's number and name), with the
+ * node's description after.
+ */
+static void print_sms(const struct cli_jv *list)
+{
+	static const char *const states[][2] = {
+		{ "not-active", "SMINFO_NOTACT" },
+		{ "discovering", "SMINFO_DISCOVER" },
+		{ "standby", "SMINFO_STANDBY" },
+		{ "master", "SMINFO_MASTER" },
+	};
+	const struct cli_jv *e;
+	unsigned k;
+
+	for (e = list ? list->child : NULL; e; e = e->next) {
+		for (k = 0; k < 4; k++)
+			if (!strcmp(cli_jv_str(e, "state"), states[k][0]))
+				break;
+		printf("sminfo: sm lid %.0f sm guid 0x%llx, activity count %.0f priority %.0f state %u %s \"%s\"\n",
+		       cli_jv_num(e, "lid"),
+		       strtoull(cli_jv_str(e, "guid"), NULL, 16),
+		       cli_jv_num(e, "act_count"), cli_jv_num(e, "priority"), k,
+		       k < 4 ? states[k][1] : "SMINFO_STATE_UNKNOWN",
+		       cli_jv_str(e, "desc"));
+	}
+}
+
+/* A reply for people: tables where there are lists. */
+static void print_reply(const char *cmd, const struct cli_jv *v)
+{
+	if (!strcmp(cmd, "events")) {
+		print_events(cli_jv_get(v, "events"));
+		return;
+	}
+	if (!strcmp(cmd, "counters")) {
+		printf("ports read %.0f, over %.0f s\n",
+		       cli_jv_num(v, "ports_read"),
+		       cli_jv_num(v, "interval_s"));
+		print_ports("hot ports (PortXmitWait)", cli_jv_get(v, "hot"));
+		print_ports(
+			"ports with errors (counters as held, as ibqueryerrors shows them)",
+			cli_jv_get(v, "errors"));
+		print_ports("errors rising since the sweep before",
+			    cli_jv_get(v, "rising"));
+		return;
+	}
+	cli_jv_print(stdout, v, 0);
+	if (!strcmp(cmd, "status"))
+		print_sms(cli_jv_get(v, "sms"));
+	if (!strcmp(cmd, "diff"))
+		print_events(cli_jv_get(v, "differences"));
+}
+
+/* The reply as it came; "events" prints the list itself: [{...}, ...]. */
+static void print_json(const char *cmd, char *reply)
+{
+	size_t n = strlen(reply);
+
+	if (!strcmp(cmd, "events") && !strncmp(reply, "{\"events\":", 10) &&
+	    n > 12 && reply[n - 2] == '}') {
+		reply[n - 2] = '\n';
+		reply[n - 1] = '\0';
+		reply += 10;
+	}
+	fputs(reply, stdout);
+}
+
+/*
+ * Appends thresholds to 'buf' ("NAME=N,..."): 'arg' itself, or with
+ * 'file' the lines of the file it names, as ibqueryerrors'
+ * --threshold-file has them ("SymbolErrorCounter=10", '#' comments).
+ * Nonzero (said) when the file does not read or overflows 'buf'.
+ */
+static int add_limits(char *buf, size_t len, const char *arg, bool file)
+{
+	char line[256];
+	size_t at = strlen(buf);
+	unsigned no = 0;
+	FILE *in;
+
+	if (!file) {
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       at ? "," : "", arg);
+		return at >= len ? (cli_error("--threshold: too long"), -1) : 0;
+	}
+	in = fopen(arg, "r");
+	if (!in) {
+		cli_error("%s: %s", arg, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		char *s = line + strspn(line, " \t");
+
+		char *w = s, *r;
+
+		no++;
+		s[strcspn(s, "#\r\n")] = '\0';
+		for (r = s; *r; r++) /* "Name = 10" too: names hold no blank */
+			if (*r != ' ' && *r != '\t')
+				*w++ = *r;
+		*w = '\0';
+		if (!*s)
+			continue;
+		if (!strchr(s, '=') || strchr(s, ',')) {
+			cli_error("%s:%u: expected NAME=N", arg, no);
+			fclose(in);
+			return -1;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       at ? "," : "", s);
+		if (at >= len) {
+			cli_error("%s: too many thresholds", arg);
+			fclose(in);
+			return -1;
+		}
+	}
+	fclose(in);
+	return 0;
+}
+
+static int cmd_daemon(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "since", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "threshold-file", required_argument, NULL, 'F' },
+		{ "suppress", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char limits[2048] = "";
+	const char *suppress = NULL;
+	bool events = !strcmp(argv[0], "events"),
+	     counters = !strcmp(argv[0], "counters"), json = false;
+	unsigned since = 0, top = 10;
+	char *reply, num[16];
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 's' && events &&
+		    cli_parse_uint(optarg, 0, UINT32_MAX, &since))
+			continue;
+		if (c == 'n' && counters &&
+		    cli_parse_uint(optarg, 1, 1000, &top))
+			continue;
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
+		if (counters && (c == 'T' || c == 'F' || c == 'S')) {
+			if (c == 'S')
+				suppress = optarg;
+			else if (add_limits(limits, sizeof(limits), optarg,
+					    c == 'F'))
+				return CLI_INPUT;
+			continue;
+		}
+		printf("Usage: ibfm [--socket PATH] %s [--json]%s\n"
+		       "Asks ibfmd (default socket %s). Exit: 0 done; 1 found a problem\n"
+		       "(status: the last sweep failed; diff: differences; counters: ports with\n"
+		       "errors); 4 ibfmd answered an error; 5 it cannot be reached.\n",
+		       argv[0],
+		       events ? " [--since N]"
+		       : counters
+			       ? " [--top N] [--threshold NAME=N,...]\n"
+				 "       [--threshold-file FILE] [--suppress NAME,...]"
+			       : "",
+		       cli_socket_path);
+		return c == 'h' ? CLI_OK : CLI_USAGE;
+	}
+	snprintf(num, sizeof(num), "%u", events ? since : top);
+	rc = cli_ask_cmd(
+		argv[0],
+		(const char *const[]){ "since", events && since ? num : NULL,
+				       "top", counters ? num : NULL,
+				       "threshold", limits[0] ? limits : NULL,
+				       "suppress", suppress, NULL },
+		&reply);
+	if (rc == CLI_OK) {
+		struct cli_jv *v = cli_jv_parse(reply);
+
+		if (json || !v)
+			print_json(argv[0], reply);
+		else
+			print_reply(argv[0], v);
+		rc = v ? found(argv[0], v) : CLI_FAIL;
+		cli_jv_free(v);
+	}
+	free(reply);
+	return rc;
+}
+
+const struct cli_cmd cli_daemon_cmds[] = {
+	{ "status", NULL, "[--json]", "ibfmd: fabric, sweep and SM status",
+	  cmd_daemon },
+	{ "events", NULL, "[--since N] [--json]",
+	  "ibfmd: events (differences found)", cmd_daemon },
+	{ "sweep", NULL, "", "ibfmd: sweep the fabric now", cmd_daemon },
+	{ "summary", NULL, "[--json]",
+	  "ibfmd: the last sweep (counts, levels, links by rate)", cmd_daemon },
+	{ "diff", NULL, "[--json]",
+	  "ibfmd: the last sweep against the expected topology", cmd_daemon },
+	{ "counters", NULL, "[--top N] [--json]",
+	  "ibfmd: hot ports and ports with errors", cmd_daemon },
+	{ 0 },
+};

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ibfm job start|end|list: the job registry, through ibfmd (mgmt/jobs.c).
+ * Host lists are expanded here (cli/hostlist.h), so that a Slurm prolog
+ * can pass $SLURM_JOB_NODELIST as it is; start and end then follow the
+ * confirmation on the switches (job-status) until it ends or times out.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/hostlist.h"
+#include "cli/jsonview.h"
+#include "routing/json.h"
+
+static const char job_usage[] =
+	"Usage: ibfm job start ID --hosts LIST [--order LIST] [--socket PATH]\n"
+	"                      [--timeout S] [--json]\n"
+	"       ibfm job end ID [--socket PATH] [--timeout S] [--json]\n"
+	"       ibfm job list [--socket PATH] [--json]\n"
+	"Registers a running job with ibfmd, which writes it to the plugin's\n"
+	"jobs list: OpenSM routes again so that the job's rings (member i to\n"
+	"member i + 1, one ring per rail) get links of their own, and ibfmd\n"
+	"reads the changed LFT blocks back off the switches. start and end wait\n"
+	"for that and print the blocks changed and verified.\n"
+	"\n"
+	"LIST is comma-separated servers (a node description up to its first\n"
+	"space) or HCAs (a whole description), or a Slurm host list such as\n"
+	"node[001-004,007],gpu12 ($SLURM_JOB_NODELIST). The ring order is\n"
+	"--order (the same hosts, as NCCL orders its ranks), else --hosts as\n"
+	"listed. ID: up to 64 printable characters, no blank, '#' or ','.\n"
+	"\n"
+	"Exit: 0 done, 2 usage, 3 bad input (unknown host, ID running, host in a\n"
+	"running job, bad order; nothing changed), 4 ibfmd refused or the\n"
+	"confirmation failed, 5 ibfmd unreachable or timeout (default 150 s;\n"
+	"the job stays registered).\n";
+
+/* Expands a host list option; prints why not. */
+static int expand(const char *opt, const char *list, char **out)
+{
+	char why[300];
+	size_t n;
+
+	if (cli_hostlist_expand(list, out, &n, why, sizeof(why))) {
+		cli_error("%s: %s", opt, why);
+		return CLI_INPUT;
+	}
+	return CLI_OK;
+}
+
+/* The confirmation of 'change' as job-status says, raw and parsed. */
+static struct cli_jv *status(const char *change, char **raw, int *rc)
+{
+	struct cli_jv *v = NULL;
+
+	free(*raw);
+	*rc = cli_ask_cmd("job-status",
+			  (const char *const[]){ "change", change, NULL }, raw);
+	if (!*rc)
+		v = cli_jv_parse(*raw);
+	if (!*rc && !v)
+		*rc = CLI_FAIL;
+	return v;
+}
+
+static void print_result(const char *op, const char *id, const struct cli_jv *v,
+			 const char *change, bool json)
+{
+	if (json) {
+		struct ibfm_json j;
+
+		ibfm_json_init(&j, stdout, true);
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_str(&j, "op", op);
+		ibfm_json_str(&j, "id", id);
+		ibfm_json_uint(&j, "change", strtoull(change, NULL, 10));
+		ibfm_json_str(&j, "state", cli_jv_str(v, "state"));
+		ibfm_json_str(&j, "error", cli_jv_str(v, "error"));
+		ibfm_json_uint(&j, "blocks_changed",
+			       (uint64_t)cli_jv_num(v, "blocks_changed"));
+		ibfm_json_uint(&j, "blocks_verified",
+			       (uint64_t)cli_jv_num(v, "blocks_verified"));
+		ibfm_json_uint(&j, "generation_before",
+			       (uint64_t)cli_jv_num(v, "generation_before"));
+		ibfm_json_uint(&j, "generation",
+			       (uint64_t)cli_jv_num(v, "generation"));
+		ibfm_json_double(&j, "elapsed_s", cli_jv_num(v, "elapsed_s"));
+		ibfm_json_obj_end(&j);
+		ibfm_json_finish(&j);
+		return;
+	}
+	printf("job %s %s: %s\n", op, id, cli_jv_str(v, "state"));
+	printf("  LFT blocks changed    %.0f\n  LFT blocks verified   %.0f\n"
+	       "  routing generation    %.0f -> %.0f\n",
+	       cli_jv_num(v, "blocks_changed"),
+	       cli_jv_num(v, "blocks_verified"),
+	       cli_jv_num(v, "generation_before"), cli_jv_num(v, "generation"));
+}
+
+/*
+ * Sends the change and follows its confirmation until it ends or
+ * 'timeout' seconds pass.
+ */
+static int change(const char *op, const char *const *args, unsigned timeout,
+		  bool json)
+{
+	char *reply = NULL, *raw = NULL, num[32];
+	struct cli_jv *v = NULL;
+	const char *id = args[1], *state = "rerouting";
+	unsigned tenths;
+	int rc = cli_ask_cmd(!strcmp(op, "start") ? "job-start" : "job-end",
+			     args, &reply);
+
+	if (rc) {
+		free(reply);
+		return rc;
+	}
+	v = cli_jv_parse(reply);
+	snprintf(num, sizeof(num), "%.0f", v ? cli_jv_num(v, "change") : 0);
+	cli_jv_free(v);
+	v = NULL;
+	free(reply);
+	cli_progress_begin(
+		"job %s %s: waiting for the reroute and the switches", op, id);
+	for (tenths = 0; tenths < timeout * 10; tenths += 2) {
+		cli_jv_free(v);
+		v = status(num, &raw, &rc);
+		if (rc)
+			break;
+		state = cli_jv_str(v, "state");
+		if (!cli_jv_num(v, "active"))
+			break;
+		usleep(200000);
+	}
+	cli_progress_end();
+	if (!rc) {
+		print_result(op, id, v, num, json);
+		rc = !strcmp(state, "done") ? CLI_OK
+		     : cli_jv_num(v, "active") || !strcmp(state, "timeout")
+			     ? CLI_NO_DAEMON
+			     : CLI_FAIL;
+		if (rc)
+			cli_error(
+				"job %s %s: %s%s%s (the registry holds the change)",
+				op, id, state,
+				cli_jv_str(v, "error")[0] ? ": " : "",
+				cli_jv_str(v, "error"));
+	}
+	cli_jv_free(v);
+	free(raw);
+	return rc;
+}
+
+static int list(bool json)
+{
+	char *reply;
+	struct cli_jv *v;
+	const struct cli_jv *jobs, *job, *h;
+	int rc = cli_ask_cmd("job-list", NULL, &reply);
+
+	if (rc)
+		return rc;
+	if (json) {
+		fputs(reply, stdout);
+		free(reply);
+		return CLI_OK;
+	}
+	v = cli_jv_parse(reply);
+	jobs = cli_jv_get(v, "jobs");
+	printf("%-20s %7s %-20s %s\n", "ID", "MEMBERS", "STARTED",
+	       "HOSTS (ring order)");
+	for (job = jobs ? jobs->child : NULL; job; job = job->next) {
+		time_t t = (time_t)cli_jv_num(job, "started");
+		char when[32] = "-";
+		struct tm tm;
+
+		if (t && localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		printf("%-20s %7.0f %-20s ", cli_jv_str(job, "id"),
+		       cli_jv_num(job, "members"), when);
+		for (h = cli_jv_get(job, "hosts")->child; h; h = h->next)
+			printf("%s%s",
+			       h == cli_jv_get(job, "hosts")->child ? "" : ",",
+			       h->str);
+		putchar('\n');
+	}
+	cli_jv_free(v);
+	free(reply);
+	return CLI_OK;
+}
+
+static int cmd_job(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "order", required_argument, NULL, 'o' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *op = argv[0], *hosts = NULL, *order = NULL;
+	char *h = NULL, *o = NULL;
+	unsigned timeout = 150;
+	bool json = false;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			hosts = optarg;
+			break;
+		case 'o':
+			order = optarg;
+			break;
+		case 's':
+			cli_socket_path = optarg;
+			break;
+		case 'T':
+			if (!cli_parse_uint(optarg, 1, 86400, &timeout)) {
+				cli_error("--timeout %s: expected seconds",
+					  optarg);
+				return CLI_USAGE;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(job_usage, stdout);
+			return CLI_OK;
+		default:
+			fputs(job_usage, stderr);
+			return CLI_USAGE;
+		}
+	}
+	if (!strcmp(op, "list")) {
+		if (optind != argc || hosts || order) {
+			fputs(job_usage, stderr);
+			return CLI_USAGE;
+		}
+		return list(json);
+	}
+	if (argc - optind != 1 || (!strcmp(op, "start") != !!hosts) ||
+	    (order && !hosts)) {
+		cli_error(!strcmp(op, "start")
+				  ? "job start needs ID and --hosts"
+				  : "job end takes ID only");
+		fputs(job_usage, stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(op, "end"))
+		return change(op,
+			      (const char *const[]){ "id", argv[optind], NULL },
+			      timeout, json);
+	rc = expand("--hosts", hosts, &h);
+	if (!rc && order)
+		rc = expand("--order", order, &o);
+	if (!rc)
+		rc = change(op,
+			    (const char *const[]){ "id", argv[optind], "hosts",
+						   h, "order", o, NULL },
+			    timeout, json);
+	free(h);
+	free(o);
+	return rc;
+}
+
+const struct cli_cmd cli_job_cmds[] = {
+	{ "job", "start", "ID --hosts LIST [--order LIST] [--json]",
+	  "register a running job: its rings get links of their own", cmd_job },
+	{ "job", "end", "ID [--json]", "end a registered job", cmd_job },
+	{ "job", "list", "[--json]", "the running jobs, hosts in ring order",
+	  cmd_job },
+	{ 0 },
+};

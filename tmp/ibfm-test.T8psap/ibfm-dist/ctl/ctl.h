@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_CTL_H
+#define IBFM_CTL_H
+
+/*
+ * DOC: ibfmd's side of the control protocol, apart from any socket.
+ *
+ * One request per line (ctl/req.h), one reply per request: one JSON
+ * object on one line. The commands and their arguments are declared in
+ * a table (ctl/cmd.h; ibfmd uses ibfm_cmds); a feature of the daemon
+ * answers a command by registering a handler for its name. A request is
+ * parsed and checked against the table before its handler runs, so a
+ * handler reads well-typed, declared arguments only. "version" and
+ * "list-commands" are built in. A line that is not such an object, an
+ * unknown command or argument, a missing required argument, a value of
+ * the wrong type or a line over IBFM_CTL_MAX_LINE bytes gets
+ * {"error": "..."}. No libevent type here: the protocol is tested with
+ * plain strings, and one file of the daemon glues it to a socket.
+ *
+ * Who may ask what (docs/security.md): the socket hands each request
+ * its peer's credentials as the kernel gave them. Root and the daemon's
+ * own user may ask everything; so may members of the admin group. An
+ * admin command (ctl/cmd.h) is refused to anyone else; a read-only one
+ * is answered to members of the read group, or, when no read group is
+ * set, to anyone who could connect (the socket's mode and group are the
+ * gate then). A refusal is {"error": "permission denied: ...",
+ * "error_kind": "permission"} naming the command and what it needs.
+ * Every admin request, answered or refused, and every refusal, goes to
+ * the audit hook with who asked and what came of it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ctl/cmd.h"
+#include "ctl/req.h"
+#include "routing/json.h"
+
+#define IBFM_CTL_MAX_LINE 65536
+#define IBFM_CTL_MAX_CMDS 32
+
+/*
+ * Writes the reply's members into the open object 'j' (an error as the
+ * member "error", first). 'ctx' is what ibfm_ctl_register() was given
+ * with it: each feature of the daemon hands its own state.
+ */
+typedef void (*ibfm_ctl_fn)(void *ctx, const struct ibfm_req *req,
+			    struct ibfm_json *j);
+
+/* Who sent a request, as the kernel says (SO_PEERCRED, SO_PEERGROUPS). */
+struct ibfm_ctl_peer {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	const gid_t *groups; /* supplementary, the caller's */
+	size_t ngroups;
+};
+
+/* Who may ask what; zeroed: root and the daemon's own user only for
+ * admin commands, anyone for the rest. */
+struct ibfm_ctl_access {
+	uid_t self;		  /* the daemon's user: as root */
+	bool read_set, admin_set; /* whether each group is configured */
+	gid_t read_gid, admin_gid;
+	char read_name[64], admin_name[64]; /* for messages */
+};
+
+/* An admin request or a refusal, for the audit hook. */
+struct ibfm_ctl_audit {
+	const struct ibfm_ctl_peer *peer; /* NULL: the daemon itself */
+	const struct ibfm_req *req;	  /* as far as it parsed */
+	/* "ok"; "error": its handler's; "invalid": it did not parse;
+	 * "denied": not for this peer */
+	const char *outcome;
+	const char *reply; /* the reply, one JSON object (no newline) */
+	size_t reply_len;
+};
+
+/* Told of each admin request and each refusal, after its reply. */
+typedef void (*ibfm_ctl_audit_fn)(void *ctx, const struct ibfm_ctl_audit *a);
+
+struct ibfm_ctl {
+	const struct ibfm_cmd *table; /* what requests are checked against */
+	struct {
+		const struct ibfm_cmd *cmd; /* in 'table' */
+		ibfm_ctl_fn fn;
+		void *ctx;	   /* handed to fn */
+	} cmds[IBFM_CTL_MAX_CMDS]; /* registered, in order */
+	unsigned ncmds;
+	const char *version;	  /* the reply to "version" */
+	const char *bad_register; /* the first name that failed to register */
+	struct ibfm_ctl_access access;
+	ibfm_ctl_audit_fn audit; /* NULL: none */
+	void *audit_ctx;
+};
+
+/*
+ * Starts a dispatcher over 'table' (ibfm_cmds in ibfmd; tests give their
+ * own), which must declare "version" and "list-commands" to have them
+ * answered. 'version' is kept, not copied.
+ */
+void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table,
+		   const char *version);
+
+/*
+ * Answers command 'name' with fn(ctx, ...). 0; -ENOENT when the table
+ * does not declare 'name', -EEXIST when it is answered already, -ENOSPC
+ * when IBFM_CTL_MAX_CMDS are. A failure is a programmer error: it is also
+ * kept in c->bad_register so the daemon checks once, after all features
+ * registered, instead of at every call.
+ */
+int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn,
+		      void *ctx);
+
+/* A handler of a feature, by the command's name. */
+struct ibfm_ctl_handler {
+	const char *name;
+	ibfm_ctl_fn fn;
+};
+
+/*
+ * Registers the 'n' handlers 'h' each with 'ctx', as
+ * ibfm_ctl_register(); a failure is kept in c->bad_register likewise.
+ */
+void ibfm_ctl_register_all(struct ibfm_ctl *c, const struct ibfm_ctl_handler *h,
+			   size_t n, void *ctx);
+
+/* Who may ask what from now on (copied). */
+void ibfm_ctl_set_access(struct ibfm_ctl *c, const struct ibfm_ctl_access *a);
+
+/* Tells 'fn' (with 'ctx') of every admin request and refusal. */
+void ibfm_ctl_set_audit(struct ibfm_ctl *c, ibfm_ctl_audit_fn fn, void *ctx);
+
+/*
+ * Answers one request line of 'peer' with one reply line (ending in
+ * '\n') on 'out', if the peer may ask it (above). A NULL 'peer' is
+ * the daemon itself (tests, in-process callers): everything is allowed,
+ * and admin requests are audited as its own.
+ */
+void ibfm_ctl_handle_from(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
+			  const char *line, size_t len, FILE *out);
+
+/* ibfm_ctl_handle_from() for the daemon itself (peer NULL). */
+void ibfm_ctl_handle(struct ibfm_ctl *c, const char *line, size_t len,
+		     FILE *out);
+
+#endif /* IBFM_CTL_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_COUNTERS_H
+#define IBFM_COUNTERS_H
+
+/*
+ * DOC: port counters (PMA PortCounters, and PortCountersExtended for the
+ * data and packet counts where a port has them) kept per port of a
+ * fabric, and what changed between two sweeps.
+ *
+ * Error counters saturate at their field's maximum (they never wrap);
+ * a counter lower than in the last sweep was cleared by someone (e.g.
+ * perfquery -R), and its delta is then its new value. ibfmd only reads
+ * counters: clearing them is the operator's call. No MAD here: sweep.c
+ * reads them, this file compares them, and the tests feed it numbers.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "routing/err.h"
+#include "routing/fabric.h"
+
+enum ibfm_pc_field {
+	IBFM_PC_SYMBOL_ERRORS,
+	IBFM_PC_LINK_RECOVERS,
+	IBFM_PC_LINK_DOWNED,
+	IBFM_PC_RCV_ERRORS,
+	IBFM_PC_RCV_REMOTE_PHYS_ERRORS,
+	IBFM_PC_RCV_SWITCH_RELAY_ERRORS,
+	IBFM_PC_XMIT_DISCARDS,
+	IBFM_PC_XMIT_CONSTRAINT_ERRORS,
+	IBFM_PC_RCV_CONSTRAINT_ERRORS,
+	IBFM_PC_LOCAL_LINK_INTEGRITY_ERRORS,
+	IBFM_PC_EXCESSIVE_BUFFER_OVERRUN_ERRORS,
+	IBFM_PC_VL15_DROPPED,
+	IBFM_PC_XMIT_WAIT,
+	IBFM_PC_XMIT_DATA, /* 4-byte words, as the PMA counts */
+	IBFM_PC_RCV_DATA,
+	IBFM_PC_XMIT_PKTS,
+	IBFM_PC_RCV_PKTS,
+	IBFM_PC_NFIELDS
+};
+
+/* The fields that count errors, as opposed to traffic and waiting. */
+#define IBFM_PC_NERRORS (IBFM_PC_VL15_DROPPED + 1)
+
+struct ibfm_pc {
+	uint64_t v[IBFM_PC_NFIELDS];
+	bool valid; /* read in this sweep */
+	bool ext;   /* data and packets from PortCountersExtended (64 bits) */
+};
+
+/* The counter's name as in the JSON ("symbol_errors"). */
+const char *ibfm_pc_name(enum ibfm_pc_field k);
+
+/* The most a PortCounters field holds (it saturates there). */
+uint64_t ibfm_pc_max(enum ibfm_pc_field k, bool ext);
+
+/* What 'cur' counted since 'prev' (both valid), field by field. */
+void ibfm_pc_delta(const struct ibfm_pc *prev, const struct ibfm_pc *cur,
+		   struct ibfm_pc *delta);
+
+/*
+ * Deltas for every port of 'f' against the ports of 'pf' with the same
+ * node GUID and port number ('pf' and 'prev' may be NULL: no deltas).
+ * A port with no valid reading on either side gets an invalid delta.
+ */
+void ibfm_pc_delta_fabric(const struct ibfm_fabric *pf,
+			  const struct ibfm_pc *prev,
+			  const struct ibfm_fabric *f,
+			  const struct ibfm_pc *cur, struct ibfm_pc *delta);
+
+/* Sum of the error fields of 'pc'. */
+uint64_t ibfm_pc_errors(const struct ibfm_pc *pc);
+
+/*
+ * The 'n' ports of 'f' whose 'delta' ranks highest by 'key' (ties by
+ * port index), into 'out'; ports with a zero or invalid delta are left
+ * out. Returns how many were stored. key IBFM_PC_NFIELDS ranks by the
+ * sum of the error fields.
+ */
+uint32_t ibfm_pc_top(const struct ibfm_fabric *f, const struct ibfm_pc *delta,
+		     unsigned key, uint32_t *out, uint32_t n);
+
+/*
+ * ibqueryerrors' thresholds: an error field counts when it is above its
+ * threshold; UINT64_MAX suppresses it. All zero: every error counts.
+ */
+struct ibfm_pc_limits {
+	uint64_t above[IBFM_PC_NERRORS];
+};
+
+/*
+ * Sets 'l' from "NAME=N,..." ('thresholds') and "NAME,..." ('suppress'),
+ * either NULL or "". A NAME is an error field as ibfm_pc_name() gives it
+ * ("symbol_errors") or as ibqueryerrors names it ("SymbolErrorCounter").
+ * 0, or -EINVAL with 'err' naming what is wrong ('l' unchanged then).
+ */
+int ibfm_pc_limits_parse(struct ibfm_pc_limits *l, const char *thresholds,
+			 const char *suppress, struct ibfm_err *err);
+
+/* Sum of the error fields of 'pc' above their limits in 'l'. */
+uint64_t ibfm_pc_errors_over(const struct ibfm_pc *pc,
+			     const struct ibfm_pc_limits *l);
+
+/*
+ * The 'n' ports of 'f' whose counters 'pc' are most above 'l' (by
+ * ibfm_pc_errors_over), into 'out'; returns how many.
+ */
+uint32_t ibfm_pc_top_over(const struct ibfm_fabric *f, const struct ibfm_pc *pc,
+			  const struct ibfm_pc_limits *l, uint32_t *out,
+			  uint32_t n);
+
+#endif /* IBFM_COUNTERS_H */

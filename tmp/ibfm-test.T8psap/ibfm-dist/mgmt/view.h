@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFMD_VIEW_H
+#define IBFMD_VIEW_H
+
+/*
+ * DOC: the loop's view of the fabric: the last full sweep, its port
+ * counters and what they did since the sweep before, the expected
+ * topology and how far the sweep is from it, links whose ends disagree,
+ * the subnet managers (mgmt/smview.h), and the sweep numbers status and
+ * /metrics give. It is the loop
+ * thread's: the worker hands each sweep in (ibfmd_view_take()), which
+ * raises an event for every change; features read the fields and
+ * change none.
+ */
+
+#include <stdbool.h>
+
+#include <event2/buffer.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "mgmt/counters.h"
+#include "mgmt/events.h"
+#include "mgmt/smview.h"
+#include "mgmt/worker.h"
+#include "routing/err.h"
+#include "routing/fabric.h"
+
+/* A link whose ends disagree (a duplicated GUID), as it persists. */
+struct ibfmd_clash {
+	uint64_t guid, peer_guid;
+	uint8_t num, peer_num;
+};
+
+struct ibfmd_view {
+	struct ibfmd_events *events; /* where it raises events */
+	struct ibfm_fabric *fabric;  /* the last sweep; NULL before one */
+	struct ibfm_fabric *expected;
+	uint64_t sweeps, light_checks, expected_diffs;
+	uint64_t sweep_failures; /* full sweeps and light checks that failed */
+	time_t last_ok;		 /* the last full sweep that succeeded */
+	double last_ms, last_light_ms, last_counters_ms;
+	char last_error[IBFM_ERR_MSG_MAX];
+	bool fabric_written;	     /* conf.fabric_file holds the last sweep */
+	struct ibfmd_clash *clashes; /* links whose ends disagree, by GUID */
+	size_t nclashes;
+	struct ibfm_pc *pc, *pc_delta; /* per port of 'fabric' */
+	time_t pc_time;		       /* when 'pc' was read */
+	double pc_interval;	       /* seconds 'pc_delta' covers */
+	uint32_t pc_ports;	       /* ports that answered */
+	struct ibfmd_sms sms;	       /* the subnet managers */
+};
+
+/*
+ * Reads the expected topology 'path' ("": none) in place of the one
+ * held; 0, or a negative errno (logged) with the old one kept.
+ */
+int ibfmd_view_load_expected(struct ibfmd_view *v, const char *path);
+
+/*
+ * Takes what the worker found (r->f, r->pc and r->clashes.v are the
+ * view's now): the numbers, and with a new fabric, an event for each
+ * difference from the last sweep (or, at the first, from the expected
+ * topology), each new clash and each port whose error counters rose;
+ * the SMs after a light check too, with an event for a new master.
+ * Returns whether there was a new fabric.
+ */
+bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r);
+
+/* Frees what the view holds (not the events). */
+void ibfmd_view_free(struct ibfmd_view *v);
+
+/*
+ * The last sweep drawn as SVG into 'b' (routing/draw.h): against the
+ * expected topology when one is loaded, with the drain list of
+ * 'state_dir' ("" none); a placeholder picture before the first sweep.
+ */
+void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
+			struct evbuffer *b);
+
+#endif /* IBFMD_VIEW_H */

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+#include "routing/cdg.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/grow.h"
+
+/*
+ * The graph: channels are fabric port indexes (the sending port);
+ * dependencies are kept twice, in a hash set (no duplicates) and as
+ * lists of successors, newest first (so the last ones added can be
+ * taken back).
+ */
+struct cdg {
+	const struct ibfm_fabric *f;
+	uint64_t *set; /* open addressing; 0 is empty (port 0 sends none) */
+	size_t set_cap, ndeps;
+	uint32_t *head;		 /* per channel: first dependency or NONE */
+	uint32_t *to, *next;	 /* per dependency */
+	size_t to_cap, next_cap; /* ibfm_grow capacities */
+	uint32_t *stamp, gen;	 /* per channel: visited in search 'gen' */
+	uint32_t *stack;
+};
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static size_t slot(const struct cdg *g, uint64_t key)
+{
+	size_t i = mix(key) & (g->set_cap - 1);
+
+	while (g->set[i] && g->set[i] != key)
+		i = (i + 1) & (g->set_cap - 1);
+	return i;
+}
+
+static int set_grow(struct cdg *g)
+{
+	uint64_t *old = g->set;
+	size_t n = g->set_cap, i;
+
+	g->set_cap = n ? 2 * n : 1024;
+	g->set = calloc(g->set_cap, sizeof(*g->set));
+	if (!g->set) {
+		g->set = old;
+		g->set_cap = n;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		if (old[i])
+			g->set[slot(g, old[i])] = old[i];
+	free(old);
+	return 0;
+}
+
+static uint64_t key_of(uint32_t a, uint32_t b)
+{
+	return (uint64_t)a << 32 | b;
+}
+
+static bool has_dep(const struct cdg *g, uint32_t a, uint32_t b)
+{
+	return g->set[slot(g, key_of(a, b))] != 0;
+}
+
+/* Adds the dependency a -> b (new). -ENOMEM. */
+static int add_dep(struct cdg *g, uint32_t a, uint32_t b)
+{
+	size_t n = g->ndeps;
+
+	if ((n + 1) * 2 > g->set_cap && set_grow(g))
+		return -ENOMEM;
+	if (ibfm_grow((void **)&g->to, &g->to_cap, n + 1, sizeof(*g->to)) ||
+	    ibfm_grow((void **)&g->next, &g->next_cap, n + 1, sizeof(*g->next)))
+		return -ENOMEM;
+	g->set[slot(g, key_of(a, b))] = key_of(a, b);
+	g->to[n] = b;
+	g->next[n] = g->head[a];
+	g->head[a] = (uint32_t)n;
+	g->ndeps++;
+	return 0;
+}
+
+/* Takes back the last dependency added, a -> b. */
+static void drop_last(struct cdg *g, uint32_t a, uint32_t b)
+{
+	size_t i = slot(g, key_of(a, b)), j;
+
+	g->ndeps--;
+	g->head[a] = g->next[g->ndeps];
+	/* Backward-shift deletion keeps the probe chains whole. */
+	g->set[i] = 0;
+	for (j = (i + 1) & (g->set_cap - 1); g->set[j];
+	     j = (j + 1) & (g->set_cap - 1)) {
+		uint64_t k = g->set[j];
+
+		g->set[j] = 0;
+		g->set[slot(g, k)] = k;
+	}
+}
+
+/* Whether channel 'from' reaches channel 'to' in the graph. */
+static bool reaches(struct cdg *g, uint32_t from, uint32_t to)
+{
+	uint32_t n = 0, e;
+
+	if (++g->gen == 0) {
+		memset(g->stamp, 0, g->f->nports * sizeof(*g->stamp));
+		g->gen = 1;
+	}
+	g->stamp[from] = g->gen;
+	g->stack[n++] = from;
+	while (n) {
+		uint32_t c = g->stack[--n];
+
+		if (c == to)
+			return true;
+		for (e = g->head[c]; e != IBFM_NONE; e = g->next[e])
+			if (g->stamp[g->to[e]] != g->gen) {
+				g->stamp[g->to[e]] = g->gen;
+				g->stack[n++] = g->to[e];
+			}
+	}
+	return false;
+}
+
+static void cdg_free(struct cdg *g)
+{
+	free(g->set);
+	free(g->head);
+	free(g->to);
+	free(g->next);
+	free(g->stamp);
+	free(g->stack);
+}
+
+static int cdg_init(struct cdg *g, const struct ibfm_fabric *f)
+{
+	memset(g, 0, sizeof(*g));
+	g->f = f;
+	g->head = malloc((f->nports + 1) * sizeof(*g->head));
+	g->stamp = calloc(f->nports + 1, sizeof(*g->stamp));
+	g->stack = malloc((f->nports + 1) * sizeof(*g->stack));
+	if (!g->head || !g->stamp || !g->stack || set_grow(g))
+		return -ENOMEM;
+	memset(g->head, 0xff, (f->nports + 1) * sizeof(*g->head));
+	return 0;
+}
+
+/*
+ * The channel switch 's' sends LID 'lid' on, if it leads to another
+ * switch; IBFM_NONE otherwise (no entry, or it delivers).
+ */
+static uint32_t out_channel(const struct ibfm_fabric *f,
+			    const struct ibfm_lfts *t, uint32_t s, uint32_t lid)
+{
+	const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
+	uint8_t e = ibfm_lfts_row(t, s)[lid];
+	uint32_t q;
+
+	if (e == IBFM_LFT_NONE || e == 0 || e > nd->nports)
+		return IBFM_NONE;
+	q = f->ports[nd->port0 + e].peer;
+	if (q == IBFM_NONE || !ibfm_node_is_switch(&f->nodes[f->ports[q].node]))
+		return IBFM_NONE;
+	return nd->port0 + e;
+}
+
+/* The switch index at the far end of channel 'c'. */
+static uint32_t head_sw(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			uint32_t c)
+{
+	return t->node_sw[f->ports[f->ports[c].peer].node];
+}
+
+static int build(struct cdg *g, const struct ibfm_lfts *t)
+{
+	const struct ibfm_fabric *f = g->f;
+	uint32_t lid, s;
+
+	for (lid = 1; lid <= t->top_lid; lid++)
+		for (s = 0; s < t->nsw; s++) {
+			uint32_t a = out_channel(f, t, s, lid), b;
+
+			if (a == IBFM_NONE)
+				continue;
+			b = out_channel(f, t, head_sw(f, t, a), lid);
+			if (b != IBFM_NONE && !has_dep(g, a, b) &&
+			    add_dep(g, a, b))
+				return -ENOMEM;
+		}
+	return 0;
+}
+
+/*
+ * The channel by which the switch behind port 'q' of 'nd' forwards
+ * 'lid' into 'nd', or IBFM_NONE.
+ */
+static uint32_t into(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		     const struct ibfm_node *nd, unsigned q, uint32_t lid)
+{
+	uint32_t pq = f->ports[nd->port0 + q].peer, w;
+
+	if (pq == IBFM_NONE)
+		return IBFM_NONE;
+	w = t->node_sw[f->ports[pq].node];
+	if (w == IBFM_NONE || out_channel(f, t, w, lid) != pq)
+		return IBFM_NONE;
+	return pq;
+}
+
+/*
+ * Tries to route 's' (no entry for 'lid') through its port 'p', whose
+ * channel is c: the dependencies that adds (c, then the next channel;
+ * into c from any switch that already forwards to s) must close no
+ * cycle. 1 done, 0 refused, -ENOMEM.
+ */
+static int try_port(struct cdg *g, struct ibfm_lfts *t, uint32_t s,
+		    uint32_t lid, unsigned p)
+{
+	const struct ibfm_fabric *f = g->f;
+	const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
+	uint32_t c = nd->port0 + p, added[IBFM_MAX_PORTS + 1][2], n = 0;
+	uint32_t nx = out_channel(f, t, head_sw(f, t, c), lid);
+	unsigned q;
+	int rc = 1;
+
+	for (q = 0; q <= nd->nports && rc == 1; q++) {
+		uint32_t a = q ? into(f, t, nd, q, lid) : c, b = q ? c : nx;
+
+		if (a == IBFM_NONE || b == IBFM_NONE || has_dep(g, a, b))
+			continue;
+		if (reaches(g, b, a)) {
+			rc = 0;
+		} else if (add_dep(g, a, b)) {
+			rc = -ENOMEM;
+		} else {
+			added[n][0] = a;
+			added[n++][1] = b;
+		}
+	}
+	if (rc == 1)
+		ibfm_lfts_row(t, s)[lid] = (uint8_t)p;
+	else
+		while (n--)
+			drop_last(g, added[n][0], added[n][1]);
+	return rc;
+}
+
+/* Whether switch 'v' has a route for 'lid' (or is where it ends). */
+static bool routed(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		   uint32_t v, uint32_t lid)
+{
+	uint8_t e = ibfm_lfts_row(t, v)[lid];
+
+	return e != IBFM_LFT_NONE && e <= f->nodes[t->sw_node[v]].nports;
+}
+
+/* Rounds over the switches without an entry for 'lid'. */
+static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
+		    const uint32_t *comp, const uint32_t *by_guid,
+		    uint32_t *todo, uint8_t *dirty, uint64_t *filled,
+		    uint64_t *left)
+{
+	const struct ibfm_fabric *f = g->f;
+	uint32_t port = ibfm_fabric_port_by_lid(f, lid), x, n = 0, i;
+	bool progress = true;
+
+	if (port == IBFM_NONE)
+		return 0;
+	x = f->ports[port].node;
+	if (!ibfm_node_is_switch(&f->nodes[x])) {
+		if (f->ports[port].peer == IBFM_NONE)
+			return 0;
+		x = f->ports[f->ports[port].peer].node;
+	}
+	x = t->node_sw[x];
+	if (x == IBFM_NONE || !routed(f, t, x, lid))
+		return 0;
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t s = by_guid[i];
+
+		if (s != x && comp[s] == comp[x] && !routed(f, t, s, lid))
+			todo[n++] = s;
+	}
+	while (n && progress) {
+		progress = false;
+		for (i = 0; i < n; i++) {
+			const struct ibfm_node *nd =
+				&f->nodes[t->sw_node[todo[i]]];
+			unsigned p;
+			int rc = 0;
+
+			for (p = 1; p <= nd->nports && !rc; p++) {
+				uint32_t q = f->ports[nd->port0 + p].peer, v;
+
+				if (q == IBFM_NONE)
+					continue;
+				v = t->node_sw[f->ports[q].node];
+				if (v == IBFM_NONE || !routed(f, t, v, lid))
+					continue;
+				rc = try_port(g, t, todo[i], lid, p);
+			}
+			if (rc < 0)
+				return rc;
+			if (rc) {
+				(*filled)++;
+				if (dirty)
+					dirty[(size_t)todo[i] * (t->stride /
+								 IBFM_LFT_BLOCK) +
+					      lid / IBFM_LFT_BLOCK] = 1;
+				memmove(todo + i, todo + i + 1,
+					(--n - i) * sizeof(*todo));
+				i--;
+				progress = true;
+			}
+		}
+	}
+	*left += n;
+	return 0;
+}
+
+int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
+		      struct ibfm_cdg_fill *out, struct ibfm_err *err)
+{
+	uint32_t *comp = malloc((t->nsw + 1) * sizeof(*comp));
+	uint32_t *todo = malloc((t->nsw + 1) * sizeof(*todo)), lid;
+	uint32_t *by_guid = malloc((t->nsw + 1) * sizeof(*by_guid));
+	struct cdg g = { 0 };
+	int rc = -ENOMEM;
+
+	uint8_t *dirty = out->dirty;
+
+	memset(out, 0, sizeof(*out));
+	out->dirty = dirty;
+	if (!comp || !todo || !by_guid || cdg_init(&g, f) || build(&g, t) ||
+	    ibfm_fabric_sort_by_guid(f, t->sw_node, t->nsw, by_guid))
+		goto out;
+	ibfm_fabric_switch_components(f, t->nsw, t->sw_node, t->node_sw, comp,
+				      todo);
+	for (lid = 1; lid <= t->top_lid; lid++) {
+		uint32_t p = ibfm_fabric_port_by_lid(f, lid);
+		bool sw = p != IBFM_NONE && f->ports[p].num == 0;
+
+		rc = fill_lid(&g, t, lid, comp, by_guid, todo, dirty,
+			      sw ? &out->filled_sw : &out->filled_ca,
+			      sw ? &out->left_sw : &out->left_ca);
+		if (rc)
+			goto out;
+	}
+	rc = 0;
+out:
+	cdg_free(&g);
+	free(comp);
+	free(todo);
+	free(by_guid);
+	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the fat-tree engine's view of the links (see routing/ftree.h).
+ *
+ * From the ranks: each switch's parents (hops[]) and children
+ * (dhops[], sorted by child so that parallel links to one child are a
+ * run), each port's direction, and the switches in rank order. For
+ * PGFTs: each parent link's run back down, and on leaves whose runs
+ * differ in length the spine-first slots (build_slots). Then the reach:
+ * down[s], the switches s reaches going only down, and updown[s], those
+ * it reaches going up, then down, as bitsets built in rank order, and
+ * whether a switch's parents all reach the same (then any parent does).
+ * Built at create and again after every loss of links (ftree_update.c).
+ * Cost: O(links x switches / 64) for the reach, O(links) for the rest
+ * (the sorts are insertion sorts over one switch's links).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "routing/ftree_int.h"
+
+/*
+ * Sorts a list of links by peer, then port, so that the parallel links
+ * to one switch are a run: a PGFT's routes spread over the run.
+ */
+static void sort_by_peer(struct hop *h, uint32_t n)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct hop x = h[i];
+
+		for (j = i; j > 0 && (h[j - 1].peer > x.peer ||
+				      (h[j - 1].peer == x.peer &&
+				       h[j - 1].port > x.port));
+		     j--)
+			h[j] = h[j - 1];
+		h[j] = x;
+	}
+}
+
+/*
+ * Leaves whose runs of parallel links up differ in length (32 up-ports
+ * over 12 spines: runs of 2 and 3, each leaf to other spines) defeat
+ * d-mod-k over ports: one destination reaches different spines from
+ * different leaves, and meets others on their links down. There a leaf
+ * picks a destination's spine first, the same from every leaf: slot t
+ * of the destination's leaf, whose slots list its parents as often as
+ * it has links to each, interleaved (so each link down gets one of its
+ * destinations); then one of its own links to that spine, in turn.
+ */
+static void build_slots(struct ibfm_ftree *t)
+{
+	uint32_t s, i, r, len, nup_max = 0;
+
+	t->uneven = false;
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].rank == 1 && t->sw[s].nup > nup_max)
+			nup_max = t->sw[s].nup;
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+		struct hop *u = t->uhops + w->up0;
+		uint32_t n = 0, first = 0;
+
+		for (i = 0; i < w->nup; i++) {
+			u[i] = t->hops[w->up0 + i];
+			u[i].at = (uint8_t)i;
+		}
+		sort_by_peer(u, w->nup);
+		memset(t->up_rr + w->up0, 0, w->nup * sizeof(*t->up_rr));
+		if (w->rank != 1)
+			continue;
+		t->uneven = t->uneven || (w->nup && w->nup != nup_max);
+		/* Slots: round r takes every parent with more than r links. */
+		for (r = 0; n < w->nup; r++)
+			for (i = 0; i < w->nup; i += len) {
+				find_run(u + i, w->nup - i, u[i].peer, &len);
+				if (!r && !i)
+					first = len;
+				if (!r && len != first)
+					t->uneven = true;
+				if (len > r)
+					t->slots[w->up0 + n++] = u[i].peer;
+			}
+	}
+}
+
+/* For each parent link, the run of the parent's links back down. */
+static void link_down_runs(struct ibfm_ftree *t)
+{
+	uint32_t s, h, len;
+
+	for (s = 0; s < t->nsw; s++)
+		for (h = t->sw[s].up0; h < t->sw[s].up0 + t->sw[s].nup; h++) {
+			const struct swdown *p = &t->sd[t->hops[h].peer];
+
+			t->hop_run[h] = p->dn0 + find_run(t->dhops + p->dn0,
+							  p->ndn, s, &len);
+			t->hop_runlen[h] = (uint8_t)len;
+		}
+}
+
+/* Parents, children, port directions and the rank order, from the links. */
+int ibfm_ftree_build_adjacency(struct ibfm_ftree *t)
+{
+	const struct ibfm_fabric *f = t->f;
+	uint32_t s, nh = 0, nc = 0, i, r, k = 0;
+
+	memset(t->port_dir, DIR_NONE, f->nports);
+	t->parallel = false;
+	for (s = 0; s < t->nsw; s++) {
+		const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
+		unsigned my = t->rank[t->sw_node[s]], p;
+
+		t->sw[s].up0 = nh;
+		t->sw[s].nup = 0;
+		t->sd[s].dn0 = nc;
+		t->sw[s].rank = (uint8_t)my;
+		t->sw[s].compute = false;
+		t->sw[s].rail = t->nrails > 1 ? t->rails->port_rail[nd->port0]
+					      : IBFM_RAIL_NONE;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t port = nd->port0 + p, q = f->ports[port].peer;
+			uint32_t m;
+			unsigned theirs;
+
+			if (q == IBFM_NONE)
+				continue;
+			m = f->ports[q].node;
+			if (!ibfm_node_is_switch(&f->nodes[m])) {
+				t->port_dir[port] = DIR_DOWN;
+				if (!t->io[q])
+					t->sw[s].compute = true;
+				continue;
+			}
+			theirs = t->rank[m];
+			if (my == IBFM_RANK_NONE || theirs == IBFM_RANK_NONE)
+				continue;
+			if (theirs == my + 1) {
+				t->port_dir[port] = DIR_UP;
+				t->hops[nh++] =
+					(struct hop){ t->node_sw[m], (uint8_t)p,
+						      f->ports[q].num, 0 };
+				t->sw[s].nup++;
+			} else if (theirs + 1 == my) {
+				t->port_dir[port] = DIR_DOWN;
+				t->dhops[nc++] =
+					(struct hop){ t->node_sw[m], (uint8_t)p,
+						      f->ports[q].num, 0 };
+			} else {
+				/* Detours may use it: its loss must show. */
+				t->port_dir[port] = DIR_SIDE;
+			}
+		}
+		t->sd[s].ndn = nc - t->sd[s].dn0;
+		sort_by_peer(t->dhops + t->sd[s].dn0, t->sd[s].ndn);
+		for (i = 1; i < t->sd[s].ndn; i++)
+			t->parallel =
+				t->parallel ||
+				t->dhops[t->sd[s].dn0 + i].peer ==
+					t->dhops[t->sd[s].dn0 + i - 1].peer;
+	}
+	link_down_runs(t);
+	build_slots(t);
+	for (r = 1; r <= IBFM_RANK_NONE; r++)
+		for (i = 0; i < t->nsw; i++)
+			if (t->sw[i].rank == r)
+				t->order[k++] = i;
+	return 0;
+}
+
+/*
+ * Whether all parents of 's' reach the same switches: then any parent
+ * is as good as another for every destination, and the choice is O(1).
+ */
+static bool parents_alike(const struct ibfm_ftree *t, uint32_t s,
+			  const uint64_t *mask)
+{
+	const struct sw *w = &t->sw[s];
+	const uint64_t *first;
+	uint32_t h, i;
+
+	if (w->nup < 2)
+		return w->nup == 1;
+	first = row_of(t, t->updown, t->hops[w->up0].peer);
+	for (h = 1; h < w->nup; h++) {
+		const uint64_t *other =
+			row_of(t, t->updown, t->hops[w->up0 + h].peer);
+
+		for (i = 0; i < t->words; i++)
+			if ((first[i] ^ other[i]) & (mask ? mask[i] : ~0ULL))
+				return false;
+	}
+	return true;
+}
+
+/* down[] bottom-up, then updown[] top-down, in rank order. */
+void ibfm_ftree_build_reach(struct ibfm_ftree *t)
+{
+	uint32_t i, w, h;
+
+	memset(t->down, 0, (size_t)t->nsw * t->words * 8);
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t s = t->order[i];
+
+		ibfm_bit_set(row_of(t, t->down, s), s);
+	}
+	/* A child's set is final before its parents read it. */
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t s = t->order[i];
+		const uint64_t *mine = row_of(t, t->down, s);
+
+		for (h = 0; h < t->sw[s].nup; h++) {
+			uint64_t *up = row_of(t, t->down,
+					      t->hops[t->sw[s].up0 + h].peer);
+
+			for (w = 0; w < t->words; w++)
+				up[w] |= mine[w];
+		}
+	}
+	memcpy(t->updown, t->down, (size_t)t->nsw * t->words * 8);
+	for (i = t->nsw; i-- > 0;) {
+		uint32_t s = t->order[i];
+		uint64_t *mine = row_of(t, t->updown, s);
+
+		for (h = 0; h < t->sw[s].nup; h++) {
+			const uint64_t *up = row_of(
+				t, t->updown, t->hops[t->sw[s].up0 + h].peer);
+
+			for (w = 0; w < t->words; w++)
+				mine[w] |= up[w];
+		}
+	}
+	memset(t->leaves, 0, t->words * 8);
+	for (i = 0; i < t->nsw; i++)
+		if (t->sw[i].rank == 1)
+			ibfm_bit_set(t->leaves, i);
+	for (i = 0; i < t->nsw; i++) {
+		t->sw[i].uniform = parents_alike(t, i, NULL);
+		t->sw[i].uniform_leaves =
+			t->sw[i].uniform || parents_alike(t, i, t->leaves);
+	}
+}

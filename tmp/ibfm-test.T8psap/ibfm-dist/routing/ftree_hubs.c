@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the hubs of the fat-tree engine's detours (routing/detour.h).
+ *
+ * Some switch pairs have no up/down route (top switches to each other,
+ * leaves that share no spine). Their detours lean on hubs: switches
+ * that reach the most such targets going up, then down, chosen greedily
+ * (best first, by GUID between equals) until every such target and every
+ * switch missing one is served, or there are IBFM_DETOUR_HUBS. Each
+ * hub's up/down route from every switch is handed to the planner. A
+ * full route chooses the hubs afresh; an update keeps them and routes
+ * to them again. Cost: O(switches x switches / 64) to choose, one walk
+ * up and one pass over the switches per hub.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/detour.h"
+#include "routing/ftree_int.h"
+
+/*
+ * Hubs for detours (routing/detour.h): switches that reach the most of
+ * the targets some switch has no up/down route to, going up, then down
+ * (a leaf of a full tree reaches every switch), until every such target
+ * and every switch missing one is served by one, or there are
+ * IBFM_DETOUR_HUBS.
+ */
+struct hub_plan {
+	uint64_t *want;	   /* targets some switch has no up/down route to */
+	uint64_t *covered; /* of those, targets a hub reaches */
+	uint64_t *needy;   /* switches missing some target */
+	uint64_t *served;  /* of those, switches that reach a hub */
+	uint64_t *comp;	   /* scratch: one component's switches */
+	uint64_t *cand;	   /* candidates: ~score << 32 | switch, best first */
+};
+
+static void hub_plan_free(struct hub_plan *pl)
+{
+	free(pl->want);
+	free(pl->covered);
+	free(pl->needy);
+	free(pl->served);
+	free(pl->comp);
+	free(pl->cand);
+}
+
+/* Finds 'want' and 'needy': pairs in one component with no up/down route. */
+static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
+{
+	uint32_t s, c, w;
+	bool any = false;
+
+	for (c = 0; c < t->nsw; c++) {
+		if (t->comp[c] != c)
+			continue;
+		memset(pl->comp, 0, t->words * 8);
+		for (s = 0; s < t->nsw; s++)
+			if (t->comp[s] == c && t->sw[s].rank != IBFM_RANK_NONE)
+				ibfm_bit_set(pl->comp, s);
+		for (s = 0; s < t->nsw; s++) {
+			const uint64_t *ud = row_of(t, t->updown, s);
+
+			if (t->comp[s] != c || t->sw[s].rank == IBFM_RANK_NONE)
+				continue;
+			for (w = 0; w < t->words; w++) {
+				uint64_t miss = pl->comp[w] & ~ud[w];
+
+				pl->want[w] |= miss;
+				if (miss)
+					ibfm_bit_set(pl->needy, s);
+				any = any || miss;
+			}
+		}
+	}
+	return any;
+}
+
+/* Candidates by wanted targets reached up/down, best first; how many. */
+static uint32_t rank_candidates(const struct ibfm_ftree *t, struct hub_plan *pl)
+{
+	uint32_t s, w, n = 0;
+
+	for (s = 0; s < t->nsw; s++) {
+		const uint64_t *ud = row_of(t, t->updown, s);
+		uint32_t score = 0;
+
+		if (t->sw[s].rank == IBFM_RANK_NONE || t->sw[s].nup < 2)
+			continue;
+		for (w = 0; w < t->words; w++)
+			score += (uint32_t)__builtin_popcountll(ud[w] &
+								pl->want[w]);
+		if (score)
+			pl->cand[n++] = (uint64_t)(UINT32_MAX - score) << 32 |
+					t->guid_rank[s];
+	}
+	qsort(pl->cand, n, sizeof(*pl->cand), cmp_u64);
+	for (s = 0; s < n; s++)
+		pl->cand[s] = t->by_guid[(uint32_t)pl->cand[s]];
+	return n;
+}
+
+/* Whether hub 'c' serves a target or a switch no hub serves yet. */
+static bool hub_gain(const struct ibfm_ftree *t, const struct hub_plan *pl,
+		     uint32_t c)
+{
+	const uint64_t *ud = row_of(t, t->updown, c);
+	uint32_t w, s;
+
+	for (w = 0; w < t->words; w++)
+		if (ud[w] & pl->want[w] & ~pl->covered[w])
+			return true;
+	for (s = 0; s < t->nsw; s++)
+		if (ibfm_bit(pl->needy, s) && !ibfm_bit(pl->served, s) &&
+		    ibfm_bit(row_of(t, t->updown, s), c))
+			return true;
+	return false;
+}
+
+static bool hubs_enough(const struct ibfm_ftree *t, const struct hub_plan *pl)
+{
+	uint32_t w;
+
+	for (w = 0; w < t->words; w++)
+		if ((pl->want[w] & ~pl->covered[w]) ||
+		    (pl->needy[w] & ~pl->served[w]))
+			return false;
+	return true;
+}
+
+static void hub_serve(const struct ibfm_ftree *t, struct hub_plan *pl,
+		      uint32_t c)
+{
+	const uint64_t *ud = row_of(t, t->updown, c);
+	uint32_t w, s;
+
+	for (w = 0; w < t->words; w++)
+		pl->covered[w] |= ud[w] & pl->want[w];
+	for (s = 0; s < t->nsw; s++)
+		if (ibfm_bit(pl->needy, s) &&
+		    ibfm_bit(row_of(t, t->updown, s), c))
+			ibfm_bit_set(pl->served, s);
+}
+
+/* Every switch's up/down route to hub 'c', handed to the planner as hub i. */
+static int hub_route(struct ibfm_ftree *t, unsigned i, uint32_t c)
+{
+	uint32_t s;
+
+	ibfm_ftree_walk_up_from(t, c);
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+		const struct hop *h = NULL;
+
+		if (t->mode[s] == MODE_DOWN)
+			h = &t->dhops[t->sd[s].dgrp];
+		else if (t->mode[s] == MODE_UP)
+			h = &t->hops[w->up0 + pick_up(t, s, c,
+						      t->guid_rank[c] % w->nup,
+						      0)];
+		t->hub_next[s] = h ? h->peer : IBFM_NONE;
+		t->hub_port[s] = h ? h->port : IBFM_LFT_NONE;
+	}
+	return ibfm_detour_set_hub(t->det, i, c, t->hub_next, t->hub_port);
+}
+
+/* Chooses the hubs afresh (a full route). */
+int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
+{
+	struct hub_plan pl = { 0 };
+	uint32_t n, i;
+	unsigned nh = 0;
+	int rc = -ENOMEM;
+
+	ibfm_detour_reset(t->det);
+	pl.want = calloc(t->words + 1, 8);
+	pl.covered = calloc(t->words + 1, 8);
+	pl.needy = calloc(t->words + 1, 8);
+	pl.served = calloc(t->words + 1, 8);
+	pl.comp = calloc(t->words + 1, 8);
+	pl.cand = calloc(t->nsw + 1, sizeof(*pl.cand));
+	if (!pl.want || !pl.covered || !pl.needy || !pl.served || !pl.comp ||
+	    !pl.cand)
+		goto out;
+	rc = 0;
+	if (!find_needs(t, &pl))
+		goto out;
+	n = rank_candidates(t, &pl);
+	for (i = 0;
+	     !rc && i < n && nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl);
+	     i++) {
+		uint32_t c = (uint32_t)pl.cand[i];
+
+		if (!hub_gain(t, &pl, c))
+			continue;
+		rc = hub_route(t, nh++, c);
+		hub_serve(t, &pl, c);
+	}
+out:
+	hub_plan_free(&pl);
+	return rc;
+}
+
+/* The hubs' routes again, after links went away (the hubs stay). */
+int ibfm_ftree_reroute_hubs(struct ibfm_ftree *t)
+{
+	unsigned i;
+	int rc = 0;
+
+	for (i = 0; !rc && i < ibfm_detour_hubs(t->det); i++)
+		rc = hub_route(t, i, ibfm_detour_hub(t->det, i));
+	return rc;
+}

@@ -1,0 +1,115 @@
+#!/bin/bash
+# The ibfm command on topology files: help, generation, summaries, bad
+# input and diffs, as an operator runs them.
+. "$TESTLIB"
+
+json_int() { # json_int FILE KEY: the integer value of "KEY" in FILE
+	sed -n "s/^ *\"$2\": \([0-9]*\),\{0,1\}$/\1/p" "$1" | head -1
+}
+
+for c in "topo gen" "topo show" "topo diff"; do
+	check "ibfm $c --help" bash -c "\"$IBFM\" $c --help | grep -q '^Usage: ibfm $c'"
+done
+check "ibfm --help lists commands" bash -c "\"$IBFM\" --help | grep -q 'topo gen'"
+check "unknown command exits 2" bash -c "\"$IBFM\" frobnicate; test \$? -eq 2"
+
+"$IBFM" topo gen --levels 3 --radix 8 -o "$T/t3.topo" >/dev/null
+"$IBFM" topo show --topo "$T/t3.topo" --json >"$T/show.json"
+check "show: 80 switches" test "$(json_int "$T/show.json" switches)" = 80
+check "show: 128 cas" test "$(json_int "$T/show.json" cas)" = 128
+check "show: 384 links" test "$(json_int "$T/show.json" links)" = 384
+check "show: 3 levels" test "$(json_int "$T/show.json" levels)" = 3
+
+"$IBFM" topo gen -l 2 -k 36 --rails 8 --hosts 576 --oversub 2:1 -o "$T/rail.topo" --json >"$T/gen.json"
+check "gen --json: 576 cas" test "$(json_int "$T/gen.json" cas)" = 576
+# 72 servers, SU of 24 servers: 3 SUs x 8 rails = 24 leaves, 12 spines.
+check "gen rails+oversub: 36 switches" test "$(json_int "$T/gen.json" switches)" = 36
+check "rail-r5 leaf carries mlx5_5 only" bash -c \
+	"awk '/# \"leaf-r5-02\"/{on=1;next} /^$/{on=0} on && /mlx5_/' '$T/rail.topo' | grep -v -q 'mlx5_[^5]' && \
+	 awk '/# \"leaf-r5-02\"/{on=1;next} /^$/{on=0} on && /mlx5_5/' '$T/rail.topo' | grep -c . | grep -qx 24"
+
+check "gen refuses too many hosts (exit 3)" bash -c \
+	"\"$IBFM\" topo gen -l 2 -k 8 --hosts 33 -o '$T/x.topo' 2>'$T/err'; test \$? -eq 3 && grep -q 'holds at most 32' '$T/err' && test ! -e '$T/x.topo'"
+check "gen refuses a bad radix (exit 2)" bash -c \
+	"\"$IBFM\" topo gen -l 2 -k abc -o '$T/x.topo' 2>'$T/err'; test \$? -eq 2 && grep -q \"bad value for --radix: 'abc'\" '$T/err'"
+
+for f in missing-peer port-range duplicate-guid asymmetric node-type truncated duplicate-lid; do
+	check "bad input $f: exit 3 with file:line" bash -c \
+		"\"$IBFM\" topo show --topo '$FIXTURES/bad-$f.topo' >'$T/out' 2>'$T/err'; test \$? -eq 3 && grep -q 'bad-$f.topo:[0-9]*: T[0-9][0-9] \|bad-$f.topo: T11' '$T/err' && test ! -s '$T/out'"
+done
+
+"$IBFM" topo gen -l 2 -k 12 -o "$T/a.topo"
+"$IBFM" topo gen -l 2 -k 12 --remove-links 10 --seed 4 -o "$T/b.topo"
+check "diff of a file with itself: exit 0" "$IBFM" topo diff --expected "$T/a.topo" --topo "$T/a.topo"
+"$IBFM" topo diff --expected "$T/a.topo" --topo "$T/b.topo" --json >"$T/diff.json"
+rc=$?
+# 10% of 72 switch links, rounded: 7 missing.
+check "diff finds removed links: exit 1" test $rc -eq 1
+check "diff counts 7 link-missing" test "$(grep -c '"kind": "link-missing"' "$T/diff.json")" = 7
+check "diff JSON count is 7" test "$(json_int "$T/diff.json" count)" = 7
+
+"$IBFM" path --topo "$T/a.topo" leaf01 "spine-02" 2>"$T/perr"
+rc=$?
+check "path to an unknown endpoint: exit 3" test $rc -eq 3
+check "path suggests the closest names" grep -qx 'ibfm: did you mean "leaf-01"?' "$T/perr"
+
+# ibfm route tells the truth in its exit code: 0 when every connected
+# pair is routed, 1 (and R03) when some pairs only a credit loop would
+# join are left; the tables are written either way.
+"$IBFM" topo gen -l 3 -k 8 -o "$T/full.topo" >/dev/null
+check "route: a full tree exits 0" "$IBFM" route --topo "$T/full.topo" --dump-lfts "$T/full.lfts"
+"$IBFM" topo gen -l 3 -k 12 --remove-links 65 --seed 4 -o "$T/h65.topo" >/dev/null
+"$IBFM" route --topo "$T/h65.topo" --dump-lfts "$T/h65.lfts" >/dev/null 2>"$T/h65.err"
+check "route: pairs left unrouted exit 1" test $? = 1
+check "route: saying R03" grep -q 'warning R03: ' "$T/h65.err"
+check "route: the tables written all the same" test -s "$T/h65.lfts"
+# ibfm eval: 0 when every flow arrives, 1 when some do not (the loads
+# still printed), 3 when nothing was evaluated.
+check "eval: every flow delivered exits 0" "$IBFM" eval --topo "$T/full.topo" --pattern shift
+"$IBFM" eval --topo "$T/h65.topo" --lfts "$T/h65.lfts" --pattern bisection --count 5 --json >"$T/h65.eval"
+check "eval: unrouted flows exit 1" test $? = 1
+check "eval: and are counted" grep -q '"unrouted_flows": [1-9]' "$T/h65.eval"
+: >"$T/empty.dump"
+"$IBFM" eval --topo "$T/full.topo" --lfts "$T/empty.dump" --pattern shift >/dev/null 2>&1
+check "eval: an empty dump evaluates nothing: exit 3" test $? = 3
+# ibfm eval --pattern jobs: the figures of the jobs' rings; a bad jobs
+# file is bad input with its FILE:LINE and id.
+"$IBFM" eval --topo "$T/full.topo" --pattern jobs --random-jobs 4 --seed 1 --json >"$T/jobs.eval"
+check "eval jobs: random jobs exit 0" test $? = 0
+for k in max_load mean_flow_bw job_speed jobs flows unrouted_flows; do
+	check "eval jobs: JSON has $k" grep -q "\"$k\": " "$T/jobs.eval"
+done
+check "eval jobs: 4 jobs" grep -q '"jobs": 4,' "$T/jobs.eval"
+printf '# two jobs\na node001,node002 mlx5_0\nb node003,node999\n' >"$T/bad.jobs"
+"$IBFM" eval --topo "$T/full.topo" --pattern jobs --jobs "$T/bad.jobs" >/dev/null 2>"$T/jobs.err"
+check "eval jobs: a bad jobs file exits 3" test $? = 3
+check "eval jobs: saying FILE:LINE and J03" grep -q "bad.jobs:3: J03 unknown host 'node999'" "$T/jobs.err"
+printf 'a node001,node002\n' >"$T/good.jobs"
+check "eval jobs: a jobs file exits 0" "$IBFM" eval --topo "$T/full.topo" --pattern jobs --jobs "$T/good.jobs"
+"$IBFM" eval --topo "$T/full.topo" --pattern jobs >/dev/null 2>&1
+check "eval jobs: without --jobs or --random-jobs exits 2" test $? = 2
+# ibfm path on an empty tables file: a file error, not "no route".
+: >"$T/empty.bin"
+"$IBFM" path leaf-01 leaf-02 --topo "$T/full.topo" --lfts "$T/empty.bin" >/dev/null 2>"$T/empty.err"
+check "path: an empty tables file is bad input: exit 3" test $? = 3
+check "path: saying so (V02)" grep -q 'V02 .*empty.bin holds no forwarding entry' "$T/empty.err"
+# ibfm topo draw: the fabric as a picture. 10% of a radix-8 tree's 32
+# spine-leaf links removed, drawn against the full one: 12 switches, 32
+# pairs, the 3 missing dashed red; a drained spine purple; DOT rows.
+"$IBFM" topo gen -l 2 -k 8 -o "$T/k8.topo" >/dev/null
+"$IBFM" topo gen -l 2 -k 8 --remove-links 10 --seed 3 -o "$T/k8deg.topo" >/dev/null
+"$IBFM" topo draw -t "$T/k8deg.topo" -e "$T/k8.topo" -o "$T/k8.svg" --json >"$T/draw.json"
+check "draw: exit 0" test $? = 0
+check "draw: the SVG parses" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$T/k8.svg"
+check "draw: 12 switches" test "$(grep -c '<g class="switch">' "$T/k8.svg")" = 12
+check "draw: 32 switch pairs" test "$(grep -c '<g class="link">' "$T/k8.svg")" = 32
+check "draw: 3 pairs short of links, dashed red" test "$(grep -c 'stroke="#d62728" stroke-width="1.6" stroke-dasharray' "$T/k8.svg")" = 3
+check "draw: JSON says 3 pairs missing" grep -q '"pairs_missing": 3' "$T/draw.json"
+check "draw: leaves show their hosts" grep -q '>4 hosts<' "$T/k8.svg"
+echo "0x0002c90200000009 # spine-01" >"$T/draw.drains"
+"$IBFM" topo draw -t "$T/k8.topo" --drain-list "$T/draw.drains" --format dot -o "$T/k8.dot" >/dev/null
+check "draw --format dot: two rows" test "$(grep -c 'rank=same' "$T/k8.dot")" = 2
+check "draw: the drained spine and its 8 pairs purple" test "$(grep -c '#9467bd' "$T/k8.dot")" = 9
+"$IBFM" topo draw -t "$T/nowhere.topo" -o "$T/x.svg" 2>/dev/null
+check "draw: a missing topology exits 3" test $? = 3
+finish

@@ -1,0 +1,56 @@
+#!/bin/bash
+# The drain check and the drain are one step (#21): ibfmd's safety check
+# stretched to 3 s (IBFMD_DRAIN_CHECK_DELAY_MS); while it runs the plugin
+# routes again (the jobs list written by hand) or the drain list is
+# edited: the drain is refused (state changed, exit 4) and the spine is
+# not on the list. Undisturbed, the same drain is done.
+. "$TESTLIB"
+
+ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
+generation() { sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$T/state/snapshot.json"; }
+
+routed_fabric -l 2 -k 8
+cat >"$T/ibfmd.conf" <<CONF
+socket $T/ibfmd.sock
+state_dir $T/state
+sweep_interval 3600
+light_interval 0
+metrics off
+CONF
+export IBFMD_DRAIN_CHECK_DELAY_MS=3000
+ibfmd_start "node002 mlx5_0"
+unset IBFMD_DRAIN_CHECK_DELAY_MS
+until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+
+# A routing pass during the check.
+gen=$(generation)
+ask drain spine-01 --timeout 60 >/dev/null 2>"$T/routed.err" &
+pid=$!
+sleep 1
+echo "j1 node005,node009" >"$T/state/jobs.list"
+wait "$pid"
+check "a pass during the check: refused, exit 4" test $? = 4
+check "... saying the fabric was routed again" grep -q 'routed again during the safety check (generation' "$T/routed.err"
+check "... state changed" grep -q 'spine-01: changed' "$T/routed.err"
+check "... a pass did run" test "$(generation)" -gt "$gen"
+check "... spine-01 not drained" bash -c "! grep -q '^0x0002c90200000009' '$T/state/drain.list' 2>/dev/null"
+rm -f "$T/state/jobs.list"
+wait_generation "$T/state" "$(($(generation) + 1))" || die "no pass after the jobs list went"
+
+# The drain list edited during the check.
+ask drain spine-01 --timeout 60 >/dev/null 2>"$T/edited.err" &
+pid=$!
+sleep 1
+echo "0x0002c9020000000a # spine-02, by hand" >"$T/state/drain.list"
+wait "$pid"
+check "the list edited during the check: refused, exit 4" test $? = 4
+check "... saying so" grep -q 'the drain list changed during the safety check' "$T/edited.err"
+check "... spine-01 not drained" bash -c "! grep -q '^0x0002c90200000009' '$T/state/drain.list'"
+: >"$T/state/drain.list"
+wait_generation "$T/state" "$(($(generation) + 1))" || true
+
+# Undisturbed: done.
+ask drain spine-01 --timeout 60 >/dev/null 2>"$T/done.err"
+check "undisturbed: the drain is done" test $? = 0
+check "... spine-01 on the list" grep -q '^0x0002c90200000009' "$T/state/drain.list"
+finish

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_TEST_COMMON_H
+#define IBFM_TEST_COMMON_H
+
+/* What every cmocka test file includes, in the order cmocka needs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "routing/json.h"
+
+/* A temporary file holding 'text'; its path in a static buffer (the
+ * next call reuses it), for the caller to unlink. */
+static inline const char *tmpfile_with(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/ibfm-test-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* A JSON writer into memory, to compare what was written with a string. */
+struct json_mem {
+	struct ibfm_json j;
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+/* Starts 'm' (compact output); returns its writer. */
+static inline struct ibfm_json *json_mem_begin(struct json_mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+	ibfm_json_init(&m->j, m->f, false);
+	return &m->j;
+}
+
+/* The text written, for the caller to free. */
+static inline char *json_mem_end(struct json_mem *m)
+{
+	fclose(m->f);
+	return m->buf;
+}
+
+#endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/* Tests of cli/jsonview.c: reading ibfmd's replies. */
+#include "test_common.h"
+
+#include "cli/jsonview.h"
+#include "routing/json.h"
+
+static void test_reads_a_reply(void **state)
+{
+	struct cli_jv *v = cli_jv_parse(
+		" {\"nodes\":152,\"ok\":true,\"name\":\"\\\"leaf-01\\\"[5] \\u0041\","
+		"\"list\":[{\"a\":1},{\"a\":2}],\"obj\":{\"x\":-1.5e3},\"n\":null} ");
+	const struct cli_jv *list;
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(v->type, CLI_JV_OBJECT);
+	assert_true(cli_jv_num(v, "nodes") == 152);
+	assert_true(cli_jv_num(v, "ok") == 1);
+	assert_string_equal(cli_jv_str(v, "name"), "\"leaf-01\"[5] A");
+	list = cli_jv_get(v, "list");
+	assert_non_null(list);
+	assert_true(cli_jv_num(list->child->next, "a") == 2);
+	assert_true(cli_jv_num(cli_jv_get(v, "obj"), "x") == -1500);
+	assert_int_equal(cli_jv_get(v, "n")->type, CLI_JV_NULL);
+	assert_null(cli_jv_get(v, "absent"));
+	assert_string_equal(cli_jv_str(v, "absent"), "");
+	cli_jv_free(v);
+}
+
+static void test_refuses_what_is_not_json(void **state)
+{
+	static const char *const bad[] = {
+		"",	    "{",      "{\"a\"}",
+		"{\"a\":}", "[1,2",   "{\"a\":1,}x",
+		"tru",	    "\"open", "{\"a\":1} trailing",
+		"{1:2}",    "\"ab\\", /* a backslash at the very end */
+		"{\"a\"",
+	};
+	char deep[200];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		if (cli_jv_parse(bad[i]))
+			fail_msg("parsed \"%s\"", bad[i]);
+	memset(deep, '[', sizeof(deep) - 1);
+	deep[sizeof(deep) - 1] = '\0';
+	assert_null(cli_jv_parse(deep));
+}
+
+static void test_writes_what_it_read(void **state)
+{
+	static const char text[] =
+		"{\"nodes\":[{\"guid\":\"0x0002c90200000001\",\"port\":0,"
+		"\"ok\":true,\"none\":null,\"ratio\":0.5,\"big\":4294967296,"
+		"\"why\":\"a \\\"quoted\\\" word\",\"changes\":[]}],\"n\":-3}\n";
+	struct cli_jv *v = cli_jv_parse(text);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct ibfm_json j;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(f);
+	ibfm_json_init(&j, f, false);
+	cli_jv_write(&j, NULL, v);
+	ibfm_json_finish(&j);
+	fclose(f);
+	assert_string_equal(out, text);
+	free(out);
+	cli_jv_free(v);
+	/* Past int64 (found by the fuzzer: the cast was undefined). */
+	v = cli_jv_parse("[1e35,-5]");
+	assert_non_null(v);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	ibfm_json_init(&j, f, false);
+	cli_jv_write(&j, NULL, v);
+	ibfm_json_finish(&j);
+	fclose(f);
+	assert_non_null(strstr(out, "e+35,-5]"));
+	free(out);
+	cli_jv_free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reads_a_reply),
+		cmocka_unit_test(test_refuses_what_is_not_json),
+		cmocka_unit_test(test_writes_what_it_read),
+	};
+
+	return cmocka_run_group_tests_name("jsonview", tests, NULL, NULL);
+}
