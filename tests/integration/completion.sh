@@ -26,16 +26,7 @@ complete_words topo gen --preset sup >"$T/c4"
 check "--preset sup<TAB>: superpod-h100" grep -qx superpod-h100 "$T/c4"
 
 routed_fabric -l 2 -k 8
-cat >"$T/ibfmd.conf" <<CONF
-socket $T/ibfmd.sock
-state_dir $T/state
-fabric_file $T/swept.topo
-sweep_interval 3600
-light_interval 0
-metrics off
-CONF
-ibfmd_start "node002 mlx5_0"
-until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+ibfmd_beside "fabric_file $T/swept.topo"
 export IBFM_SOCKET="$T/ibfmd.sock"
 complete_words drain spi >"$T/c5"
 check "ibfm drain spi<TAB>: the four spines" test "$(grep -c '^spine-0[1-4]$' "$T/c5")" = 4

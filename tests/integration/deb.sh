@@ -44,14 +44,6 @@ routed_fabric -l 2 -k 8
 check "OpenSM routed with the package's plugin" grep -q 'ibfm: routed 12 switches' "$T/opensm.log"
 "$IBFM" check --topo "$T/f.topo" --lfts "$T/state/lfts.dump" >"$T/check.txt"
 check "the package's ibfm checks the routes: exit 0" test $? = 0
-cat >"$T/ibfmd.conf" <<CONF
-socket $T/ibfmd.sock
-state_dir $T/state
-sweep_interval 3600
-light_interval 0
-metrics off
-CONF
-ibfmd_start "node002 mlx5_0"
-until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+ibfmd_beside
 check "the package's ibfmd sweeps" ibfmd_swept 1
 finish

@@ -10,17 +10,9 @@ ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 generation() { sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$T/state/snapshot.json"; }
 
 routed_fabric -l 2 -k 8
-cat >"$T/ibfmd.conf" <<CONF
-socket $T/ibfmd.sock
-state_dir $T/state
-sweep_interval 3600
-light_interval 0
-metrics off
-CONF
 export IBFMD_DRAIN_CHECK_DELAY_MS=3000
-ibfmd_start "node002 mlx5_0"
+ibfmd_beside
 unset IBFMD_DRAIN_CHECK_DELAY_MS
-until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 
 # A routing pass during the check.
 gen=$(generation)

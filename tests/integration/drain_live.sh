@@ -11,15 +11,7 @@ json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
 ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 
 routed_fabric -l 2 -k 8
-cat >"$T/ibfmd.conf" <<CONF
-socket $T/ibfmd.sock
-state_dir $T/state
-sweep_interval 3600
-light_interval 0
-metrics off
-CONF
-ibfmd_start "node002 mlx5_0"
-until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+ibfmd_beside
 
 # What the switches hold, read with ibroute from node001 (a drained
 # spine has no route to its LID: "-" counts the switches not read).

@@ -15,7 +15,6 @@
 [ -x "${MCAST_CLIENT:-}" ] || die "mcast_client not built"
 ask() { "$IBFM" --socket "$T/$1.sock" "${@:2}"; }
 gen_of() { sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$T/state$1/snapshot.json" 2>/dev/null; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port_guid() {
 	printf '0x%016x' "0x$(sed -n "/^Ca.*# \"$1\"/{n;s/^\[1\](\([0-9a-f]*\)).*/\1/p}" "$T/f.topo")"
 }
@@ -24,24 +23,6 @@ sm_conf() {
 	osm_conf "$1" "$2" ibfm
 	printf 'sm_priority %s\nsminfo_polling_timeout 1000\npolling_retry_number 2\n' "$3" >>"$1"
 }
-# start_d NAME HOST PEER_PORT LISTEN_PORT: ibfmd NAME beside OpenSM NAME.
-start_d() {
-	cat >"$T/$1.conf" <<CONF
-socket $T/$1.sock
-state_dir $T/state$1
-sweep_interval 3600
-light_interval 1
-metrics off
-peer 127.0.0.1:$3
-peer_listen 127.0.0.1:$4
-peer_key $T/key
-CONF
-	(cd "$T" && SIM_HOST="$2" LD_PRELOAD="$UMAD2SIM" \
-		exec "$IBFMD" --config "$T/$1.conf" --foreground >>"$T/$1.log" 2>&1) &
-	eval "PID_$1=$!"
-	PIDS="$PIDS $!"
-}
-swept() { ask "$1" status --json >"$T/$1.s.json" 2>/dev/null && grep -q '"sweeps":[1-9]' "$T/$1.s.json"; }
 names_master() { ask "$1" status --json 2>/dev/null | grep -qF "\"sm_master\":{\"guid\":\"$2\","; }
 
 "$IBFM" topo gen -l 2 -k 8 -o "$T/f.topo" >/dev/null || die "gen"
@@ -59,10 +40,10 @@ head -c 48 /dev/urandom | base64 >"$T/key"
 chmod 600 "$T/key"
 PA=$(free_port)
 PB=$(free_port)
-start_d A "node002 mlx5_0" "$PB" "$PA"
-start_d B "node004 mlx5_0" "$PA" "$PB"
-until_ok 300 "$PID_A" ibfmd-A swept A
-until_ok 300 "$PID_B" ibfmd-B swept B
+peer_start A "node002 mlx5_0" "$PB" "$PA" "$T/key" "light_interval 1"
+peer_start B "node004 mlx5_0" "$PA" "$PB" "$T/key" "light_interval 1"
+until_ok 300 "$PID_A" ibfmd-A peer_swept A
+until_ok 300 "$PID_B" ibfmd-B peer_swept B
 joined=$(mcast_setup)
 check "16 hosts joined the IPoIB broadcast group" test "$joined" = 16
 spine=0x0002c90200000009 # spine-01

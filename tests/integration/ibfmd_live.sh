@@ -11,16 +11,7 @@ ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 
 routed_fabric -l 2 -k 8
 cp "$T/f.topo" "$T/expected.topo"
-cat >"$T/ibfmd.conf" <<CONF
-socket $T/ibfmd.sock
-expected $T/expected.topo
-state_dir $T/state
-sweep_interval 3600
-light_interval 0
-metrics 127.0.0.1:0
-CONF
-ibfmd_start "node002 mlx5_0"
-until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+ibfmd_beside "expected $T/expected.topo" "metrics 127.0.0.1:0"
 
 links=$(json_num "$T/s.json" links)
 check "status: 64 links" test "$links" = 64

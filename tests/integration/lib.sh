@@ -179,6 +179,45 @@ ibfmd_start() {
 	PIDS="$PIDS $DPID"
 }
 
+# ibfmd_beside [LINE...]: ibfmd on node002 beside this test's OpenSM
+# ($T/state): no timed sweeps or light checks, no metrics, then LINEs of
+# ibfmd.conf (a later key wins); waits for its first sweep.
+ibfmd_beside() {
+	printf '%s\n' "socket $T/ibfmd.sock" "state_dir $T/state" \
+		"sweep_interval 3600" "light_interval 0" "metrics off" "$@" \
+		>"$T/ibfmd.conf"
+	ibfmd_start "node002 mlx5_0"
+	until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+}
+
+# free_port: a TCP port on 127.0.0.1 free now.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# peer_start NAME HOST PEER_PORT LISTEN_PORT KEY [LINE...]: ibfmd NAME
+# (socket $T/NAME.sock, state $T/stateNAME, log $T/NAME.log) on ibsim's
+# HOST, peer of the ibfmd at PEER_PORT, with more ibfmd.conf LINEs; its
+# PID in PID_NAME.
+peer_start() {
+	local name=$1 host=$2 peer=$3 listen=$4 key=$5
+	shift 5
+	printf '%s\n' "socket $T/$name.sock" "state_dir $T/state$name" \
+		"sweep_interval 3600" "light_interval 0" "metrics off" \
+		"peer 127.0.0.1:$peer" "peer_listen 127.0.0.1:$listen" \
+		"peer_key $key" "$@" >"$T/$name.conf"
+	(cd "$T" && SIM_HOST="$host" LD_PRELOAD="$UMAD2SIM" \
+		exec "$IBFMD" --config "$T/$name.conf" --foreground >>"$T/$name.log" 2>&1) &
+	eval "PID_$name=$!"
+	PIDS="$PIDS $!"
+}
+
+# peer_swept NAME: ibfmd NAME has swept (its status in $T/NAME.s.json).
+peer_swept() {
+	"$IBFM" --socket "$T/$1.sock" status --json >"$T/$1.s.json" 2>/dev/null &&
+		grep -q '"sweeps":[1-9]' "$T/$1.s.json"
+}
+
 # ibfmd_swept N: whether ibfmd ($T/ibfmd.sock) has done N full sweeps;
 # its status is left in $T/s.json.
 ibfmd_swept() {

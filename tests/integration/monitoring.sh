@@ -36,16 +36,7 @@ served() {
 
 routed_fabric -l 2 -k 4
 cp "$T/f.topo" "$T/expected.topo"
-cat >"$T/ibfmd.conf" <<CONF
-socket $T/ibfmd.sock
-state_dir $T/state
-expected $T/expected.topo
-sweep_interval 3600
-light_interval 1
-metrics 127.0.0.1:0
-CONF
-ibfmd_start "node002 mlx5_0"
-until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+ibfmd_beside "expected $T/expected.topo" "light_interval 1" "metrics 127.0.0.1:0"
 port=$(metrics_port "$T/ibfmd.log")
 
 # (1) The first sweep: every port read has its counters, zero or not.

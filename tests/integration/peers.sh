@@ -11,26 +11,7 @@
 ask() { "$IBFM" --socket "$T/$1.sock" "${@:2}"; }
 json_num() { sed -n "s/.*\"$2\": *\([0-9]*\).*/\1/p" "$1" | head -1; }
 generation() { sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$T/state/snapshot.json"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# start_d NAME HOST PEER_PORT LISTEN_PORT KEY: ibfmd NAME on ibsim's HOST.
-start_d() {
-	cat >"$T/$1.conf" <<CONF
-socket $T/$1.sock
-state_dir $T/state$1
-sweep_interval 3600
-light_interval 0
-metrics 127.0.0.1:0
-peer 127.0.0.1:$3
-peer_listen 127.0.0.1:$4
-peer_key $5
-CONF
-	(cd "$T" && SIM_HOST="$2" LD_PRELOAD="$UMAD2SIM" \
-		exec "$IBFMD" --config "$T/$1.conf" --foreground >>"$T/$1.log" 2>&1) &
-	eval "PID_$1=$!"
-	PIDS="$PIDS $!"
-}
-swept() { ask "$1" status --json >"$T/$1.s.json" 2>/dev/null && grep -q '"sweeps":[1-9]' "$T/$1.s.json"; }
 
 routed_fabric -l 2 -k 8
 mv "$T/state" "$T/stateA"
@@ -40,10 +21,10 @@ head -c 48 /dev/urandom | base64 >"$T/key"
 chmod 600 "$T/key"
 PA=$(free_port)
 PB=$(free_port)
-start_d A "node002 mlx5_0" "$PB" "$PA" "$T/key"
-start_d B "node003 mlx5_0" "$PA" "$PB" "$T/key"
-until_ok 300 "$PID_A" ibfmd-A swept A
-until_ok 300 "$PID_B" ibfmd-B swept B
+peer_start A "node002 mlx5_0" "$PB" "$PA" "$T/key" "metrics 127.0.0.1:0"
+peer_start B "node003 mlx5_0" "$PA" "$PB" "$T/key" "metrics 127.0.0.1:0"
+until_ok 300 "$PID_A" ibfmd-A peer_swept A
+until_ok 300 "$PID_B" ibfmd-B peer_swept B
 
 ask A drain spine-01 --timeout 60 >"$T/drain.txt" 2>&1
 check "drain through A: done" test $? = 0
@@ -75,8 +56,8 @@ check "... no jobs list written" test ! -s "$T/stateA/jobs.list"
 
 # B again, its state directory lost: it fetches the list from A.
 rm -f "$T"/stateB/*
-start_d B "node003 mlx5_0" "$PA" "$PB" "$T/key"
-until_ok 300 "$PID_B" ibfmd-B swept B
+peer_start B "node003 mlx5_0" "$PA" "$PB" "$T/key" "metrics 127.0.0.1:0"
+until_ok 300 "$PID_B" ibfmd-B peer_swept B
 fetched() { cmp -s "$T/stateA/drain.list" "$T/stateB/drain.list"; }
 until_ok 300 "$PID_B" "B fetching the drain list" fetched
 check "B, its state lost, fetched the drain list from A" fetched
@@ -88,8 +69,8 @@ kill "$PID_B"
 wait "$PID_B" 2>/dev/null
 head -c 48 /dev/urandom | base64 >"$T/other.key"
 chmod 600 "$T/other.key"
-start_d B "node003 mlx5_0" "$PA" "$PB" "$T/other.key"
-until_ok 300 "$PID_B" ibfmd-B swept B
+peer_start B "node003 mlx5_0" "$PA" "$PB" "$T/other.key" "metrics 127.0.0.1:0"
+until_ok 300 "$PID_B" ibfmd-B peer_swept B
 ask A drain spine-02 --timeout 60 >/dev/null 2>"$T/key.err"
 check "a peer with another key: refused, exit 4" test $? = 4
 check "... saying the key differs" grep -q 'peer_key differs' "$T/key.err"

@@ -7,16 +7,7 @@
 . "$TESTLIB"
 
 routed_fabric -l 2 -k 8
-cat >"$T/ibfmd.conf" <<CONF
-socket $T/ibfmd.sock
-state_dir $T/state
-expected $T/f.topo
-sweep_interval 3600
-light_interval 0
-metrics 127.0.0.1:0
-CONF
-ibfmd_start "node002 mlx5_0"
-until_ok 300 "$DPID" ibfmd ibfmd_swept 1
+ibfmd_beside "expected $T/f.topo" "metrics 127.0.0.1:0"
 port=$(metrics_port "$T/ibfmd.log")
 check "ibfmd serves metrics" test -n "$port"
 body() { sed '1,/^\r$/d' "$1"; }

@@ -220,6 +220,32 @@ static void test_zoo_placements(void **state)
 }
 
 /*
+ * The jobs' routes redone for the first 'n' jobs of 'j' (a start or an
+ * end of job 'which'), figures in '*st'. Returns how many LIDs changed
+ * outside job 'which''s members ('lids': scratch of top_lid + 1).
+ */
+static uint32_t reroute_first(struct ibfm_route *p, struct ibfm_jobroute *jr,
+			      const struct ibfm_jobs *j, uint32_t n,
+			      uint32_t which, bool *lids,
+			      struct ibfm_jobroute_stats *st)
+{
+	struct ibfm_jobs v = first_jobs(j, n);
+	struct ibfm_lfts before;
+	struct ibfm_err err;
+	uint32_t out;
+
+	assert_int_equal(ibfm_lfts_copy(&before, p->fabric, &p->lfts, &err), 0);
+	ibfm_jobroute_revert(jr, &p->lfts);
+	assert_int_equal(
+		ibfm_jobroute_apply(jr, p->fabric, &p->lfts, &v, st, &err), 0);
+	memset(lids, 0, p->lfts.top_lid + 1);
+	mark_members(p->fabric, j, which, which + 1, lids);
+	out = changed_outside(&before, &p->lfts, lids);
+	ibfm_lfts_free(&before);
+	return out;
+}
+
+/*
  * A job start (the jobs so far plus one) changes entries of its own
  * members only, unless it says it moved others; a job end changes only
  * the ended job's members' entries, back to static, and moves nothing.
@@ -234,57 +260,29 @@ static void test_start_end(void **state)
 		struct ibfm_route *p = zroute(z);
 		struct ibfm_jobroute jr = { 0 };
 		struct ibfm_jobroute_stats st;
-		struct ibfm_lfts before;
-		struct ibfm_jobs j, v;
+		struct ibfm_jobs j;
 		struct ibfm_err err;
 		bool *lids = calloc(p->lfts.top_lid + 1, 1);
-		uint32_t n;
+		uint32_t n, out;
 
 		assert_non_null(lids);
 		assert_int_equal(
 			ibfm_jobs_random(p->fabric, &p->rails, 8, 7, &j, &err),
 			0);
 		for (n = 1; n <= j.njobs; n++) {
-			assert_int_equal(ibfm_lfts_copy(&before, p->fabric,
-							&p->lfts, &err),
-					 0);
-			v = first_jobs(&j, n);
-			ibfm_jobroute_revert(&jr, &p->lfts);
-			assert_int_equal(ibfm_jobroute_apply(&jr, p->fabric,
-							     &p->lfts, &v, &st,
-							     &err),
-					 0);
-			memset(lids, 0, p->lfts.top_lid + 1);
-			mark_members(p->fabric, &j, n - 1, n, lids);
+			out = reroute_first(p, &jr, &j, n, n - 1, lids, &st);
 			if (!st.moved)
-				assert_int_equal(changed_outside(&before,
-								 &p->lfts,
-								 lids),
-						 0);
-			assert_true(changed_outside(&before, &p->lfts, lids) <=
-				    st.moved);
+				assert_int_equal(out, 0);
+			assert_true(out <= st.moved);
 			moved += st.moved;
 			starts++;
-			ibfm_lfts_free(&before);
 		}
 		for (n = j.njobs; n-- > 1;) {
-			assert_int_equal(ibfm_lfts_copy(&before, p->fabric,
-							&p->lfts, &err),
-					 0);
-			v = first_jobs(&j, n);
-			ibfm_jobroute_revert(&jr, &p->lfts);
-			assert_int_equal(ibfm_jobroute_apply(&jr, p->fabric,
-							     &p->lfts, &v, &st,
-							     &err),
-					 0);
-			memset(lids, 0, p->lfts.top_lid + 1);
-			mark_members(p->fabric, &j, n, n + 1, lids);
-			if (st.moved ||
-			    changed_outside(&before, &p->lfts, lids))
+			out = reroute_first(p, &jr, &j, n, n, lids, &st);
+			if (st.moved || out)
 				fail_msg("%s: ending job %u moved %llu flows",
 					 z->name, n + 1,
 					 (unsigned long long)st.moved);
-			ibfm_lfts_free(&before);
 		}
 		ibfm_jobroute_free(&jr);
 		ibfm_jobs_free(&j);
