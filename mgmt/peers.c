@@ -191,37 +191,6 @@ static void new_nonce(char hex[33])
 
 /* ---- the server side: one request a connection, on the loop ---- */
 
-/* Reads all of 'path' into a malloc'ed buffer ("" when missing). */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *in = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0;
-	int c;
-
-	*len = 0;
-	buf = malloc(1);
-	if (!buf)
-		goto out;
-	while (in && (c = fgetc(in)) != EOF && *len < IBFMD_PEERS_MAX_FILE) {
-		if (*len + 1 >= cap) {
-			char *b = realloc(buf, cap = cap ? 2 * cap : 4096);
-
-			if (!b) {
-				free(buf);
-				buf = NULL;
-				goto out;
-			}
-			buf = b;
-		}
-		buf[(*len)++] = (char)c;
-	}
-out:
-	if (in)
-		fclose(in);
-	return buf;
-}
-
 struct body {
 	const char *data;
 	size_t len;
@@ -263,11 +232,13 @@ static const char *handle(struct ibfmd_peers *p, const char *op,
 	snprintf(pending, sizeof(pending), "%s.peer-pending", path);
 	if (!strcmp(op, "GET")) {
 		size_t len;
-		char *data = slurp(path, &len);
+		char *data;
+		int rc =
+			ibfm_file_read(path, IBFMD_PEERS_MAX_FILE, &data, &len);
 
-		if (!data)
-			return "out of memory";
-		evbuffer_add(out, data, len);
+		if (rc && rc != -ENOENT) /* none yet: the empty list */
+			return "cannot read the file";
+		evbuffer_add(out, data ? data : "", len);
 		free(data);
 		*v = p->version[i];
 		return NULL;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,4 +118,37 @@ unsigned ibfm_file_clean_stale(const char *dir)
 	}
 	closedir(d);
 	return n;
+}
+
+int ibfm_file_read(const char *path, size_t max, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	struct stat st;
+	size_t got = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		rc = -EINVAL;
+	else if ((uintmax_t)st.st_size > max)
+		rc = -EFBIG;
+	else if (!(*buf = malloc((size_t)st.st_size + 1)))
+		rc = -ENOMEM;
+	while (!rc && got < (size_t)st.st_size) {
+		ssize_t n = read(fd, *buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!rc) {
+		(*buf)[got] = '\0';
+		*len = got;
+	}
+	return rc;
 }

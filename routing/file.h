@@ -24,6 +24,13 @@ int ibfm_file_replace(const char *path, ibfm_file_write_fn fn, const void *ctx,
 		      struct ibfm_err *err);
 
 /*
+ * Reads the regular file 'path' whole into '*buf' (malloc'ed, NUL after
+ * its '*len' bytes; the caller frees). 0; -errno of open (-ENOENT...);
+ * -EINVAL when not a regular file; -EFBIG past 'max' bytes; -ENOMEM.
+ */
+int ibfm_file_read(const char *path, size_t max, char **buf, size_t *len);
+
+/*
  * Removes from 'dir' the temporary files of ibfm_file_replace whose
  * writer process no longer runs. Returns how many it removed.
  */

@@ -13,17 +13,15 @@
  * Cost: O(file size) and one name lookup per port line.
  */
 #include "routing/topo.h"
+#include "routing/file.h"
 #include "routing/grow.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define NAME_MAX_LEN 255
 
@@ -724,35 +722,18 @@ int ibfm_topo_parse(const char *text, size_t len, const char *fname,
 int ibfm_topo_read(const char *path, struct ibfm_fabric **out,
 		   struct ibfm_err *err)
 {
-	struct stat st;
-	size_t got = 0;
+	size_t got;
 	char *buf;
-	int fd, rc;
+	int rc = ibfm_file_read(path, SIZE_MAX, &buf, &got);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ibfm_err_set(err, -errno, "%s: T01 cannot open: %s",
-				    path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return ibfm_err_set(err, -EINVAL, "%s: T01 not a regular file",
+	if (rc == -EINVAL)
+		return ibfm_err_set(err, rc, "%s: T01 not a regular file",
 				    path);
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return ibfm_err_set(err, -ENOMEM, "%s: out of memory", path);
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
+	if (rc == -ENOMEM)
+		return ibfm_err_set(err, rc, "%s: out of memory", path);
+	if (rc)
+		return ibfm_err_set(err, rc, "%s: T01 cannot open: %s", path,
+				    strerror(-rc));
 	rc = ibfm_topo_parse(buf, got, path, out, err);
 	free(buf);
 	return rc;
