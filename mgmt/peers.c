@@ -668,6 +668,26 @@ static int print_floor(FILE *out, const void *ctx)
 }
 
 /* Takes file 'i' at 'version' from peer 'pe' if it is still newer. */
+/* note(), from the sync thread: the loop reads the peers meanwhile. */
+static void note_locked(struct ibfmd_peers *p, struct peer *pe, int rc,
+			const char *why)
+{
+	pthread_mutex_lock(&p->lock);
+	note(pe, rc, why);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The version of shared file 'i' here, from the sync thread. */
+static uint64_t version_of(struct ibfmd_peers *p, int i)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&p->lock);
+	v = p->version[i];
+	pthread_mutex_unlock(&p->lock);
+	return v;
+}
+
 static void fetch(struct ibfmd_peers *p, struct peer *pe, size_t i,
 		  uint64_t version)
 {
@@ -677,7 +697,7 @@ static void fetch(struct ibfmd_peers *p, struct peer *pe, size_t i,
 	char path[4200];
 	int rc = call(p, pe, "GET", shared[i], 0, "", 0, &r);
 
-	note(pe, rc, r.why);
+	note_locked(p, pe, rc, r.why);
 	if (rc)
 		return;
 	b = (struct body){ r.body, r.len };
@@ -712,7 +732,7 @@ static void sync_round(struct ibfmd_peers *p)
 		int rc = call(p, &p->peer[k], "VERSIONS", "-", 0, "", 0, &r);
 		int i;
 
-		note(&p->peer[k], rc, r.why);
+		note_locked(p, &p->peer[k], rc, r.why);
 		if (rc)
 			continue;
 		for (line = strtok_r(r.body, "\n", &save); line;
@@ -724,7 +744,7 @@ static void sync_round(struct ibfmd_peers *p)
 				continue;
 			}
 			i = index_of(name);
-			if (i >= 0 && v > p->version[i])
+			if (i >= 0 && v > version_of(p, i))
 				fetch(p, &p->peer[k], (size_t)i, v);
 		}
 		free(r.body);
