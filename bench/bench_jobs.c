@@ -54,22 +54,6 @@ static void tally_add(struct tally *t, const struct ibfm_jobs_result *r)
 	t->sum_speed += r->job_speed;
 }
 
-/* The servers of the fabric: more jobs than servers are refused, saying
- * how many there are. */
-static unsigned count_servers(const struct ibfm_route *pass)
-{
-	struct ibfm_jobs j;
-	struct ibfm_err err;
-	unsigned servers = 0;
-
-	if (!ibfm_jobs_random(pass->fabric, &pass->rails, UINT32_MAX, 0, &j,
-			      &err) ||
-	    sscanf(err.msg, "%*u jobs on %u", &servers) != 1 || servers < 2)
-		die("servers", &err);
-	ibfm_jobs_free(&j);
-	return servers;
-}
-
 /* The max link load of 'p' over the whole fabric. */
 static double pattern(const struct ibfm_route *pass, enum ibfm_pattern p)
 {
@@ -86,7 +70,8 @@ int main(int argc, char **argv)
 {
 	struct tally st = { 0, 0, 1, 0 }, ja = { 0, 0, 1, 0 };
 	const char *topo = NULL;
-	unsigned n = 1000, lo = 4, hi = 64, i, quiet = 0, servers;
+	unsigned n = 1000, lo = 4, hi = 64, i, quiet = 0;
+	uint32_t servers;
 	struct ibfm_route_opts o = { 0 };
 	struct ibfm_route *pass;
 	struct ibfm_fabric *f;
@@ -149,7 +134,11 @@ int main(int argc, char **argv)
 	if (ibfm_fabric_assign_lids(f, 0, &err) ||
 	    ibfm_route_build(f, NULL, &o, &pass, &err))
 		die("route", &err);
-	servers = count_servers(pass);
+	if (ibfm_jobs_servers(pass->fabric, &pass->rails, &servers) ||
+	    servers < 2) {
+		fprintf(stderr, "bench_jobs: fewer than 2 servers\n");
+		return 1;
+	}
 	for (k = 0; patterns && k < 3; k++)
 		pat[k][0] = pattern(pass, pats[k]);
 	ms = calloc(n, sizeof(*ms));
@@ -180,8 +169,8 @@ int main(int argc, char **argv)
 		tally_add(&ja, &r);
 		for (k = 0; k < 3; k++) /* the whole fabric with the jobs */
 			if (patterns)
-				pat[k][1] = fmax(pat[k][1],
-						 pattern(pass, pats[k]));
+				pat[k][1] =
+					fmax(pat[k][1], pattern(pass, pats[k]));
 		ms[i] = js.ms;
 		shared += js.shared;
 		kept += js.kept;
@@ -225,8 +214,9 @@ int main(int argc, char **argv)
 		   bench_median(end_ms, (int)n),
 		   bench_median(start_ms, (int)n));
 	for (k = 0; patterns && k < 3; k++)
-		printf("%s %.0f -> %.0f%s", k ? "," : "  shift/ring/all2all:",
-		       pat[k][0], pat[k][1], k == 2 ? "\n" : "");
+		printf("%s %.0f -> %.0f%s",
+		       k ? "," : "  shift/ring/all2all:", pat[k][0], pat[k][1],
+		       k == 2 ? "\n" : "");
 	(void)flows;
 	free(ms);
 	free(start_ms);

@@ -171,6 +171,7 @@ static void check_run(struct ibfm_sweep *port, void *arg)
 	struct drains *d = arg;
 	struct check *c = &d->op.check;
 	struct ibfm_fabric *f = ibfm_fabric_clone(c->f);
+	const char *delay = getenv("IBFMD_DRAIN_CHECK_DELAY_MS");
 
 	(void)port;
 	if (!f) {
@@ -179,9 +180,8 @@ static void check_run(struct ibfm_sweep *port, void *arg)
 	}
 	/* Drills and tests stretch the check to change the fabric during
 	 * it (ibfmd(8), ENVIRONMENT). */
-	if (getenv("IBFMD_DRAIN_CHECK_DELAY_MS"))
-		usleep((useconds_t)atoi(getenv("IBFMD_DRAIN_CHECK_DELAY_MS")) *
-		       1000);
+	if (delay)
+		usleep((useconds_t)atoi(delay) * 1000);
 	c->rc = ibfm_drainsafe_check(f, &c->now, &d->op.e, c->before, true,
 				     &c->r, &c->err);
 }

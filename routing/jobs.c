@@ -386,6 +386,17 @@ int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
 	return rc;
 }
 
+int ibfm_jobs_servers(const struct ibfm_fabric *f,
+		      const struct ibfm_rails *rails, uint32_t *n)
+{
+	struct hosts h;
+	int rc = hosts_init(&h, f, rails) ? -ENOMEM : 0;
+
+	*n = rc ? 0 : h.nservers;
+	hosts_free(&h);
+	return rc;
+}
+
 int ibfm_jobs_random(const struct ibfm_fabric *f,
 		     const struct ibfm_rails *rails, uint32_t njobs,
 		     uint64_t seed, struct ibfm_jobs *j, struct ibfm_err *err)

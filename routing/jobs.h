@@ -73,6 +73,11 @@ int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
 		   const char *path, bool skip_missing, struct ibfm_jobs *j,
 		   struct ibfm_err *err);
 
+/* The servers of 'f' (as random placements count them) into '*n'. 0 or
+ * -ENOMEM. */
+int ibfm_jobs_servers(const struct ibfm_fabric *f,
+		      const struct ibfm_rails *rails, uint32_t *n);
+
 /*
  * 'njobs' jobs named "job1".. on random disjoint servers of 'f', by
  * 'seed', into '*j' (free with ibfm_jobs_free in every case). 0,

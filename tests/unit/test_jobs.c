@@ -179,6 +179,8 @@ static void test_random(void **state)
 
 	(void)state;
 	net_gen(&n, 2); /* 16 servers of 2 HCAs */
+	assert_int_equal(ibfm_jobs_servers(n.f, &n.rails, &i), 0);
+	assert_int_equal(i, 16);
 	assert_int_equal(ibfm_jobs_random(n.f, &n.rails, 3, 7, &a, &err), 0);
 	assert_int_equal(ibfm_jobs_random(n.f, &n.rails, 3, 7, &b, &err), 0);
 	assert_int_equal(a.njobs, 3);
