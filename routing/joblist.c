@@ -150,51 +150,72 @@ const struct ibfm_joblist_job *ibfm_joblist_holder(const struct ibfm_joblist *l,
 	return NULL;
 }
 
+int ibfm_joblist_split_id(char *line, const char *where, char **id, char **rest,
+			  struct ibfm_err *err)
+{
+	char *s = trim(line);
+
+	*id = *rest = NULL;
+	if (!*s)
+		return 0;
+	*id = s;
+	s += strcspn(s, " \t");
+	if (*s)
+		*s++ = '\0';
+	*rest = trim(s);
+	if (!**rest)
+		return ibfm_err_set(err, -EINVAL, "%s: J01 job %s has no host",
+				    where, *id);
+	return 0;
+}
+
+int ibfm_joblist_split_hosts(char *rest, const char *where, const char *id,
+			     char ***hosts, size_t *n, struct ibfm_err *err)
+{
+	char *tok, *save = NULL;
+	size_t cap = 0;
+
+	*hosts = NULL;
+	*n = 0;
+	if (rest[strlen(rest) - 1] == ',' || *rest == ',' || strstr(rest, ",,"))
+		return ibfm_err_set(err, -EINVAL,
+				    "%s: J01 job %s has an empty host name",
+				    where, id);
+	for (tok = strtok_r(rest, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
+		if (!*tok)
+			return ibfm_err_set(
+				err, -EINVAL,
+				"%s: J01 job %s has an empty host name", where,
+				id);
+		if (ibfm_grow((void **)hosts, &cap, *n + 1, sizeof(**hosts)))
+			return ibfm_err_set(err, -ENOMEM, "out of memory");
+		(*hosts)[(*n)++] = tok;
+	}
+	return 0;
+}
+
 /* One line, its comment cut off into 'comment' (or NULL). */
 static int parse_line(struct ibfm_joblist *l, char *line, const char *comment,
 		      const char *where, struct ibfm_err *err)
 {
-	char *s = trim(line), *id, *tok, *save = NULL;
-	const char **hosts = NULL;
-	size_t n = 0, cap = 0;
+	char *id, *rest, **hosts = NULL;
 	long long started = 0;
-	int rc = 0;
+	size_t n = 0;
+	int rc = ibfm_joblist_split_id(line, where, &id, &rest, err);
 
-	if (!*s)
-		return 0;
-	if (comment && sscanf(comment, " started %lld", &started) != 1)
+	if (!rc && id && ibfm_joblist_find(l, id))
+		rc = ibfm_err_set(err, -EINVAL,
+				  "%s: J02 job %s is already defined", where,
+				  id);
+	if (!rc && id)
+		rc = ibfm_joblist_split_hosts(rest, where, id, &hosts, &n, err);
+	if (!rc && id && comment &&
+	    sscanf(comment, " started %lld", &started) != 1)
 		started = 0;
-	id = s;
-	s += strcspn(s, " \t");
-	if (*s)
-		*s++ = '\0';
-	s = trim(s);
-	if (!*s)
-		return ibfm_err_set(err, -EINVAL, "%s: J01 job %s has no host",
-				    where, id);
-	if (ibfm_joblist_find(l, id))
-		return ibfm_err_set(err, -EINVAL,
-				    "%s: J02 job %s is already defined", where,
-				    id);
-	if (s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,"))
-		return ibfm_err_set(err, -EINVAL,
-				    "%s: J01 job %s has an empty host name",
-				    where, id);
-	for (tok = strtok_r(s, ",", &save); tok && !rc;
-	     tok = strtok_r(NULL, ",", &save)) {
-		tok = trim(tok);
-		if (!*tok)
-			rc = ibfm_err_set(
-				err, -EINVAL,
-				"%s: J01 job %s has an empty host name", where,
-				id);
-		else if (ibfm_grow((void **)&hosts, &cap, n + 1,
-				   sizeof(*hosts)))
-			rc = ibfm_err_set(err, -ENOMEM, "out of memory");
-		else
-			hosts[n++] = tok;
-	}
-	if (!rc && ibfm_joblist_add(l, id, hosts, n, started))
+	if (!rc && id &&
+	    ibfm_joblist_add(l, id, (const char *const *)hosts, n, started))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	free(hosts);
 	return rc;

@@ -56,6 +56,19 @@ int ibfm_joblist_read(const char *path, struct ibfm_joblist *l,
  */
 int ibfm_joblist_print(FILE *out, const void *ctx);
 
+/*
+ * One line of a jobs file (its comment cut off), split in place, in two
+ * steps so that a reader checks its ID between them (J02). First '*id'
+ * (NULL for a blank line) and the rest, '*rest' (J01 when there is no
+ * host); then the rest's hosts in order into '*hosts' ('*n'; malloc'ed,
+ * pointing into the line; the caller frees it in every case; J01 for an
+ * empty host name). 0, -EINVAL with "WHERE: Jnn ...", or -ENOMEM.
+ */
+int ibfm_joblist_split_id(char *line, const char *where, char **id, char **rest,
+			  struct ibfm_err *err);
+int ibfm_joblist_split_hosts(char *rest, const char *where, const char *id,
+			     char ***hosts, size_t *n, struct ibfm_err *err);
+
 /* Replaces 'path' with 'l', a header comment first. 0 or -errno, 'err'. */
 int ibfm_joblist_write(const char *path, const struct ibfm_joblist *l,
 		       struct ibfm_err *err);

@@ -11,6 +11,7 @@
  * share in the second.
  */
 #include "routing/jobs.h"
+#include "routing/joblist.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -227,17 +228,6 @@ static void build_free(struct build *b)
 }
 
 /* Leading and trailing blanks off 's', in place. */
-static char *trim(char *s)
-{
-	size_t n;
-
-	s += strspn(s, " \t\r\n");
-	n = strlen(s);
-	while (n && strchr(" \t\r\n", s[n - 1]))
-		s[--n] = '\0';
-	return s;
-}
-
 /* Takes member 'name' into the current job, 'id'. */
 static int member_add(struct build *b, const char *name, const char *id,
 		      const char *where, struct ibfm_err *err)
@@ -305,44 +295,24 @@ static int parse_line(struct build *b, char *line, const char *where,
 		      struct ibfm_err *err)
 {
 	struct ibfm_jobs *j = b->j;
-	char *s = trim(line), *id, *tok, *save = NULL;
+	char *id, *rest, **hosts = NULL;
+	size_t n = 0, k;
 	uint32_t i;
+	int rc = ibfm_joblist_split_id(line, where, &id, &rest, err);
 
-	if (!*s)
-		return 0;
-	id = s;
-	s += strcspn(s, " \t");
-	if (*s)
-		*s++ = '\0';
-	s = trim(s);
-	if (!*s)
-		return ibfm_err_set(err, -EINVAL, "%s: J01 job %s has no host",
-				    where, id);
-	for (i = 0; i < j->njobs; i++)
+	for (i = 0; !rc && id && i < j->njobs; i++)
 		if (!strcmp(j->ids[i], id))
-			return ibfm_err_set(err, -EINVAL,
-					    "%s: J02 job %s is already defined",
-					    where, id);
-	if (s[strlen(s) - 1] == ',' || *s == ',' || strstr(s, ",,"))
-		return ibfm_err_set(err, -EINVAL,
-				    "%s: J01 job %s has an empty host name",
-				    where, id);
-	for (tok = strtok_r(s, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		int rc;
-
-		tok = trim(tok);
-		if (!*tok)
-			return ibfm_err_set(
-				err, -EINVAL,
-				"%s: J01 job %s has an empty host name", where,
-				id);
-		rc = member_add(b, tok, id, where, err);
-		if (rc)
-			return rc;
-	}
-	return job_close(b, id) ? ibfm_err_set(err, -ENOMEM, "out of memory")
-				: 0;
+			rc = ibfm_err_set(err, -EINVAL,
+					  "%s: J02 job %s is already defined",
+					  where, id);
+	if (!rc && id)
+		rc = ibfm_joblist_split_hosts(rest, where, id, &hosts, &n, err);
+	for (k = 0; !rc && id && k < n; k++)
+		rc = member_add(b, hosts[k], id, where, err);
+	if (!rc && id && job_close(b, id))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+	free(hosts);
+	return rc;
 }
 
 int ibfm_jobs_read(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
