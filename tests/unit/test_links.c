@@ -5,27 +5,13 @@
 #include "routing/links.h"
 #include "routing/topo.h"
 
-/* A leaf, two hosts and a spine; every link 4xHDR as the file says. */
-static const char topo[] =
-	"switchguid=0x10\n"
-	"Switch\t4 \"S-0000000000000010\"\t\t# \"leaf\" lid 1\n"
-	"[1]\t\"H-0000000000000020\"[1](21) \t\t# \"hostA\" lid 2 4xHDR\n"
-	"[2]\t\"H-0000000000000030\"[1](31) \t\t# \"hostB\" lid 3 4xHDR\n"
-	"\n"
-	"caguid=0x20\n"
-	"Ca\t1 \"H-0000000000000020\"\t\t# \"hostA\"\n"
-	"[1](21) \t\"S-0000000000000010\"[1]\t\t# lid 2 lmc 0 \"leaf\" lid 1 4xHDR\n"
-	"\n"
-	"caguid=0x30\n"
-	"Ca\t1 \"H-0000000000000030\"\t\t# \"hostB\"\n"
-	"[1](31) \t\"S-0000000000000010\"[2]\t\t# lid 3 lmc 0 \"leaf\" lid 1 4xHDR\n";
-
+/* A leaf, two hosts; every link 4xHDR as the file says. */
 static int setup(void **state)
 {
 	struct ibfm_fabric *f;
 	struct ibfm_err err;
 
-	if (ibfm_topo_parse(topo, strlen(topo), "t", &f, &err))
+	if (ibfm_topo_read(FIXTURES "/leaf-2hosts.topo", &f, &err))
 		return -1;
 	*state = f;
 	return 0;

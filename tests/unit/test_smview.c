@@ -5,33 +5,19 @@
 #include "mgmt/smview.h"
 #include "routing/topo.h"
 
-/* A leaf and two hosts, whose ports 0x21 and 0x31 run SMs. */
-static const char topo[] =
-	"switchguid=0x10\n"
-	"Switch\t4 \"S-0000000000000010\"\t\t# \"leaf\" enhanced port 0 lid 1 lmc 0\n"
-	"[1]\t\"H-0000000000000020\"[1](21) \t\t# \"hostA\" lid 2 4xHDR\n"
-	"[2]\t\"H-0000000000000030\"[1](31) \t\t# \"hostB\" lid 3 4xHDR\n"
-	"\n"
-	"caguid=0x20\n"
-	"Ca\t1 \"H-0000000000000020\"\t\t# \"hostA\"\n"
-	"[1](21) \t\"S-0000000000000010\"[1]\t\t# lid 2 lmc 0 \"leaf\" lid 1 4xHDR\n"
-	"\n"
-	"caguid=0x30\n"
-	"Ca\t1 \"H-0000000000000030\"\t\t# \"hostB\"\n"
-	"[1](31) \t\"S-0000000000000010\"[2]\t\t# lid 3 lmc 0 \"leaf\" lid 1 4xHDR\n";
-
 struct fx {
 	struct ibfm_fabric *f;
 	struct ibfmd_events ev;
 	struct ibfmd_sms s;
 };
 
+/* A leaf and two hosts, whose ports 0x21 and 0x31 run SMs here. */
 static int setup(void **state)
 {
 	struct fx *x = calloc(1, sizeof(*x));
 	struct ibfm_err err;
 
-	if (!x || ibfm_topo_parse(topo, strlen(topo), "t", &x->f, &err))
+	if (!x || ibfm_topo_read(FIXTURES "/leaf-2hosts.topo", &x->f, &err))
 		return -1;
 	*state = x;
 	return 0;
