@@ -122,6 +122,17 @@ int cli_ask(const struct ibfm_req *r, char **reply);
  */
 int cli_ask_cmd(const char *cmd, const char *const *args, char **reply);
 
+/*
+ * Follows an operation of ibfmd: asks 'cmd' ('args' as cli_ask_cmd's)
+ * every 0.2 s until its answer's "active" is false or 'timeout' seconds
+ * pass. Returns the last answer parsed (the caller frees it; NULL when
+ * none came), its text in '*raw' (freed first, to free), and in '*rc'
+ * CLI_OK or the ask's error (CLI_FAIL for an answer that does not parse).
+ */
+struct cli_jv;
+struct cli_jv *cli_follow(const char *cmd, const char *const *args,
+			  unsigned timeout, char **raw, int *rc);
+
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
 			 size_t len);

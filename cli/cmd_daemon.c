@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
@@ -94,6 +95,28 @@ int cli_ask_cmd(const char *cmd, const char *const *args, char **reply)
 		return CLI_USAGE;
 	}
 	return cli_ask(&r, reply);
+}
+
+struct cli_jv *cli_follow(const char *cmd, const char *const *args,
+			  unsigned timeout, char **raw, int *rc)
+{
+	struct cli_jv *v = NULL;
+	unsigned tenths;
+
+	*rc = CLI_OK;
+	for (tenths = 0; tenths < timeout * 10; tenths += 2) {
+		cli_jv_free(v);
+		v = NULL;
+		free(*raw);
+		*raw = NULL;
+		*rc = cli_ask_cmd(cmd, args, raw);
+		if (!*rc && !(v = cli_jv_parse(*raw)))
+			*rc = CLI_FAIL;
+		if (*rc || !cli_jv_num(v, "active"))
+			break;
+		usleep(200000);
+	}
+	return v;
 }
 
 /* One event on one line: seq, time, severity, kind, ports, detail. */

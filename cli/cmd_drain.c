@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
@@ -197,20 +196,6 @@ static void print_report(const struct drain_result *r,
 		       : "a full route (the tables are not ibfm's last pass)");
 }
 
-/* The drain in progress as ibfmd reports it, raw and parsed. */
-static struct cli_jv *op_status(char **raw, int *rc)
-{
-	struct cli_jv *v = NULL;
-
-	free(*raw);
-	*rc = cli_ask_cmd("drain-status", NULL, raw);
-	if (!*rc)
-		v = cli_jv_parse(*raw);
-	if (!*rc && !v)
-		*rc = DRAIN_FAILED;
-	return v;
-}
-
 /*
  * Asks ibfmd to drain or undrain ELEMENT and follows it until the
  * switches hold the new tables, it fails, or 'timeout' seconds pass.
@@ -221,7 +206,6 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 	struct cli_jv *v = NULL;
 	const char *state = "rerouting";
 	char *reply, *raw = NULL;
-	unsigned tenths;
 	int rc = cli_ask_cmd(
 		cmd, (const char *const[]){ "element", element, NULL }, &reply);
 
@@ -230,16 +214,9 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 		return rc == CLI_FAIL ? DRAIN_FAILED : rc;
 	cli_progress_begin("%s %s: waiting for the reroute and the switches",
 			   cmd, element);
-	for (tenths = 0; tenths < timeout * 10; tenths += 2) {
-		cli_jv_free(v);
-		v = op_status(&raw, &rc);
-		if (rc)
-			break;
+	v = cli_follow("drain-status", NULL, timeout, &raw, &rc);
+	if (v)
 		state = cli_jv_str(v, "state");
-		if (!cli_jv_num(v, "active"))
-			break;
-		usleep(200000);
-	}
 	cli_progress_end();
 	if (rc) {
 		cli_jv_free(v);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/hostlist.h"
@@ -50,21 +49,6 @@ static int expand(const char *opt, const char *list, char **out)
 		return CLI_INPUT;
 	}
 	return CLI_OK;
-}
-
-/* The confirmation of 'change' as job-status says, raw and parsed. */
-static struct cli_jv *status(const char *change, char **raw, int *rc)
-{
-	struct cli_jv *v = NULL;
-
-	free(*raw);
-	*rc = cli_ask_cmd("job-status",
-			  (const char *const[]){ "change", change, NULL }, raw);
-	if (!*rc)
-		v = cli_jv_parse(*raw);
-	if (!*rc && !v)
-		*rc = CLI_FAIL;
-	return v;
 }
 
 static void print_result(const char *op, const char *id, const struct cli_jv *v,
@@ -111,7 +95,6 @@ static int change(const char *op, const char *const *args, unsigned timeout,
 	char *reply = NULL, *raw = NULL, num[32];
 	struct cli_jv *v = NULL;
 	const char *id = args[1], *state = "rerouting";
-	unsigned tenths;
 	int rc = cli_ask_cmd(!strcmp(op, "start") ? "job-start" : "job-end",
 			     args, &reply);
 
@@ -126,16 +109,11 @@ static int change(const char *op, const char *const *args, unsigned timeout,
 	free(reply);
 	cli_progress_begin(
 		"job %s %s: waiting for the reroute and the switches", op, id);
-	for (tenths = 0; tenths < timeout * 10; tenths += 2) {
-		cli_jv_free(v);
-		v = status(num, &raw, &rc);
-		if (rc)
-			break;
+	v = cli_follow("job-status",
+		       (const char *const[]){ "change", num, NULL }, timeout,
+		       &raw, &rc);
+	if (v)
 		state = cli_jv_str(v, "state");
-		if (!cli_jv_num(v, "active"))
-			break;
-		usleep(200000);
-	}
 	cli_progress_end();
 	if (!rc) {
 		print_result(op, id, v, num, json);
