@@ -19,6 +19,9 @@
 # "ibfm:OPTS" is ibfm with OPTS added to the plugin's options (e.g.
 # ibfm:lid_matrices=opensm). DUMP=0 leaves out the dump and what reads
 # it (routing time only: for fabrics whose text dump is tens of GB).
+# JOBS=J adds the rings of J jobs on seeded random servers (ibfm eval
+# --pattern jobs --random-jobs J --seed 1): max load / ring speed on the
+# engine's tables, and with ibfm's job-aware routes over them.
 set -u
 cd "$(dirname "$0")/.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp nue}
@@ -58,10 +61,12 @@ echo
 printf "| engine | used | route ms | unreachable CA pairs | credit loops |"
 for p in $patterns; do printf " %s max / mean |" "$p"; done
 printf " EBB | unreachable switch-LID pairs | credit loops, CA sources only |"
+[ -n "${JOBS:-}" ] && printf " %s jobs: load / speed | job-aware |" "$JOBS"
 echo
 printf "|---|---|---|---|---|"
 for p in $patterns; do printf -- "---|"; done
 printf -- "---|---|---|"
+[ -n "${JOBS:-}" ] && printf -- "---|---|"
 echo
 for e in $engines; do
 	d="$T/${e//[^a-z0-9]/_}"
@@ -113,6 +118,16 @@ for e in $engines; do
 	ca=$(num "$d/check.json" unreachable_ca_pairs)
 	[ -n "$all" ] && [ -n "$ca" ] && all=$((all - ca)) || all=-
 	printf " %s | %s |" "$all" "$(num "$d/checkca.json" credit_loops)"
+	if [ -n "${JOBS:-}" ]; then
+		"$IBFM" eval --topo "$T/f.topo" --lfts "$d/opensm-lfts.dump" --pattern jobs \
+			--random-jobs "$JOBS" --seed 1 --json >"$d/j.json" 2>/dev/null
+		# The engine's own figures come first, job_aware's after.
+		printf " %s / %.2f | %s / %.2f |" \
+			"$(sed -n 's/^  "max_load": \([0-9]*\),$/\1/p' "$d/j.json")" \
+			"$(sed -n 's/^  "job_speed": \([0-9.]*\),$/\1/p' "$d/j.json")" \
+			"$(sed -n 's/^    "max_load": \([0-9]*\),$/\1/p' "$d/j.json")" \
+			"$(sed -n 's/^    "job_speed": \([0-9.]*\),$/\1/p' "$d/j.json")"
+	fi
 	echo
 	rm -f "$d/opensm-lfts.dump" "$d/opensm-lid-matrix.dump"
 	echo -n "$e " >&2
