@@ -14,7 +14,8 @@ void bench_parse(int argc, char **argv, const char *name, struct bench_args *a)
 	a->runs = 5;
 	a->quiet = 0;
 	a->shuffle = 0;
-	while ((c = getopt(argc, argv, "l:k:n:r:s:q")) != -1) {
+	a->threads = 1;
+	while ((c = getopt(argc, argv, "l:k:n:r:s:j:q")) != -1) {
 		switch (c) {
 		case 'l':
 			a->gen.levels = (unsigned)atoi(optarg);
@@ -31,18 +32,23 @@ void bench_parse(int argc, char **argv, const char *name, struct bench_args *a)
 		case 's':
 			a->shuffle = (unsigned)atoi(optarg);
 			break;
+		case 'j':
+			a->threads = (unsigned)atoi(optarg);
+			break;
 		case 'q':
 			a->quiet = 1;
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-q]\n",
+				"usage: %s [-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-j THREADS] [-q]\n",
 				name);
 			exit(2);
 		}
 	}
 	if (a->runs < 1 || a->runs > 16)
 		a->runs = 5;
+	if (a->threads < 1 || a->threads > 16)
+		a->threads = 1;
 }
 
 double bench_now_ms(void)
@@ -64,27 +70,4 @@ double bench_median(double *v, int n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return v[n / 2];
-}
-
-int bench_shuffle_lids(struct ibfm_fabric *f, unsigned seed,
-		       struct ibfm_err *err)
-{
-	uint32_t *with = malloc(((size_t)f->nports + 1) * sizeof(*with));
-	uint32_t p, n = 0, i;
-
-	if (!with)
-		return -1;
-	for (p = 0; p < f->nports; p++)
-		if (f->ports[p].lid)
-			with[n++] = p;
-	srand(seed);
-	for (i = n; i > 1; i--) {
-		uint32_t j = (uint32_t)rand() % i;
-		uint16_t lid = f->ports[with[i - 1]].lid;
-
-		f->ports[with[i - 1]].lid = f->ports[with[j]].lid;
-		f->ports[with[j]].lid = lid;
-	}
-	free(with);
-	return ibfm_fabric_finish(f, err);
 }

@@ -12,17 +12,14 @@ struct bench_args {
 	int quiet;		    /* -q */
 	unsigned shuffle;	    /* -s SEED: LIDs in random order, as an
 				     * SM's discovery order scatters them */
+	unsigned threads;	    /* -j N: threads of a full route (1) */
 };
 
-/* Parses "[-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-q]"; exits 2
+/* Parses "[-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-j N] [-q]"; exits 2
  * on others. */
 void bench_parse(int argc, char **argv, const char *name, struct bench_args *a);
 
 double bench_now_ms(void);
-
-/* Deals the assigned LIDs of 'f' out again in a random order (seed). */
-int bench_shuffle_lids(struct ibfm_fabric *f, unsigned seed,
-		       struct ibfm_err *err);
 
 /* Sorts 'v' in place and returns its median. */
 double bench_median(double *v, int n);

@@ -65,10 +65,12 @@ static double load(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return r.max_load;
 }
 
+static unsigned threads = 1; /* -j */
+
 /* A routing pass of a copy of 'f', as the plugin routes a subnet. */
 static struct ibfm_route *route_copy(const struct ibfm_fabric *f)
 {
-	const struct ibfm_route_opts o = { 0 };
+	const struct ibfm_route_opts o = { .threads = threads };
 	struct ibfm_fabric *g = ibfm_fabric_clone(f);
 	struct ibfm_route *pass;
 	struct ibfm_err err = { .msg = "out of memory" };
@@ -82,7 +84,7 @@ static struct ibfm_route *route_copy(const struct ibfm_fabric *f)
 static double reroute_less(struct ibfm_route **pass, uint32_t port,
 			   struct ibfm_ftree_delta *delta)
 {
-	const struct ibfm_route_opts o = { 0 };
+	const struct ibfm_route_opts o = { .threads = threads };
 	struct ibfm_fabric *g = ibfm_fabric_clone((*pass)->fabric);
 	struct ibfm_err err = { .msg = "out of memory" };
 	double t0;
@@ -119,9 +121,10 @@ int main(int argc, char **argv)
 	p = a.gen;
 	runs = a.runs;
 	quiet = a.quiet;
+	threads = a.threads;
 	if (ibfm_gen_build(&p, &f, &err) ||
 	    ibfm_fabric_assign_lids(f, 0, &err) ||
-	    (a.shuffle && bench_shuffle_lids(f, a.shuffle, &err)))
+	    (a.shuffle && ibfm_fabric_shuffle_lids(f, a.shuffle, &err)))
 		die(&err);
 	for (i = 0; i < runs; i++) {
 		ibfm_route_destroy(pass);

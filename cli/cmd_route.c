@@ -22,6 +22,7 @@ struct route_args {
 	const char *topo, *lfts, *dump, *roots, *io, *rail_pattern, *rail_map;
 	const char *jobs; /* eval --pattern jobs, route: a jobs file */
 	unsigned lmc, random_jobs;
+	unsigned threads; /* of a full route, 0: online CPUs (<= 16) */
 	bool json, no_rails, ca_sources_only;
 	bool route_jobs; /* route: the jobs get job-aware routes */
 	int pattern;
@@ -55,6 +56,7 @@ enum {
 	OPT_CA_SOURCES_ONLY,
 	OPT_JOBS,
 	OPT_RANDOM_JOBS,
+	OPT_THREADS,
 };
 
 static const struct option route_opts[] = {
@@ -74,6 +76,7 @@ static const struct option route_opts[] = {
 	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "random-jobs", required_argument, NULL, OPT_RANDOM_JOBS },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
 };
@@ -139,6 +142,10 @@ static int parse_args(int argc, char **argv, const char *usage,
 		case OPT_JOBS:
 			a->jobs = optarg;
 			break;
+		case OPT_THREADS:
+			if (!cli_parse_uint(optarg, 1, 16, &a->threads))
+				goto bad;
+			break;
 		case OPT_RANDOM_JOBS:
 			if (!cli_parse_uint(optarg, 1, 1U << 20,
 					    &a->random_jobs))
@@ -199,6 +206,7 @@ static int route_ours(const struct route_args *a, struct routed *r)
 		.no_rails = a->no_rails,
 		.rail_pattern = a->rail_pattern,
 		.rail_map = a->rail_map,
+		.threads = a->threads,
 	};
 	uint64_t *roots = NULL, *io = NULL;
 	int rc = CLI_INPUT;
@@ -312,6 +320,8 @@ static const char route_usage[] =
 	"                         ibfmd's jobs.list): their rings get links of their\n"
 	"                         own, as the plugin routes them (docs/routing.md)\n"
 	"      --dump-lfts OUT    write the tables as OpenSM's opensm-lfts.dump\n"
+	"      --threads N        threads of the route, 1-16 (default: online\n"
+	"                         CPUs, at most 16); the same tables for any N\n"
 	"      --json             one JSON object\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -350,6 +360,7 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_obj_begin(&j, NULL);
 		ibfm_json_str(&j, "engine", "ibfm-ftree");
 		ibfm_json_double(&j, "route_ms", r.route_ms);
+		ibfm_json_uint(&j, "threads", r.stats.threads);
 		ibfm_json_uint(&j, "switches", r.f->nswitches);
 		ibfm_json_uint(&j, "lids", r.stats.lids);
 		ibfm_json_uint(&j, "top_lid", r.lfts.top_lid);
@@ -379,9 +390,10 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else if (!rc) {
-		printf("engine ibfm-ftree%s: %u switches, %u LIDs, %u levels, routed in %.1f ms\n",
+		printf("engine ibfm-ftree%s: %u switches, %u LIDs, %u levels, routed in %.1f ms (%u threads)\n",
 		       r.stats.rails ? " (rail-aware)" : "", r.f->nswitches,
-		       r.stats.lids, r.stats.levels, r.route_ms);
+		       r.stats.lids, r.stats.levels, r.route_ms,
+		       r.stats.threads);
 		if (r.stats.rails)
 			printf("rails routed apart: %u\n", r.stats.rails);
 		if (r.stats.unranked)

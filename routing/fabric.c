@@ -738,3 +738,31 @@ uint32_t ibfm_fabric_switch_components(const struct ibfm_fabric *f,
 	}
 	return n;
 }
+
+int ibfm_fabric_shuffle_lids(struct ibfm_fabric *f, uint64_t seed,
+			     struct ibfm_err *err)
+{
+	uint32_t *with = malloc(((size_t)f->nports + 1) * sizeof(*with));
+	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
+	uint32_t p, n = 0, i;
+
+	if (!with)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	for (p = 0; p < f->nports; p++)
+		if (f->ports[p].lid)
+			with[n++] = p;
+	for (i = n; i > 1; i--) {
+		uint32_t j;
+		uint16_t lid;
+
+		x ^= x << 13; /* xorshift64: the same order everywhere */
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = (uint32_t)(x % i);
+		lid = f->ports[with[i - 1]].lid;
+		f->ports[with[i - 1]].lid = f->ports[with[j]].lid;
+		f->ports[with[j]].lid = lid;
+	}
+	free(with);
+	return ibfm_fabric_finish(f, err);
+}

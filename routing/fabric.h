@@ -166,6 +166,15 @@ void ibfm_fabric_unlink(struct ibfm_fabric *f, uint32_t p);
 int ibfm_fabric_finish(struct ibfm_fabric *f, struct ibfm_err *err);
 
 /*
+ * Deals the assigned LIDs of 'f' out again in a random order given by
+ * 'seed' (the same seed, the same order), as an SM's discovery order
+ * scatters them; base LIDs keep their 2^LMC alignment only when LMC is
+ * 0. Finishes 'f'. For benchmarks and tests.
+ */
+int ibfm_fabric_shuffle_lids(struct ibfm_fabric *f, uint64_t seed,
+			     struct ibfm_err *err);
+
+/*
  * Gives every switch (port 0) and CA port a LID, in node order, CA base
  * LIDs aligned to 2^lmc, unless every such port has one already (as in
  * ibnetdiscover output taken under a running SM). Finishes 'f'.

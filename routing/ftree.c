@@ -263,6 +263,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	}
 	mark_io(t, opts);
 	t->rails = opts ? opts->rails : NULL;
+	t->threads = opts ? opts->threads : 0;
 	t->nrails = t->rails && t->rails->nrails >= 2 ? t->rails->nrails : 1;
 	t->pos = calloc((size_t)t->nsw * t->nrails + 1, sizeof(*t->pos));
 	if (!t->pos) {

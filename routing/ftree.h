@@ -88,11 +88,15 @@ struct ibfm_ftree_opts {
 	size_t nio;
 	/* rail-aware when it has rails; must outlive the engine */
 	const struct ibfm_rails *rails;
+	/* threads of the full route (0: online CPUs, at most 16); the
+	 * tables are the same for every count */
+	unsigned threads;
 };
 
 struct ibfm_ftree_stats {
 	unsigned levels;	 /* switch levels */
 	unsigned rails;		 /* rails routed apart, 0: plain fat tree */
+	unsigned threads;	 /* the full route ran on */
 	uint32_t lids;		 /* LIDs routed */
 	uint32_t unranked;	 /* switches with no rank: not routed through */
 	uint64_t no_updown;	 /* (switch, CA LID) pairs connected, but

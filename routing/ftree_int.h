@@ -6,7 +6,7 @@
  * DOC: the fat-tree engine's internals (internal: not installed, and
  * included by routing/ftree*.c only; everyone else uses routing/ftree.h).
  *
- * The engine is one algorithm (the DOC of routing/ftree.h) in five files,
+ * The engine is one algorithm (the DOC of routing/ftree.h) in six files,
  * by what each part does:
  *   ftree.c         the engine's life: ranks (detected or from root
  *                   GUIDs), I/O nodes, the destinations in host order,
@@ -14,9 +14,11 @@
  *   ftree_graph.c   the links as the engine sees them: parents and
  *                   children, runs of parallel links, spine-first
  *                   slots, the down[] and updown[] reach;
- *   ftree_route.c   the full route: what each switch does per target,
- *                   d-mod-k up, the balance down parallel links, the
- *                   chunked writing of the tables;
+ *   ftree_route.c   what each switch does per target: ancestors,
+ *                   modes, detours;
+ *   ftree_span.c    the full route: d-mod-k up, the balance down
+ *                   parallel links, spans of destinations routed by
+ *                   rank over threads, the tables put in LID order;
  *   ftree_hubs.c    the hubs that detours (routing/detour.h) lean on;
  *   ftree_update.c  the incremental update: repair of what the lost
  *                   links invalidated, detours planned again.
@@ -61,7 +63,7 @@ struct hop {
 
 /*
  * What the routing loop reads of a switch, once per destination: kept
- * to 32 bytes (two a cache line). The rest is in struct swdown and
+ * within 32 bytes (two a cache line). The rest is in struct swdown and
  * ibfm_ftree.sw_node.
  */
 struct sw {
@@ -69,9 +71,8 @@ struct sw {
 	uint16_t step;	   /* how far a position moves per destination */
 	uint16_t spill;	   /* next port for destinations displaced by a hole */
 	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
-	uint32_t active;   /* == stamp: carries compute traffic that moves
-			    * its positions (same-rail with rails) */
-	uint32_t cross;	   /* == stamp: carries compute traffic, any */
+	uint32_t cross;	   /* == stamp: carries compute traffic, any
+			    * (route_down, parallel links) */
 	uint32_t dgen;	   /* == t->dgen: an ancestor of the target */
 	uint8_t dport;	   /* its first link down towards the target */
 	uint8_t rank;
@@ -147,6 +148,7 @@ struct ibfm_ftree {
 	uint32_t *lid_dest; /* LID -> dest index */
 	uint32_t top_lid;
 	uint32_t stamp, dgen;
+	unsigned threads; /* for the full route; 0: online CPUs, <= 16 */
 	uint8_t *rank; /* per fabric node */
 	bool *io;      /* per fabric port: an I/O node's port */
 	struct ibfm_ftree_stats stats;
@@ -234,6 +236,8 @@ int ibfm_ftree_build_adjacency(struct ibfm_ftree *t);
 /* ftree_graph.c: down[] and updown[], and whether parents are alike. */
 void ibfm_ftree_build_reach(struct ibfm_ftree *t);
 
+/* ftree_route.c: one target's ancestors and their ports down to it. */
+void ibfm_ftree_walk_ancestors(struct ibfm_ftree *t, uint32_t x);
 /* ftree_route.c: one target's ancestors and every switch's mode. */
 void ibfm_ftree_walk_up_from(struct ibfm_ftree *t, uint32_t x);
 /* ftree_route.c: one target's modes and detours; how many are left. */

@@ -303,8 +303,8 @@ static struct ibfm_route *pass_new(struct ibfm_fabric *f, const bool *unhealthy,
 static int route_full(struct ibfm_route *r, const struct ibfm_route_opts *o,
 		      struct ibfm_err *err)
 {
-	struct ibfm_ftree_opts fo = { o->roots, o->nroots, o->io, o->nio,
-				      &r->rails };
+	struct ibfm_ftree_opts fo = { o->roots, o->nroots, o->io,
+				      o->nio,	&r->rails, o->threads };
 	double t0 = now_ms();
 	int rc;
 

@@ -72,6 +72,9 @@ struct ibfm_route_opts {
 	 * ignored: the trees follow the pass's rails. */
 	const struct ibfm_sharp_opts *sharp;
 	struct ibfm_log log; /* what the pass noticed; fn NULL: silent */
+	/* threads of a full route (0: online CPUs, at most 16); the
+	 * tables are the same for every count */
+	unsigned threads;
 };
 
 /* One pass's result; everything in it is the pass's own. */

@@ -2,7 +2,6 @@
 /* Tests of routing/ftree*.c: the fat-tree engine, checked by routing/verify.c. */
 #include "test_common.h"
 
-#include "bench/bench.h"
 #include "routing/ftree.h"
 #include "routing/gen.h"
 #include "routing/rank.h"
@@ -380,7 +379,7 @@ static void test_deterministic(void **state)
 
 /*
  * An SM numbers LIDs in its own order: the routes do not depend on it.
- * 9,472 LIDs, more than one chunk of the table writer, dealt out in a
+ * 9,472 LIDs, several spans of the full route, dealt out in a
  * random order: every switch sends every port's LID where it did with
  * the LIDs in order.
  */
@@ -395,7 +394,7 @@ static void test_lid_order_does_not_change_routes(void **state)
 	route_gen(&a, &p, 0);
 	route_gen(&b, &p, 0);
 	ibfm_ftree_destroy(b.t);
-	assert_int_equal(bench_shuffle_lids(b.f, 5, &err), 0);
+	assert_int_equal(ibfm_fabric_shuffle_lids(b.f, 5, &err), 0);
 	if (ibfm_ftree_create(b.f, NULL, &b.t, &err) ||
 	    ibfm_ftree_route(b.t, &b.lfts, &err))
 		fail_msg("%s", err.msg);

@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the fat-tree engine's full route (ibfm_ftree_route).
+ *
+ * The decisions are made destination by destination, in the order
+ * ftree.c listed them (the balance counts compute hosts in host order),
+ * but each switch's decisions depend only on its own positions and on
+ * which of its children sent it compute traffic for that destination.
+ * So the destinations are routed in spans of SPAN_DESTS:
+ *   1. plan (one thread): every target of the span is visited
+ *      (ftree_route.c: ancestors, modes, detours) and each switch's mode
+ *      and fixed port for it kept, switch-major;
+ *   2. route (all threads), rank by rank: each switch runs its own
+ *      d-mod-k positions over the span's destinations and marks, in its
+ *      thread's own flag bitsets, the parents it sent compute traffic
+ *      to; a parent ORs every thread's flags when its rank comes. A
+ *      switch writes only its own row and positions, so the tables do
+ *      not depend on how many threads there are, or which ran what;
+ *   3. down parallel links (one thread, only when the fabric has them):
+ *      route_down, which follows each destination's ancestors in turn.
+ * Rows are written in destination order, the span's columns next to
+ * each other, so that each switch writes a few cache lines per span;
+ * an SM numbers LIDs in its discovery order, and writing at each LID
+ * scattered every span over every line of every row (LIDs in random
+ * order took 1.6x as long as in order). At the end each row is put in
+ * LID order (all threads, a row at a time in a scratch row).
+ * Cost: O(switches x LIDs); the plan is O(switches x targets).
+ */
+#include "routing/ftree.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/ftree_int.h"
+#include "routing/par.h"
+
+#define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
+#define SPAN_WORDS (SPAN_DESTS / 64)
+#define ROWS_PER_TASK 16 /* the LID-order pass */
+#define SW_PER_TASK 8	 /* a rank's switches per task */
+
+/* A flag per (switch, destination of the span): bitsets per thread. */
+enum { FLAG_ACTIVE, FLAG_CROSS, NFLAGS };
+
+struct span {
+	struct ibfm_ftree *t;
+	struct ibfm_lfts *lfts;
+	struct ibfm_par *par;
+	unsigned nthreads;
+	uint32_t d0, d1; /* destinations [d0, d1) */
+	uint32_t col0;	 /* their first column: the row position in
+			  * destination order */
+	uint32_t ntg;	 /* targets planned in this span */
+	bool plain;	 /* one rail, no parallel links, one LID each */
+	uint32_t *tslot; /* per destination of the span: its target */
+	uint8_t *mode;	 /* per switch, SPAN_DESTS targets: MODE_* */
+	uint8_t *port;	 /* and the port when it is fixed (down, detour) */
+	uint64_t *flags; /* per thread, per flag: nsw x SPAN_WORDS */
+	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
+	const uint32_t *by_rank;
+	uint32_t lo, hi;
+	/* the LID-order pass */
+	const uint32_t *col_of_lid; /* IBFM_NONE: no destination's */
+	uint32_t ncols;
+	uint8_t *scratch; /* per thread, a row */
+};
+
+static uint64_t *flag_words(const struct span *g, unsigned thread,
+			    unsigned flag, uint32_t s)
+{
+	size_t per = (size_t)g->t->nsw * SPAN_WORDS;
+
+	return g->flags + ((size_t)thread * NFLAGS + flag) * per +
+	       (size_t)s * SPAN_WORDS;
+}
+
+/*
+ * Switch 's''s flags from every thread into thread 0's words, the other
+ * threads' cleared for the next span: its children, all of lower rank,
+ * are done with it.
+ */
+static void gather_flags(const struct span *g, uint32_t s)
+{
+	unsigned th, f, k;
+
+	for (f = 0; f < NFLAGS; f++) {
+		uint64_t *to = flag_words(g, 0, f, s);
+
+		for (th = 1; th < g->nthreads; th++) {
+			uint64_t *from = flag_words(g, th, f, s);
+
+			for (k = 0; k < SPAN_WORDS; k++) {
+				to[k] |= from[k];
+				from[k] = 0;
+			}
+		}
+	}
+}
+
+/*
+ * The parent index of leaf 's' for compute destination 'd' on a fabric
+ * of uneven runs (build_slots), or IBFM_NONE to choose as usual.
+ */
+static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
+			     const struct dest *d)
+{
+	const struct sw *w = &t->sw[s], *x = &t->sw[d->target];
+	const struct hop *u = t->uhops + w->up0;
+	uint32_t j, lo, n;
+
+	if (!x->nup || d->target == s)
+		return IBFM_NONE;
+	j = t->slots[x->up0 + d->slot % x->nup];
+	/* Two levels only: above, spines of other pods are other spines,
+	 * and d-mod-k over ports did better (a B200-style core tier). */
+	if (t->sw[j].nup || !ibfm_bit(row_of(t, t->updown, j), d->target))
+		return IBFM_NONE;
+	lo = find_run(u, w->nup, j, &n);
+	if (!n)
+		return IBFM_NONE;
+	return u[lo + t->up_rr[w->up0 + lo]++ % n].at;
+}
+
+/*
+ * The parent of switch 's' towards 'x' from position 'from'; displaced
+ * by a hole (the parent there does not reach 'x'), what the hole
+ * displaces is spread over every valid port, rather than onto the next.
+ */
+static uint32_t pick_up_spill(struct ibfm_ftree *t, uint32_t s, uint32_t x,
+			      uint32_t from)
+{
+	struct sw *w = &t->sw[s];
+	uint32_t h = pick_up(t, s, x, from, 0);
+
+	if (h != from && w->nup > 1) {
+		h = pick_up(t, s, x, w->spill, 0);
+		w->spill = h + 1 == w->nup ? 0 : h + 1;
+	}
+	return h;
+}
+
+/*
+ * The up entries of switch 's' for destination 'd' (the j-th of the
+ * span), from the position 'from': d-mod-k, holes spread, the flags
+ * passed on to the parent chosen. 'active' and 'cross': whether compute
+ * traffic reaches 's' for 'd' (moving its position; any).
+ */
+static void route_up(const struct span *g, uint32_t s, const struct dest *d,
+		     uint32_t j, bool leaf_turn, uint32_t from, bool active,
+		     bool cross, uint8_t *at, unsigned thread)
+{
+	struct ibfm_ftree *t = g->t;
+	struct sw *w = &t->sw[s];
+	uint16_t *pos = &t->pos[(size_t)s * t->nrails + d->rail];
+	uint32_t x = d->target, h, k;
+	const struct hop *up;
+
+	/* Any parent serves when they all reach the same. */
+	h = from;
+	if (t->uneven && leaf_turn && d->to_leaf && w->rank == 1) {
+		uint32_t b = pick_by_slot(t, s, d);
+
+		if (b != IBFM_NONE)
+			h = from = b;
+	}
+	if (!w->uniform && !(w->uniform_leaves && d->to_leaf))
+		h = pick_up_spill(t, s, x, from);
+	up = &t->hops[w->up0 + h];
+	if (active) {
+		if (!leaf_turn) {
+			*pos += w->step;
+			while (*pos >= w->nup)
+				*pos -= w->nup;
+		}
+		ibfm_bit_set(flag_words(g, thread, FLAG_ACTIVE, up->peer), j);
+	}
+	if (cross)
+		ibfm_bit_set(flag_words(g, thread, FLAG_CROSS, up->peer), j);
+	at[0] = up->port;
+	for (k = 1; k < d->nlids; k++)
+		at[k] = t->hops[w->up0 + pick_up(t, s, x, h, k)].port;
+}
+
+/*
+ * route_switch for the common case, a switch whose parents all reach
+ * the same (or the same leaves: a leaf of a 3-level tree), one rail, no
+ * parallel links, one LID a destination: the position is a local.
+ * The same decisions as route_switch's, in a third of the time.
+ */
+static void route_switch_plain(const struct span *g, uint32_t s,
+			       unsigned thread)
+{
+	struct ibfm_ftree *t = g->t;
+	struct sw *w = &t->sw[s];
+	/* Locals only in the loop: its byte stores could alias anything. */
+	const uint8_t *restrict mode = g->mode + (size_t)s * SPAN_DESTS;
+	const uint8_t *restrict port = g->port + (size_t)s * SPAN_DESTS;
+	const uint64_t *restrict act = flag_words(g, 0, FLAG_ACTIVE, s);
+	const uint32_t *restrict tslot = g->tslot;
+	const struct hop *restrict up = t->hops + w->up0;
+	const struct dest *restrict d = t->dests + g->d0;
+	uint8_t *restrict at =
+		g->lfts->ports + (size_t)s * g->lfts->stride + g->col0;
+	const uint32_t n = g->d1 - g->d0, nup = w->nup, step = w->step;
+	uint32_t j, pos = t->pos[s], h;
+	const bool compute = w->compute && nup, uniform = w->uniform;
+
+	for (j = 0; j < n; j++) {
+		const uint32_t tg = tslot[j], from = pos;
+		const bool leaf_turn = compute && d[j].compute;
+		const uint8_t m = mode[tg];
+
+		if (leaf_turn && ++pos == nup)
+			pos = 0;
+		if (m != MODE_UP) {
+			at[j] = m == MODE_SELF	 ? d[j].out
+				: m == MODE_NONE ? IBFM_LFT_NONE
+						 : port[tg];
+			continue;
+		}
+		h = from;
+		if (!uniform && !d[j].to_leaf)
+			h = pick_up_spill(t, s, d[j].target, from);
+		at[j] = up[h].port;
+		if (!leaf_turn && !ibfm_bit(act, j))
+			continue;
+		if (!leaf_turn) {
+			pos += step;
+			while (pos >= nup)
+				pos -= nup;
+		}
+		ibfm_bit_set(flag_words(g, thread, FLAG_ACTIVE, up[h].peer), j);
+	}
+	t->pos[s] = (uint16_t)pos;
+}
+
+/*
+ * Switch 's''s entries for every destination of the span, in order, into
+ * its row at the span's columns. Entries down parallel links are left
+ * to route_down.
+ */
+static void route_switch(const struct span *g, uint32_t s, unsigned thread)
+{
+	struct ibfm_ftree *t = g->t;
+	struct sw *w = &t->sw[s];
+	const uint8_t *mode = g->mode + (size_t)s * SPAN_DESTS;
+	const uint8_t *port = g->port + (size_t)s * SPAN_DESTS;
+	const uint64_t *act = flag_words(g, 0, FLAG_ACTIVE, s);
+	const uint64_t *crs = flag_words(g, 0, FLAG_CROSS, s);
+	uint8_t *at = g->lfts->ports + (size_t)s * g->lfts->stride + g->col0;
+	const bool parallel = t->parallel, rails = t->nrails > 1;
+	uint32_t j;
+
+	gather_flags(g, s);
+	if (g->plain && (w->uniform || w->uniform_leaves || !w->nup) &&
+	    !(t->uneven && w->rank == 1)) {
+		route_switch_plain(g, s, thread);
+		return;
+	}
+	for (j = 0; j < g->d1 - g->d0; j++) {
+		const struct dest *d = &t->dests[g->d0 + j];
+		uint32_t tg = g->tslot[j], from;
+		/* A leaf spreads compute hosts by their index in host order
+		 * (per rail: d-mod-k), whatever their leaf: even when I/O
+		 * nodes or uneven leaves break the host count per leaf. */
+		bool leaf_turn = w->compute && d->compute;
+		uint16_t *pos = &t->pos[(size_t)s * t->nrails + d->rail];
+		uint8_t e;
+
+		from = *pos;
+		if (leaf_turn && w->nup && ++*pos == w->nup)
+			*pos = 0;
+		switch (mode[tg]) {
+		case MODE_UP:
+			/* Balance follows same-rail traffic only: cross-rail
+			 * flows are spread by the leaf, but move no higher
+			 * position. */
+			route_up(g, s, d, j, leaf_turn, from,
+				 ibfm_bit(act, j) ||
+					 (leaf_turn &&
+					  (!rails || w->rail == d->rail)),
+				 parallel && (ibfm_bit(crs, j) || leaf_turn),
+				 at, thread);
+			at += d->nlids;
+			continue;
+		case MODE_SELF:
+			e = d->out;
+			break;
+		case MODE_DOWN:
+			if (parallel) { /* route_down, once the flags are in */
+				at += d->nlids;
+				continue;
+			}
+			e = port[tg];
+			break;
+		case MODE_DETOUR:
+			e = port[tg];
+			break;
+		default:
+			e = IBFM_LFT_NONE;
+			break;
+		}
+		memset(at, e, d->nlids);
+		at += d->nlids;
+	}
+}
+
+static void route_task(void *ctx, uint32_t task, unsigned thread)
+{
+	const struct span *g = ctx;
+	uint32_t i = g->lo + task * SW_PER_TASK;
+	uint32_t end = i + SW_PER_TASK < g->hi ? i + SW_PER_TASK : g->hi;
+
+	for (; i < end; i++)
+		route_switch(g, g->by_rank[i], thread);
+}
+
+/*
+ * The down entries, ancestors before their children (the BFS order of
+ * ibfm_ftree_walk_ancestors read backwards), so that a switch knows
+ * whether compute traffic reaches it from above as well as from below.
+ * Parallel links to a child (a PGFT: a leaf cabled to each spine with
+ * several links) take the destinations that really cross them in turn,
+ * so each link carries its share; taking the first link of the run
+ * loaded spine down-links 2:1 on a DGX SuperPOD-shaped fabric.
+ * Destinations no compute traffic crosses spread by LID; LMC paths take
+ * the next links.
+ */
+static void route_down(const struct span *g, const struct dest *d, uint32_t j,
+		       uint32_t col)
+{
+	struct ibfm_ftree *t = g->t;
+	uint32_t i, k, stamp = ++t->stamp;
+
+	for (i = t->nanc; i-- > 0;) {
+		uint32_t s = t->anc[i], base;
+		struct sw *w = &t->sw[s];
+		const struct swdown *sd = &t->sd[s];
+		const struct hop *dh = &t->dhops[sd->dgrp];
+		uint8_t *at =
+			g->lfts->ports + (size_t)s * g->lfts->stride + col;
+		bool cross = w->cross == stamp ||
+			     ibfm_bit(flag_words(g, 0, FLAG_CROSS, s), j);
+
+		if (cross)
+			t->sw[dh->peer].cross = stamp;
+		if (sd->dcnt == 1) {
+			memset(at, dh->port, d->nlids);
+			continue;
+		}
+		base = cross ? t->drr[sd->dgrp]++ : d->lid;
+		for (k = 0; k < d->nlids; k++)
+			at[k] = dh[(base + k) % sd->dcnt].port;
+	}
+}
+
+static void route_span_down(const struct span *g)
+{
+	struct ibfm_ftree *t = g->t;
+	uint32_t i, last = IBFM_NONE, col = g->col0;
+
+	for (i = g->d0; i < g->d1; i++) {
+		const struct dest *d = &t->dests[i];
+
+		if (d->target != last) {
+			ibfm_ftree_walk_ancestors(t, d->target);
+			last = d->target;
+		}
+		route_down(g, d, i - g->d0, col);
+		col += d->nlids;
+	}
+}
+
+/* A leaf that cannot reach a connected destination by going up, then down. */
+static void note_no_updown(struct ibfm_ftree *t, const struct dest *d,
+			   uint32_t n)
+{
+	uint32_t i;
+
+	if (!d->out) {
+		t->stats.no_updown_sw += (uint64_t)n * d->nlids;
+		return;
+	}
+	for (i = 0; !t->stats.no_updown && i < t->nsw; i++) {
+		uint32_t s = t->order[i];
+
+		if (t->mode[s] == MODE_NONE &&
+		    t->sw[s].rank != IBFM_RANK_NONE &&
+		    t->comp[s] == t->comp[d->target]) {
+			t->stats.no_updown_leaf = t->sw_node[s];
+			t->stats.no_updown_target = t->sw_node[d->target];
+			break;
+		}
+	}
+	t->stats.no_updown += (uint64_t)n * d->nlids;
+}
+
+/*
+ * Target 'x' visited, and every switch's mode and fixed port for it kept
+ * in slot 'tg'; how many switches go by detours ('*ndet') and how many
+ * connected ones have no route ('*nnone').
+ */
+static void plan_target(struct span *g, uint32_t x, uint32_t tg, uint32_t *ndet,
+			uint32_t *nnone)
+{
+	struct ibfm_ftree *t = g->t;
+	uint32_t s, cx = t->comp[x];
+
+	ibfm_ftree_visit_target(t, x);
+	*ndet = *nnone = 0;
+	for (s = 0; s < t->nsw; s++) {
+		uint8_t m = t->mode[s];
+		size_t at = (size_t)s * SPAN_DESTS + tg;
+
+		g->mode[at] = m;
+		if (m == MODE_DOWN)
+			g->port[at] = t->sw[s].dport;
+		else if (m == MODE_DETOUR) {
+			g->port[at] = ibfm_detour_port(t->det, s);
+			++*ndet;
+		} else if (m == MODE_NONE && t->sw[s].rank != IBFM_RANK_NONE &&
+			   t->comp[s] == cx)
+			++*nnone;
+	}
+}
+
+/* Step 1: the span's targets, one after the other. */
+static void plan_span(struct span *g)
+{
+	struct ibfm_ftree *t = g->t;
+	uint32_t i, last = IBFM_NONE, ndet = 0, nnone = 0;
+
+	g->ntg = 0;
+	for (i = g->d0; i < g->d1; i++) {
+		const struct dest *d = &t->dests[i];
+
+		if (d->target != last) {
+			plan_target(g, d->target, g->ntg++, &ndet, &nnone);
+			last = d->target;
+		}
+		g->tslot[i - g->d0] = g->ntg - 1;
+		t->stats.detours += (uint64_t)ndet * d->nlids;
+		if (nnone)
+			note_no_updown(t, d, nnone);
+	}
+}
+
+/*
+ * The switches in rank order cut where the rank changes: a rank's
+ * switches route together. Each switch's parents must come in a later
+ * cut (they do on any ranked fabric); when one does not, every switch
+ * is one cut of its own, in order, and the threads are not used.
+ */
+static uint32_t cut_ranks(const struct ibfm_ftree *t, uint32_t *cut,
+			  uint32_t *phase_of)
+{
+	uint32_t i, n = 0, s, h;
+
+	for (i = 0; i < t->nsw; i++) {
+		s = t->order[i];
+		if (!i || t->sw[s].rank != t->sw[t->order[i - 1]].rank)
+			cut[n++] = i;
+		phase_of[s] = n - 1;
+	}
+	cut[n] = t->nsw;
+	for (s = 0; s < t->nsw; s++)
+		for (h = 0; h < t->sw[s].nup; h++)
+			if (phase_of[t->hops[t->sw[s].up0 + h].peer] <=
+			    phase_of[s])
+				goto one_by_one;
+	return n;
+one_by_one:
+	for (i = 0; i <= t->nsw; i++)
+		cut[i] = i;
+	return t->nsw;
+}
+
+static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
+{
+	struct ibfm_ftree *t = g->t;
+	size_t per = (size_t)t->nsw * SPAN_WORDS;
+	uint32_t c, i;
+
+	g->by_rank = t->order;
+	g->col0 = 0;
+	for (g->d0 = 0; g->d0 < t->ndests; g->d0 = g->d1) {
+		g->d1 = t->ndests - g->d0 < SPAN_DESTS ? t->ndests
+						       : g->d0 + SPAN_DESTS;
+		plan_span(g);
+		for (c = 0; c < ncut; c++) {
+			g->lo = cut[c];
+			g->hi = cut[c + 1];
+			ibfm_par_run(g->par,
+				     (g->hi - g->lo + SW_PER_TASK - 1) /
+					     SW_PER_TASK,
+				     route_task, g);
+		}
+		if (t->parallel)
+			route_span_down(g);
+		/* Thread 0's words hold what each switch gathered. */
+		memset(g->flags, 0, NFLAGS * per * sizeof(*g->flags));
+		for (i = g->d0; i < g->d1; i++)
+			g->col0 += t->dests[i].nlids;
+	}
+}
+
+/* Row 'task' block: from destination order into LID order. */
+static void lid_order_task(void *ctx, uint32_t task, unsigned thread)
+{
+	const struct span *g = ctx;
+	const struct ibfm_lfts *l = g->lfts;
+	/* A LID of no destination reads column ncols: unrouted. */
+	uint8_t *restrict tmp = g->scratch + (size_t)thread * (l->stride + 1);
+	const uint32_t *restrict col = g->col_of_lid;
+	uint32_t s = task * ROWS_PER_TASK, end, lid;
+
+	end = s + ROWS_PER_TASK < l->nsw ? s + ROWS_PER_TASK : l->nsw;
+	for (; s < end; s++) {
+		uint8_t *row = l->ports + (size_t)s * l->stride;
+
+		memcpy(tmp, row, g->ncols);
+		for (lid = 0; lid < l->stride; lid++)
+			row[lid] = tmp[col[lid]];
+	}
+}
+
+/*
+ * Every LID's column in destination order (a LID of no destination gets
+ * the column past the last); how many columns.
+ */
+static uint32_t number_columns(const struct ibfm_ftree *t,
+			       const struct ibfm_lfts *l, uint32_t *col_of_lid)
+{
+	uint32_t i, k, col = 0;
+
+	for (i = 0; i < t->ndests; i++)
+		for (k = 0; k < t->dests[i].nlids; k++)
+			col += t->dests[i].lid + k < l->stride;
+	for (i = 0; i < l->stride; i++)
+		col_of_lid[i] = col;
+	col = 0;
+	for (i = 0; i < t->ndests; i++)
+		for (k = 0; k < t->dests[i].nlids; k++)
+			if (t->dests[i].lid + k < l->stride)
+				col_of_lid[t->dests[i].lid + k] = col++;
+	return col;
+}
+
+static void reset_positions(struct ibfm_ftree *t)
+{
+	uint32_t s;
+	unsigned r;
+
+	for (s = 0; s < t->nsw; s++) {
+		struct sw *w = &t->sw[s];
+
+		w->cross = 0;
+		w->spill = 0;
+		/* Start positions: leaves count each rail's hosts from port
+		 * 0; a higher switch with at least R up-ports starts rail r
+		 * at port r and moves R ports at a time (modulo its
+		 * up-ports: a switch that lost up-links keeps the rails out
+		 * of step), so the rails interleave and each keeps its own
+		 * turn, untouched by the others' failures. */
+		w->step = 1;
+		if (t->nrails > 1 && w->rank > 1 && w->nup >= t->nrails)
+			w->step = (uint16_t)t->nrails;
+		for (r = 0; r < t->nrails; r++)
+			t->pos[(size_t)s * t->nrails + r] =
+				(uint16_t)(w->rank > 1 && w->nup ? r % w->nup
+								 : 0);
+	}
+	memset(t->up_rr, 0,
+	       (t->sw[t->nsw - 1].up0 + t->sw[t->nsw - 1].nup) *
+		       sizeof(*t->up_rr));
+	memset(t->drr, 0,
+	       (t->sd[t->nsw - 1].dn0 + t->sd[t->nsw - 1].ndn) *
+		       sizeof(*t->drr));
+	t->stamp = 0;
+	t->stats.no_updown = 0;
+	t->stats.no_updown_sw = 0;
+	t->stats.lids = 0;
+}
+
+static void span_free(struct span *g)
+{
+	free(g->tslot);
+	free(g->mode);
+	free(g->port);
+	free(g->flags);
+	free(g->scratch);
+	free((void *)g->col_of_lid);
+	ibfm_par_free(g->par);
+}
+
+static int span_init(struct span *g, struct ibfm_ftree *t,
+		     struct ibfm_lfts *lfts)
+{
+	size_t per = (size_t)t->nsw * SPAN_WORDS;
+
+	memset(g, 0, sizeof(*g));
+	g->t = t;
+	g->lfts = lfts;
+	g->par = ibfm_par_new(t->threads);
+	g->nthreads = ibfm_par_threads(g->par);
+	g->tslot = malloc(SPAN_DESTS * sizeof(*g->tslot));
+	g->mode = malloc((size_t)t->nsw * SPAN_DESTS + 1);
+	g->port = malloc((size_t)t->nsw * SPAN_DESTS + 1);
+	g->flags = calloc(g->nthreads * NFLAGS * per + 1, sizeof(*g->flags));
+	g->scratch = malloc((size_t)g->nthreads * (lfts->stride + 1));
+	g->col_of_lid =
+		malloc(((size_t)lfts->stride + 1) * sizeof(*g->col_of_lid));
+	return g->par && g->tslot && g->mode && g->port && g->flags &&
+			       g->scratch && g->col_of_lid
+		       ? 0
+		       : -ENOMEM;
+}
+
+int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		     struct ibfm_err *err)
+{
+	struct span g;
+	uint32_t *cut, *phase_of, ncut, i;
+	int rc;
+
+	ibfm_lfts_free(lfts);
+	rc = ibfm_lfts_init(lfts, t->f, t->top_lid, err);
+	if (rc)
+		return rc;
+	cut = malloc(((size_t)t->nsw + 2) * sizeof(*cut));
+	phase_of = malloc(((size_t)t->nsw + 1) * sizeof(*phase_of));
+	if (!cut || !phase_of || span_init(&g, t, lfts)) {
+		free(cut);
+		free(phase_of);
+		span_free(&g);
+		ibfm_lfts_free(lfts);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	ncut = cut_ranks(t, cut, phase_of);
+	reset_positions(t);
+	ibfm_ftree_build_reach(t);
+	t->ncomp = build_components(t);
+	if (ibfm_ftree_choose_hubs(t)) {
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	t->stats.detours = 0;
+	t->stats.cdg_filled = 0;
+	t->stats.threads = g.nthreads;
+	g.plain = t->nrails == 1 && !t->parallel;
+	for (i = 0; g.plain && i < t->ndests; i++)
+		g.plain = t->dests[i].nlids == 1;
+	route_spans(&g, cut, ncut);
+	g.ncols = number_columns(t, lfts, (uint32_t *)g.col_of_lid);
+	for (i = 0; i < g.nthreads; i++)
+		g.scratch[(size_t)i * (lfts->stride + 1) + g.ncols] =
+			IBFM_LFT_NONE;
+	ibfm_par_run(g.par, (lfts->nsw + ROWS_PER_TASK - 1) / ROWS_PER_TASK,
+		     lid_order_task, &g);
+	for (i = 0; i < t->ndests; i++)
+		t->stats.lids += t->dests[i].nlids;
+	ibfm_ftree_note_detours(t);
+	rc = t->stats.no_updown || t->stats.no_updown_sw
+		     ? ibfm_ftree_complete(t, lfts, NULL, err)
+		     : 0;
+out:
+	free(cut);
+	free(phase_of);
+	span_free(&g);
+	if (rc)
+		ibfm_lfts_free(lfts);
+	return rc;
+}

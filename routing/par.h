@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_PAR_H
+#define IBFM_PAR_H
+
+/*
+ * DOC: a fork-join pool for the routing loops (routing/par.c).
+ *
+ * 'n' threads (the caller's and n - 1 workers) run the tasks 0..ntasks-1
+ * of one call to ibfm_par_run, each task once, in no set order; the
+ * call returns when all are done. What a task computes must not depend
+ * on which thread runs it or when: the callers make results identical
+ * for every thread count (each task owns what it writes; per-thread
+ * scratch is indexed by the thread number handed in).
+ */
+
+#include <stdint.h>
+
+struct ibfm_par;
+
+/* A task: 'task' of the current run, on thread 'thread' (0..n-1). */
+typedef void (*ibfm_par_fn)(void *ctx, uint32_t task, unsigned thread);
+
+/* The thread count to use when the caller says 0: online CPUs, <= 16. */
+unsigned ibfm_par_default_threads(void);
+
+/*
+ * A pool of 'n' threads (0: ibfm_par_default_threads()). With one, or
+ * when threads cannot be started, every run is a plain loop on the
+ * caller's thread. NULL only when out of memory.
+ */
+struct ibfm_par *ibfm_par_new(unsigned n);
+
+/* How many threads the pool runs tasks on (1 when it fell back). */
+unsigned ibfm_par_threads(const struct ibfm_par *p);
+
+/* Runs 'fn' for every task in 0..ntasks-1 and waits for all of them. */
+void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
+		  void *ctx);
+
+/* Stops the workers and frees the pool. NULL is fine. */
+void ibfm_par_free(struct ibfm_par *p);
+
+#endif /* IBFM_PAR_H */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The full route's threads (routing/ftree_span.c, routing/par.h): the
+ * same tables for every thread count, on every fabric of the test zoo,
+ * with LIDs in node order and dealt out in random orders (as an SM
+ * numbers them), with one LID per port and with LMC 2. The route with
+ * one thread is the reference; no count may differ from it by a byte.
+ */
+#include "test_common.h"
+
+#include "routing/ftree.h"
+#include "routing/par.h"
+#include "routing/rail.h"
+#include "zoo.h"
+
+static const unsigned counts[] = { 2, 3, 5, 16 };
+
+/* The tables of 'f' routed on 'threads' threads. */
+static void route_on(struct ibfm_fabric *f, const struct ibfm_rails *rails,
+		     unsigned threads, struct ibfm_lfts *out)
+{
+	struct ibfm_ftree_opts o = { .rails = rails, .threads = threads };
+	struct ibfm_ftree *t;
+	struct ibfm_err err;
+
+	memset(out, 0, sizeof(*out));
+	if (ibfm_ftree_create(f, &o, &t, &err) ||
+	    ibfm_ftree_route(t, out, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(ibfm_ftree_stats(t)->threads, threads);
+	ibfm_ftree_destroy(t);
+}
+
+static void same_for_every_count(const char *name, struct ibfm_fabric *f)
+{
+	struct ibfm_rails rails;
+	struct ibfm_lfts ref, l;
+	struct ibfm_err err;
+	size_t k;
+
+	if (ibfm_rail_detect(f, NULL, NULL, &rails, &err))
+		fail_msg("%s: %s", name, err.msg);
+	route_on(f, &rails, 1, &ref);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		route_on(f, &rails, counts[k], &l);
+		assert_int_equal(l.stride, ref.stride);
+		if (memcmp(l.ports, ref.ports, (size_t)ref.nsw * ref.stride))
+			fail_msg("%s: %u threads route otherwise than one",
+				 name, counts[k]);
+		ibfm_lfts_free(&l);
+	}
+	ibfm_lfts_free(&ref);
+	ibfm_rails_free(&rails);
+}
+
+static void each_zoo_fabric(unsigned lmc, uint64_t shuffle)
+{
+	const struct zoo_fabric *z;
+
+	for (z = zoo; z->name; z++) {
+		struct ibfm_fabric *f;
+		struct ibfm_err err;
+
+		if (zoo_build(z, &f, &err) ||
+		    ibfm_fabric_assign_lids(f, lmc, &err) ||
+		    (shuffle && ibfm_fabric_shuffle_lids(f, shuffle, &err)))
+			fail_msg("%s: %s", z->name, err.msg);
+		same_for_every_count(z->name, f);
+		ibfm_fabric_destroy(f);
+	}
+}
+
+static void test_threads_lids_in_order(void **state)
+{
+	(void)state;
+	each_zoo_fabric(0, 0);
+}
+
+static void test_threads_lids_shuffled(void **state)
+{
+	(void)state;
+	each_zoo_fabric(0, 7);
+	each_zoo_fabric(0, 1234567);
+}
+
+static void test_threads_lmc(void **state)
+{
+	(void)state;
+	each_zoo_fabric(2, 0);
+}
+
+/* Every task runs once, whatever the pool's size. */
+static void count_task(void *ctx, uint32_t task, unsigned thread)
+{
+	uint32_t *hits = ctx;
+
+	(void)thread;
+	__atomic_fetch_add(&hits[task], 1, __ATOMIC_RELAXED);
+}
+
+static void test_par_runs_each_task_once(void **state)
+{
+	uint32_t hits[1000], k;
+	unsigned n;
+
+	(void)state;
+	for (n = 1; n <= 4; n++) {
+		struct ibfm_par *p = ibfm_par_new(n);
+		int run;
+
+		assert_non_null(p);
+		assert_int_equal(ibfm_par_threads(p), n);
+		for (run = 0; run < 50; run++) {
+			memset(hits, 0, sizeof(hits));
+			ibfm_par_run(p, 1000, count_task, hits);
+			for (k = 0; k < 1000; k++)
+				assert_int_equal(hits[k], 1);
+		}
+		ibfm_par_free(p);
+	}
+	assert_true(ibfm_par_default_threads() >= 1 &&
+		    ibfm_par_default_threads() <= 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_par_runs_each_task_once),
+		cmocka_unit_test(test_threads_lids_in_order),
+		cmocka_unit_test(test_threads_lids_shuffled),
+		cmocka_unit_test(test_threads_lmc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
