@@ -165,6 +165,10 @@ static void print_ports(const char *title, const struct cli_jv *list)
 			if (k->num && strcmp(k->key, "xmit_wait") &&
 			    !strstr(k->key, "data") && !strstr(k->key, "pkts"))
 				printf(" %s +%.0f", k->key, k->num);
+		/* Above the thresholds, as ibqueryerrors brackets them. */
+		k = cli_jv_get(e, "over");
+		for (k = k ? k->child : NULL; k; k = k->next)
+			printf(" [%s == %.0f]", k->key, k->num);
 		putchar('\n');
 	}
 }

@@ -409,9 +409,25 @@ static void write_counters(struct ibfm_json *j, const char *key,
 	ibfm_json_obj_end(j);
 }
 
-/* One port: where it is, its counters and what they did since last time. */
+/* The counters of 'pc' above their limits 'l', by ibqueryerrors' names. */
+static void write_over(struct ibfm_json *j, const struct ibfm_pc *pc,
+		       const struct ibfm_pc_limits *l)
+{
+	unsigned k;
+
+	ibfm_json_obj_begin(j, "over");
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
+		if (ibfm_pc_over(pc, l, k))
+			ibfm_json_uint(j, ibfm_pc_diags_name(k), pc->v[k]);
+	ibfm_json_obj_end(j);
+}
+
+/*
+ * One port: where it is, its counters and what they did since last
+ * time; with 'l', the counters above those limits.
+ */
 static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
-		       uint32_t p)
+		       uint32_t p, const struct ibfm_pc_limits *l)
 {
 	const struct ibfm_fabric *f = d->fabric;
 	const struct ibfm_node *n = &f->nodes[f->ports[p].node];
@@ -434,18 +450,21 @@ static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
 			 d->pc_interval > 0 ? ibfm_pc_errors(&d->pc_delta[p]) /
 						      d->pc_interval
 					    : 0);
+	if (l)
+		write_over(j, &d->pc[p], l);
 	ibfm_json_obj_end(j);
 }
 
-/* The list 'key' of the 'n' ports 'ports'. */
+/* The list 'key' of the 'n' ports 'ports' ('l': as write_port's). */
 static void write_ports(struct ibfm_json *j, const struct ibfmd_view *d,
-			const char *key, const uint32_t *ports, uint32_t n)
+			const char *key, const uint32_t *ports, uint32_t n,
+			const struct ibfm_pc_limits *l)
 {
 	uint32_t i;
 
 	ibfm_json_arr_begin(j, key);
 	for (i = 0; i < n; i++)
-		write_port(j, d, ports[i]);
+		write_port(j, d, ports[i], l);
 	ibfm_json_arr_end(j);
 }
 
@@ -454,7 +473,7 @@ static void write_top(struct ibfm_json *j, const struct ibfmd_view *d,
 		      unsigned rank_by, uint32_t *ports, uint32_t top)
 {
 	write_ports(j, d, key, ports,
-		    ibfm_pc_top(d->fabric, by, rank_by, ports, top));
+		    ibfm_pc_top(d->fabric, by, rank_by, ports, top), NULL);
 }
 
 /*
@@ -501,7 +520,8 @@ static void cmd_counters(void *ctx, const struct ibfm_req *req,
 	write_top(j, d, "hot", d->pc_delta, IBFM_PC_XMIT_WAIT, ports, top);
 	/* Above the thresholds, as ibqueryerrors reports them. */
 	write_ports(j, d, "errors", ports,
-		    ibfm_pc_top_over(d->fabric, d->pc, &limits, ports, top));
+		    ibfm_pc_top_over(d->fabric, d->pc, &limits, ports, top),
+		    &limits);
 	write_top(j, d, "rising", d->pc_delta, IBFM_PC_NFIELDS, ports, top);
 	free(ports);
 }

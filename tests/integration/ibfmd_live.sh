@@ -67,6 +67,15 @@ ask counters --threshold-file "$T/thr.conf" >/dev/null
 check "counters: an ibqueryerrors threshold file, all below: exit 0" test $? = 0
 ask counters --suppress SymbolErrorCounter,link_downed >/dev/null
 check "counters: the counters suppressed, exit 0" test $? = 0
+# PortXmitWait by ibqueryerrors' name (spine-02[3] holds 50000): it
+# counts only above a threshold given for it.
+ask counters --suppress SymbolErrorCounter,LinkDownedCounter --threshold PortXmitWait=1000 --json >"$T/wait.json"
+check "counters: PortXmitWait above its threshold, exit 1" test $? = 1
+check "... spine-02[3] listed, the counter named" grep -q '"errors":\[{"port":"\\"spine-02\\"\[3\][^]]*"over":{"PortXmitWait":50000}' "$T/wait.json"
+ask counters --suppress SymbolErrorCounter,LinkDownedCounter --threshold PortXmitWait=1000 >"$T/wait.txt"
+check "... and in text, as ibqueryerrors brackets it" grep -q '"spine-02"\[3\] .*\[PortXmitWait == 50000\]' "$T/wait.txt"
+ask counters --suppress SymbolErrorCounter,LinkDownedCounter --threshold PortXmitWait=1000000000,xmit_data=1000000000000 >/dev/null
+check "counters: below its threshold, exit 0" test $? = 0
 ask counters --threshold NoSuchCounter=1 >/dev/null 2>"$T/thr2.err"
 check "counters: an unknown counter is bad input, exit 3" test $? = 3
 check "... naming it" grep -q 'unknown error counter "NoSuchCounter"' "$T/thr2.err"
