@@ -13,8 +13,10 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
+#include "cli/names.h"
 #include "ctl/client.h"
 #include "ctl/req.h"
+#include "routing/json.h"
 
 const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
 unsigned cli_socket_timeout_s = 30;
@@ -245,10 +247,25 @@ static void print_reply(const char *cmd, const struct cli_jv *v)
 		print_events(cli_jv_get(v, "differences"));
 }
 
-/* The reply as it came; "events" prints the list itself: [{...}, ...]. */
-static void print_json(const char *cmd, char *reply)
+/*
+ * The reply as it came ('v' NULL), or 'v' as renamed; "events" prints
+ * the list itself: [{...}, ...].
+ */
+static void print_json(const char *cmd, char *reply, const struct cli_jv *v)
 {
 	size_t n = strlen(reply);
+
+	if (v) {
+		struct ibfm_json j;
+
+		ibfm_json_init(&j, stdout, false);
+		cli_jv_write(&j, NULL,
+			     strcmp(cmd, "events") ? v
+						   : cli_jv_get(v, "events"));
+		ibfm_json_finish(&j);
+		putchar('\n');
+		return;
+	}
 
 	if (!strcmp(cmd, "events") && !strncmp(reply, "{\"events\":", 10) &&
 	    n > 12 && reply[n - 2] == '}') {
@@ -322,8 +339,10 @@ static int cmd_daemon(int argc, char **argv)
 		{ "threshold-file", required_argument, NULL, 'F' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
+	const struct ibfm_nodemap *map;
 	char limits[2048] = "";
 	const char *suppress = NULL;
 	bool events = !strcmp(argv[0], "events"),
@@ -343,6 +362,10 @@ static int cmd_daemon(int argc, char **argv)
 			json = true;
 			continue;
 		}
+		if (c == CLI_NAMES_OPT && strcmp(argv[0], "sweep")) {
+			cli_names_path = optarg;
+			continue;
+		}
 		if (counters && (c == 'T' || c == 'F' || c == 'S')) {
 			if (c == 'S')
 				suppress = optarg;
@@ -351,7 +374,7 @@ static int cmd_daemon(int argc, char **argv)
 				return CLI_INPUT;
 			continue;
 		}
-		printf("Usage: ibfm [--socket PATH] %s [--json]%s\n"
+		printf("Usage: ibfm [--socket PATH] %s [--json]%s%s\n"
 		       "Asks ibfmd (default socket %s). Exit: 0 done; 1 found a problem\n"
 		       "(status: the last sweep failed; diff: differences; counters: ports with\n"
 		       "errors); 4 ibfmd answered an error; 5 it cannot be reached.\n",
@@ -361,9 +384,16 @@ static int cmd_daemon(int argc, char **argv)
 			       ? " [--top N] [--threshold NAME=N,...]\n"
 				 "       [--threshold-file FILE] [--suppress NAME,...]"
 			       : "",
+		       strcmp(argv[0], "sweep") ? " [--node-name-map FILE]"
+						: "",
 		       cli_socket_path);
+		if (strcmp(argv[0], "sweep"))
+			fputs(CLI_NAMES_HELP, stdout);
 		return c == 'h' ? CLI_OK : CLI_USAGE;
 	}
+	rc = cli_names_map(&map);
+	if (rc)
+		return rc;
 	snprintf(num, sizeof(num), "%u", events ? since : top);
 	rc = cli_ask_cmd(
 		argv[0],
@@ -375,8 +405,9 @@ static int cmd_daemon(int argc, char **argv)
 	if (rc == CLI_OK) {
 		struct cli_jv *v = cli_jv_parse(reply);
 
+		cli_names_reply(v, map);
 		if (json || !v)
-			print_json(argv[0], reply);
+			print_json(argv[0], reply, v && map ? v : NULL);
 		else
 			print_reply(argv[0], v);
 		rc = v ? found(argv[0], v) : CLI_FAIL;

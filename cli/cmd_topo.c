@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "routing/diff.h"
 #include "routing/gen.h"
 #include "routing/json.h"
@@ -346,6 +347,7 @@ static int file_options(int argc, char **argv, const char *usage,
 		{ "expected", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
 	int c;
@@ -362,6 +364,11 @@ static int file_options(int argc, char **argv, const char *usage,
 			break;
 		case 'j':
 			*json = true;
+			break;
+		case CLI_NAMES_OPT: /* diff prints names, show none */
+			if (!expected)
+				goto usage;
+			cli_names_path = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -573,12 +580,13 @@ static int topo_show(int argc, char **argv)
 }
 
 static const char diff_usage[] =
-	"Usage: ibfm topo diff --expected FILE --topo FILE [--json]\n"
+	"Usage: ibfm topo diff --expected FILE --topo FILE [--node-name-map FILE]\n"
+	"                      [--json]\n"
 	"Compares a fabric (e.g. ibnetdiscover output) with the one expected.\n"
 	"Nodes match by GUID, ports by number. Exit 0: same; 1: differences.\n"
 	"\n"
 	"  -e, --expected FILE  the fabric as it should be cabled\n"
-	"  -t, --topo FILE      the fabric as it is\n"
+	"  -t, --topo FILE      the fabric as it is\n" CLI_NAMES_HELP
 	"      --json           one JSON object with a \"differences\" array\n"
 	"  -h, --help           this text\n";
 
@@ -703,9 +711,13 @@ static int topo_diff(int argc, char **argv)
 		return rc;
 	exp = cli_load_topo(expected);
 	act = exp ? cli_load_topo(topo) : NULL;
-	if (!act) {
+	rc = act ? cli_names_fabric(exp) : CLI_INPUT;
+	if (!rc)
+		rc = cli_names_fabric(act);
+	if (rc) {
 		ibfm_fabric_destroy(exp);
-		return CLI_INPUT;
+		ibfm_fabric_destroy(act);
+		return rc;
 	}
 	d.exp = exp;
 	d.act = act;
