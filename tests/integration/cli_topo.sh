@@ -112,4 +112,37 @@ check "draw --format dot: two rows" test "$(grep -c 'rank=same' "$T/k8.dot")" = 
 check "draw: the drained spine and its 8 pairs purple" test "$(grep -c '#9467bd' "$T/k8.dot")" = 9
 "$IBFM" topo draw -t "$T/nowhere.topo" -o "$T/x.svg" 2>/dev/null
 check "draw: a missing topology exits 3" test $? = 3
+
+# --node-name-map (#22): every offline command that prints node names
+# prints the map's (here "named-0xGUID" for every node), and not
+# without it; the GUIDs stay in JSON.
+sed -n 's/^\(switchguid\|caguid\)=\(0x[0-9a-f]*\).*/\2/p' "$T/k8.topo" |
+	while read -r g; do printf '0x%016x "named-0x%016x"\n' "$g" "$g"; done >"$T/names.map"
+"$IBFM" route --topo "$T/k8.topo" --dump-lfts "$T/k8.lfts" >/dev/null
+names_check() { # names_check LABEL CMD...: the map's names, only with it
+	local label=$1
+	shift
+	"$@" >"$T/nm0.out" 2>&1
+	"$@" --node-name-map "$T/names.map" >"$T/nm1.out" 2>&1
+	check "--node-name-map: $label" bash -c "grep -q 'named-0x' '$T/nm1.out' && ! grep -q 'named-0x' '$T/nm0.out'"
+}
+names_check "topo diff" "$IBFM" topo diff --expected "$T/k8.topo" --topo "$T/k8deg.topo"
+names_check "topo diff --json" "$IBFM" topo diff --expected "$T/k8.topo" --topo "$T/k8deg.topo" --json
+check "... each name beside its own GUID" bash -c "tr -d ' \n' <'$T/nm1.out' | grep -q '\"desc\":\"named-\(0x[0-9a-f]*\)\",\"guid\":\"\1\"'"
+names_check "topo draw" "$IBFM" topo draw -t "$T/k8deg.topo" -e "$T/k8.topo" -o -
+names_check "check" "$IBFM" check --topo "$T/k8deg.topo" --lfts "$T/k8.lfts"
+names_check "eval" "$IBFM" eval --topo "$T/k8.topo" --pattern shift
+names_check "eval --json" "$IBFM" eval --topo "$T/k8.topo" --lfts "$T/k8.lfts" --pattern ring --json
+names_check "routes summary" "$IBFM" routes summary --topo "$T/k8.topo"
+names_check "sharp trees" "$IBFM" sharp trees --topo "$T/k8.topo"
+names_check "drain --dry-run" "$IBFM" drain leaf-01 --dry-run --topo "$T/k8.topo"
+names_check "path" "$IBFM" path "node001 mlx5_0" "node005 mlx5_0" --topo "$T/k8.topo"
+IBFM_NODE_NAME_MAP="$T/names.map" "$IBFM" eval --topo "$T/k8.topo" --pattern shift >"$T/nm2.out"
+check "IBFM_NODE_NAME_MAP names the map too" grep -q 'named-0x' "$T/nm2.out"
+printf '0x10 "a"\nnot a line\n' >"$T/bad.map"
+"$IBFM" eval --topo "$T/k8.topo" --pattern shift --node-name-map "$T/bad.map" >/dev/null 2>"$T/nm.err"
+check "a map that does not read: exit 3" test $? = 3
+check "... with FILE:LINE" grep -q 'bad.map:2: N01' "$T/nm.err"
+"$IBFM" route --topo "$T/k8.topo" --node-name-map "$T/names.map" >/dev/null 2>&1
+check "route prints no names: --node-name-map is a usage error" test $? = 2
 finish

@@ -8,6 +8,9 @@ PIDS=""
 CHECKS=0
 FAILS=0
 export IBSIM_SOCKNAME="ibfm$$"
+# No node name map unless a test gives one: not the system's
+# /etc/rdma/ib-node-name-map, which would rename what tests look for.
+export IBFM_NODE_NAME_MAP=
 
 cleanup() {
 	local p i
