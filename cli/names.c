@@ -31,10 +31,11 @@ void cli_names_reset(void)
 int cli_names_map(const struct ibfm_nodemap **m)
 {
 	const char *path = cli_names_path;
-	bool asked = true;
 	struct ibfm_err err;
 
 	if (!read_done) {
+		bool asked = true; /* not the system's map */
+
 		read_done = true;
 		if (!path)
 			path = getenv("IBFM_NODE_NAME_MAP");
