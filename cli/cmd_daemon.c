@@ -121,10 +121,22 @@ struct cli_jv *cli_follow(const char *cmd, const char *const *args,
 	return v;
 }
 
-/* One event on one line: seq, time, severity, kind, ports, detail. */
+/* The ports of a list on one line: " A -- B". */
+static void print_cable(const struct cli_jv *ports)
+{
+	const struct cli_jv *p;
+
+	for (p = ports ? ports->child : NULL; p; p = p->next)
+		printf("%s%s", p == ports->child ? " " : " -- ", p->str);
+}
+
+/*
+ * One event on one line: seq, time, severity, kind, ports, the cable
+ * expected (a wrong peer), detail.
+ */
 static void print_event(const struct cli_jv *e)
 {
-	const struct cli_jv *ports = cli_jv_get(e, "ports"), *p;
+	const struct cli_jv *expected = cli_jv_get(e, "expected");
 	time_t t = (time_t)cli_jv_num(e, "time");
 	char when[32] = "-";
 
@@ -133,8 +145,11 @@ static void print_event(const struct cli_jv *e)
 			 localtime(&t));
 	printf("%6.0f %s %-7s %-16s", cli_jv_num(e, "seq"), when,
 	       cli_jv_str(e, "severity"), cli_jv_str(e, "kind"));
-	for (p = ports ? ports->child : NULL; p; p = p->next)
-		printf("%s%s", p == ports->child ? " " : " -- ", p->str);
+	print_cable(cli_jv_get(e, "ports"));
+	if (expected) {
+		fputs(", expected", stdout);
+		print_cable(expected);
+	}
 	if (cli_jv_str(e, "detail")[0])
 		printf(": %s", cli_jv_str(e, "detail"));
 	putchar('\n');

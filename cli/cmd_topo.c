@@ -583,7 +583,10 @@ static const char diff_usage[] =
 	"Usage: ibfm topo diff --expected FILE --topo FILE [--node-name-map FILE]\n"
 	"                      [--json]\n"
 	"Compares a fabric (e.g. ibnetdiscover output) with the one expected.\n"
-	"Nodes match by GUID, ports by number. Exit 0: same; 1: differences.\n"
+	"Nodes match by GUID, ports by number; cabling differences are told\n"
+	"once per cable (a moved cable: one link-wrong-peer with the peer\n"
+	"expected and the peer found). Exit 0: same; 1: differences; 3: bad\n"
+	"input.\n"
 	"\n"
 	"  -e, --expected FILE  the fabric as it should be cabled\n"
 	"  -t, --topo FILE      the fabric as it is\n" CLI_NAMES_HELP
@@ -698,7 +701,7 @@ static int topo_diff(int argc, char **argv)
 	struct diff_out d = { 0 };
 	struct ibfm_json j;
 	bool json = false;
-	unsigned count;
+	int count;
 	int rc;
 
 	expected = NULL;
@@ -728,17 +731,22 @@ static int topo_diff(int argc, char **argv)
 		ibfm_json_arr_begin(&j, "differences");
 	}
 	count = ibfm_diff_fabrics(exp, act, diff_item, &d);
+	if (count < 0) {
+		cli_error("out of memory");
+		rc = CLI_FAIL;
+	}
 	if (json) {
 		ibfm_json_arr_end(&j);
-		ibfm_json_uint(&j, "count", count);
+		if (!rc)
+			ibfm_json_uint(&j, "count", (unsigned)count);
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
-	} else {
-		printf("%u difference%s\n", count, count == 1 ? "" : "s");
+	} else if (!rc) {
+		printf("%d difference%s\n", count, count == 1 ? "" : "s");
 	}
 	ibfm_fabric_destroy(exp);
 	ibfm_fabric_destroy(act);
-	return count ? CLI_FOUND : CLI_OK;
+	return rc ? rc : count ? CLI_FOUND : CLI_OK;
 }
 
 const struct cli_cmd cli_topo_cmds[] = {

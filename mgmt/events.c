@@ -39,8 +39,10 @@ void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_fabric *a,
 		      const struct ibfm_fabric *b,
 		      const struct ibfm_diff_item *it)
 {
-	bool on_a = it->exp_port != IBFM_NONE;
-	const struct ibfm_fabric *f = on_a ? a : b;
+	/* The cable as found, but for what is no longer there. */
+	bool found = it->kind == IBFM_DIFF_NODE_EXTRA ||
+		     it->kind == IBFM_DIFF_LINK_EXTRA ||
+		     it->kind == IBFM_DIFF_LINK_WRONG_PEER;
 
 	memset(e, 0, sizeof(*e)); /* no field left to the caller */
 	e->kind = ibfm_diff_kind_name(it->kind);
@@ -49,11 +51,15 @@ void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_fabric *a,
 				      it->kind == IBFM_DIFF_LINK_EXTRA
 			      ? "warning"
 			      : "error";
-	ibfmd_event_port_text(f, on_a ? it->exp_port : it->act_port,
-			      e->ports[0], sizeof(e->ports[0]));
-	ibfmd_event_port_text(f, on_a ? it->exp_peer : it->act_peer,
-			      e->ports[1], sizeof(e->ports[1]));
-	e->detail[0] = '\0';
+	ibfmd_event_port_text(found ? b : a,
+			      found ? it->act_port : it->exp_port, e->ports[0],
+			      sizeof(e->ports[0]));
+	ibfmd_event_port_text(found ? b : a,
+			      found ? it->act_peer : it->exp_peer, e->ports[1],
+			      sizeof(e->ports[1]));
+	if (it->kind == IBFM_DIFF_LINK_WRONG_PEER)
+		ibfmd_event_port_text(a, it->exp_peer, e->expected,
+				      sizeof(e->expected));
 	if (it->kind == IBFM_DIFF_LINK_DEGRADED && it->act_port != IBFM_NONE) {
 		const struct ibfm_port *x = &a->ports[it->exp_port];
 		const struct ibfm_port *y = &b->ports[it->act_port];

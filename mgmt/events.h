@@ -29,6 +29,8 @@ struct ibfmd_event {
 	const char *severity; /* "error", "warning" or "info" */
 	const char *kind;
 	char ports[2][160]; /* the link's two ends, or one node */
+	char expected[160]; /* link-wrong-peer: where ports[0]'s cable was
+			     * expected (or was, the sweep before) */
 	char detail[120];   /* what changed, when there is more to say */
 	bool by;	    /* a control request: who sent it */
 	uid_t uid;

@@ -275,6 +275,13 @@ static void write_event(struct ibfm_json *j, const struct ibfmd_event *e)
 	if (e->ports[1][0])
 		ibfm_json_str(j, NULL, e->ports[1]);
 	ibfm_json_arr_end(j);
+	if (e->expected[0]) {
+		/* The same cable where it was expected: the end that stayed. */
+		ibfm_json_arr_begin(j, "expected");
+		ibfm_json_str(j, NULL, e->ports[0]);
+		ibfm_json_str(j, NULL, e->expected);
+		ibfm_json_arr_end(j);
+	}
 	if (e->detail[0])
 		ibfm_json_str(j, "detail", e->detail);
 	if (e->by) {
@@ -321,17 +328,24 @@ static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	const struct ibfmd_core *core = ctx;
 	const struct ibfmd_view *d = core->view;
 	struct diff_json c = { j, d->expected, d->fabric };
-	unsigned n = 0;
+	bool both = d->expected && d->fabric;
+	int n = 0;
 
 	(void)req;
+	/* An error must come first: count before writing anything. */
+	if (both && ibfm_diff_fabrics(d->expected, d->fabric, NULL, NULL) < 0) {
+		ibfm_json_str(j, "error",
+			      "out of memory comparing the fabrics");
+		return;
+	}
 	ibfm_json_bool(j, "expected", d->expected != NULL);
 	ibfm_json_bool(j, "swept", d->fabric != NULL);
 	ibfm_json_arr_begin(j, "differences");
-	if (d->expected && d->fabric)
+	if (both)
 		n = ibfm_diff_fabrics(d->expected, d->fabric, diff_item_json,
 				      &c);
 	ibfm_json_arr_end(j);
-	ibfm_json_uint(j, "count", n);
+	ibfm_json_uint(j, "count", n > 0 ? (unsigned)n : 0);
 }
 
 static void cmd_sweep(void *ctx, const struct ibfm_req *req,

@@ -168,6 +168,7 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 {
 	struct ibfm_fabric *f = r->f;
 	struct diff_ctx c = { .events = v->events };
+	int n;
 
 	snprintf(v->last_error, sizeof(v->last_error), "%s", r->err.msg);
 	if (r->light) {
@@ -199,8 +200,12 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 		c.b = f;
 		ibfm_diff_fabrics(v->expected, f, add_event, &c);
 	}
-	v->expected_diffs =
-		v->expected ? ibfm_diff_fabrics(v->expected, f, NULL, NULL) : 0;
+	n = v->expected ? ibfm_diff_fabrics(v->expected, f, NULL, NULL) : 0;
+	if (n >= 0)
+		v->expected_diffs = (uint64_t)n;
+	else
+		IBFMD_ERR(
+			"out of memory comparing the fabric with the expected one");
 	take_counters(v, v->fabric, f, r->pc, r->pc_ms);
 	ibfm_fabric_destroy(v->fabric);
 	v->fabric = f;

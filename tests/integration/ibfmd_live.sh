@@ -141,6 +141,37 @@ check "diff: one difference" grep -q '"count":1}' "$T/diff2.json"
 ask diff --node-name-map "$T/names.map" >"$T/diff3.txt"
 check "diff --node-name-map: the pulled cable by the leaf's name" grep -q 'link-missing *"rack1-leaf"\[5\]' "$T/diff3.txt"
 
+# A cable moved (#22), as ibdiagnet reports it, by cable: leaf-01[5]'s
+# cable, pulled above from spine-01[1], plugged into spine-01[2] in
+# place of leaf-02[5]'s. One wrong peer naming the cable found and where
+# it was expected, and leaf-02[5]'s cable missing.
+leaf2=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-02".*/\1/p' "$T/f.topo")
+spine1=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "spine-01".*/\1/p' "$T/f.topo")
+seq0=$(ask events --json | grep -o '"seq":[0-9]*' | tail -1 | cut -d: -f2)
+sim_cmd "Unlink \"$leaf2\"[5]"
+sim_cmd "Link \"$leaf\"[5] \"$spine1\"[2]"
+ibfmd_sweep_now
+ask diff --json >"$T/diff4.json"
+check "moved cable: diff exits 1" test $? = 1
+check "moved cable: two differences" grep -q '"count":2}' "$T/diff4.json"
+check "moved cable: one wrong peer, the cable found and expected" grep -q \
+	'"kind":"link-wrong-peer","ports":\["\\"leaf-01\\"\[5\] (0x[0-9a-f]*)","\\"spine-01\\"\[2\] (0x[0-9a-f]*)"\],"expected":\["\\"leaf-01\\"\[5\] (0x[0-9a-f]*)","\\"spine-01\\"\[1\] (0x[0-9a-f]*)"\]' \
+	"$T/diff4.json"
+check "moved cable: leaf-02[5]'s cable missing" grep -q '"kind":"link-missing","ports":\["\\"leaf-02\\"\[5\] (0x[0-9a-f]*)","\\"spine-01\\"\[2\]' "$T/diff4.json"
+check "moved cable: no other wrong peer" test "$(grep -o link-wrong-peer "$T/diff4.json" | wc -l)" = 1
+ask diff >"$T/diff4.txt"
+check "moved cable: diff in text, the cable and where it was expected" grep -q \
+	'link-wrong-peer *"leaf-01"\[5\] (0x[0-9a-f]*) -- "spine-01"\[2\] (0x[0-9a-f]*), expected "leaf-01"\[5\] (0x[0-9a-f]*) -- "spine-01"\[1\]' "$T/diff4.txt"
+ask events --since "$seq0" --json >"$T/events4.json"
+check "moved cable: one event since the sweep before, the cable moved" python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1])) if e["kind"].startswith("link-")]
+assert [e["kind"] for e in ev] == ["link-wrong-peer"], ev
+assert ev[0]["ports"][0].startswith("\"spine-01\"[2]"), ev
+assert ev[0]["ports"][1].startswith("\"leaf-01\"[5]"), ev
+assert ev[0]["expected"][1].startswith("\"leaf-02\"[5]"), ev
+' "$T/events4.json"
+
 kill "$DPID"
 wait "$DPID"
 check "ibfmd exits 0 on SIGTERM" test $? = 0
