@@ -168,8 +168,11 @@ static int topo_draw(int argc, char **argv)
 			rc = CLI_FAIL;
 		}
 	}
-	o = (struct ibfm_draw_opts){ exp, a.drains ? &drains : NULL, a.format,
-				     a.title };
+	/* The fabrics are renamed already (cli_names_fabric). */
+	o = (struct ibfm_draw_opts){ .expected = exp,
+				     .drains = a.drains ? &drains : NULL,
+				     .format = a.format,
+				     .title = a.title };
 	if (!rc && ibfm_draw(f, &o, out, &st, &err)) {
 		cli_error("%s", err.msg);
 		rc = CLI_FAIL;

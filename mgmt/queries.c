@@ -310,6 +310,7 @@ static void cmd_events(void *ctx, const struct ibfm_req *req,
 
 struct diff_json {
 	struct ibfm_json *j;
+	const struct ibfm_nodemap *names;
 	const struct ibfm_fabric *a, *b;
 };
 
@@ -318,7 +319,7 @@ static void diff_item_json(void *ctx, const struct ibfm_diff_item *it)
 	struct diff_json *c = ctx;
 	struct ibfmd_event e = { 0 };
 
-	ibfmd_event_diff(&e, c->a, c->b, it);
+	ibfmd_event_diff(&e, c->names, c->a, c->b, it);
 	write_event(c->j, &e);
 }
 
@@ -327,7 +328,7 @@ static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	const struct ibfmd_core *core = ctx;
 	const struct ibfmd_view *d = core->view;
-	struct diff_json c = { j, d->expected, d->fabric };
+	struct diff_json c = { j, d->names, d->expected, d->fabric };
 	bool both = d->expected && d->fabric;
 	int n = 0;
 
@@ -448,13 +449,14 @@ static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
 	char text[160];
 
 	ibfm_json_obj_begin(j, NULL);
-	ibfmd_event_port_text(f, p, text, sizeof(text));
+	ibfmd_event_port_text(d->names, f, p, text, sizeof(text));
 	ibfm_json_str(j, "port", text);
 	snprintf(text, sizeof(text), "0x%016" PRIx64, n->guid);
 	ibfm_json_str(j, "guid", text);
 	ibfm_json_str(j, "name", ibfm_fabric_str(f, n->desc));
 	ibfm_json_uint(j, "num", f->ports[p].num);
-	ibfmd_event_port_text(f, f->ports[p].peer, text, sizeof(text));
+	ibfmd_event_port_text(d->names, f, f->ports[p].peer, text,
+			      sizeof(text));
 	ibfm_json_str(j, "peer", text);
 	ibfm_json_uint(j, "errors", ibfm_pc_errors(&d->pc_delta[p]));
 	write_counters(j, "delta", &d->pc_delta[p]);
