@@ -160,24 +160,35 @@ static void prom_label(struct evbuffer *b, const char *s)
  * Prometheus counters: ibfmd never clears them, and a clear by someone
  * else (perfquery -R) is a counter reset, which rate() absorbs. The
  * data fields count 4-byte words: served in bytes, the base unit.
+ * ibfm_port_errors_total sums the error counters of each port: PromQL
+ * cannot take rate() of several families at once ("vector cannot
+ * contain metrics with the same labelset"), and alerts want the sum.
  */
 static void metrics_ports(const struct ibfmd_view *d, struct evbuffer *b)
 {
 	const struct ibfm_fabric *f = d->fabric;
 	unsigned k;
-	uint32_t p;
 
 	if (!f || !d->pc)
 		return;
-	for (k = 0; k < IBFM_PC_NFIELDS; k++) {
+	for (k = 0; k <= IBFM_PC_NFIELDS; k++) {
 		bool data = k == IBFM_PC_XMIT_DATA || k == IBFM_PC_RCV_DATA;
+		bool sum = k == IBFM_PC_NFIELDS;
+		const char *name = sum ? "errors" : ibfm_pc_name(k);
 		const char *unit = data ? "_bytes" : "";
+		uint32_t p;
 
-		evbuffer_add_printf(
-			b,
-			"# HELP ibfm_port_%s%s_total PMA port counter %s as read (ibfmd never clears it)\n# TYPE ibfm_port_%s%s_total counter\n",
-			ibfm_pc_name(k), unit, ibfm_pc_name(k), ibfm_pc_name(k),
-			unit);
+		if (sum)
+			evbuffer_add_printf(
+				b,
+				"# HELP ibfm_port_errors_total the PMA error counters of the port summed (errors_total of ibfm counters)\n");
+		else
+			evbuffer_add_printf(
+				b,
+				"# HELP ibfm_port_%s%s_total PMA port counter %s as read (ibfmd never clears it)\n",
+				name, unit, name);
+		evbuffer_add_printf(b, "# TYPE ibfm_port_%s%s_total counter\n",
+				    name, unit);
 		for (p = 0; p < f->nports; p++) {
 			const struct ibfm_node *n = &f->nodes[f->ports[p].node];
 
@@ -187,11 +198,12 @@ static void metrics_ports(const struct ibfmd_view *d, struct evbuffer *b)
 				b,
 				"ibfm_port_%s%s_total{guid=\"0x%016" PRIx64
 				"\",port=\"%u\",node=\"",
-				ibfm_pc_name(k), unit, n->guid,
-				f->ports[p].num);
+				name, unit, n->guid, f->ports[p].num);
 			prom_label(b, ibfm_fabric_str(f, n->desc));
 			evbuffer_add_printf(b, "\"} %" PRIu64 "\n",
-					    d->pc[p].v[k] * (data ? 4 : 1));
+					    sum ? ibfm_pc_errors(&d->pc[p])
+						: d->pc[p].v[k] *
+							    (data ? 4 : 1));
 		}
 	}
 }
