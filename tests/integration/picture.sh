@@ -36,15 +36,10 @@ check "after: its tooltip says 0 of 1 links" grep -q 'leaf-03: 0 of 1 links\|- l
 check "after: the drained spine's box purple" grep -q 'spine-03 (drained)' "$T/after.svg"
 
 if command -v chromium >/dev/null; then
-	timeout 120 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
-		--window-size=1100,760 --screenshot="$T/fabric.png" "http://127.0.0.1:$port/" \
-		>"$T/chromium.log" 2>&1
+	screenshot "http://127.0.0.1:$port/" "$T/fabric.png" 1100 760
 	check "Chromium renders the page: a screenshot" test -s "$T/fabric.png"
-	check "... a PNG 1100 pixels wide" python3 -c '
-import struct, sys
-d = open(sys.argv[1], "rb").read(24)
-assert d[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">I", d[16:20])[0] == 1100' "$T/fabric.png"
-	[ -n "${IBFM_SCREENSHOTS:-}" ] && cp "$T/fabric.png" "$IBFM_SCREENSHOTS/fabric.png"
+	check "... a PNG 1100 pixels wide" png_width "$T/fabric.png" 1100
+	keep_image "$T/fabric.png"
 else
 	check "chromium installed (debian-packages.txt)" false
 fi
