@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cli/jsonview.h"
-#include "routing/nodemap.h"
 #include "routing/topo.h"
 #include "routing/trace.h"
 
@@ -116,44 +115,4 @@ void cli_suggest_node(const struct ibfm_fabric *f, const char *s)
 		fprintf(stderr, "%s \"%s\"", k ? "," : "",
 			ibfm_fabric_str(f, f->nodes[best[k]].desc));
 	fputs("?\n", stderr);
-}
-
-struct ibfm_nodemap *cli_load_nodemap(const char *path, int *rc)
-{
-	struct ibfm_nodemap *m = NULL;
-	struct ibfm_err err;
-
-	*rc = CLI_OK;
-	if (path && ibfm_nodemap_load(path, &m, &err)) {
-		cli_error("%s", err.msg);
-		*rc = CLI_INPUT;
-	}
-	return m;
-}
-
-void cli_rename_nodes(struct cli_jv *v, const struct ibfm_nodemap *m)
-{
-	struct cli_jv *c, *name = NULL;
-	const char *guid = NULL, *to;
-	char *s;
-
-	if (!v || !m)
-		return;
-	for (c = v->child; c; c = c->next) {
-		if (v->type == CLI_JV_OBJECT && c->type == CLI_JV_STRING &&
-		    !strcmp(c->key, "guid"))
-			guid = c->str;
-		else if (v->type == CLI_JV_OBJECT && c->type == CLI_JV_STRING &&
-			 !strcmp(c->key, "name"))
-			name = c;
-		cli_rename_nodes(c, m);
-	}
-	if (!guid || !name)
-		return;
-	to = ibfm_nodemap_name(m, strtoull(guid, NULL, 0));
-	s = to ? strdup(to) : NULL;
-	if (s) {
-		free(name->str);
-		name->str = s;
-	}
 }

@@ -137,21 +137,4 @@ struct cli_jv *cli_follow(const char *cmd, const char *const *args,
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,
 			 size_t len);
 
-struct ibfm_nodemap;
-struct cli_jv;
-
-/*
- * The node name map at 'path' (--node-name-map; NULL: none, and NULL is
- * returned with CLI_OK). A file that is not one is said (FILE:LINE) and
- * '*rc' is CLI_INPUT. The caller destroys the map.
- */
-struct ibfm_nodemap *cli_load_nodemap(const char *path, int *rc);
-
-/*
- * Renames nodes in ibfmd's reply 'v': in every object with a "guid" and
- * a "name", the name 'm' gives that GUID replaces "name". 'm' NULL:
- * nothing changes.
- */
-void cli_rename_nodes(struct cli_jv *v, const struct ibfm_nodemap *m);
-
 #endif /* IBFM_CLI_H */

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
+#include "cli/names.h"
 #include "routing/json.h"
 
 #define POLL_US 200000
@@ -106,6 +107,17 @@ static void print_node(const struct cli_jv *n, bool changes)
  * The nodes: with --json a list (diff: those with pending changes;
  * apply: all), else lines for the nodes that matter and the counts.
  */
+/* 'v' as JSON on one line. */
+static void write_json(const struct cli_jv *v)
+{
+	struct ibfm_json j;
+
+	ibfm_json_init(&j, stdout, false);
+	cli_jv_write(&j, NULL, v);
+	ibfm_json_finish(&j);
+	putchar('\n');
+}
+
 static void print_result(const struct cli_jv *v, bool apply, bool json)
 {
 	const struct cli_jv *nodes = cli_jv_get(v, "nodes"), *n;
@@ -194,8 +206,8 @@ static void print_show(const struct cli_jv *v)
 
 static int usage(const char *cmd, int rc)
 {
-	printf("Usage: ibfm [--socket PATH] cc %s [--json]%s\n", cmd,
-	       strcmp(cmd, "show") ? " [--timeout S]" : "");
+	printf("Usage: ibfm [--socket PATH] cc %s [--json]%s [--node-name-map FILE]\n",
+	       cmd, strcmp(cmd, "show") ? " [--timeout S]" : "");
 	if (!strcmp(cmd, "show"))
 		printf("The congestion-control profiles ibfmd applies and what "
 		       "it knows of each node.\n");
@@ -209,7 +221,8 @@ static int usage(const char *cmd, int rc)
 		       "back; exit %d when a node failed.\n",
 		       CLI_FAIL);
 	printf("Nodes without a CC agent are 'unsupported' and are sent no "
-	       "Set (docs/cc.md).\n");
+	       "Set (docs/cc.md).\n\n%s",
+	       CLI_NAMES_HELP);
 	return rc;
 }
 
@@ -219,8 +232,10 @@ static int cmd_cc(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
+	const struct ibfm_nodemap *map;
 	const char *sub = argv[0];
 	bool json = false, apply = !strcmp(sub, "apply");
 	unsigned timeout = 600;
@@ -232,6 +247,8 @@ static int cmd_cc(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = true;
+		else if (c == CLI_NAMES_OPT)
+			cli_names_path = optarg;
 		else if (c == 'T' && strcmp(sub, "show") &&
 			 cli_parse_uint(optarg, 1, 86400, &timeout))
 			continue;
@@ -240,13 +257,19 @@ static int cmd_cc(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage(sub, CLI_USAGE);
+	rc = cli_names_map(&map);
+	if (rc)
+		return rc;
 	if (!strcmp(sub, "show")) {
 		rc = cli_ask_cmd("cc-show", NULL, &raw);
-		if (!rc && json) {
+		if (!rc && json && !map) {
 			fputs(raw, stdout);
 		} else if (!rc) {
 			v = cli_jv_parse(raw);
-			if (v)
+			cli_names_reply(v, map);
+			if (v && json)
+				write_json(v);
+			else if (v)
 				print_show(v);
 			cli_jv_free(v);
 		}
@@ -259,6 +282,7 @@ static int cmd_cc(int argc, char **argv)
 	v = follow(job, sub, timeout, &rc);
 	if (!v)
 		return rc;
+	cli_names_reply(v, map);
 	print_result(v, apply, json);
 	rc = apply ? (cli_jv_num(cli_jv_get(v, "counts"), "failed") ? CLI_FAIL
 								    : CLI_OK)

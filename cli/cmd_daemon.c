@@ -13,8 +13,10 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
+#include "cli/names.h"
 #include "ctl/client.h"
 #include "ctl/req.h"
+#include "routing/json.h"
 
 const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
 unsigned cli_socket_timeout_s = 30;
@@ -119,10 +121,22 @@ struct cli_jv *cli_follow(const char *cmd, const char *const *args,
 	return v;
 }
 
-/* One event on one line: seq, time, severity, kind, ports, detail. */
+/* The ports of a list on one line: " A -- B". */
+static void print_cable(const struct cli_jv *ports)
+{
+	const struct cli_jv *p;
+
+	for (p = ports ? ports->child : NULL; p; p = p->next)
+		printf("%s%s", p == ports->child ? " " : " -- ", p->str);
+}
+
+/*
+ * One event on one line: seq, time, severity, kind, ports, the cable
+ * expected (a wrong peer), detail.
+ */
 static void print_event(const struct cli_jv *e)
 {
-	const struct cli_jv *ports = cli_jv_get(e, "ports"), *p;
+	const struct cli_jv *expected = cli_jv_get(e, "expected");
 	time_t t = (time_t)cli_jv_num(e, "time");
 	char when[32] = "-";
 
@@ -131,8 +145,11 @@ static void print_event(const struct cli_jv *e)
 			 localtime(&t));
 	printf("%6.0f %s %-7s %-16s", cli_jv_num(e, "seq"), when,
 	       cli_jv_str(e, "severity"), cli_jv_str(e, "kind"));
-	for (p = ports ? ports->child : NULL; p; p = p->next)
-		printf("%s%s", p == ports->child ? " " : " -- ", p->str);
+	print_cable(cli_jv_get(e, "ports"));
+	if (expected) {
+		fputs(", expected", stdout);
+		print_cable(expected);
+	}
 	if (cli_jv_str(e, "detail")[0])
 		printf(": %s", cli_jv_str(e, "detail"));
 	putchar('\n');
@@ -165,6 +182,10 @@ static void print_ports(const char *title, const struct cli_jv *list)
 			if (k->num && strcmp(k->key, "xmit_wait") &&
 			    !strstr(k->key, "data") && !strstr(k->key, "pkts"))
 				printf(" %s +%.0f", k->key, k->num);
+		/* Above the thresholds, as ibqueryerrors brackets them. */
+		k = cli_jv_get(e, "over");
+		for (k = k ? k->child : NULL; k; k = k->next)
+			printf(" [%s == %.0f]", k->key, k->num);
 		putchar('\n');
 	}
 }
@@ -241,10 +262,25 @@ static void print_reply(const char *cmd, const struct cli_jv *v)
 		print_events(cli_jv_get(v, "differences"));
 }
 
-/* The reply as it came; "events" prints the list itself: [{...}, ...]. */
-static void print_json(const char *cmd, char *reply)
+/*
+ * The reply as it came ('v' NULL), or 'v' as renamed; "events" prints
+ * the list itself: [{...}, ...].
+ */
+static void print_json(const char *cmd, char *reply, const struct cli_jv *v)
 {
 	size_t n = strlen(reply);
+
+	if (v) {
+		struct ibfm_json j;
+
+		ibfm_json_init(&j, stdout, false);
+		cli_jv_write(&j, NULL,
+			     strcmp(cmd, "events") ? v
+						   : cli_jv_get(v, "events"));
+		ibfm_json_finish(&j);
+		putchar('\n');
+		return;
+	}
 
 	if (!strcmp(cmd, "events") && !strncmp(reply, "{\"events\":", 10) &&
 	    n > 12 && reply[n - 2] == '}') {
@@ -318,8 +354,10 @@ static int cmd_daemon(int argc, char **argv)
 		{ "threshold-file", required_argument, NULL, 'F' },
 		{ "suppress", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
+	const struct ibfm_nodemap *map;
 	char limits[2048] = "";
 	const char *suppress = NULL;
 	bool events = !strcmp(argv[0], "events"),
@@ -339,6 +377,10 @@ static int cmd_daemon(int argc, char **argv)
 			json = true;
 			continue;
 		}
+		if (c == CLI_NAMES_OPT && strcmp(argv[0], "sweep")) {
+			cli_names_path = optarg;
+			continue;
+		}
 		if (counters && (c == 'T' || c == 'F' || c == 'S')) {
 			if (c == 'S')
 				suppress = optarg;
@@ -347,7 +389,7 @@ static int cmd_daemon(int argc, char **argv)
 				return CLI_INPUT;
 			continue;
 		}
-		printf("Usage: ibfm [--socket PATH] %s [--json]%s\n"
+		printf("Usage: ibfm [--socket PATH] %s [--json]%s%s\n"
 		       "Asks ibfmd (default socket %s). Exit: 0 done; 1 found a problem\n"
 		       "(status: the last sweep failed; diff: differences; counters: ports with\n"
 		       "errors); 4 ibfmd answered an error; 5 it cannot be reached.\n",
@@ -357,9 +399,16 @@ static int cmd_daemon(int argc, char **argv)
 			       ? " [--top N] [--threshold NAME=N,...]\n"
 				 "       [--threshold-file FILE] [--suppress NAME,...]"
 			       : "",
+		       strcmp(argv[0], "sweep") ? " [--node-name-map FILE]"
+						: "",
 		       cli_socket_path);
+		if (strcmp(argv[0], "sweep"))
+			fputs(CLI_NAMES_HELP, stdout);
 		return c == 'h' ? CLI_OK : CLI_USAGE;
 	}
+	rc = cli_names_map(&map);
+	if (rc)
+		return rc;
 	snprintf(num, sizeof(num), "%u", events ? since : top);
 	rc = cli_ask_cmd(
 		argv[0],
@@ -371,8 +420,9 @@ static int cmd_daemon(int argc, char **argv)
 	if (rc == CLI_OK) {
 		struct cli_jv *v = cli_jv_parse(reply);
 
+		cli_names_reply(v, map);
 		if (json || !v)
-			print_json(argv[0], reply);
+			print_json(argv[0], reply, v && map ? v : NULL);
 		else
 			print_reply(argv[0], v);
 		rc = v ? found(argv[0], v) : CLI_FAIL;

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "cli/jsonview.h"
 #include "routing/drain.h"
+#include "routing/nodemap.h"
 #include "routing/drainsafe.h"
 #include "routing/json.h"
 #include "routing/lft.h"
@@ -32,7 +34,8 @@ enum {
 
 static const char drain_usage[] =
 	"Usage: ibfm drain ELEMENT --dry-run [--topo FILE [--lfts DUMP] |\n"
-	"                  --socket PATH] [--pattern P] [--json]\n"
+	"                  --socket PATH] [--pattern P] [--node-name-map FILE]\n"
+	"                  [--json]\n"
 	"       ibfm drain ELEMENT [--socket PATH] [--timeout S] [--json]\n"
 	"       ibfm undrain ELEMENT [--socket PATH] [--timeout S] [--json]\n"
 	"ELEMENT is a switch or a host (GUID, LID, description or name), or one\n"
@@ -48,6 +51,10 @@ static const char drain_usage[] =
 	"means the switches route around it. undrain takes it off the list the\n"
 	"same way.\n"
 	"\n"
+	"--node-name-map FILE names the element in the dry run's report by the\n"
+	"map (infiniband-diags' file; default IBFM_NODE_NAME_MAP or\n"
+	"/etc/rdma/ib-node-name-map if it exists); ELEMENT is still found as above.\n"
+	"\n"
 	"Exit: 0 safe / done, 1 unsafe (nothing changed), 2 usage, 3 bad input\n"
 	"(an element not in the fabric), 4 refused or failed, 5 ibfmd\n"
 	"unreachable, 6 timeout (default 150 s).\n";
@@ -62,6 +69,29 @@ struct drain_result {
 	bool repaired; /* predicted by the plugin's repair, not from scratch */
 	bool safe;     /* routing/drainsafe.h */
 };
+
+/*
+ * 'what' (ibfm_drain_element's: switch "desc" (N links), link
+ * "desc"[N]) with the name the node name map gives node 'guid', if any.
+ * CLI_OK, or CLI_INPUT when the map asked for does not read.
+ */
+static int name_what(char *what, size_t len, uint64_t guid)
+{
+	const struct ibfm_nodemap *m;
+	const char *name, *q1, *q2;
+	char buf[300];
+	int rc = cli_names_map(&m);
+
+	name = rc ? NULL : ibfm_nodemap_name(m, guid);
+	q1 = strchr(what, '"');
+	q2 = q1 ? strrchr(what, '"') : NULL;
+	if (!name || q2 == q1)
+		return rc;
+	snprintf(buf, sizeof(buf), "%.*s\"%s%s", (int)(q1 - what), what, name,
+		 q2);
+	snprintf(what, len, "%s", buf);
+	return CLI_OK;
+}
 
 /*
  * The dry run: what draining ELEMENT does to reachability, loops (both
@@ -95,6 +125,10 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 		rc = CLI_INPUT;
 		goto out;
 	}
+	/* Only the report is renamed: the fabric routes as it is named. */
+	rc = name_what(r->what, sizeof(r->what), de.guid);
+	if (rc)
+		goto out;
 	if (drains && ibfm_drain_read(drains, &now, &err)) {
 		cli_error("%s", err.msg);
 		rc = CLI_INPUT;
@@ -254,6 +288,7 @@ static int cmd_drain(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
 	const char *topo = NULL, *lfts = NULL, *element;
@@ -296,6 +331,9 @@ static int cmd_drain(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case CLI_NAMES_OPT:
+			cli_names_path = optarg;
 			break;
 		case 'h':
 			fputs(drain_usage, stdout);

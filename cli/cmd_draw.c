@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "routing/draw.h"
 #include "routing/json.h"
 
 static const char draw_usage[] =
 	"Usage: ibfm topo draw --topo FILE [--expected FILE] [--drain-list FILE]\n"
-	"                      [--format svg|dot] [--title TEXT] -o OUT [--json]\n"
+	"                      [--format svg|dot] [--title TEXT]\n"
+	"                      [--node-name-map FILE] -o OUT [--json]\n"
 	"Draws the fabric as its operator thinks of it: switches in rows by rank\n"
 	"(cores, spines, leaves; rails and units side by side), host counts under\n"
 	"the leaves, a line per cabled switch pair. Against --expected, a switch\n"
@@ -25,7 +27,7 @@ static const char draw_usage[] =
 	"      --drain-list FILE  a drain list (ibfmd's drain.list)\n"
 	"      --format F         svg (default) or dot (Graphviz)\n"
 	"      --title TEXT       a title over the picture\n"
-	"  -o, --output OUT       where to write ('-' for standard output)\n"
+	"  -o, --output OUT       where to write ('-' for standard output)\n" CLI_NAMES_HELP
 	"      --json             what the picture shows, as JSON (to stdout)\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -51,6 +53,7 @@ static int parse(int argc, char **argv, struct draw_args *a)
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
 	int c;
@@ -75,6 +78,9 @@ static int parse(int argc, char **argv, struct draw_args *a)
 			break;
 		case OPT_JSON:
 			a->json = true;
+			break;
+		case CLI_NAMES_OPT:
+			cli_names_path = optarg;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "svg") && strcmp(optarg, "dot")) {
@@ -143,6 +149,10 @@ static int topo_draw(int argc, char **argv)
 	if (f && a.expected)
 		exp = cli_load_topo(a.expected);
 	rc = !f || (a.expected && !exp) ? CLI_INPUT : CLI_OK;
+	if (!rc)
+		rc = cli_names_fabric(f);
+	if (!rc && exp)
+		rc = cli_names_fabric(exp);
 	if (!rc && a.drains && ibfm_drain_read(a.drains, &drains, &err)) {
 		cli_error("%s", err.msg);
 		rc = CLI_INPUT;
@@ -158,8 +168,11 @@ static int topo_draw(int argc, char **argv)
 			rc = CLI_FAIL;
 		}
 	}
-	o = (struct ibfm_draw_opts){ exp, a.drains ? &drains : NULL, a.format,
-				     a.title };
+	/* The fabrics are renamed already (cli_names_fabric). */
+	o = (struct ibfm_draw_opts){ .expected = exp,
+				     .drains = a.drains ? &drains : NULL,
+				     .format = a.format,
+				     .title = a.title };
 	if (!rc && ibfm_draw(f, &o, out, &st, &err)) {
 		cli_error("%s", err.msg);
 		rc = CLI_FAIL;

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
+#include "cli/names.h"
 #include "routing/json.h"
 #include "routing/links.h"
 #include "routing/nodemap.h"
@@ -24,10 +25,7 @@ static const char links_usage[] =
 	"      --down        only cabled ports that are not Active/LinkUp (a\n"
 	"                    pulled cable: the switch port it left); exit 1 if any\n"
 	"      --degraded    only links running narrower or slower than both\n"
-	"                    ends have enabled (\"Could be 4X ...\"); exit 1 if any\n"
-	"      --node-name-map FILE  node names for GUIDs (infiniband-diags'\n"
-	"                    format: 0xGUID \"name\" lines); they replace\n"
-	"                    node descriptions in the output, --json too\n"
+	"                    ends have enabled (\"Could be 4X ...\"); exit 1 if any\n" CLI_NAMES_HELP
 	"      --json        ibfmd's reply: {\"ports\": [{guid, name, type, lid,\n"
 	"                    port, state, phys, width, speed, ..., down,\n"
 	"                    degraded, peer|was}], \"down\", \"degraded\"}\n"
@@ -106,15 +104,14 @@ static int cmd_links(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "down", no_argument, NULL, 'd' },
 		{ "degraded", no_argument, NULL, 'g' },
-		{ "node-name-map", required_argument, NULL, 'm' },
+		CLI_NAMES_OPTION,
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *map_path = NULL;
+	const struct ibfm_nodemap *map;
 	bool down = false, degraded = false, json = false;
-	struct ibfm_nodemap *map;
 	struct cli_jv *v;
 	char *reply;
 	int c, rc;
@@ -127,8 +124,8 @@ static int cmd_links(int argc, char **argv)
 		case 'g':
 			degraded = true;
 			break;
-		case 'm':
-			map_path = optarg;
+		case CLI_NAMES_OPT:
+			cli_names_path = optarg;
 			break;
 		case 's':
 			cli_socket_path = optarg;
@@ -148,7 +145,7 @@ static int cmd_links(int argc, char **argv)
 		fputs(links_usage, stderr);
 		return CLI_USAGE;
 	}
-	map = cli_load_nodemap(map_path, &rc);
+	rc = cli_names_map(&map);
 	if (rc)
 		return rc;
 	rc = cli_ask_cmd(
@@ -167,7 +164,7 @@ static int cmd_links(int argc, char **argv)
 		const struct cli_jv *ports = cli_jv_get(v, "ports");
 		struct ibfm_json j;
 
-		cli_rename_nodes(v, map);
+		cli_names_reply(v, map);
 		if (json) {
 			ibfm_json_init(&j, stdout, true);
 			cli_jv_write(&j, NULL, v);
@@ -181,7 +178,6 @@ static int cmd_links(int argc, char **argv)
 	}
 	cli_jv_free(v);
 	free(reply);
-	ibfm_nodemap_destroy(map);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
+#include "cli/names.h"
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/nodemap.h"
@@ -31,10 +32,8 @@ static const char path_usage[] =
 	"      --socket PATH ask ibfmd (the default without --topo): the live\n"
 	"                    fabric, the plugin's LFTs, each hop's counters\n"
 	"      --lfts DUMP   OpenSM's opensm-lfts.dump (or ibroute output)\n"
-	"      --all-lids    every LID of DST (LMC > 0)\n"
-	"      --node-name-map FILE  node names for GUIDs (infiniband-diags'\n"
-	"                    format); they replace node descriptions in the\n"
-	"                    output (endpoints are still named as above)\n"
+	"      --all-lids    every LID of DST (LMC > 0)\n" CLI_NAMES_HELP
+	"                    (endpoints are still named as above)\n"
 	"      --json        {\"paths\": [{\"lid\", \"hops\": [{guid, name, lid,\n"
 	"                    in_port, out_port}]}]}; \"hops\" of the first path too\n"
 	"  -h, --help        this text\n";
@@ -173,7 +172,7 @@ static int path_daemon(const char *src, const char *dst, bool all, bool json,
 		struct ibfm_json j;
 
 		if (json) {
-			cli_rename_nodes(v, m);
+			cli_names_reply(v, m);
 			ibfm_json_init(&j, stdout, false);
 			cli_jv_write(&j, NULL, v);
 			ibfm_json_finish(&j);
@@ -195,12 +194,12 @@ static int cmd_path(int argc, char **argv)
 		{ "all-lids", no_argument, NULL, 'a' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "node-name-map", required_argument, NULL, 'm' },
+		CLI_NAMES_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *topo = NULL, *lfts = NULL, *map_path = NULL;
-	struct ibfm_nodemap *map;
+	const char *topo = NULL, *lfts = NULL;
+	const struct ibfm_nodemap *map;
 	bool json = false, all = false;
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_lfts t = { 0 };
@@ -226,8 +225,8 @@ static int cmd_path(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
-		case 'm':
-			map_path = optarg;
+		case CLI_NAMES_OPT:
+			cli_names_path = optarg;
 			break;
 		case 'h':
 			fputs(path_usage, stdout);
@@ -241,20 +240,15 @@ static int cmd_path(int argc, char **argv)
 		fputs(path_usage, stderr);
 		return CLI_USAGE;
 	}
-	map = cli_load_nodemap(map_path, &rc);
+	rc = cli_names_map(&map);
 	if (rc)
 		return rc;
-	if (!topo) {
-		rc = path_daemon(argv[optind], argv[optind + 1], all, json,
-				 map);
-		ibfm_nodemap_destroy(map);
-		return rc;
-	}
+	if (!topo)
+		return path_daemon(argv[optind], argv[optind + 1], all, json,
+				   map);
 	rc = cli_load_routes(topo, lfts, &f, &rails, &t);
-	if (rc) {
-		ibfm_nodemap_destroy(map);
+	if (rc)
 		return rc;
-	}
 	src = ibfm_trace_endpoint(f, argv[optind]);
 	dst = ibfm_trace_endpoint(f, argv[optind + 1]);
 	if (src == IBFM_NONE || dst == IBFM_NONE) {
@@ -268,11 +262,9 @@ static int cmd_path(int argc, char **argv)
 		goto out;
 	}
 	/* Endpoints are named as through ibfmd; the map renames output. */
-	if (ibfm_nodemap_apply(map, f)) {
-		cli_error("out of memory");
-		rc = CLI_FAIL;
+	rc = cli_names_fabric(f);
+	if (rc)
 		goto out;
-	}
 	nlids = all ? 1U << f->ports[dst].lmc : 1;
 	if (json) {
 		ibfm_json_init(&j, stdout, true);
@@ -309,7 +301,6 @@ static int cmd_path(int argc, char **argv)
 		ibfm_json_finish(&j);
 	}
 out:
-	ibfm_nodemap_destroy(map);
 	ibfm_lfts_free(&t);
 	ibfm_rails_free(&rails);
 	ibfm_fabric_destroy(f);

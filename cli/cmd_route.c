@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "routing/jobroute.h"
 #include "routing/jobs.h"
 #include "routing/json.h"
@@ -24,6 +25,7 @@ struct route_args {
 	unsigned lmc, random_jobs;
 	unsigned threads; /* of a full route, 0: online CPUs (<= 16) */
 	bool json, no_rails, ca_sources_only;
+	bool names;	 /* --node-name-map given */
 	bool route_jobs; /* route: the jobs get job-aware routes */
 	int pattern;
 	struct ibfm_pattern_opts popts;
@@ -78,6 +80,7 @@ static const struct option route_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "help", no_argument, NULL, 'h' },
+	CLI_NAMES_OPTION,
 	{ 0 },
 };
 
@@ -126,6 +129,10 @@ static int parse_args(int argc, char **argv, const char *usage,
 			break;
 		case OPT_JSON:
 			a->json = true;
+			break;
+		case CLI_NAMES_OPT:
+			cli_names_path = optarg;
+			a->names = true;
 			break;
 		case OPT_NO_RAILS:
 			a->no_rails = true;
@@ -341,6 +348,11 @@ static int cmd_route(int argc, char **argv)
 	if (rc)
 		return rc;
 	a.route_jobs = a.jobs != NULL;
+	if (a.names) {
+		cli_error(
+			"route prints no node names (--node-name-map: check, eval)");
+		return CLI_USAGE;
+	}
 	if (a.random_jobs) {
 		cli_error("route takes --jobs FILE, not --random-jobs");
 		return CLI_USAGE;
@@ -434,7 +446,7 @@ static const char check_usage[] =
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump (log flag 0x40)\n"
 	"      --ca-sources-only  sources are CA ports only, not switches\n"
-	"      --lmc, --root-guids, --io-guids, --no-rails   as for ibfm route\n"
+	"      --lmc, --root-guids, --io-guids, --no-rails   as for ibfm route\n" CLI_NAMES_HELP
 	"      --json          one JSON object\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -563,6 +575,9 @@ static int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	cli_progress_end();
+	rc = cli_names_fabric(r.f);
+	if (rc)
+		goto out;
 	if (a.json)
 		print_check_json(&a, &r, &rr, &cr);
 	else
@@ -605,7 +620,7 @@ static const char eval_usage[] =
 	"                      10^6 / hosts, at least 10)\n"
 	"      --seed S        random, bisection, --random-jobs: seed (default 0)\n"
 	"      --lmc, --root-guids, --io-guids, --no-rails, --rail-pattern,\n"
-	"      --rail-map      as for ibfm route\n"
+	"      --rail-map      as for ibfm route\n" CLI_NAMES_HELP
 	"      --json          one JSON object\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -704,6 +719,11 @@ static int eval_jobs(const struct route_args *a, const struct routed *r)
 		ibfm_jobs_free(&jobs);
 		return rc == -ENOMEM ? CLI_FAIL : CLI_INPUT;
 	}
+	rc = cli_names_fabric(r->f); /* the hosts are found: names now */
+	if (rc) {
+		ibfm_jobs_free(&jobs);
+		return rc;
+	}
 	cli_progress_begin("evaluating %u jobs", jobs.njobs);
 	rc = ibfm_jobs_eval(r->f, &r->lfts, &jobs, &jr, &err);
 	if (!rc)
@@ -775,6 +795,9 @@ static int cmd_eval(int argc, char **argv)
 		goto out;
 	}
 	cli_progress_end();
+	rc = cli_names_fabric(r.f);
+	if (rc)
+		goto out;
 	buf[0] = '\0';
 	if (lr.max_load > 0)
 		cli_port_str(r.f, lr.max_port, buf, sizeof(buf));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "routing/json.h"
 #include "routing/lft.h"
 #include "routing/snapshot.h"
@@ -17,17 +18,20 @@
 #include "routing/rank.h"
 
 static const char routes_usage[] =
-	"Usage: ibfm routes summary --topo FILE [--lfts DUMP] [--state DIR] [--json]\n"
+	"Usage: ibfm routes summary --topo FILE [--lfts DUMP] [--state DIR]\n"
+	"                           [--node-name-map FILE] [--json]\n"
 	"       ibfm routes diff A B --topo FILE [--json]\n"
 	"summary: per switch, the CA destinations each up-port carries, and the\n"
 	"spread (max - min); with --state, the plugin's engine and generation.\n"
 	"diff: LFT entries and 64-entry blocks that differ between two dumps of\n"
 	"the same fabric (opensm-lfts.dump or ibroute output), and the LIDs that\n"
-	"moved. Exit 1 when they differ.\n";
+	"moved. Exit 1 when they differ.\n"
+	"\n" CLI_NAMES_HELP
+	"                    (summary: diff prints no node names)\n";
 
 struct routes_args {
 	const char *topo, *lfts, *state;
-	bool json;
+	bool json, names;
 };
 
 static int parse_routes(int argc, char **argv, struct routes_args *a)
@@ -38,6 +42,7 @@ static int parse_routes(int argc, char **argv, struct routes_args *a)
 		{ "state", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
 	int c;
@@ -55,6 +60,10 @@ static int parse_routes(int argc, char **argv, struct routes_args *a)
 			break;
 		case 'j':
 			a->json = true;
+			break;
+		case CLI_NAMES_OPT:
+			cli_names_path = optarg;
+			a->names = true;
 			break;
 		case 'h':
 			fputs(routes_usage, stdout);
@@ -115,6 +124,12 @@ static int cmd_summary(struct routes_args *a)
 	if (rc)
 		return rc;
 	ibfm_rails_free(&rails);
+	rc = cli_names_fabric(f);
+	if (rc) {
+		ibfm_lfts_free(&t);
+		ibfm_fabric_destroy(f);
+		return rc;
+	}
 	rank = malloc(f->nnodes + 1);
 	if (!rank || ibfm_rank_detect(f, rank, &levels)) {
 		free(rank);
@@ -304,6 +319,11 @@ static int cmd_routes(int argc, char **argv)
 	}
 	if (!strcmp(sub, "diff") && argc > 3) {
 		rc = parse_routes(argc - 3, argv + 3, &a);
+		if (!rc && a.names) {
+			cli_error(
+				"routes diff prints no node names (--node-name-map: routes summary)");
+			rc = CLI_USAGE;
+		}
 		return rc ? rc : cmd_diff(&a, argv[2], argv[3]);
 	}
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "routing/ftree.h"
 #include "routing/json.h"
 #include "routing/lft.h"
@@ -67,6 +68,7 @@ static const struct option sharp_opts[] = {
 	{ "no-rails", no_argument, NULL, OPT_NO_RAILS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
+	CLI_NAMES_OPTION,
 	{ 0 },
 };
 
@@ -89,7 +91,8 @@ static const char sharp_usage[] =
 	"      --hosts LIST      job hosts: GUIDs, LIDs or node descriptions, comma\n"
 	"                        separated (\"node001 mlx5_0,node002 mlx5_0\")\n"
 	"      --jobs-file F     the jobs carved so far (one \"ID HOSTS\" per line)\n"
-	"      --jobs-per-an N   job trees one aggregation node may serve (default 4)\n"
+	"      --jobs-per-an N   job trees one aggregation node may serve (default 4)\n" CLI_NAMES_HELP
+	"                        (hosts are still named as above)\n"
 	"      --json            one JSON object\n"
 	"  -h, --help            this text\n";
 
@@ -136,6 +139,9 @@ static int parse_sharp(int argc, char **argv, struct sharp_args *a)
 			break;
 		case OPT_JSON:
 			a->json = true;
+			break;
+		case CLI_NAMES_OPT:
+			cli_names_path = optarg;
 			break;
 		case 'h':
 			fputs(sharp_usage, stdout);
@@ -522,6 +528,8 @@ static int cmd_job(struct sharp_args *a, struct sharp_ctx *c, const char *verb,
 		cli_error("sharp job: expected carve, show or release");
 		rc = CLI_USAGE;
 	}
+	if (!rc) /* the jobs file is written: names for the output now */
+		rc = cli_names_fabric(c->f);
 	if (!rc)
 		print_jobs(a, c, &js);
 	jobs_free(&js, c->s);
@@ -563,6 +571,8 @@ static int cmd_sharp(int argc, char **argv)
 	}
 	if (!rc)
 		rc = load_trees(&a, &c);
+	if (!rc && strcmp(sub, "job"))
+		rc = cli_names_fabric(c.f);
 	if (!rc) {
 		if (!strcmp(sub, "trees"))
 			rc = cmd_trees(&a, &c);

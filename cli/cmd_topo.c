@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "routing/diff.h"
 #include "routing/gen.h"
 #include "routing/json.h"
@@ -346,6 +347,7 @@ static int file_options(int argc, char **argv, const char *usage,
 		{ "expected", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_NAMES_OPTION,
 		{ 0 },
 	};
 	int c;
@@ -362,6 +364,11 @@ static int file_options(int argc, char **argv, const char *usage,
 			break;
 		case 'j':
 			*json = true;
+			break;
+		case CLI_NAMES_OPT: /* diff prints names, show none */
+			if (!expected)
+				goto usage;
+			cli_names_path = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -573,12 +580,16 @@ static int topo_show(int argc, char **argv)
 }
 
 static const char diff_usage[] =
-	"Usage: ibfm topo diff --expected FILE --topo FILE [--json]\n"
+	"Usage: ibfm topo diff --expected FILE --topo FILE [--node-name-map FILE]\n"
+	"                      [--json]\n"
 	"Compares a fabric (e.g. ibnetdiscover output) with the one expected.\n"
-	"Nodes match by GUID, ports by number. Exit 0: same; 1: differences.\n"
+	"Nodes match by GUID, ports by number; cabling differences are told\n"
+	"once per cable (a moved cable: one link-wrong-peer with the peer\n"
+	"expected and the peer found). Exit 0: same; 1: differences; 3: bad\n"
+	"input.\n"
 	"\n"
 	"  -e, --expected FILE  the fabric as it should be cabled\n"
-	"  -t, --topo FILE      the fabric as it is\n"
+	"  -t, --topo FILE      the fabric as it is\n" CLI_NAMES_HELP
 	"      --json           one JSON object with a \"differences\" array\n"
 	"  -h, --help           this text\n";
 
@@ -690,7 +701,7 @@ static int topo_diff(int argc, char **argv)
 	struct diff_out d = { 0 };
 	struct ibfm_json j;
 	bool json = false;
-	unsigned count;
+	int count;
 	int rc;
 
 	expected = NULL;
@@ -703,9 +714,13 @@ static int topo_diff(int argc, char **argv)
 		return rc;
 	exp = cli_load_topo(expected);
 	act = exp ? cli_load_topo(topo) : NULL;
-	if (!act) {
+	rc = act ? cli_names_fabric(exp) : CLI_INPUT;
+	if (!rc)
+		rc = cli_names_fabric(act);
+	if (rc) {
 		ibfm_fabric_destroy(exp);
-		return CLI_INPUT;
+		ibfm_fabric_destroy(act);
+		return rc;
 	}
 	d.exp = exp;
 	d.act = act;
@@ -716,17 +731,22 @@ static int topo_diff(int argc, char **argv)
 		ibfm_json_arr_begin(&j, "differences");
 	}
 	count = ibfm_diff_fabrics(exp, act, diff_item, &d);
+	if (count < 0) {
+		cli_error("out of memory");
+		rc = CLI_FAIL;
+	}
 	if (json) {
 		ibfm_json_arr_end(&j);
-		ibfm_json_uint(&j, "count", count);
+		if (!rc)
+			ibfm_json_uint(&j, "count", (unsigned)count);
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
-	} else {
-		printf("%u difference%s\n", count, count == 1 ? "" : "s");
+	} else if (!rc) {
+		printf("%d difference%s\n", count, count == 1 ? "" : "s");
 	}
 	ibfm_fabric_destroy(exp);
 	ibfm_fabric_destroy(act);
-	return count ? CLI_FOUND : CLI_OK;
+	return rc ? rc : count ? CLI_FOUND : CLI_OK;
 }
 
 const struct cli_cmd cli_topo_cmds[] = {

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/names.h"
 #include "paths.h" /* IBFM_PLUGIN_PATH, made by make */
 
 static const struct cli_cmd *const groups[] = {
@@ -176,10 +177,14 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	int rc;
+
 	/*
 	 * A closed pipe or socket is an error to report (EPIPE), not a
 	 * death by signal: ibfmd hanging up, or stdout into "| head".
 	 */
 	signal(SIGPIPE, SIG_IGN);
-	return flush_stdout(run(argc, argv));
+	rc = flush_stdout(run(argc, argv));
+	cli_names_reset();
+	return rc;
 }

@@ -31,6 +31,7 @@ static const struct key {
 #define F(f) offsetof(struct ibfmd_conf, f), sizeof(((struct ibfmd_conf *)0)->f)
 	{ "socket", STR, F(socket), 0, 0 },
 	{ "expected", STR, F(expected), 0, 0 },
+	{ "node_name_map", STR, F(node_name_map), 0, 0 },
 	{ "state_dir", STR, F(state_dir), 0, 0 },
 	{ "fabric_file", STR, F(fabric_file), 0, 0 },
 	{ "ca", STR, F(ca), 0, 0 },

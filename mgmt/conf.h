@@ -18,8 +18,9 @@
 struct ibfmd_conf {
 	char socket[108];
 	char expected[4096];
-	char state_dir[4096];	/* the plugin's: lfts.dump, snapshot.json */
-	char fabric_file[4096]; /* the last sweep, ibnetdiscover format */
+	char node_name_map[4096]; /* "": the system's if it exists; "none" */
+	char state_dir[4096];	  /* the plugin's: lfts.dump, snapshot.json */
+	char fabric_file[4096];	  /* the last sweep, ibnetdiscover format */
 	char ca[64];
 	unsigned ca_port;
 	unsigned sweep_s;

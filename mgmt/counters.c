@@ -139,20 +139,26 @@ uint32_t ibfm_pc_top_over(const struct ibfm_fabric *f, const struct ibfm_pc *pc,
 	return top_by(f, pc, &r, out, n);
 }
 
+bool ibfm_pc_over(const struct ibfm_pc *pc, const struct ibfm_pc_limits *l,
+		  enum ibfm_pc_field k)
+{
+	return l->above[k] != UINT64_MAX && pc->v[k] > l->above[k];
+}
+
 uint64_t ibfm_pc_errors_over(const struct ibfm_pc *pc,
 			     const struct ibfm_pc_limits *l)
 {
 	uint64_t sum = 0;
 	unsigned k;
 
-	for (k = 0; k < IBFM_PC_NERRORS; k++)
-		if (pc->v[k] > l->above[k])
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
+		if (ibfm_pc_over(pc, l, k))
 			sum += pc->v[k];
 	return sum;
 }
 
-/* ibqueryerrors' names of the error fields, in field order. */
-static const char *const diags_names[IBFM_PC_NERRORS] = {
+/* ibqueryerrors' and perfquery's names of the fields, in field order. */
+static const char *const diags_names[IBFM_PC_NFIELDS] = {
 	"SymbolErrorCounter",
 	"LinkErrorRecoveryCounter",
 	"LinkDownedCounter",
@@ -165,14 +171,24 @@ static const char *const diags_names[IBFM_PC_NERRORS] = {
 	"LocalLinkIntegrityErrors",
 	"ExcessiveBufferOverrunErrors",
 	"VL15Dropped",
+	"PortXmitWait",
+	"PortXmitData",
+	"PortRcvData",
+	"PortXmitPkts",
+	"PortRcvPkts",
 };
 
-/* The error field named 'name' ('len' bytes), or -1. */
+const char *ibfm_pc_diags_name(enum ibfm_pc_field k)
+{
+	return k < IBFM_PC_NFIELDS ? diags_names[k] : "errors";
+}
+
+/* The field named 'name' ('len' bytes), or -1. */
 static int field_of(const char *name, size_t len)
 {
 	unsigned k;
 
-	for (k = 0; k < IBFM_PC_NERRORS; k++)
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
 		if ((strlen(fields[k].name) == len &&
 		     !strncmp(fields[k].name, name, len)) ||
 		    (strlen(diags_names[k]) == len &&
@@ -193,8 +209,8 @@ static int parse_list(struct ibfm_pc_limits *l, const char *s, bool values,
 		if (k < 0)
 			return ibfm_err_set(err, -EINVAL,
 					    "unknown error counter \"%.*s\" "
-					    "(e.g. SymbolErrorCounter or "
-					    "symbol_errors)",
+					    "(e.g. SymbolErrorCounter, "
+					    "PortXmitWait or symbol_errors)",
 					    (int)(len > 64 ? 64 : len), s);
 		s += len;
 		if (values) {
@@ -202,7 +218,13 @@ static int parse_list(struct ibfm_pc_limits *l, const char *s, bool values,
 				return ibfm_err_set(err, -EINVAL,
 						    "%s: expected NAME=N",
 						    fields[k].name);
+			errno = 0;
 			l->above[k] = strtoull(s + 1, &end, 10);
+			if (errno || l->above[k] == UINT64_MAX)
+				return ibfm_err_set(
+					err, -EINVAL,
+					"%s: the number is too large",
+					fields[k].name);
 			s = end;
 			if (*s && *s != ',')
 				return ibfm_err_set(err, -EINVAL,
@@ -221,8 +243,12 @@ int ibfm_pc_limits_parse(struct ibfm_pc_limits *l, const char *thresholds,
 			 const char *suppress, struct ibfm_err *err)
 {
 	struct ibfm_pc_limits got = { { 0 } };
-	int rc = parse_list(&got, thresholds, true, err);
+	unsigned k;
+	int rc;
 
+	for (k = IBFM_PC_NERRORS; k < IBFM_PC_NFIELDS; k++)
+		got.above[k] = UINT64_MAX; /* counted only when asked */
+	rc = parse_list(&got, thresholds, true, err);
 	if (!rc)
 		rc = parse_list(&got, suppress, false, err);
 	if (!rc)

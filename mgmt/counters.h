@@ -83,25 +83,37 @@ uint32_t ibfm_pc_top(const struct ibfm_fabric *f, const struct ibfm_pc *delta,
 		     unsigned key, uint32_t *out, uint32_t n);
 
 /*
- * ibqueryerrors' thresholds: an error field counts when it is above its
- * threshold; UINT64_MAX suppresses it. All zero: every error counts.
+ * ibqueryerrors' thresholds: a field counts when it is above its
+ * threshold; UINT64_MAX suppresses it. By default every error field
+ * counts (threshold 0) and the others (PortXmitWait, data and packets)
+ * do not: they count only above a threshold given for them, for any
+ * port with traffic waits for credit now and then (ibqueryerrors
+ * reports every nonzero PortXmitWait; ibfm's hot ports rank them).
  */
 struct ibfm_pc_limits {
-	uint64_t above[IBFM_PC_NERRORS];
+	uint64_t above[IBFM_PC_NFIELDS];
 };
 
 /*
  * Sets 'l' from "NAME=N,..." ('thresholds') and "NAME,..." ('suppress'),
- * either NULL or "". A NAME is an error field as ibfm_pc_name() gives it
- * ("symbol_errors") or as ibqueryerrors names it ("SymbolErrorCounter").
- * 0, or -EINVAL with 'err' naming what is wrong ('l' unchanged then).
+ * either NULL or "". A NAME is a field as ibfm_pc_name() gives it
+ * ("symbol_errors", "xmit_wait") or as ibqueryerrors and perfquery name
+ * it ("SymbolErrorCounter", "PortXmitWait", "PortXmitData"). 0, or
+ * -EINVAL with 'err' naming what is wrong ('l' unchanged then).
  */
 int ibfm_pc_limits_parse(struct ibfm_pc_limits *l, const char *thresholds,
 			 const char *suppress, struct ibfm_err *err);
 
-/* Sum of the error fields of 'pc' above their limits in 'l'. */
+/* Whether field 'k' of 'pc' is above its limit in 'l'. */
+bool ibfm_pc_over(const struct ibfm_pc *pc, const struct ibfm_pc_limits *l,
+		  enum ibfm_pc_field k);
+
+/* Sum of the fields of 'pc' above their limits in 'l'. */
 uint64_t ibfm_pc_errors_over(const struct ibfm_pc *pc,
 			     const struct ibfm_pc_limits *l);
+
+/* ibqueryerrors' (perfquery's) name of field 'k' ("PortXmitWait"). */
+const char *ibfm_pc_diags_name(enum ibfm_pc_field k);
 
 /*
  * The 'n' ports of 'f' whose counters 'pc' are most above 'l' (by

@@ -7,10 +7,20 @@
 #include <stdio.h>
 #include <string.h>
 
-void ibfmd_event_port_text(const struct ibfm_fabric *f, uint32_t p, char *buf,
+void ibfmd_event_port_text(const struct ibfm_nodemap *names,
+			   const struct ibfm_fabric *f, uint32_t p, char *buf,
 			   size_t len)
 {
-	ibfm_fabric_port_text(f, p, buf, len);
+	const struct ibfm_node *n;
+	const char *name;
+
+	n = p == IBFM_NONE ? NULL : &f->nodes[f->ports[p].node];
+	name = n ? ibfm_nodemap_name(names, n->guid) : NULL;
+	if (!name)
+		ibfm_fabric_port_text(f, p, buf, len);
+	else
+		snprintf(buf, len, "\"%s\"[%u] (0x%016" PRIx64 ")", name,
+			 f->ports[p].num, n->guid);
 }
 
 void ibfmd_events_add(struct ibfmd_events *ev, const struct ibfmd_event *e)
@@ -35,12 +45,14 @@ const struct ibfmd_event *ibfmd_events_get(const struct ibfmd_events *ev,
 	return &ev->v[(seq - 1) % IBFMD_MAX_EVENTS];
 }
 
-void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_fabric *a,
-		      const struct ibfm_fabric *b,
+void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_nodemap *names,
+		      const struct ibfm_fabric *a, const struct ibfm_fabric *b,
 		      const struct ibfm_diff_item *it)
 {
-	bool on_a = it->exp_port != IBFM_NONE;
-	const struct ibfm_fabric *f = on_a ? a : b;
+	/* The cable as found, but for what is no longer there. */
+	bool found = it->kind == IBFM_DIFF_NODE_EXTRA ||
+		     it->kind == IBFM_DIFF_LINK_EXTRA ||
+		     it->kind == IBFM_DIFF_LINK_WRONG_PEER;
 
 	memset(e, 0, sizeof(*e)); /* no field left to the caller */
 	e->kind = ibfm_diff_kind_name(it->kind);
@@ -49,11 +61,15 @@ void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_fabric *a,
 				      it->kind == IBFM_DIFF_LINK_EXTRA
 			      ? "warning"
 			      : "error";
-	ibfmd_event_port_text(f, on_a ? it->exp_port : it->act_port,
-			      e->ports[0], sizeof(e->ports[0]));
-	ibfmd_event_port_text(f, on_a ? it->exp_peer : it->act_peer,
-			      e->ports[1], sizeof(e->ports[1]));
-	e->detail[0] = '\0';
+	ibfmd_event_port_text(names, found ? b : a,
+			      found ? it->act_port : it->exp_port, e->ports[0],
+			      sizeof(e->ports[0]));
+	ibfmd_event_port_text(names, found ? b : a,
+			      found ? it->act_peer : it->exp_peer, e->ports[1],
+			      sizeof(e->ports[1]));
+	if (it->kind == IBFM_DIFF_LINK_WRONG_PEER)
+		ibfmd_event_port_text(names, a, it->exp_peer, e->expected,
+				      sizeof(e->expected));
 	if (it->kind == IBFM_DIFF_LINK_DEGRADED && it->act_port != IBFM_NONE) {
 		const struct ibfm_port *x = &a->ports[it->exp_port];
 		const struct ibfm_port *y = &b->ports[it->act_port];

@@ -20,6 +20,7 @@
 
 #include "routing/diff.h"
 #include "routing/fabric.h"
+#include "routing/nodemap.h"
 
 #define IBFMD_MAX_EVENTS 4096
 
@@ -29,6 +30,8 @@ struct ibfmd_event {
 	const char *severity; /* "error", "warning" or "info" */
 	const char *kind;
 	char ports[2][160]; /* the link's two ends, or one node */
+	char expected[160]; /* link-wrong-peer: where ports[0]'s cable was
+			     * expected (or was, the sweep before) */
 	char detail[120];   /* what changed, when there is more to say */
 	bool by;	    /* a control request: who sent it */
 	uid_t uid;
@@ -51,13 +54,21 @@ uint64_t ibfmd_events_first(const struct ibfmd_events *ev);
 const struct ibfmd_event *ibfmd_events_get(const struct ibfmd_events *ev,
 					   uint64_t seq);
 
-/* Fills 'e' (all but seq and time) from a difference between a and b. */
-void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_fabric *a,
-		      const struct ibfm_fabric *b,
+/*
+ * Fills 'e' (all but seq and time) from a difference between a and b,
+ * nodes named by 'names' (NULL: by description).
+ */
+void ibfmd_event_diff(struct ibfmd_event *e, const struct ibfm_nodemap *names,
+		      const struct ibfm_fabric *a, const struct ibfm_fabric *b,
 		      const struct ibfm_diff_item *it);
 
-/* "desc"[num] (0xguid) of port 'p' of 'f' into 'buf'; "" for IBFM_NONE. */
-void ibfmd_event_port_text(const struct ibfm_fabric *f, uint32_t p, char *buf,
+/*
+ * "name"[num] (0xguid) of port 'p' of 'f' into 'buf', the name from
+ * 'names' (the node name map; NULL: none) or else the node description;
+ * "" for IBFM_NONE.
+ */
+void ibfmd_event_port_text(const struct ibfm_nodemap *names,
+			   const struct ibfm_fabric *f, uint32_t p, char *buf,
 			   size_t len);
 
 #endif /* IBFMD_EVENTS_H */

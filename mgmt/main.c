@@ -167,7 +167,8 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	ibfmd_access_socket_file(d->conf.socket, &access);
 	ibfmd_worker_configure(d->worker, &d->conf);
 	ibfmd_statedir_check(&d->statedir);
-	if (ibfmd_view_load_expected(&d->view, d->conf.expected) == 0)
+	if (!ibfmd_view_load_expected(&d->view, d->conf.expected) &&
+	    !ibfmd_view_load_names(&d->view, d->conf.node_name_map))
 		IBFMD_INFO("SIGHUP: %s reloaded", d->core.conf_path);
 	for (i = 0; i < NFEATURES; i++)
 		if (features[i]->reload)
@@ -354,7 +355,8 @@ int main(int argc, char **argv)
 	}
 	ibfmd_log_to_stderr();
 	if (read_conf(d->core.conf_path, &d->conf, &access) ||
-	    ibfmd_view_load_expected(&d->view, d->conf.expected))
+	    ibfmd_view_load_expected(&d->view, d->conf.expected) ||
+	    ibfmd_view_load_names(&d->view, d->conf.node_name_map))
 		goto out;
 	if (!d->conf.state_dir[0])
 		IBFMD_WARN(

@@ -160,24 +160,35 @@ static void prom_label(struct evbuffer *b, const char *s)
  * Prometheus counters: ibfmd never clears them, and a clear by someone
  * else (perfquery -R) is a counter reset, which rate() absorbs. The
  * data fields count 4-byte words: served in bytes, the base unit.
+ * ibfm_port_errors_total sums the error counters of each port: PromQL
+ * cannot take rate() of several families at once ("vector cannot
+ * contain metrics with the same labelset"), and alerts want the sum.
  */
 static void metrics_ports(const struct ibfmd_view *d, struct evbuffer *b)
 {
 	const struct ibfm_fabric *f = d->fabric;
 	unsigned k;
-	uint32_t p;
 
 	if (!f || !d->pc)
 		return;
-	for (k = 0; k < IBFM_PC_NFIELDS; k++) {
+	for (k = 0; k <= IBFM_PC_NFIELDS; k++) {
 		bool data = k == IBFM_PC_XMIT_DATA || k == IBFM_PC_RCV_DATA;
+		bool sum = k == IBFM_PC_NFIELDS;
+		const char *name = sum ? "errors" : ibfm_pc_name(k);
 		const char *unit = data ? "_bytes" : "";
+		uint32_t p;
 
-		evbuffer_add_printf(
-			b,
-			"# HELP ibfm_port_%s%s_total PMA port counter %s as read (ibfmd never clears it)\n# TYPE ibfm_port_%s%s_total counter\n",
-			ibfm_pc_name(k), unit, ibfm_pc_name(k), ibfm_pc_name(k),
-			unit);
+		if (sum)
+			evbuffer_add_printf(
+				b,
+				"# HELP ibfm_port_errors_total the PMA error counters of the port summed (errors_total of ibfm counters)\n");
+		else
+			evbuffer_add_printf(
+				b,
+				"# HELP ibfm_port_%s%s_total PMA port counter %s as read (ibfmd never clears it)\n",
+				name, unit, name);
+		evbuffer_add_printf(b, "# TYPE ibfm_port_%s%s_total counter\n",
+				    name, unit);
 		for (p = 0; p < f->nports; p++) {
 			const struct ibfm_node *n = &f->nodes[f->ports[p].node];
 
@@ -187,11 +198,12 @@ static void metrics_ports(const struct ibfmd_view *d, struct evbuffer *b)
 				b,
 				"ibfm_port_%s%s_total{guid=\"0x%016" PRIx64
 				"\",port=\"%u\",node=\"",
-				ibfm_pc_name(k), unit, n->guid,
-				f->ports[p].num);
+				name, unit, n->guid, f->ports[p].num);
 			prom_label(b, ibfm_fabric_str(f, n->desc));
 			evbuffer_add_printf(b, "\"} %" PRIu64 "\n",
-					    d->pc[p].v[k] * (data ? 4 : 1));
+					    sum ? ibfm_pc_errors(&d->pc[p])
+						: d->pc[p].v[k] *
+							    (data ? 4 : 1));
 		}
 	}
 }
@@ -275,6 +287,13 @@ static void write_event(struct ibfm_json *j, const struct ibfmd_event *e)
 	if (e->ports[1][0])
 		ibfm_json_str(j, NULL, e->ports[1]);
 	ibfm_json_arr_end(j);
+	if (e->expected[0]) {
+		/* The same cable where it was expected: the end that stayed. */
+		ibfm_json_arr_begin(j, "expected");
+		ibfm_json_str(j, NULL, e->ports[0]);
+		ibfm_json_str(j, NULL, e->expected);
+		ibfm_json_arr_end(j);
+	}
 	if (e->detail[0])
 		ibfm_json_str(j, "detail", e->detail);
 	if (e->by) {
@@ -303,6 +322,7 @@ static void cmd_events(void *ctx, const struct ibfm_req *req,
 
 struct diff_json {
 	struct ibfm_json *j;
+	const struct ibfm_nodemap *names;
 	const struct ibfm_fabric *a, *b;
 };
 
@@ -311,7 +331,7 @@ static void diff_item_json(void *ctx, const struct ibfm_diff_item *it)
 	struct diff_json *c = ctx;
 	struct ibfmd_event e = { 0 };
 
-	ibfmd_event_diff(&e, c->a, c->b, it);
+	ibfmd_event_diff(&e, c->names, c->a, c->b, it);
 	write_event(c->j, &e);
 }
 
@@ -320,18 +340,25 @@ static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	const struct ibfmd_core *core = ctx;
 	const struct ibfmd_view *d = core->view;
-	struct diff_json c = { j, d->expected, d->fabric };
-	unsigned n = 0;
+	struct diff_json c = { j, d->names, d->expected, d->fabric };
+	bool both = d->expected && d->fabric;
+	int n = 0;
 
 	(void)req;
+	/* An error must come first: count before writing anything. */
+	if (both && ibfm_diff_fabrics(d->expected, d->fabric, NULL, NULL) < 0) {
+		ibfm_json_str(j, "error",
+			      "out of memory comparing the fabrics");
+		return;
+	}
 	ibfm_json_bool(j, "expected", d->expected != NULL);
 	ibfm_json_bool(j, "swept", d->fabric != NULL);
 	ibfm_json_arr_begin(j, "differences");
-	if (d->expected && d->fabric)
+	if (both)
 		n = ibfm_diff_fabrics(d->expected, d->fabric, diff_item_json,
 				      &c);
 	ibfm_json_arr_end(j);
-	ibfm_json_uint(j, "count", n);
+	ibfm_json_uint(j, "count", n > 0 ? (unsigned)n : 0);
 }
 
 static void cmd_sweep(void *ctx, const struct ibfm_req *req,
@@ -409,22 +436,39 @@ static void write_counters(struct ibfm_json *j, const char *key,
 	ibfm_json_obj_end(j);
 }
 
-/* One port: where it is, its counters and what they did since last time. */
+/* The counters of 'pc' above their limits 'l', by ibqueryerrors' names. */
+static void write_over(struct ibfm_json *j, const struct ibfm_pc *pc,
+		       const struct ibfm_pc_limits *l)
+{
+	unsigned k;
+
+	ibfm_json_obj_begin(j, "over");
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
+		if (ibfm_pc_over(pc, l, k))
+			ibfm_json_uint(j, ibfm_pc_diags_name(k), pc->v[k]);
+	ibfm_json_obj_end(j);
+}
+
+/*
+ * One port: where it is, its counters and what they did since last
+ * time; with 'l', the counters above those limits.
+ */
 static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
-		       uint32_t p)
+		       uint32_t p, const struct ibfm_pc_limits *l)
 {
 	const struct ibfm_fabric *f = d->fabric;
 	const struct ibfm_node *n = &f->nodes[f->ports[p].node];
 	char text[160];
 
 	ibfm_json_obj_begin(j, NULL);
-	ibfmd_event_port_text(f, p, text, sizeof(text));
+	ibfmd_event_port_text(d->names, f, p, text, sizeof(text));
 	ibfm_json_str(j, "port", text);
 	snprintf(text, sizeof(text), "0x%016" PRIx64, n->guid);
 	ibfm_json_str(j, "guid", text);
 	ibfm_json_str(j, "name", ibfm_fabric_str(f, n->desc));
 	ibfm_json_uint(j, "num", f->ports[p].num);
-	ibfmd_event_port_text(f, f->ports[p].peer, text, sizeof(text));
+	ibfmd_event_port_text(d->names, f, f->ports[p].peer, text,
+			      sizeof(text));
 	ibfm_json_str(j, "peer", text);
 	ibfm_json_uint(j, "errors", ibfm_pc_errors(&d->pc_delta[p]));
 	write_counters(j, "delta", &d->pc_delta[p]);
@@ -434,18 +478,21 @@ static void write_port(struct ibfm_json *j, const struct ibfmd_view *d,
 			 d->pc_interval > 0 ? ibfm_pc_errors(&d->pc_delta[p]) /
 						      d->pc_interval
 					    : 0);
+	if (l)
+		write_over(j, &d->pc[p], l);
 	ibfm_json_obj_end(j);
 }
 
-/* The list 'key' of the 'n' ports 'ports'. */
+/* The list 'key' of the 'n' ports 'ports' ('l': as write_port's). */
 static void write_ports(struct ibfm_json *j, const struct ibfmd_view *d,
-			const char *key, const uint32_t *ports, uint32_t n)
+			const char *key, const uint32_t *ports, uint32_t n,
+			const struct ibfm_pc_limits *l)
 {
 	uint32_t i;
 
 	ibfm_json_arr_begin(j, key);
 	for (i = 0; i < n; i++)
-		write_port(j, d, ports[i]);
+		write_port(j, d, ports[i], l);
 	ibfm_json_arr_end(j);
 }
 
@@ -454,7 +501,7 @@ static void write_top(struct ibfm_json *j, const struct ibfmd_view *d,
 		      unsigned rank_by, uint32_t *ports, uint32_t top)
 {
 	write_ports(j, d, key, ports,
-		    ibfm_pc_top(d->fabric, by, rank_by, ports, top));
+		    ibfm_pc_top(d->fabric, by, rank_by, ports, top), NULL);
 }
 
 /*
@@ -501,7 +548,8 @@ static void cmd_counters(void *ctx, const struct ibfm_req *req,
 	write_top(j, d, "hot", d->pc_delta, IBFM_PC_XMIT_WAIT, ports, top);
 	/* Above the thresholds, as ibqueryerrors reports them. */
 	write_ports(j, d, "errors", ports,
-		    ibfm_pc_top_over(d->fabric, d->pc, &limits, ports, top));
+		    ibfm_pc_top_over(d->fabric, d->pc, &limits, ports, top),
+		    &limits);
 	write_top(j, d, "rising", d->pc_delta, IBFM_PC_NFIELDS, ports, top);
 	free(ports);
 }

@@ -34,14 +34,16 @@ static void choose_master(struct ibfmd_sms *s, uint16_t master_lid)
 
 /* The "sm-master" event: the new master's port, and the one before. */
 static void master_event(const struct ibfmd_sms *s, uint64_t was,
-			 const struct ibfm_fabric *f, struct ibfmd_events *ev)
+			 const struct ibfm_fabric *f, struct ibfmd_events *ev,
+			 const struct ibfm_nodemap *names)
 {
 	const struct ibfm_sweep_sm *m = &s->v[s->master].info;
 	struct ibfmd_event e = { .severity = "warning", .kind = "sm-master" };
 	uint32_t p = f ? ibfm_fabric_port_by_guid(f, m->guid) : IBFM_NONE;
 
 	if (p != IBFM_NONE)
-		ibfmd_event_port_text(f, p, e.ports[0], sizeof(e.ports[0]));
+		ibfmd_event_port_text(names, f, p, e.ports[0],
+				      sizeof(e.ports[0]));
 	else
 		snprintf(e.ports[0], sizeof(e.ports[0]), "0x%016" PRIx64,
 			 m->guid);
@@ -54,7 +56,7 @@ static void master_event(const struct ibfmd_sms *s, uint64_t was,
 
 bool ibfmd_sms_take(struct ibfmd_sms *s, const struct ibfm_sweep_sm *sm,
 		    size_t n, uint16_t master_lid, const struct ibfm_fabric *f,
-		    struct ibfmd_events *ev)
+		    struct ibfmd_events *ev, const struct ibfm_nodemap *names)
 {
 	uint64_t was = s->last_master;
 	size_t i;
@@ -78,7 +80,7 @@ bool ibfmd_sms_take(struct ibfmd_sms *s, const struct ibfm_sweep_sm *sm,
 	if (!was)
 		return false; /* the first master seen: no change */
 	s->master_changes++;
-	master_event(s, was, f, ev);
+	master_event(s, was, f, ev, names);
 	return true;
 }
 

@@ -52,12 +52,13 @@ struct ibfmd_sms {
  * Takes the 'n' SMs 'sm' that answered (ibfm_sweep_sms()) and the master
  * SM LID 'master_lid' the local port names (0 unknown) in place of those
  * held. 'f' (the last sweep, or NULL) gives the description of each SM's
- * node; a change of master adds an "sm-master" event to 'ev'. Returns
- * whether the master changed.
+ * node; a change of master adds an "sm-master" event to 'ev', its node
+ * named by 'names' (NULL: by description). Returns whether the master
+ * changed.
  */
 bool ibfmd_sms_take(struct ibfmd_sms *s, const struct ibfm_sweep_sm *sm,
 		    size_t n, uint16_t master_lid, const struct ibfm_fabric *f,
-		    struct ibfmd_events *ev);
+		    struct ibfmd_events *ev, const struct ibfm_nodemap *names);
 
 /* "master", "standby", "discovering" or "not-active" for SMInfo:SMState
  * 'state'; "unknown" for what the spec does not define. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mgmt/log.h"
 #include "routing/diff.h"
@@ -38,8 +39,32 @@ int ibfmd_view_load_expected(struct ibfmd_view *v, const char *path)
 	return 0;
 }
 
+int ibfmd_view_load_names(struct ibfmd_view *v, const char *path)
+{
+	struct ibfm_nodemap *m = NULL;
+	bool system = !path[0];
+	struct ibfm_err err;
+	int rc;
+
+	if (system)
+		path = access(IBFMD_VIEW_SYSTEM_NAMES, F_OK)
+			       ? "none"
+			       : IBFMD_VIEW_SYSTEM_NAMES;
+	rc = strcmp(path, "none") ? ibfm_nodemap_load(path, &m, &err) : 0;
+	if (rc && system) {
+		IBFMD_WARN("%s (the node name map is not used)", err.msg);
+	} else if (rc) {
+		IBFMD_ERR("node_name_map: %s", err.msg);
+		return rc;
+	}
+	ibfm_nodemap_destroy(v->names);
+	v->names = m;
+	return 0;
+}
+
 struct diff_ctx {
 	struct ibfmd_events *events;
+	const struct ibfm_nodemap *names;
 	const struct ibfm_fabric *a, *b;
 };
 
@@ -48,7 +73,7 @@ static void add_event(void *ctx, const struct ibfm_diff_item *it)
 	struct diff_ctx *c = ctx;
 	struct ibfmd_event e = { 0 };
 
-	ibfmd_event_diff(&e, c->a, c->b, it);
+	ibfmd_event_diff(&e, c->names, c->a, c->b, it);
 	ibfmd_events_add(c->events, &e);
 }
 
@@ -77,8 +102,9 @@ static void counter_events(struct ibfmd_view *v)
 		if (!v->pc_delta[p].valid || !ibfm_pc_errors(&v->pc_delta[p]) ||
 		    ++n > MAX_PORT_EVENTS)
 			continue;
-		ibfmd_event_port_text(f, p, e.ports[0], sizeof(e.ports[0]));
-		ibfmd_event_port_text(f, f->ports[p].peer, e.ports[1],
+		ibfmd_event_port_text(v->names, f, p, e.ports[0],
+				      sizeof(e.ports[0]));
+		ibfmd_event_port_text(v->names, f, f->ports[p].peer, e.ports[1],
 				      sizeof(e.ports[1]));
 		rose_text(&v->pc_delta[p], e.detail, sizeof(e.detail));
 		ibfmd_events_add(v->events, &e);
@@ -122,9 +148,9 @@ static void take_clashes(struct ibfmd_view *v, const struct ibfm_fabric *f,
 				break;
 		if (k < v->nclashes)
 			continue;
-		ibfmd_event_port_text(f, c->v[i].port, e.ports[0],
+		ibfmd_event_port_text(v->names, f, c->v[i].port, e.ports[0],
 				      sizeof(e.ports[0]));
-		ibfmd_event_port_text(f, c->v[i].peer, e.ports[1],
+		ibfmd_event_port_text(v->names, f, c->v[i].peer, e.ports[1],
 				      sizeof(e.ports[1]));
 		snprintf(
 			e.detail, sizeof(e.detail),
@@ -167,7 +193,8 @@ static void take_counters(struct ibfmd_view *v, const struct ibfm_fabric *old,
 bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 {
 	struct ibfm_fabric *f = r->f;
-	struct diff_ctx c = { .events = v->events };
+	struct diff_ctx c = { .events = v->events, .names = v->names };
+	int n;
 
 	snprintf(v->last_error, sizeof(v->last_error), "%s", r->err.msg);
 	if (r->light) {
@@ -178,7 +205,7 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 	v->sweep_failures += r->err.msg[0] != '\0';
 	if (r->sms_read)
 		ibfmd_sms_take(&v->sms, r->sms, r->nsms, r->sm_lid,
-			       f ? f : v->fabric, v->events);
+			       f ? f : v->fabric, v->events, v->names);
 	if (!f) {
 		free(r->clashes.v);
 		return false;
@@ -199,8 +226,12 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 		c.b = f;
 		ibfm_diff_fabrics(v->expected, f, add_event, &c);
 	}
-	v->expected_diffs =
-		v->expected ? ibfm_diff_fabrics(v->expected, f, NULL, NULL) : 0;
+	n = v->expected ? ibfm_diff_fabrics(v->expected, f, NULL, NULL) : 0;
+	if (n >= 0)
+		v->expected_diffs = (uint64_t)n;
+	else
+		IBFMD_ERR(
+			"out of memory comparing the fabric with the expected one");
 	take_counters(v, v->fabric, f, r->pc, r->pc_ms);
 	ibfm_fabric_destroy(v->fabric);
 	v->fabric = f;
@@ -213,6 +244,7 @@ void ibfmd_view_free(struct ibfmd_view *v)
 {
 	ibfm_fabric_destroy(v->fabric);
 	ibfm_fabric_destroy(v->expected);
+	ibfm_nodemap_destroy(v->names);
 	free(v->pc);
 	free(v->pc_delta);
 	free(v->clashes);
@@ -223,7 +255,8 @@ void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
 			struct evbuffer *b)
 {
 	struct ibfm_drain drains = { 0 };
-	struct ibfm_draw_opts o = { .expected = v->expected };
+	struct ibfm_draw_opts o = { .expected = v->expected,
+				    .names = v->names };
 	struct ibfm_draw_stats st;
 	struct ibfm_err err;
 	char path[4200], title[128];

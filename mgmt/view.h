@@ -25,6 +25,7 @@
 #include "mgmt/worker.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
+#include "routing/nodemap.h"
 
 /* A link whose ends disagree (a duplicated GUID), as it persists. */
 struct ibfmd_clash {
@@ -36,6 +37,7 @@ struct ibfmd_view {
 	struct ibfmd_events *events; /* where it raises events */
 	struct ibfm_fabric *fabric;  /* the last sweep; NULL before one */
 	struct ibfm_fabric *expected;
+	struct ibfm_nodemap *names; /* node_name_map; NULL: none */
 	uint64_t sweeps, light_checks, expected_diffs;
 	uint64_t sweep_failures; /* full sweeps and light checks that failed */
 	time_t last_ok;		 /* the last full sweep that succeeded */
@@ -57,6 +59,18 @@ struct ibfmd_view {
  */
 int ibfmd_view_load_expected(struct ibfmd_view *v, const char *path);
 
+/* The node name map ibfmd reads when ibfmd.conf names none. */
+#define IBFMD_VIEW_SYSTEM_NAMES "/etc/rdma/ib-node-name-map"
+
+/*
+ * Reads the node name map 'path' in place of the one held: "" for the
+ * system's map, IBFMD_VIEW_SYSTEM_NAMES, when it exists (one that does
+ * not read is warned about and left out, as the CLI leaves it out),
+ * "none" for none. 0, or a negative errno (logged, FILE:LINE) with the
+ * old map kept.
+ */
+int ibfmd_view_load_names(struct ibfmd_view *v, const char *path);
+
 /*
  * Takes what the worker found (r->f, r->pc and r->clashes.v are the
  * view's now): the numbers, and with a new fabric, an event for each
@@ -73,7 +87,8 @@ void ibfmd_view_free(struct ibfmd_view *v);
 /*
  * The last sweep drawn as SVG into 'b' (routing/draw.h): against the
  * expected topology when one is loaded, with the drain list of
- * 'state_dir' ("" none); a placeholder picture before the first sweep.
+ * 'state_dir' ("" none), nodes named by the node name map; a
+ * placeholder picture before the first sweep.
  */
 void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
 			struct evbuffer *b);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/nodemap.h"
 #include "routing/rank.h"
 
 #define BOX_W 58
@@ -78,11 +79,15 @@ static void esc(FILE *out, const char *s)
 		}
 }
 
+/* The map's name for the node, else its description, else its id. */
 static const char *name_of(const struct picture *p, const struct box *b)
 {
-	const char *d = ibfm_fabric_str(p->lay, p->lay->nodes[b->node].desc);
+	const struct ibfm_node *n = &p->lay->nodes[b->node];
+	const char *d = ibfm_nodemap_name(p->o->names, n->guid);
 
-	return *d ? d : ibfm_fabric_str(p->lay, p->lay->nodes[b->node].name);
+	if (!d)
+		d = ibfm_fabric_str(p->lay, n->desc);
+	return *d ? d : ibfm_fabric_str(p->lay, n->name);
 }
 
 /* Names in natural order: "leaf-9" before "leaf-10". */

@@ -28,13 +28,17 @@
 #include "routing/err.h"
 #include "routing/fabric.h"
 
+struct ibfm_nodemap;
+
 enum ibfm_draw_format { IBFM_DRAW_SVG, IBFM_DRAW_DOT };
 
 struct ibfm_draw_opts {
 	const struct ibfm_fabric *expected; /* NULL: draw 'f' alone */
 	const struct ibfm_drain *drains;    /* NULL: none */
 	enum ibfm_draw_format format;
-	const char *title; /* NULL: none */
+	const char *title;		  /* NULL: none */
+	const struct ibfm_nodemap *names; /* names by NodeGUID; NULL: the
+					   * node descriptions */
 };
 
 /* What the picture shows, for the caller's summary. */

@@ -98,6 +98,44 @@ check "path: saying so (V02)" grep -q 'V02 .*empty.bin holds no forwarding entry
 # pairs, the 3 missing dashed red; a drained spine purple; DOT rows.
 "$IBFM" topo gen -l 2 -k 8 -o "$T/k8.topo" >/dev/null
 "$IBFM" topo gen -l 2 -k 8 --remove-links 10 --seed 3 -o "$T/k8deg.topo" >/dev/null
+# Cabling differences by cable (#22), as ibdiagnet reports them:
+# leaf-01's cable moved from spine-01[1] to spine-01[2], where leaf-02's
+# was, is one wrong peer naming both its ends, expected and found, and
+# leaf-02's cable missing; not two wrong peers about the same cable.
+sed -e '/^\[5\]\t"S-0002c90200000009"\[2\]/d' \
+    -e 's/^\[5\]\t"S-0002c90200000009"\[1\]/[5]\t"S-0002c90200000009"[2]/' \
+    -e '/^\[1\]\t"S-0002c90200000001"\[5\]/d' \
+    -e 's/^\[2\]\t"S-0002c90200000002"\[5\]\t\t# "leaf-02"/[2]\t"S-0002c90200000001"[5]\t\t# "leaf-01"/' \
+    "$T/k8.topo" >"$T/moved.topo"
+"$IBFM" topo diff --expected "$T/k8.topo" --topo "$T/moved.topo" >"$T/moved.txt"
+check "moved cable: topo diff exits 1" test $? = 1
+check "moved cable: 2 differences" grep -qx '2 differences' "$T/moved.txt"
+check "moved cable: one wrong peer" test "$(grep -c '^link-wrong-peer' "$T/moved.txt")" = 1
+check "... leaf-01[5] expected on spine-01[1], found on spine-01[2]" grep -q \
+	'^link-wrong-peer *"leaf-01"\[5\] (0x[0-9a-f]*) expected "spine-01"\[1\] (0x[0-9a-f]*), found "spine-01"\[2\] (0x[0-9a-f]*)$' "$T/moved.txt"
+check "... and leaf-02[5]'s cable missing" grep -q '^link-missing *"leaf-02"\[5\] (0x[0-9a-f]*) - "spine-01"\[2\]' "$T/moved.txt"
+"$IBFM" topo diff --expected "$T/k8.topo" --topo "$T/moved.topo" --json >"$T/moved.json"
+check "moved cable --json: exit 1" test $? = 1
+check "moved cable --json: the same two findings" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = sorted(x["kind"] for x in d["differences"])
+w = [x for x in d["differences"] if x["kind"] == "link-wrong-peer"][0]
+assert d["count"] == 2 and k == ["link-missing", "link-wrong-peer"], d
+assert (w["port"]["desc"], w["port"]["port"]) == ("leaf-01", 5), w
+assert (w["expected_peer"]["desc"], w["expected_peer"]["port"]) == ("spine-01", 1), w
+assert (w["found_peer"]["desc"], w["found_peer"]["port"]) == ("spine-01", 2), w
+' "$T/moved.json"
+# Two cables crossed: two findings, one per cable.
+sed -e 's/^\(\[5\]\t"S-0002c90200000009"\)\[1\]/\1[2]/;t' \
+    -e 's/^\(\[5\]\t"S-0002c90200000009"\)\[2\]/\1[1]/;t' \
+    -e 's/^\(\[1\]\t"S-0002c9020000000\)1\("\[5\]\t\t# "leaf-0\)1"/\12\22"/;t' \
+    -e 's/^\(\[2\]\t"S-0002c9020000000\)2\("\[5\]\t\t# "leaf-0\)2"/\11\21"/' \
+    "$T/k8.topo" >"$T/crossed.topo"
+"$IBFM" topo diff --expected "$T/k8.topo" --topo "$T/crossed.topo" >"$T/crossed.txt"
+check "crossed cables: exit 1" test $? = 1
+check "crossed cables: 2 differences, both wrong peers" bash -c \
+	"grep -qx '2 differences' '$T/crossed.txt' && test \$(grep -c '^link-wrong-peer' '$T/crossed.txt') = 2"
 "$IBFM" topo draw -t "$T/k8deg.topo" -e "$T/k8.topo" -o "$T/k8.svg" --json >"$T/draw.json"
 check "draw: exit 0" test $? = 0
 check "draw: the SVG parses" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$T/k8.svg"
@@ -112,4 +150,37 @@ check "draw --format dot: two rows" test "$(grep -c 'rank=same' "$T/k8.dot")" = 
 check "draw: the drained spine and its 8 pairs purple" test "$(grep -c '#9467bd' "$T/k8.dot")" = 9
 "$IBFM" topo draw -t "$T/nowhere.topo" -o "$T/x.svg" 2>/dev/null
 check "draw: a missing topology exits 3" test $? = 3
+
+# --node-name-map (#22): every offline command that prints node names
+# prints the map's (here "named-0xGUID" for every node), and not
+# without it; the GUIDs stay in JSON.
+sed -n 's/^\(switchguid\|caguid\)=\(0x[0-9a-f]*\).*/\2/p' "$T/k8.topo" |
+	while read -r g; do printf '0x%016x "named-0x%016x"\n' "$g" "$g"; done >"$T/names.map"
+"$IBFM" route --topo "$T/k8.topo" --dump-lfts "$T/k8.lfts" >/dev/null
+names_check() { # names_check LABEL CMD...: the map's names, only with it
+	local label=$1
+	shift
+	"$@" >"$T/nm0.out" 2>&1
+	"$@" --node-name-map "$T/names.map" >"$T/nm1.out" 2>&1
+	check "--node-name-map: $label" bash -c "grep -q 'named-0x' '$T/nm1.out' && ! grep -q 'named-0x' '$T/nm0.out'"
+}
+names_check "topo diff" "$IBFM" topo diff --expected "$T/k8.topo" --topo "$T/k8deg.topo"
+names_check "topo diff --json" "$IBFM" topo diff --expected "$T/k8.topo" --topo "$T/k8deg.topo" --json
+check "... each name beside its own GUID" bash -c "tr -d ' \n' <'$T/nm1.out' | grep -q '\"desc\":\"named-\(0x[0-9a-f]*\)\",\"guid\":\"\1\"'"
+names_check "topo draw" "$IBFM" topo draw -t "$T/k8deg.topo" -e "$T/k8.topo" -o -
+names_check "check" "$IBFM" check --topo "$T/k8deg.topo" --lfts "$T/k8.lfts"
+names_check "eval" "$IBFM" eval --topo "$T/k8.topo" --pattern shift
+names_check "eval --json" "$IBFM" eval --topo "$T/k8.topo" --lfts "$T/k8.lfts" --pattern ring --json
+names_check "routes summary" "$IBFM" routes summary --topo "$T/k8.topo"
+names_check "sharp trees" "$IBFM" sharp trees --topo "$T/k8.topo"
+names_check "drain --dry-run" "$IBFM" drain leaf-01 --dry-run --topo "$T/k8.topo"
+names_check "path" "$IBFM" path "node001 mlx5_0" "node005 mlx5_0" --topo "$T/k8.topo"
+IBFM_NODE_NAME_MAP="$T/names.map" "$IBFM" eval --topo "$T/k8.topo" --pattern shift >"$T/nm2.out"
+check "IBFM_NODE_NAME_MAP names the map too" grep -q 'named-0x' "$T/nm2.out"
+printf '0x10 "a"\nnot a line\n' >"$T/bad.map"
+"$IBFM" eval --topo "$T/k8.topo" --pattern shift --node-name-map "$T/bad.map" >/dev/null 2>"$T/nm.err"
+check "a map that does not read: exit 3" test $? = 3
+check "... with FILE:LINE" grep -q 'bad.map:2: N01' "$T/nm.err"
+"$IBFM" route --topo "$T/k8.topo" --node-name-map "$T/names.map" >/dev/null 2>&1
+check "route prints no names: --node-name-map is a usage error" test $? = 2
 finish

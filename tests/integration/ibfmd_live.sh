@@ -67,6 +67,32 @@ ask counters --threshold-file "$T/thr.conf" >/dev/null
 check "counters: an ibqueryerrors threshold file, all below: exit 0" test $? = 0
 ask counters --suppress SymbolErrorCounter,link_downed >/dev/null
 check "counters: the counters suppressed, exit 0" test $? = 0
+# PortXmitWait by ibqueryerrors' name (spine-02[3] holds 50000): it
+# counts only above a threshold given for it.
+ask counters --suppress SymbolErrorCounter,LinkDownedCounter --threshold PortXmitWait=1000 --json >"$T/wait.json"
+check "counters: PortXmitWait above its threshold, exit 1" test $? = 1
+check "... spine-02[3] listed, the counter named" grep -q '"errors":\[{"port":"\\"spine-02\\"\[3\] [^{]*{.*"over":{"PortXmitWait":50000}' "$T/wait.json"
+ask counters --suppress SymbolErrorCounter,LinkDownedCounter --threshold PortXmitWait=1000 >"$T/wait.txt"
+check "... and in text, as ibqueryerrors brackets it" grep -q '"spine-02"\[3\] .*\[PortXmitWait == 50000\]' "$T/wait.txt"
+ask counters --suppress SymbolErrorCounter,LinkDownedCounter --threshold PortXmitWait=1000000000,xmit_data=1000000000000 >/dev/null
+check "counters: below its threshold, exit 0" test $? = 0
+# --node-name-map through ibfmd (#22): events, counters and status say
+# the map's names, and only with it; the GUIDs stay in JSON.
+smguid=$(sed -n 's/.*"sms":\[{"guid":"\(0x[0-9a-f]*\)".*/\1/p' "$T/s.json")
+printf '0x%s "rack1-leaf"\n%s "the-sm-host"\n' "${leaf#S-}" "$smguid" >"$T/names.map"
+ask events >"$T/ev0.txt"
+ask events --node-name-map "$T/names.map" >"$T/ev1.txt"
+check "events --node-name-map: the leaf's name" bash -c "grep -q 'port-errors *\"rack1-leaf\"\[5\] (0x${leaf#S-})' '$T/ev1.txt' && ! grep -q rack1-leaf '$T/ev0.txt'"
+ask events --json --node-name-map "$T/names.map" >"$T/ev1.json"
+check "events --json --node-name-map: renamed, GUID kept" grep -q "\"ports\":\[\"\\\\\"rack1-leaf\\\\\"\[5\] (0x${leaf#S-})\"" "$T/ev1.json"
+ask counters --top 3 --node-name-map "$T/names.map" >"$T/cn1.txt"
+check "counters --node-name-map: the leaf's name" grep -q '^  "rack1-leaf"\[5\]' "$T/cn1.txt"
+ask counters --top 3 --json --node-name-map "$T/names.map" >"$T/cn1.json"
+check "counters --json --node-name-map: name beside its GUID" grep -q "\"guid\":\"0x${leaf#S-}\",\"name\":\"rack1-leaf\"" "$T/cn1.json"
+ask status --node-name-map "$T/names.map" >"$T/st1.txt"
+check "status --node-name-map: the SM's node by name" bash -c "test -n '$smguid' && grep -q 'SMINFO_MASTER \"the-sm-host\"' '$T/st1.txt'"
+ask status --node-name-map "$T/nowhere.map" >/dev/null 2>&1
+check "status --node-name-map: a map that does not read, exit 3" test $? = 3
 ask counters --threshold NoSuchCounter=1 >/dev/null 2>"$T/thr2.err"
 check "counters: an unknown counter is bad input, exit 3" test $? = 3
 check "... naming it" grep -q 'unknown error counter "NoSuchCounter"' "$T/thr2.err"
@@ -112,6 +138,39 @@ ask diff --json >"$T/diff2.json"
 check "diff: differences exit 1, as topo diff does" test $? = 1
 check "diff: the pulled cable, by port" grep -q '"kind":"link-missing","ports":\["\\"leaf-01\\"\[5\]' "$T/diff2.json"
 check "diff: one difference" grep -q '"count":1}' "$T/diff2.json"
+ask diff --node-name-map "$T/names.map" >"$T/diff3.txt"
+check "diff --node-name-map: the pulled cable by the leaf's name" grep -q 'link-missing *"rack1-leaf"\[5\]' "$T/diff3.txt"
+
+# A cable moved (#22), as ibdiagnet reports it, by cable: leaf-01[5]'s
+# cable, pulled above from spine-01[1], plugged into spine-01[2] in
+# place of leaf-02[5]'s. One wrong peer naming the cable found and where
+# it was expected, and leaf-02[5]'s cable missing.
+leaf2=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "leaf-02".*/\1/p' "$T/f.topo")
+spine1=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "spine-01".*/\1/p' "$T/f.topo")
+seq0=$(ask events --json | grep -o '"seq":[0-9]*' | tail -1 | cut -d: -f2)
+sim_cmd "Unlink \"$leaf2\"[5]"
+sim_cmd "Link \"$leaf\"[5] \"$spine1\"[2]"
+ibfmd_sweep_now
+ask diff --json >"$T/diff4.json"
+check "moved cable: diff exits 1" test $? = 1
+check "moved cable: two differences" grep -q '"count":2}' "$T/diff4.json"
+check "moved cable: one wrong peer, the cable found and expected" grep -q \
+	'"kind":"link-wrong-peer","ports":\["\\"leaf-01\\"\[5\] (0x[0-9a-f]*)","\\"spine-01\\"\[2\] (0x[0-9a-f]*)"\],"expected":\["\\"leaf-01\\"\[5\] (0x[0-9a-f]*)","\\"spine-01\\"\[1\] (0x[0-9a-f]*)"\]' \
+	"$T/diff4.json"
+check "moved cable: leaf-02[5]'s cable missing" grep -q '"kind":"link-missing","ports":\["\\"leaf-02\\"\[5\] (0x[0-9a-f]*)","\\"spine-01\\"\[2\]' "$T/diff4.json"
+check "moved cable: no other wrong peer" test "$(grep -o link-wrong-peer "$T/diff4.json" | wc -l)" = 1
+ask diff >"$T/diff4.txt"
+check "moved cable: diff in text, the cable and where it was expected" grep -q \
+	'link-wrong-peer *"leaf-01"\[5\] (0x[0-9a-f]*) -- "spine-01"\[2\] (0x[0-9a-f]*), expected "leaf-01"\[5\] (0x[0-9a-f]*) -- "spine-01"\[1\]' "$T/diff4.txt"
+ask events --since "$seq0" --json >"$T/events4.json"
+check "moved cable: one event since the sweep before, the cable moved" python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1])) if e["kind"].startswith("link-")]
+assert [e["kind"] for e in ev] == ["link-wrong-peer"], ev
+assert ev[0]["ports"][0].startswith("\"spine-01\"[2]"), ev
+assert ev[0]["ports"][1].startswith("\"leaf-01\"[5]"), ev
+assert ev[0]["expected"][1].startswith("\"leaf-02\"[5]"), ev
+' "$T/events4.json"
 
 kill "$DPID"
 wait "$DPID"

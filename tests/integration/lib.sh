@@ -8,6 +8,9 @@ PIDS=""
 CHECKS=0
 FAILS=0
 export IBSIM_SOCKNAME="ibfm$$"
+# No node name map unless a test gives one: not the system's
+# /etc/rdma/ib-node-name-map, which would rename what tests look for.
+export IBFM_NODE_NAME_MAP=
 
 cleanup() {
 	local p i
@@ -168,6 +171,35 @@ http_get() {
 	printf 'GET %s HTTP/1.0\r\n\r\n' "$2" >&5
 	timeout 10 cat <&5
 	exec 5<&-
+}
+
+# screenshot URL PNG WIDTH HEIGHT: the page at URL in headless Chromium,
+# as a PNG of WIDTH x HEIGHT (bounded: 30 s).
+screenshot() {
+	timeout 30 chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars \
+		--window-size="$3,$4" --screenshot="$2" "$1" >>"$T/chromium.log" 2>&1
+}
+
+# png_width PNG WIDTH: whether PNG is a PNG image WIDTH pixels wide.
+png_width() {
+	python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read(24)
+assert d[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">I", d[16:20])[0] == int(sys.argv[2])' "$1" "$2"
+}
+
+# keep_image PNG: a screenshot for the docs. Copied into docs/images/
+# when IBFM_UPDATE_IMAGES=1 (the docs show what the tests saw), and into
+# $IBFM_SCREENSHOTS when set; otherwise it stays in the test's directory.
+keep_image() {
+	if [ "${IBFM_UPDATE_IMAGES:-}" = 1 ]; then
+		cp "$1" "${TESTLIB%/tests/integration/lib.sh}/docs/images/" &&
+			echo "# updated docs/images/${1##*/}"
+	fi
+	if [ -n "${IBFM_SCREENSHOTS:-}" ]; then
+		cp "$1" "$IBFM_SCREENSHOTS/"
+	fi
+	return 0
 }
 
 # ibfmd_start HOST: ibfmd with $T/ibfmd.conf in the background (DPID),

@@ -96,4 +96,93 @@ check "grafana-ibfm.json is JSON" bash -c "python3 -m json.tool '$PACK/grafana-i
 metric_names "$PACK/grafana-ibfm.json" >"$T/dash-metrics"
 check "the dashboard queries $(wc -l <"$T/dash-metrics") metrics" test "$(wc -l <"$T/dash-metrics")" -ge 20
 check "every metric the dashboard queries is served" served "$T/metrics.txt" "$(cat "$T/dash-metrics")"
+metric_names "$PACK/consoles/ibfm.html" >"$T/console-metrics"
+check "the console queries every metric the dashboard does" \
+	bash -c "! comm -23 '$T/dash-metrics' '$T/console-metrics' | sed 's/^/# not in the console: /' | grep ."
+
+# (5) Prometheus itself, scraping this ibfmd with the rules loaded and
+# the console served: its alerts page lists our four rule groups, an
+# alert firing and others pending after errors, a flapping link and a
+# pulled cable; the console renders values. Screenshots of both, for
+# docs/operators.md (IBFM_UPDATE_IMAGES=1 puts them in docs/images).
+PROMETHEUS=$(command -v prometheus)
+if [ -z "$PROMETHEUS" ] || ! command -v chromium >/dev/null; then
+	echo "# SKIP (5): prometheus or chromium not installed (debian-packages.txt): no Prometheus pages, no screenshots"
+	finish
+	exit
+fi
+pport=$(free_port)
+mkdir -p "$T/prom/libs"
+cp "$PACK/ibfm.rules.yml" "$T/prom/"
+printf '%s\n' "global: { scrape_interval: 1s, evaluation_interval: 1s }" \
+	"rule_files: [ ibfm.rules.yml ]" \
+	"scrape_configs:" \
+	"  - job_name: ibfmd" \
+	"    static_configs: [ { targets: [ \"127.0.0.1:$port\" ] } ]" >"$T/prom/prometheus.yml"
+(cd "$T/prom" && exec "$PROMETHEUS" --config.file=prometheus.yml --storage.tsdb.path=data \
+	--web.listen-address="127.0.0.1:$pport" --web.console.templates="$PACK/consoles" \
+	--web.console.libraries=libs >prometheus.log 2>&1) &
+PROM_PID=$!
+PIDS="$PIDS $PROM_PID"
+# prom_query PROMQL: the values of an instant query, one a line.
+prom_query() {
+	python3 -c '
+import json, sys, urllib.parse, urllib.request
+u = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+for r in json.load(urllib.request.urlopen(u, timeout=5))["data"]["result"]:
+    print(r["value"][1])' "$pport" "$1"
+}
+# prom_page PATH FILE: the page's body in FILE; whether it was a 200.
+prom_page() {
+	http_get "$pport" "$1" >"$2.http" && body "$2.http" >"$2" && grep -q '^HTTP/1.[01] 200' "$2.http"
+}
+scraped() { [ "$(prom_query 'up{job="ibfmd"}')" = 1 ]; }
+firing() { [ "$(prom_query 'ALERTS{alertname="IbfmLinkFlapping",alertstate="firing"}')" = 1 ]; }
+until_ok 300 "$PROM_PID" prometheus scraped
+# A link that flaps while errors rise on it, and a cable pulled.
+spine=$(sed -n 's/^Switch.*"\(S-[0-9a-f]*\)"\t\t# "spine-02".*/\1/p' "$T/f.topo")
+sim_cmd "PerformanceSet \"$leaf\"[3] PortCounters.SymbolErrorCounter=60"
+sim_cmd "PerformanceSet \"$leaf\"[3] PortCounters.LinkDownedCounter=1"
+sim_cmd "Unlink \"$spine\"[4]"
+ibfmd_sweep_fresh
+until_ok 300 "$PROM_PID" prometheus firing
+check "Prometheus: the flapping link's alert fires" firing
+check "Prometheus: ibfm_expected_differences scraped, 1" test "$(prom_query 'ibfm_expected_differences')" = 1
+
+prom_page /classic/alerts "$T/alerts.html"
+check "alerts page: HTTP 200" test $? = 0
+for g in ibfm-daemon ibfm-fabric ibfm-routing ibfm-sm; do
+	check "alerts page: the rule group $g" grep -q "ibfm.rules.yml &gt; $g\|ibfm.rules.yml > $g" "$T/alerts.html"
+done
+nalerts=$(grep -c '^      - alert: ' "$PACK/ibfm.rules.yml")
+check "alerts page: all $nalerts alerts" test "$(grep -c '<b>Ibfm[A-Za-z]*</b>' "$T/alerts.html")" = "$nalerts"
+check "alerts page: IbfmLinkFlapping firing" bash -c "grep -A1 'alert-danger alert_header' '$T/alerts.html' | grep -q '<b>IbfmLinkFlapping</b>'"
+check "alerts page: IbfmExpectedTopologyDiffers and IbfmPortErrorsRising pending" bash -c \
+	"grep -A1 'alert-warning alert_header' '$T/alerts.html' | grep -q '<b>IbfmExpectedTopologyDiffers</b>' &&
+	 grep -A1 'alert-warning alert_header' '$T/alerts.html' | grep -q '<b>IbfmPortErrorsRising</b>'"
+check "Prometheus evaluated every rule without an error" bash -c "! grep 'Evaluating rule failed' '$T/prom/prometheus.log'"
+screenshot "http://127.0.0.1:$pport/classic/alerts" "$T/prometheus-alerts.png" 1100 900
+check "alerts page: a screenshot, 1100 pixels wide" png_width "$T/prometheus-alerts.png" 1100
+keep_image "$T/prometheus-alerts.png"
+
+prom_page /consoles/ibfm.html "$T/console.html"
+check "console: HTTP 200" test $? = 0
+links=$(sed -n 's/^ibfm_fabric_links \([0-9]*\)$/\1/p' "$T/metrics.txt")
+check "console: the links, one fewer than the $links served before the pull" \
+	grep -q "<td class=\"num ibfm-links\">$((links - 1))</td>" "$T/console.html"
+check "console: the fabric reached" grep -q 'class="good">yes' "$T/console.html"
+check "console: the difference from the expected topology" grep -q 'class="num bad">1 (ibfm diff)' "$T/console.html"
+check "console: leaf-01 port 3 first among the port errors and the links that went down" python3 -c '
+import re, sys
+html = open(sys.argv[1]).read()
+for title in ("Port errors /s (top 10)", "Links that went down (last 24 h)"):
+    table = html.split("<h3>%s</h3>" % title)[1].split("</table>")[0]
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td class=\"num\">(.*?)</td></tr>", table)
+    assert rows and rows[0][:2] == ("leaf-01", "3") and rows[0][2][0] in "123456789", (title, rows)
+' "$T/console.html"
+check "console: the master SM" grep -q '<td>master</td>' "$T/console.html"
+check "console: no template error" bash -c "! grep -q 'error executing template\|template: ' '$T/console.html.http'"
+screenshot "http://127.0.0.1:$pport/consoles/ibfm.html" "$T/prometheus-console.png" 1100 1300
+check "console: a screenshot, 1100 pixels wide" png_width "$T/prometheus-console.png" 1100
+keep_image "$T/prometheus-console.png"
 finish

@@ -21,6 +21,7 @@ static void test_defaults_and_keys(void **state)
 	assert_false(c.metrics_set);
 	assert_int_equal(c.log_level, IBFMD_LOG_INFO);
 	assert_int_equal(c.drain_grace_s, 120);
+	assert_string_equal(c.node_name_map, ""); /* the system's, if any */
 	assert_int_equal(ibfmd_conf_parse("socket /tmp/x/d.sock\n"
 					  "  sweep_interval = 5\n"
 					  "light_interval\t0\n"
@@ -29,9 +30,11 @@ static void test_defaults_and_keys(void **state)
 					  "state_dir /var/lib/ibfm/osm\n"
 					  "ca mlx5_0\nca_port 2\n"
 					  "log_level debug\n"
-					  "drain_grace 5\n",
+					  "drain_grace 5\n"
+					  "node_name_map /etc/ibfm/names\n",
 					  "f", &c, &err),
 			 0);
+	assert_string_equal(c.node_name_map, "/etc/ibfm/names");
 	assert_int_equal(c.drain_grace_s, 5);
 	assert_string_equal(c.socket, "/tmp/x/d.sock");
 	assert_string_equal(c.fabric_file, "/tmp/x/fabric.topo");

@@ -148,6 +148,54 @@ static void test_limits(void **state)
 	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 0);
 }
 
+/*
+ * PortXmitWait and the data and packet counters take thresholds by
+ * ibqueryerrors' (perfquery's) names or ibfm's, and count only above
+ * one given for them.
+ */
+static void test_limits_wait_and_extended(void **state)
+{
+	struct ibfm_pc_limits l;
+	struct ibfm_pc pc = { .valid = true, .ext = true };
+	struct ibfm_err err;
+
+	(void)state;
+	pc.v[IBFM_PC_XMIT_WAIT] = 50000;
+	pc.v[IBFM_PC_XMIT_DATA] = 1000000;
+	pc.v[IBFM_PC_RCV_PKTS] = 300;
+	assert_int_equal(ibfm_pc_limits_parse(&l, NULL, NULL, &err), 0);
+	assert_false(ibfm_pc_over(&pc, &l, IBFM_PC_XMIT_WAIT));
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 0);
+	assert_int_equal(
+		ibfm_pc_limits_parse(&l, "PortXmitWait=1000", NULL, &err), 0);
+	assert_true(ibfm_pc_over(&pc, &l, IBFM_PC_XMIT_WAIT));
+	assert_false(ibfm_pc_over(&pc, &l, IBFM_PC_XMIT_DATA));
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 50000);
+	assert_int_equal(
+		ibfm_pc_limits_parse(&l, "xmit_wait=50000", NULL, &err), 0);
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 0);
+	assert_int_equal(
+		ibfm_pc_limits_parse(&l, "PortXmitData=999999,PortRcvPkts=300",
+				     NULL, &err),
+		0);
+	assert_true(ibfm_pc_over(&pc, &l, IBFM_PC_XMIT_DATA));
+	assert_false(ibfm_pc_over(&pc, &l, IBFM_PC_RCV_PKTS));
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 1000000);
+	assert_int_equal(ibfm_pc_limits_parse(&l, "rcv_pkts=1,PortXmitWait=1",
+					      "PortXmitWait", &err),
+			 0);
+	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 300);
+	assert_string_equal(ibfm_pc_diags_name(IBFM_PC_XMIT_WAIT),
+			    "PortXmitWait");
+	assert_string_equal(ibfm_pc_diags_name(IBFM_PC_RCV_DATA),
+			    "PortRcvData");
+	/* UINT64_MAX is the suppression mark: not a threshold. */
+	assert_int_equal(
+		ibfm_pc_limits_parse(&l, "PortXmitWait=18446744073709551615",
+				     NULL, &err),
+		-EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_delta_fabric_matches_by_guid),
 		cmocka_unit_test(test_top_keeps_the_highest),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_limits_wait_and_extended),
 	};
 
 	return cmocka_run_group_tests_name("counters", tests, NULL, NULL);

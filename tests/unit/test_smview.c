@@ -44,7 +44,7 @@ static int teardown(void **state)
 static bool take(struct fx *x, const struct ibfm_sweep_sm *sm, size_t n,
 		 uint16_t master_lid)
 {
-	return ibfmd_sms_take(&x->s, sm, n, master_lid, x->f, &x->ev);
+	return ibfmd_sms_take(&x->s, sm, n, master_lid, x->f, &x->ev, NULL);
 }
 
 static void test_state_names(void **state)
@@ -138,7 +138,7 @@ static void test_unknown_port(void **state)
 
 	take(x, sm, 1, 9);
 	assert_string_equal(x->s.v[0].desc, "");
-	ibfmd_sms_take(&x->s, sm, 1, 9, NULL, &x->ev);
+	ibfmd_sms_take(&x->s, sm, 1, 9, NULL, &x->ev, NULL);
 	assert_string_equal(x->s.v[0].desc, "");
 }
 
