@@ -10,7 +10,10 @@
  * incremental when only links went away) with the drain list and the
  * links OpenSM holds unhealthy, and copies the tables into every
  * switch's new_lft; OpenSM then sends only the 64-entry blocks that
- * differ from what the switch has. Anything it cannot route it refuses with a logged reason and a
+ * differ from what the switch has. The SHARP trees and the snapshot are
+ * built and written from a copy of the pass by a thread of the plugin
+ * (plugin/publish.h) once OpenSM's lock is let go: under the lock only
+ * what the tables need. Anything it cannot route it refuses with a logged reason and a
  * negative return, and OpenSM's next engine routes instead: the plugin
  * never takes OpenSM down.
  *
@@ -21,6 +24,8 @@
  *   sharp_trees=N          SHARP trees to build (default 16; 0: one per root)
  *   sharp_radix=N          max children per aggregation node (default: any)
  *   sharp_sl=SL            SL answered for AN-to-AN PathRecords (default: OpenSM's)
+ *   threads=N              threads of a full route (default 0: online CPUs,
+ *                          at most 16); the same tables for any N
  *   drain_file=FILE        switches, hosts and links to route around
  *                          (default: state_dir/drain.list)
  *   jobs_file=FILE         running jobs whose rings get links of their own
@@ -56,6 +61,7 @@
 #include <opensm/osm_switch.h>
 
 #include "plugin/lidmat.h"
+#include "plugin/publish.h"
 #include "routing/route.h"
 #include "routing/snapshot.h"
 #include "routing/topo.h"
@@ -78,6 +84,8 @@ struct ibfm_osm {
 	bool osm_matrices;	      /* lid_matrices=opensm */
 	char *drain_file;
 	char *jobs_file;	 /* read by the pass (ibfm_route_opts) */
+	unsigned threads;	 /* threads=N: of a full route, 0: CPUs */
+	struct ibfm_pub *pub;	 /* writes trees and snapshots, off-lock */
 	struct ibfm_drain drain; /* the last good list */
 	bool drain_known;	 /* 'drain' was read (now or before) */
 	bool drain_read;	 /* read for this pass, with the matrices */
@@ -93,6 +101,7 @@ static void plugin_free(struct ibfm_osm *p)
 {
 	if (!p)
 		return;
+	ibfm_pub_stop(p->pub);
 	ibfm_route_destroy(p->route);
 	ibfm_fabric_destroy(p->pass);
 	ibfm_drain_free(&p->drain);
@@ -159,6 +168,9 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 			io = eq;
 		} else if (eq && !strcmp(tok, "sharp_trees")) {
 			p->sharp.trees = (unsigned)atoi(eq);
+		} else if (eq && !strcmp(tok, "threads") && atoi(eq) >= 0 &&
+			   atoi(eq) <= 16) {
+			p->threads = (unsigned)atoi(eq);
 		} else if (eq && !strcmp(tok, "sharp_radix")) {
 			p->sharp.radix = (unsigned)atoi(eq);
 		} else if (eq && !strcmp(tok, "sharp_sl") && atoi(eq) >= 0 &&
@@ -172,8 +184,8 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 				LOG_PREFIX
 				"ERR P01 event_plugin_options: bad option \"%s\": "
 				"expected state_dir=, drain_file=, jobs_file=, root_guid_file=, io_guid_file=, "
-				"sharp_trees=N, sharp_radix=N, sharp_sl=0..15 or "
-				"lid_matrices=ibfm|opensm\n",
+				"sharp_trees=N, sharp_radix=N, sharp_sl=0..15, "
+				"threads=0..16 or lid_matrices=ibfm|opensm\n",
 				tok);
 			rc = -1;
 		}
@@ -320,36 +332,6 @@ static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
 	return changed;
 }
 
-/* sharp.json: the trees and the running jobs' trees carved from them. */
-static int write_trees(FILE *out, const void *ctx)
-{
-	const struct ibfm_route *r = ctx;
-
-	return ibfm_sharp_write_json(r->trees, r->sharp_jobs, r->nsharp_jobs,
-				     true, false, out);
-}
-
-/* Publishes the SHARP trees the pass built (P11 logged when none). */
-static void publish_trees(struct ibfm_osm *p)
-{
-	const struct ibfm_sharp *trees = p->route->trees;
-	char why[256];
-
-	if (!trees)
-		return;
-	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-		LOG_PREFIX "%u SHARP trees, %u violations, max %u tree edges "
-			   "on a link; %u running jobs' trees\n",
-		trees->ntrees, ibfm_sharp_violations(trees),
-		trees->max_link_edges, p->route->nsharp_jobs);
-	if (p->state_dir &&
-	    ibfm_snapshot_write(p->state_dir, IBFM_STATE_SHARP, write_trees,
-				p->route, why, sizeof(why)))
-		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P06 sharp.json not published: %s\n",
-			why);
-}
-
 /*
  * SA PathRecord SL: SHARP's SL between two aggregation nodes (switch
  * LIDs of the routed fabric) when sharp_sl is set, OpenSM's otherwise.
@@ -460,9 +442,12 @@ static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 			LOG_PREFIX "%s\n", msg);
 }
 
-/* Publishes the pass: the tables and what they are, for ibfmd and ibfm. */
-static void publish_snapshot(struct ibfm_osm *p, uint64_t blocks,
-			     uint64_t total, double ms)
+/*
+ * Hands a copy of the pass to the publisher (plugin/publish.h): the
+ * SHARP trees and the snapshot are written after OpenSM's lock.
+ */
+static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
+			 double ms)
 {
 	struct ibfm_snapshot snap = {
 		.generation = p->generation,
@@ -473,13 +458,19 @@ static void publish_snapshot(struct ibfm_osm *p, uint64_t blocks,
 		.blocks_total = total,
 		.sharp_sl = p->sharp_sl,
 	};
-	char why[256];
+	struct ibfm_route *copy;
 
-	if (p->state_dir &&
-	    ibfm_snapshot_publish(p->state_dir, p->route->fabric,
-				  &p->route->lfts, &snap, why, sizeof(why)))
+	if (!p->pub)
+		return;
+	copy = ibfm_route_copy(p->route);
+	if (!copy) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
-			LOG_PREFIX "ERR P06 snapshot not published: %s\n", why);
+			LOG_PREFIX "ERR P06 generation %" PRIu64
+				   " not published: out of memory\n",
+			p->generation);
+		return;
+	}
+	ibfm_pub_post(p->pub, copy, &snap);
 }
 
 static int ucast_build_fwd_tables(void *context)
@@ -494,12 +485,14 @@ static int ucast_build_fwd_tables(void *context)
 		.jobs_file = p->jobs_file,
 		.sharp = &p->sharp,
 		.log = { log_note, p },
+		.threads = p->threads,
+		.trees_later = true,
 	};
 	const struct ibfm_ftree_stats *st;
 	struct ibfm_fabric *now;
 	struct ibfm_err err;
 	uint64_t blocks, total, floor;
-	double t0 = now_ms(), ms;
+	double t0 = now_ms(), ms, t_route, t_copy, t_pub;
 	bool *sick;
 
 	now = p->pass ? p->pass : fabric_from_subnet(p);
@@ -517,27 +510,32 @@ static int ucast_build_fwd_tables(void *context)
 		return -1;
 	}
 	free(sick);
+	t_route = now_ms();
 	st = &p->route->stats;
 	blocks = copy_lfts(p, &total);
-	ms = now_ms() - t0;
+	t_copy = now_ms();
+	ms = t_copy - t0;
 	/* Above every generation a peer's plugin published (ibfmd peers
 	 * keep the floor): the numbering continues across a failover. */
 	floor = ibfm_snapshot_generation_floor(p->state_dir);
 	if (floor > p->generation)
 		p->generation = floor;
 	p->generation++;
+	publish_pass(p, blocks, total, ms);
+	t_pub = now_ms();
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
-		"routed %u switches, %u LIDs (%s%s) in %.1f ms; LFT blocks to "
+		"routed %u switches, %u LIDs (%s%s) in %.1f ms (model and "
+		"routing %.1f ms on %u threads, into OpenSM's tables %.1f ms, "
+		"copy for the publisher %.1f ms); LFT blocks to "
 		"send: %" PRIu64 " of %" PRIu64 "; detours %" PRIu64
 		" (switch, LID) entries, %u turn points; generation %" PRIu64
 		"\n",
 		p->route->fabric->nswitches, st->lids,
 		p->route->incremental ? "incremental" : "full",
-		st->rails ? ", rail-aware" : "", ms, blocks, total, st->detours,
-		st->turns, p->generation);
-	publish_trees(p);
-	publish_snapshot(p, blocks, total, ms);
+		st->rails ? ", rail-aware" : "", t_pub - t0, t_route - t0,
+		st->threads ? st->threads : 1, t_copy - t_route, t_pub - t_copy,
+		blocks, total, st->detours, st->turns, p->generation);
 	return 0;
 }
 
@@ -599,8 +597,7 @@ static void note_sm_state(struct ibfm_osm *p, unsigned *was)
 	char path[4200];
 
 	if (now == *was || !p->state_dir ||
-	    ibfm_snapshot_path(p->state_dir, IBFM_STATE_SM, path,
-			       sizeof(path)))
+	    ibfm_snapshot_path(p->state_dir, IBFM_STATE_SM, path, sizeof(path)))
 		return;
 	*was = now;
 	if (ibfm_file_replace(path, print_sm_state, &now, &err))
@@ -699,6 +696,7 @@ static void *create(osm_opensm_t *osm)
 		/* Left by a writer killed mid-write: never renamed in. */
 		ibfm_file_clean_stale(p->state_dir);
 		p->generation = ibfm_snapshot_last_generation(p->state_dir);
+		p->pub = ibfm_pub_start(p->state_dir, &osm->log, &p->sharp);
 	}
 	if (osm_register_external_routing_engine(osm, &module, p) !=
 	    CL_SUCCESS) {

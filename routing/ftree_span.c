@@ -626,7 +626,8 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	int rc;
 
 	ibfm_lfts_free(lfts);
-	rc = ibfm_lfts_init(lfts, t->f, t->top_lid, err);
+	/* Every entry is written: in destination order, then in LID order. */
+	rc = ibfm_lfts_alloc(lfts, t->f, t->top_lid, err);
 	if (rc)
 		return rc;
 	cut = malloc(((size_t)t->nsw + 2) * sizeof(*cut));

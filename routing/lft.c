@@ -28,8 +28,8 @@ static uint8_t *alloc_tables(size_t bytes)
 	return p;
 }
 
-int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
-		   uint32_t top_lid, struct ibfm_err *err)
+int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
+		    uint32_t top_lid, struct ibfm_err *err)
 {
 	memset(t, 0, sizeof(*t));
 	if (top_lid > IBFM_LID_UNICAST_MAX)
@@ -50,15 +50,24 @@ int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 				    "out of memory for %u x %u LFT bytes",
 				    f->nswitches, t->stride);
 	}
-	memset(t->ports, IBFM_LFT_NONE, (size_t)t->nsw * t->stride);
 	ibfm_fabric_number_switches(f, t->sw_node, t->node_sw);
 	return 0;
+}
+
+int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
+		   uint32_t top_lid, struct ibfm_err *err)
+{
+	int rc = ibfm_lfts_alloc(t, f, top_lid, err);
+
+	if (!rc)
+		memset(t->ports, IBFM_LFT_NONE, (size_t)t->nsw * t->stride);
+	return rc;
 }
 
 int ibfm_lfts_copy(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
 		   const struct ibfm_lfts *src, struct ibfm_err *err)
 {
-	int rc = ibfm_lfts_init(dst, f, src->top_lid, err);
+	int rc = ibfm_lfts_alloc(dst, f, src->top_lid, err);
 
 	if (!rc)
 		memcpy(dst->ports, src->ports, (size_t)src->nsw * src->stride);

@@ -42,6 +42,14 @@ int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 		   uint32_t top_lid, struct ibfm_err *err);
 
 /*
+ * ibfm_lfts_init but the entries are left as the allocator gives them:
+ * for a caller that writes every one (a full route), so that 188 MB are
+ * not written twice.
+ */
+int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
+		    uint32_t top_lid, struct ibfm_err *err);
+
+/*
  * Makes 'dst' a copy of 'src', tables of 'f', that shares nothing with
  * it. 0 or -ENOMEM.
  */

@@ -297,6 +297,41 @@ out:
 	return rc;
 }
 
+/* A copy of 'n' elements of 'size' bytes, NULL when 'from' is. */
+static void *dup_array(const void *from, size_t n, size_t size, bool *bad)
+{
+	void *to;
+
+	if (!from)
+		return NULL;
+	to = malloc(n * size + 1);
+	if (!to)
+		*bad = true;
+	else
+		memcpy(to, from, n * size);
+	return to;
+}
+
+int ibfm_rails_copy(struct ibfm_rails *dst, const struct ibfm_rails *src,
+		    const struct ibfm_fabric *f)
+{
+	bool bad = false;
+
+	*dst = *src;
+	dst->port_rail = dup_array(src->port_rail, f->nports,
+				   sizeof(*src->port_rail), &bad);
+	dst->port_server = dup_array(src->port_server, f->nports,
+				     sizeof(*src->port_server), &bad);
+	dst->miswired = dup_array(src->miswired, src->nmiswired,
+				  sizeof(*src->miswired), &bad);
+	dst->incomplete = dup_array(src->incomplete, src->nincomplete,
+				    sizeof(*src->incomplete), &bad);
+	if (!bad)
+		return 0;
+	ibfm_rails_free(dst);
+	return -ENOMEM;
+}
+
 void ibfm_rails_free(struct ibfm_rails *r)
 {
 	if (!r)

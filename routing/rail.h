@@ -54,6 +54,13 @@ int ibfm_rail_detect(const struct ibfm_fabric *f, const char *pattern,
 		     const char *map_file, struct ibfm_rails *r,
 		     struct ibfm_err *err);
 
+/*
+ * A copy of 'src', the rails of 'f' (or of a clone of it), into 'dst'.
+ * 0 or -ENOMEM ('dst' then empty).
+ */
+int ibfm_rails_copy(struct ibfm_rails *dst, const struct ibfm_rails *src,
+		    const struct ibfm_fabric *f);
+
 void ibfm_rails_free(struct ibfm_rails *r);
 
 /* The rail of CA port or leaf node 'n' (its port 0), IBFM_RAIL_NONE. */

@@ -39,6 +39,7 @@ void ibfm_route_destroy(struct ibfm_route *r)
 		return;
 	free_sharp_jobs(r);
 	ibfm_sharp_destroy(r->trees);
+	ibfm_jobs_free(&r->held_jobs);
 	ibfm_jobroute_free(&r->jobroute);
 	ibfm_ftree_destroy(r->engine);
 	ibfm_lfts_free(&r->lfts);
@@ -276,8 +277,49 @@ static void finish(struct ibfm_route *r, const struct ibfm_route_opts *o,
 	r->stats = *ibfm_ftree_stats(r->engine);
 	r->route_ms = now_ms() - t0;
 	note_unrouted(r, o);
+	ibfm_jobs_free(&r->held_jobs);
+	if (o->trees_later) {
+		free_sharp_jobs(r);
+		ibfm_sharp_destroy(r->trees);
+		r->trees = NULL;
+		r->held_jobs = j;
+		return;
+	}
 	build_trees(r, o, &j);
 	ibfm_jobs_free(&j);
+}
+
+struct ibfm_route *ibfm_route_copy(struct ibfm_route *r)
+{
+	struct ibfm_route *c = calloc(1, sizeof(*c));
+	struct ibfm_err err;
+
+	if (!c)
+		return NULL;
+	c->fabric = ibfm_fabric_clone(r->fabric);
+	if (!c->fabric || ibfm_rails_copy(&c->rails, &r->rails, r->fabric) ||
+	    ibfm_lfts_copy(&c->lfts, r->fabric, &r->lfts, &err)) {
+		ibfm_route_destroy(c);
+		return NULL;
+	}
+	c->stats = r->stats;
+	c->incremental = r->incremental;
+	c->delta = r->delta;
+	c->drained_links = r->drained_links;
+	c->unhealthy_links = r->unhealthy_links;
+	c->route_ms = r->route_ms;
+	c->njobs = r->njobs;
+	c->jobs_missing = r->jobs_missing;
+	c->jobs = r->jobs;
+	c->held_jobs = r->held_jobs;
+	memset(&r->held_jobs, 0, sizeof(r->held_jobs));
+	return c;
+}
+
+void ibfm_route_trees(struct ibfm_route *r, const struct ibfm_route_opts *o)
+{
+	build_trees(r, o, &r->held_jobs);
+	ibfm_jobs_free(&r->held_jobs);
 }
 
 /*

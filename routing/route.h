@@ -75,6 +75,10 @@ struct ibfm_route_opts {
 	/* threads of a full route (0: online CPUs, at most 16); the
 	 * tables are the same for every count */
 	unsigned threads;
+	/* the SHARP trees ('sharp') are not built by the pass but by
+	 * ibfm_route_trees on an ibfm_route_copy of it: a plugin builds
+	 * them after OpenSM's lock, in a thread of its own */
+	bool trees_later;
 };
 
 /* One pass's result; everything in it is the pass's own. */
@@ -100,6 +104,9 @@ struct ibfm_route {
 	 * the registry's order (name: its job ID, owned) */
 	struct ibfm_sharp_job *sharp_jobs;
 	uint32_t nsharp_jobs;
+	/* trees_later: the jobs read by the pass, for ibfm_route_trees
+	 * (moved into the copy by ibfm_route_copy) */
+	struct ibfm_jobs held_jobs;
 };
 
 /*
@@ -141,5 +148,20 @@ static inline uint64_t ibfm_route_unrouted(const struct ibfm_route *r)
 {
 	return r->stats.no_updown + r->stats.no_updown_sw;
 }
+
+/*
+ * What a publication needs of pass 'r', as a pass of its own: copies of
+ * its fabric, rails and tables, its statistics, and the jobs it read
+ * (moved out of 'r'). No engine: it repairs nothing. NULL when out of
+ * memory. Free with ibfm_route_destroy.
+ */
+struct ibfm_route *ibfm_route_copy(struct ibfm_route *r);
+
+/*
+ * The SHARP trees of 'r' (an ibfm_route_copy of a pass routed with
+ * trees_later), as the pass would have built them with 'o': the jobs'
+ * trees carved, P11/P13 through o->log.
+ */
+void ibfm_route_trees(struct ibfm_route *r, const struct ibfm_route_opts *o);
 
 #endif /* IBFM_ROUTE_H */
