@@ -127,9 +127,18 @@ int main(int argc, char **argv)
 	    (a.shuffle && ibfm_fabric_shuffle_lids(f, a.shuffle, &err)))
 		die(&err);
 	for (i = 0; i < runs; i++) {
+		const struct ibfm_ftree_stats *st;
+
 		ibfm_route_destroy(pass);
 		pass = route_copy(f);
 		route[i] = pass->route_ms;
+		st = &pass->stats;
+		/* The steps, on stderr: the table keeps its columns. */
+		fprintf(stderr,
+			"route %.1f ms on %u threads: set-up %.1f, plan %.1f, "
+			"switches %.1f, down %.1f, LID order %.1f ms\n",
+			pass->route_ms, st->threads, st->setup_ms, st->plan_ms,
+			st->switches_ms, st->down_ms, st->order_ms);
 	}
 	lfts = &pass->lfts;
 	for (i = 0; i < runs; i++) {

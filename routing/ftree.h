@@ -97,6 +97,10 @@ struct ibfm_ftree_stats {
 	unsigned levels;	 /* switch levels */
 	unsigned rails;		 /* rails routed apart, 0: plain fat tree */
 	unsigned threads;	 /* the full route ran on */
+	/* the full route's time by step (ms): set-up (reach, hubs),
+	 * planning targets (one thread), routing the switches (all
+	 * threads), down parallel links (one thread), LID order (all) */
+	double setup_ms, plan_ms, switches_ms, down_ms, order_ms;
 	uint32_t lids;		 /* LIDs routed */
 	uint32_t unranked;	 /* switches with no rank: not routed through */
 	uint64_t no_updown;	 /* (switch, CA LID) pairs connected, but

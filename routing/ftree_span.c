@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "routing/ftree_int.h"
 #include "routing/par.h"
@@ -66,6 +67,14 @@ struct span {
 	uint32_t ncols;
 	uint8_t *scratch; /* per thread, a row */
 };
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 static uint64_t *flag_words(const struct span *g, unsigned thread,
 			    unsigned flag, uint32_t s)
@@ -488,7 +497,10 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 	for (g->d0 = 0; g->d0 < t->ndests; g->d0 = g->d1) {
 		g->d1 = t->ndests - g->d0 < SPAN_DESTS ? t->ndests
 						       : g->d0 + SPAN_DESTS;
+		double t0 = now_ms(), t1, t2;
+
 		plan_span(g);
+		t1 = now_ms();
 		for (c = 0; c < ncut; c++) {
 			g->lo = cut[c];
 			g->hi = cut[c + 1];
@@ -497,8 +509,12 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 					     SW_PER_TASK,
 				     route_task, g);
 		}
+		t2 = now_ms();
 		if (t->parallel)
 			route_span_down(g);
+		t->stats.plan_ms += t1 - t0;
+		t->stats.switches_ms += t2 - t1;
+		t->stats.down_ms += now_ms() - t2;
 		/* Thread 0's words hold what each switch gathered. */
 		memset(g->flags, 0, NFLAGS * per * sizeof(*g->flags));
 		for (i = g->d0; i < g->d1; i++)
@@ -623,6 +639,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 {
 	struct span g;
 	uint32_t *cut, *phase_of, ncut, i;
+	double t0;
 	int rc;
 
 	ibfm_lfts_free(lfts);
@@ -639,6 +656,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		ibfm_lfts_free(lfts);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
+	t0 = now_ms();
 	ncut = cut_ranks(t, cut, phase_of);
 	reset_positions(t);
 	ibfm_ftree_build_reach(t);
@@ -650,16 +668,20 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	t->stats.detours = 0;
 	t->stats.cdg_filled = 0;
 	t->stats.threads = g.nthreads;
+	t->stats.plan_ms = t->stats.switches_ms = t->stats.down_ms = 0;
+	t->stats.setup_ms = now_ms() - t0;
 	g.plain = t->nrails == 1 && !t->parallel;
 	for (i = 0; g.plain && i < t->ndests; i++)
 		g.plain = t->dests[i].nlids == 1;
 	route_spans(&g, cut, ncut);
+	t0 = now_ms();
 	g.ncols = number_columns(t, lfts, (uint32_t *)g.col_of_lid);
 	for (i = 0; i < g.nthreads; i++)
 		g.scratch[(size_t)i * (lfts->stride + 1) + g.ncols] =
 			IBFM_LFT_NONE;
 	ibfm_par_run(g.par, (lfts->nsw + ROWS_PER_TASK - 1) / ROWS_PER_TASK,
 		     lid_order_task, &g);
+	t->stats.order_ms = now_ms() - t0;
 	for (i = 0; i < t->ndests; i++)
 		t->stats.lids += t->dests[i].nlids;
 	ibfm_ftree_note_detours(t);
