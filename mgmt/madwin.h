@@ -25,6 +25,8 @@
  *
  * Plain C over libibumad and libibmad: no event loop, no threads. Calls
  * block until their MADs complete. One window per port and thread.
+ * Link mgmt/libibfmmadwin.la (a libtool convenience library, PIC: the
+ * OpenSM plugin can take it too) with $(MAD_LIBS) $(UMAD_LIBS).
  */
 
 #include <stdbool.h>
