@@ -6,7 +6,8 @@
 # tree's ibfmd with each window in WINDOWS (default "1 16 64"): 5 full
 # sweeps and 5 light checks each (medians of last_sweep_ms,
 # last_counters_ms, last_light_check_ms), its peak RSS (VmHWM) and the
-# MADs it sent; with HEAP=FILE, this tree's ibfmd once more (default
+# MADs it sent (with METRICS=1, after one GET /metrics, whose size is
+# given too); with HEAP=FILE, this tree's ibfmd once more (default
 # window) under heaptrack, whose peak heap by allocation site goes to
 # FILE.txt; last, ibnetdiscover on the same ibsim, IBND times (default
 # 5; median wall time). Usage: bench/ibfmd-mads.sh [GEN ARGS] (default
@@ -43,7 +44,8 @@ run() {
 		echo "socket $T/ibfmd.sock"
 		echo "sweep_interval 3600"
 		echo "light_interval 1"
-		echo "metrics off"
+		[ "${METRICS:-0}" = 1 ] && echo "metrics 127.0.0.1:0" ||
+			echo "metrics off"
 		[ "${SM:-0}" = 1 ] && echo "counters on" || echo "counters off"
 		[ -z "$window" ] || echo "mad_window $window"
 	} >"$T/ibfmd.conf"
@@ -56,20 +58,26 @@ run() {
 	pid=$(pgrep -f -x "$bin --config $T/ibfmd.conf --foreground" | tail -1)
 	PIDS="$PIDS $pid"
 	five_sweeps
+	scrape=-
+	if [ "${METRICS:-0}" = 1 ]; then
+		http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
+		scrape=$(awk "BEGIN { printf \"%.1f\", $(wc -c <"$T/metrics") / 1048576 }")
+	fi
 	hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")
-	printf "| %s | %s | %s | %.0f | %.0f | %.0f | %s | %s | %.1f |\n" \
+	printf "| %s | %s | %s | %.0f | %.0f | %.0f | %s | %s | %.1f | %s |\n" \
 		"$name" "${window:-1}" "$(num "$T/s.json" nodes)" \
 		"$(median <"$T/sweeps")" "$(median <"$T/lights")" \
 		"$(median <"$T/counters")" "$(num "$T/s.json" counter_ports)" \
-		"$(num "$T/s.json" mad_retries)" "$(awk "BEGIN { print $hwm / 1024 }")"
+		"$(num "$T/s.json" mad_retries)" "$(awk "BEGIN { print $hwm / 1024 }")" \
+		"$scrape"
 	kill "$pid"
 	wait "$DPID" 2>/dev/null
 }
 
 echo "fabric: $* ($(grep -c '^\(Ca\|Switch\)' "$T/f.topo") nodes), SM=${SM:-0}${SIM_CPU:+, ibsim on CPU $SIM_CPU}"
 echo
-echo "| ibfmd | window | nodes | sweep ms | light check ms | counters ms | ports read | retries | peak RSS MB |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| ibfmd | window | nodes | sweep ms | light check ms | counters ms | ports read | retries | peak RSS MB | /metrics MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 [ -z "${BASE:-}" ] || run "before ($(basename "$(dirname "$(dirname "$BASE")")"))" "$BASE" ""
 for w in ${WINDOWS:-1 16 64}; do
 	run after "$IBFMD" "$w"
