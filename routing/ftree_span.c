@@ -40,7 +40,9 @@
 #define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
 #define SPAN_WORDS (SPAN_DESTS / 64)
 #define ROWS_PER_TASK 16 /* the LID-order pass */
-#define SW_PER_TASK 8	 /* a rank's switches per task */
+#define SW_PER_TASK                                                            \
+	32 /* a rank's switches per task: their positions and
+			* struct sw share no cache line with another task's */
 
 /* A flag per (switch, destination of the span): bitsets per thread. */
 enum { FLAG_ACTIVE, FLAG_CROSS, NFLAGS };
