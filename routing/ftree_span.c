@@ -47,19 +47,26 @@
 /* A flag per (switch, destination of the span): bitsets per thread. */
 enum { FLAG_ACTIVE, FLAG_CROSS, NFLAGS };
 
+/* A span's destinations and what step 1 found for their targets. */
+struct plan {
+	uint32_t d0, d1; /* destinations [d0, d1) */
+	uint32_t col0;	 /* their first column: the row position in
+			  * destination order */
+	uint32_t ntg;	 /* targets planned */
+	uint32_t *tslot; /* per destination of the span: its target */
+	uint8_t *mode;	 /* per switch, SPAN_DESTS targets: MODE_* */
+	uint8_t *port;	 /* and the port when it is fixed (down, detour) */
+};
+
 struct span {
 	struct ibfm_ftree *t;
 	struct ibfm_lfts *lfts;
 	struct ibfm_par *par;
 	unsigned nthreads;
-	uint32_t d0, d1; /* destinations [d0, d1) */
-	uint32_t col0;	 /* their first column: the row position in
-			  * destination order */
-	uint32_t ntg;	 /* targets planned in this span */
-	bool plain;	 /* one rail, no parallel links, one LID each */
-	uint32_t *tslot; /* per destination of the span: its target */
-	uint8_t *mode;	 /* per switch, SPAN_DESTS targets: MODE_* */
-	uint8_t *port;	 /* and the port when it is fixed (down, detour) */
+	bool plain; /* one rail, no parallel links, one LID each */
+	/* the span being routed and the next one, planned meanwhile */
+	struct plan pl[2], *cur, *next;
+	bool plan_next;	 /* the current rank's task 0 plans 'next' */
 	uint64_t *flags; /* per thread, per flag: nsw x SPAN_WORDS */
 	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
 	const uint32_t *by_rank;
@@ -206,15 +213,16 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	struct ibfm_ftree *t = g->t;
 	struct sw *w = &t->sw[s];
 	/* Locals only in the loop: its byte stores could alias anything. */
-	const uint8_t *restrict mode = g->mode + (size_t)s * SPAN_DESTS;
-	const uint8_t *restrict port = g->port + (size_t)s * SPAN_DESTS;
+	const struct plan *c = g->cur;
+	const uint8_t *restrict mode = c->mode + (size_t)s * SPAN_DESTS;
+	const uint8_t *restrict port = c->port + (size_t)s * SPAN_DESTS;
 	const uint64_t *restrict act = flag_words(g, 0, FLAG_ACTIVE, s);
-	const uint32_t *restrict tslot = g->tslot;
+	const uint32_t *restrict tslot = c->tslot;
 	const struct hop *restrict up = t->hops + w->up0;
-	const struct dest *restrict d = t->dests + g->d0;
+	const struct dest *restrict d = t->dests + c->d0;
 	uint8_t *restrict at =
-		g->lfts->ports + (size_t)s * g->lfts->stride + g->col0;
-	const uint32_t n = g->d1 - g->d0, nup = w->nup, step = w->step;
+		g->lfts->ports + (size_t)s * g->lfts->stride + c->col0;
+	const uint32_t n = c->d1 - c->d0, nup = w->nup, step = w->step;
 	uint32_t j, pos = t->pos[s], h;
 	const bool compute = w->compute && nup, uniform = w->uniform;
 
@@ -256,11 +264,12 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 {
 	struct ibfm_ftree *t = g->t;
 	struct sw *w = &t->sw[s];
-	const uint8_t *mode = g->mode + (size_t)s * SPAN_DESTS;
-	const uint8_t *port = g->port + (size_t)s * SPAN_DESTS;
+	const struct plan *c = g->cur;
+	const uint8_t *mode = c->mode + (size_t)s * SPAN_DESTS;
+	const uint8_t *port = c->port + (size_t)s * SPAN_DESTS;
 	const uint64_t *act = flag_words(g, 0, FLAG_ACTIVE, s);
 	const uint64_t *crs = flag_words(g, 0, FLAG_CROSS, s);
-	uint8_t *at = g->lfts->ports + (size_t)s * g->lfts->stride + g->col0;
+	uint8_t *at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0;
 	const bool parallel = t->parallel, rails = t->nrails > 1;
 	uint32_t j;
 
@@ -270,9 +279,9 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 		route_switch_plain(g, s, thread);
 		return;
 	}
-	for (j = 0; j < g->d1 - g->d0; j++) {
-		const struct dest *d = &t->dests[g->d0 + j];
-		uint32_t tg = g->tslot[j], from;
+	for (j = 0; j < c->d1 - c->d0; j++) {
+		const struct dest *d = &t->dests[c->d0 + j];
+		uint32_t tg = c->tslot[j], from;
 		/* A leaf spreads compute hosts by their index in host order
 		 * (per rail: d-mod-k), whatever their leaf: even when I/O
 		 * nodes or uneven leaves break the host count per leaf. */
@@ -318,10 +327,19 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 	}
 }
 
+static void plan_after(struct span *g, const struct plan *pl,
+		       struct plan *next);
+
 static void route_task(void *ctx, uint32_t task, unsigned thread)
 {
-	const struct span *g = ctx;
-	uint32_t i = g->lo + task * SW_PER_TASK;
+	struct span *g = ctx;
+	uint32_t i;
+
+	if (g->plan_next && task-- == 0) {
+		plan_after(g, g->cur, g->next);
+		return;
+	}
+	i = g->lo + task * SW_PER_TASK;
 	uint32_t end = i + SW_PER_TASK < g->hi ? i + SW_PER_TASK : g->hi;
 
 	for (; i < end; i++)
@@ -370,16 +388,17 @@ static void route_down(const struct span *g, const struct dest *d, uint32_t j,
 static void route_span_down(const struct span *g)
 {
 	struct ibfm_ftree *t = g->t;
-	uint32_t i, last = IBFM_NONE, col = g->col0;
+	const struct plan *c = g->cur;
+	uint32_t i, last = IBFM_NONE, col = c->col0;
 
-	for (i = g->d0; i < g->d1; i++) {
+	for (i = c->d0; i < c->d1; i++) {
 		const struct dest *d = &t->dests[i];
 
 		if (d->target != last) {
 			ibfm_ftree_walk_ancestors(t, d->target);
 			last = d->target;
 		}
-		route_down(g, d, i - g->d0, col);
+		route_down(g, d, i - c->d0, col);
 		col += d->nlids;
 	}
 }
@@ -410,13 +429,12 @@ static void note_no_updown(struct ibfm_ftree *t, const struct dest *d,
 
 /*
  * Target 'x' visited, and every switch's mode and fixed port for it kept
- * in slot 'tg'; how many switches go by detours ('*ndet') and how many
- * connected ones have no route ('*nnone').
+ * in slot 'tg' of 'pl'; how many switches go by detours ('*ndet') and
+ * how many connected ones have no route ('*nnone').
  */
-static void plan_target(struct span *g, uint32_t x, uint32_t tg, uint32_t *ndet,
-			uint32_t *nnone)
+static void plan_target(struct ibfm_ftree *t, struct plan *pl, uint32_t x,
+			uint32_t tg, uint32_t *ndet, uint32_t *nnone)
 {
-	struct ibfm_ftree *t = g->t;
 	uint32_t s, cx = t->comp[x];
 
 	ibfm_ftree_visit_target(t, x);
@@ -425,11 +443,11 @@ static void plan_target(struct span *g, uint32_t x, uint32_t tg, uint32_t *ndet,
 		uint8_t m = t->mode[s];
 		size_t at = (size_t)s * SPAN_DESTS + tg;
 
-		g->mode[at] = m;
+		pl->mode[at] = m;
 		if (m == MODE_DOWN)
-			g->port[at] = t->sw[s].dport;
+			pl->port[at] = t->sw[s].dport;
 		else if (m == MODE_DETOUR) {
-			g->port[at] = ibfm_detour_port(t->det, s);
+			pl->port[at] = ibfm_detour_port(t->det, s);
 			++*ndet;
 		} else if (m == MODE_NONE && t->sw[s].rank != IBFM_RANK_NONE &&
 			   t->comp[s] == cx)
@@ -437,25 +455,47 @@ static void plan_target(struct span *g, uint32_t x, uint32_t tg, uint32_t *ndet,
 	}
 }
 
-/* Step 1: the span's targets, one after the other. */
-static void plan_span(struct span *g)
+/*
+ * Step 1: the span of destinations from 'd0' (column 'col0'), its
+ * targets one after the other. It writes only 'pl' and what the targets'
+ * visits use (ancestors, modes, detours, statistics), none of which the
+ * switches of another span read: it runs beside them.
+ */
+static void plan_span(struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
+		      uint32_t col0)
 {
-	struct ibfm_ftree *t = g->t;
 	uint32_t i, last = IBFM_NONE, ndet = 0, nnone = 0;
+	double t0 = now_ms();
 
-	g->ntg = 0;
-	for (i = g->d0; i < g->d1; i++) {
+	pl->d0 = d0;
+	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
+	pl->col0 = col0;
+	pl->ntg = 0;
+	for (i = pl->d0; i < pl->d1; i++) {
 		const struct dest *d = &t->dests[i];
 
 		if (d->target != last) {
-			plan_target(g, d->target, g->ntg++, &ndet, &nnone);
+			plan_target(t, pl, d->target, pl->ntg++, &ndet, &nnone);
 			last = d->target;
 		}
-		g->tslot[i - g->d0] = g->ntg - 1;
+		pl->tslot[i - pl->d0] = pl->ntg - 1;
 		t->stats.detours += (uint64_t)ndet * d->nlids;
 		if (nnone)
 			note_no_updown(t, d, nnone);
 	}
+	t->stats.plan_ms += now_ms() - t0;
+}
+
+/* The span after 'pl', planned into 'next' (nothing past the last). */
+static void plan_after(struct span *g, const struct plan *pl, struct plan *next)
+{
+	uint32_t i, col = pl->col0;
+
+	for (i = pl->d0; i < pl->d1; i++)
+		col += g->t->dests[i].nlids;
+	next->d0 = next->d1 = pl->d1;
+	if (pl->d1 < g->t->ndests)
+		plan_span(g->t, next, pl->d1, col);
 }
 
 /*
@@ -488,39 +528,49 @@ one_by_one:
 	return t->nsw;
 }
 
+/*
+ * Steps 1-3 span after span. The next span is planned as task 0 of the
+ * first rank of this one (the one with most switches to route, the
+ * leaves), so that planning, which one thread does, runs beside the
+ * switches rather than before them.
+ */
 static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 {
 	struct ibfm_ftree *t = g->t;
 	size_t per = (size_t)t->nsw * SPAN_WORDS;
-	uint32_t c, i;
+	struct plan *swap;
+	uint32_t c;
 
 	g->by_rank = t->order;
-	g->col0 = 0;
-	for (g->d0 = 0; g->d0 < t->ndests; g->d0 = g->d1) {
-		g->d1 = t->ndests - g->d0 < SPAN_DESTS ? t->ndests
-						       : g->d0 + SPAN_DESTS;
-		double t0 = now_ms(), t1, t2;
+	g->cur = &g->pl[0];
+	g->next = &g->pl[1];
+	plan_span(t, g->cur, 0, 0);
+	while (g->cur->d0 < g->cur->d1) {
+		double t0 = now_ms(), t1;
 
-		plan_span(g);
-		t1 = now_ms();
 		for (c = 0; c < ncut; c++) {
 			g->lo = cut[c];
 			g->hi = cut[c + 1];
+			g->plan_next = c == 0;
 			ibfm_par_run(g->par,
 				     (g->hi - g->lo + SW_PER_TASK - 1) /
-					     SW_PER_TASK,
+						     SW_PER_TASK +
+					     g->plan_next,
 				     route_task, g);
 		}
-		t2 = now_ms();
+		g->plan_next = false;
+		if (!ncut)
+			plan_after(g, g->cur, g->next);
+		t1 = now_ms();
 		if (t->parallel)
 			route_span_down(g);
-		t->stats.plan_ms += t1 - t0;
-		t->stats.switches_ms += t2 - t1;
-		t->stats.down_ms += now_ms() - t2;
+		t->stats.switches_ms += t1 - t0;
+		t->stats.down_ms += now_ms() - t1;
 		/* Thread 0's words hold what each switch gathered. */
 		memset(g->flags, 0, NFLAGS * per * sizeof(*g->flags));
-		for (i = g->d0; i < g->d1; i++)
-			g->col0 += t->dests[i].nlids;
+		swap = g->cur;
+		g->cur = g->next;
+		g->next = swap;
 	}
 }
 
@@ -604,9 +654,11 @@ static void reset_positions(struct ibfm_ftree *t)
 
 static void span_free(struct span *g)
 {
-	free(g->tslot);
-	free(g->mode);
-	free(g->port);
+	for (unsigned k = 0; k < 2; k++) {
+		free(g->pl[k].tslot);
+		free(g->pl[k].mode);
+		free(g->pl[k].port);
+	}
 	free(g->flags);
 	free(g->scratch);
 	free((void *)g->col_of_lid);
@@ -623,17 +675,20 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 	g->lfts = lfts;
 	g->par = ibfm_par_new(t->threads);
 	g->nthreads = ibfm_par_threads(g->par);
-	g->tslot = malloc(SPAN_DESTS * sizeof(*g->tslot));
-	g->mode = malloc((size_t)t->nsw * SPAN_DESTS + 1);
-	g->port = malloc((size_t)t->nsw * SPAN_DESTS + 1);
+	for (unsigned k = 0; k < 2; k++) {
+		struct plan *pl = &g->pl[k];
+
+		pl->tslot = malloc(SPAN_DESTS * sizeof(*pl->tslot));
+		pl->mode = malloc((size_t)t->nsw * SPAN_DESTS + 1);
+		pl->port = malloc((size_t)t->nsw * SPAN_DESTS + 1);
+		if (!pl->tslot || !pl->mode || !pl->port)
+			return -ENOMEM;
+	}
 	g->flags = calloc(g->nthreads * NFLAGS * per + 1, sizeof(*g->flags));
 	g->scratch = malloc((size_t)g->nthreads * (lfts->stride + 1));
 	g->col_of_lid =
 		malloc(((size_t)lfts->stride + 1) * sizeof(*g->col_of_lid));
-	return g->par && g->tslot && g->mode && g->port && g->flags &&
-			       g->scratch && g->col_of_lid
-		       ? 0
-		       : -ENOMEM;
+	return g->par && g->flags && g->scratch && g->col_of_lid ? 0 : -ENOMEM;
 }
 
 int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
