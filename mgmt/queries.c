@@ -38,7 +38,7 @@ struct stat_row {
 	double v;
 };
 
-#define NSTATS 22
+#define NSTATS 26
 
 static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 {
@@ -82,6 +82,18 @@ static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 		{ "counter_ports", "ibfm_pma_ports_read",
 		  "ports whose counters were read in the last sweep", false,
 		  false, d->pc_ports },
+		{ "mad_window", "ibfm_mad_window",
+		  "MADs the sweeps keep in flight (mad_window)", false, false,
+		  d->mad_window },
+		{ "mads_sent", "ibfm_mads_sent_total",
+		  "MADs sent by sweeps, light checks and counter reads, retries included",
+		  true, false, (double)d->mads.sent },
+		{ "mad_retries", "ibfm_mad_retries_total",
+		  "MADs sent again after a timeout", true, false,
+		  (double)d->mads.retried },
+		{ "mad_timeouts", "ibfm_mad_timeouts_total",
+		  "MADs that got no answer after every try", true, false,
+		  (double)d->mads.timedout },
 		{ "events", "ibfm_events_total", "fabric events raised", true,
 		  false, (double)ev->n },
 		{ "error_events", "ibfm_error_events_total",

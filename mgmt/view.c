@@ -176,6 +176,10 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 	} else
 		v->last_ms = r->ms;
 	v->sweep_failures += r->err.msg[0] != '\0';
+	if (r->mad_window) {
+		v->mads = r->mads;
+		v->mad_window = r->mad_window;
+	}
 	if (r->sms_read)
 		ibfmd_sms_take(&v->sms, r->sms, r->nsms, r->sm_lid,
 			       f ? f : v->fabric, v->events);
