@@ -376,6 +376,26 @@ static void forget(struct ibfm_madwin *w)
 	w->inflight = 0;
 }
 
+/*
+ * Waits up to 'ms' for an answer, then takes every other one already
+ * there before the caller sends more: answers taken in a burst and
+ * requests sent in one cost fewer wake-ups than one of each in turn.
+ */
+static int receive(struct ibfm_madwin *w, int ms, ibfm_madwin_done_fn *done,
+		   void *arg)
+{
+	int len = IB_MAD_SIZE, rc = 0;
+
+	if (umad_recv(w->port.fd, w->rbuf, &len, ms) < 0)
+		return 0;
+	do {
+		rc = take(w, done, arg);
+		len = IB_MAD_SIZE;
+	} while (!rc && w->inflight && !umad_poll(w->port.fd, 0) &&
+		 umad_recv(w->port.fd, w->rbuf, &len, 0) >= 0);
+	return rc;
+}
+
 int ibfm_madwin_run(struct ibfm_madwin *w, ibfm_madwin_next_fn *next,
 		    ibfm_madwin_done_fn *done, void *arg)
 {
@@ -383,14 +403,14 @@ int ibfm_madwin_run(struct ibfm_madwin *w, ibfm_madwin_next_fn *next,
 
 	w->more = true;
 	for (;;) {
-		int ms, len = IB_MAD_SIZE;
+		int ms;
 
 		rc = fill(w, next, done, arg);
 		if (rc || !w->inflight)
 			break;
 		ms = wait_ms(w, now_ms());
-		if (ms && umad_recv(w->port.fd, w->rbuf, &len, ms) >= 0)
-			rc = take(w, done, arg);
+		if (ms)
+			rc = receive(w, ms, done, arg);
 		if (!rc)
 			rc = expire_all(w, now_ms(), done, arg);
 		if (rc)
