@@ -203,7 +203,8 @@ static void metrics_ports(const struct ibfmd_view *d, struct evbuffer *b)
 				f->ports[p].num);
 			prom_label(b, ibfm_fabric_str(f, n->desc));
 			evbuffer_add_printf(b, "\"} %" PRIu64 "\n",
-					    d->pc[p].v[k] * (data ? 4 : 1));
+					    ibfm_pc_get(&d->pc[p], k) *
+						    (data ? 4 : 1));
 		}
 	}
 }
@@ -417,7 +418,7 @@ static void write_counters(struct ibfm_json *j, const char *key,
 
 	ibfm_json_obj_begin(j, key);
 	for (k = 0; k < IBFM_PC_NFIELDS; k++)
-		ibfm_json_uint(j, ibfm_pc_name(k), pc->v[k]);
+		ibfm_json_uint(j, ibfm_pc_name(k), ibfm_pc_get(pc, k));
 	ibfm_json_obj_end(j);
 }
 
@@ -540,10 +541,11 @@ static void hop_counters(void *ctx, struct ibfm_json *j, uint32_t out_port)
 	if (!c->d->pc[q].valid)
 		return;
 	ibfm_json_uint(j, "errors", ibfm_pc_errors(&c->d->pc[q]));
-	ibfm_json_uint(j, "xmit_wait", c->d->pc[q].v[IBFM_PC_XMIT_WAIT]);
+	ibfm_json_uint(j, "xmit_wait",
+		       ibfm_pc_get(&c->d->pc[q], IBFM_PC_XMIT_WAIT));
 	ibfm_json_uint(j, "errors_delta", ibfm_pc_errors(&c->d->pc_delta[q]));
 	ibfm_json_uint(j, "xmit_wait_delta",
-		       c->d->pc_delta[q].v[IBFM_PC_XMIT_WAIT]);
+		       ibfm_pc_get(&c->d->pc_delta[q], IBFM_PC_XMIT_WAIT));
 }
 
 /* An endpoint of the request, or an error naming it (and near matches). */

@@ -1058,14 +1058,14 @@ static int got_counter(void *arg, struct ibfm_madwin_req *q)
 		break;
 	case IB_GSI_PORT_COUNTERS:
 		for (k = 0; k < IBFM_PC_NFIELDS; k++)
-			pc->v[k] = get(q->data, pc_fields[k]);
+			ibfm_pc_set(pc, k, get(q->data, pc_fields[k]));
 		pc->valid = true;
 		c->read++;
 		break;
 	default:
 		for (k = 0; k < 4; k++)
-			pc->v[IBFM_PC_XMIT_DATA + k] =
-				get64(q->data, pc_ext_fields[k]);
+			ibfm_pc_set(pc, IBFM_PC_XMIT_DATA + k,
+				    get64(q->data, pc_ext_fields[k]));
 		pc->ext = true;
 	}
 	return 0;
