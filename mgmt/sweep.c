@@ -264,7 +264,10 @@ struct walk {
 	size_t nfo, fo_cap;
 	uint64_t *seen; /* GUIDs new in this level (open addressing) */
 	size_t seen_cap;
-	size_t cur, sub; /* where the step's requests are */
+	size_t *first; /* per switch of the level: its port 0's probe */
+	size_t first_cap, lo, nsw; /* the level: queue[lo..lo + nsw) */
+	unsigned maxports;	   /* the most ports a switch of it has */
+	size_t cur, sub;	   /* where the step's requests are */
 	struct ibfm_sweep_clashes *clashes;
 	struct ibfm_err *err;
 };
@@ -406,27 +409,39 @@ static struct probe *add_probe(struct walk *w, uint32_t from, unsigned port)
 	return p;
 }
 
-/* Step 1: SwitchInfo, then PortInfo 0..n, of each switch of the level
- * (queue[cur..tail)); w->pr has a probe per port, port 0 first. */
+/*
+ * Step 1: SwitchInfo of every switch of the level, then PortInfo 0 of
+ * every one, port 1 of every one...: the MADs in flight go to as many
+ * switches as they can (a switch's SMA drops what its VL15 buffers do
+ * not hold). w->pr has a probe per port, w->first[k] is switch k's port 0.
+ * The cursor: switch 'cur' of the level, 'sub' 0 for SwitchInfo, else
+ * port sub - 1.
+ */
 static bool next_switch(void *arg, struct ibfm_madwin_req *q)
 {
 	struct walk *w = arg;
-	uint32_t n;
 
-	if (w->cur >= w->npr)
-		return false;
-	n = w->pr[w->cur].from;
-	if (!w->sub) {
-		dr_get(q, &w->route[n], IB_ATTR_SWITCH_INFO, 0);
-		q->tag = (uintptr_t)n << 1 | 1;
-		w->sub = 1;
-		return true;
+	while (w->sub <= w->maxports + 1u) {
+		while (w->cur < w->nsw) {
+			size_t k = w->cur++;
+			uint32_t n = w->queue[w->lo + k];
+
+			if (!w->sub) {
+				dr_get(q, &w->route[n], IB_ATTR_SWITCH_INFO, 0);
+				q->tag = (uintptr_t)n << 1 | 1;
+				return true;
+			}
+			if (w->sub - 1 > w->f->nodes[n].nports)
+				continue;
+			dr_get(q, &w->route[n], IB_ATTR_PORT_INFO,
+			       (unsigned)(w->sub - 1));
+			q->tag = (w->first[k] + w->sub - 1) << 1;
+			return true;
+		}
+		w->cur = 0;
+		w->sub++;
 	}
-	dr_get(q, &w->route[n], IB_ATTR_PORT_INFO, w->pr[w->cur].port);
-	q->tag = w->cur++ << 1;
-	if (w->cur < w->npr && w->pr[w->cur].from != n)
-		w->sub = 0;
-	return true;
+	return false;
 }
 
 static int got_switch(void *arg, struct ibfm_madwin_req *q)
@@ -650,16 +665,28 @@ static int explore_probes(struct walk *w)
 /* The switches queue[head..tail) are a level: explore them all. */
 static int explore_level(struct walk *w)
 {
-	size_t lo = w->head, i;
+	size_t i;
 	unsigned p;
 	int rc;
 
+	w->lo = w->head;
+	w->nsw = w->tail - w->head;
 	w->head = w->tail;
 	w->npr = 0;
-	for (i = lo; i < w->head; i++)
-		for (p = 0; p <= w->f->nodes[w->queue[i]].nports; p++)
-			if (!add_probe(w, w->queue[i], p))
+	w->maxports = 0;
+	if (ibfm_grow((void **)&w->first, &w->first_cap, w->nsw,
+		      sizeof(*w->first)))
+		return -ENOMEM;
+	for (i = 0; i < w->nsw; i++) {
+		const struct ibfm_node *n = &w->f->nodes[w->queue[w->lo + i]];
+
+		w->first[i] = w->npr;
+		if (n->nports > w->maxports)
+			w->maxports = n->nports;
+		for (p = 0; p <= n->nports; p++)
+			if (!add_probe(w, w->queue[w->lo + i], p))
 				return -ENOMEM;
+	}
 	rc = step(w, next_switch, got_switch);
 	for (i = 0; !rc && i < w->npr; i++)
 		if (w->pr[i].state == PROBE_SM)
@@ -742,6 +769,7 @@ int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
 	free(w.pr);
 	free(w.fo);
 	free(w.seen);
+	free(w.first);
 	if (rc) {
 		ibfm_fabric_destroy(w.f);
 		return rc;
@@ -839,30 +867,31 @@ static int local_port(struct ibmad_port *mp, const struct ibfm_fabric *f,
 }
 
 /* The light check's walk: PortInfo of port 'port' of the switch
- * order[i], for every switch and port. */
+ * order[i], port 1 of every switch, then port 2 of every one... (as
+ * discovery does, to spread the MADs in flight over the switches). */
 struct light {
 	const struct ibfm_fabric *f;
 	struct routes r;
 	uint32_t i;
-	unsigned port;
+	unsigned port, maxports;
 	int changed;
 };
 
 static bool next_light(void *arg, struct ibfm_madwin_req *q)
 {
 	struct light *l = arg;
-	uint32_t n = 0;
 
-	for (; l->i < l->r.n; l->i++, l->port = 0) {
-		n = l->r.order[l->i];
-		if (l->port++ < l->f->nodes[n].nports)
-			break;
-	}
-	if (l->i >= l->r.n)
-		return false;
-	dr_get(q, &l->r.route[n], IB_ATTR_PORT_INFO, l->port);
-	q->tag = l->f->nodes[n].port0 + l->port;
-	return true;
+	for (; l->port <= l->maxports; l->port++, l->i = 0)
+		while (l->i < l->r.n) {
+			uint32_t n = l->r.order[l->i++];
+
+			if (l->port > l->f->nodes[n].nports)
+				continue;
+			dr_get(q, &l->r.route[n], IB_ATTR_PORT_INFO, l->port);
+			q->tag = l->f->nodes[n].port0 + l->port;
+			return true;
+		}
+	return false;
 }
 
 static int got_light(void *arg, struct ibfm_madwin_req *q)
@@ -877,14 +906,17 @@ static int got_light(void *arg, struct ibfm_madwin_req *q)
 int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 		     struct ibfm_err *err)
 {
-	struct light l = { .f = f };
-	uint32_t local;
+	struct light l = { .f = f, .port = 1 };
+	uint32_t local, i;
 	int rc = local_port(s->mp, f, &local, err);
 
 	if (rc)
 		return rc;
 	if (switch_routes(f, local, &l.r))
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < l.r.n; i++)
+		if (f->nodes[l.r.order[i]].nports > l.maxports)
+			l.maxports = f->nodes[l.r.order[i]].nports;
 	ibfm_madwin_run(s->win, next_light, got_light, &l);
 	routes_free(&l.r);
 	return l.changed;
