@@ -17,11 +17,7 @@ if [ $# -eq 0 ]; then
 	exit 0
 fi
 . scripts/tree-env.sh
-
-num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" "$1" | head -1; }
-ask() { "$IBFM" --socket "$T/ibfmd.sock" status --json >"$T/s.json" 2>/dev/null; }
-more() { ask && [ "$(num "$T/s.json" "$1")" -gt "$2" ]; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+. bench/ibfmd-lib.sh
 
 "$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
 cat >"$T/ibfmd.conf" <<CONF
@@ -40,22 +36,7 @@ if [ "${SM:-0}" = 1 ]; then
 fi
 ibfmd_start "$host"
 until_ok 6000 "$DPID" ibfmd more sweeps 0
-: >"$T/sweeps"
-: >"$T/lights"
-: >"$T/counters"
-for i in 1 2 3 4 5; do
-	ask
-	n=$(num "$T/s.json" sweeps)
-	l=$(num "$T/s.json" light_checks)
-	"$IBFM" --socket "$T/ibfmd.sock" sweep >/dev/null
-	until_ok 6000 "$DPID" ibfmd more sweeps "$n"
-	num "$T/s.json" last_sweep_ms >>"$T/sweeps"
-	num "$T/s.json" last_counters_ms >>"$T/counters"
-	until_ok 6000 "$DPID" ibfmd more light_checks "$l"
-	num "$T/s.json" last_light_check_ms >>"$T/lights"
-	echo -n . >&2
-done
-echo >&2
+five_sweeps
 read -r utime stime < <(cut -d' ' -f14,15 "/proc/$DPID/stat")
 hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$DPID/status")
 printf "| %s | %s | %s | %.0f | %.0f | %.0f | %s | %.2f | %.1f |\n" "$*" \

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mgmt/conf.h"
 #include "mgmt/lines.h"
+#include "mgmt/madwin.h"
 #include "mgmt/log.h"
 
 #include <errno.h>
@@ -36,6 +37,7 @@ static const struct key {
 	{ "fabric_file", STR, F(fabric_file), 0, 0 },
 	{ "ca", STR, F(ca), 0, 0 },
 	{ "ca_port", UINT, F(ca_port), 0, 254 },
+	{ "mad_window", UINT, F(mad_window), 1, IBFM_MADWIN_MAX_WINDOW },
 	{ "sweep_interval", UINT, F(sweep_s), 1, 86400 },
 	{ "light_interval", UINT, F(light_s), 0, 86400 },
 	{ "metrics", HOSTPORT, F(metrics), 0, 0 },
@@ -65,6 +67,7 @@ static void defaults(struct ibfmd_conf *c)
 	snprintf(c->socket, sizeof(c->socket), "/run/ibfm/ibfmd.sock");
 	c->sweep_s = 60;
 	c->light_s = 10;
+	c->mad_window = IBFM_MADWIN_WINDOW;
 	c->counters = true;
 	c->log_level = IBFMD_LOG_DEFAULT;
 	c->drain_grace_s = 120;

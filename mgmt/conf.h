@@ -23,6 +23,7 @@ struct ibfmd_conf {
 	char fabric_file[4096];	  /* the last sweep, ibnetdiscover format */
 	char ca[64];
 	unsigned ca_port;
+	unsigned mad_window; /* MADs in flight in sweeps and counters */
 	unsigned sweep_s;
 	unsigned light_s;  /* 0: no light checks */
 	char metrics[128]; /* HOST:PORT for Prometheus, "" for none */

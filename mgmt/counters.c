@@ -48,9 +48,11 @@ void ibfm_pc_delta(const struct ibfm_pc *prev, const struct ibfm_pc *cur,
 	unsigned k;
 
 	for (k = 0; k < IBFM_PC_NFIELDS; k++)
-		delta->v[k] = cur->v[k] >= prev->v[k] && prev->ext == cur->ext
-				      ? cur->v[k] - prev->v[k]
-				      : cur->v[k]; /* cleared since */
+		ibfm_pc_set(delta, k,
+			    ibfm_pc_get(cur, k) >= ibfm_pc_get(prev, k) &&
+					    prev->ext == cur->ext
+				    ? ibfm_pc_get(cur, k) - ibfm_pc_get(prev, k)
+				    : ibfm_pc_get(cur, k)); /* cleared since */
 	delta->valid = prev->valid && cur->valid;
 	delta->ext = cur->ext;
 }
@@ -84,7 +86,7 @@ uint64_t ibfm_pc_errors(const struct ibfm_pc *pc)
 	unsigned k;
 
 	for (k = 0; k < IBFM_PC_NERRORS; k++)
-		sum += pc->v[k];
+		sum += ibfm_pc_get(pc, k);
 	return sum;
 }
 
@@ -100,7 +102,8 @@ static uint64_t rank_value(const struct ibfm_pc *pc, const struct rank_by *r)
 		return 0;
 	if (r->limits)
 		return ibfm_pc_errors_over(pc, r->limits);
-	return r->key < IBFM_PC_NFIELDS ? pc->v[r->key] : ibfm_pc_errors(pc);
+	return r->key < IBFM_PC_NFIELDS ? ibfm_pc_get(pc, r->key)
+					: ibfm_pc_errors(pc);
 }
 
 static uint32_t top_by(const struct ibfm_fabric *f, const struct ibfm_pc *pc,
@@ -142,7 +145,7 @@ uint32_t ibfm_pc_top_over(const struct ibfm_fabric *f, const struct ibfm_pc *pc,
 bool ibfm_pc_over(const struct ibfm_pc *pc, const struct ibfm_pc_limits *l,
 		  enum ibfm_pc_field k)
 {
-	return l->above[k] != UINT64_MAX && pc->v[k] > l->above[k];
+	return l->above[k] != UINT64_MAX && ibfm_pc_get(pc, k) > l->above[k];
 }
 
 uint64_t ibfm_pc_errors_over(const struct ibfm_pc *pc,
@@ -153,7 +156,7 @@ uint64_t ibfm_pc_errors_over(const struct ibfm_pc *pc,
 
 	for (k = 0; k < IBFM_PC_NFIELDS; k++)
 		if (ibfm_pc_over(pc, l, k))
-			sum += pc->v[k];
+			sum += ibfm_pc_get(pc, k);
 	return sum;
 }
 

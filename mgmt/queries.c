@@ -38,7 +38,7 @@ struct stat_row {
 	double v;
 };
 
-#define NSTATS 22
+#define NSTATS 26
 
 static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 {
@@ -82,6 +82,18 @@ static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 		{ "counter_ports", "ibfm_pma_ports_read",
 		  "ports whose counters were read in the last sweep", false,
 		  false, d->pc_ports },
+		{ "mad_window", "ibfm_mad_window",
+		  "MADs the sweeps keep in flight (mad_window)", false, false,
+		  d->mad_window },
+		{ "mads_sent", "ibfm_mads_sent_total",
+		  "MADs sent by sweeps, light checks and counter reads, retries included",
+		  true, false, (double)d->mads.sent },
+		{ "mad_retries", "ibfm_mad_retries_total",
+		  "MADs sent again after a timeout", true, false,
+		  (double)d->mads.retried },
+		{ "mad_timeouts", "ibfm_mad_timeouts_total",
+		  "MADs that got no answer after every try", true, false,
+		  (double)d->mads.timedout },
 		{ "events", "ibfm_events_total", "fabric events raised", true,
 		  false, (double)ev->n },
 		{ "error_events", "ibfm_error_events_total",
@@ -202,8 +214,8 @@ static void metrics_ports(const struct ibfmd_view *d, struct evbuffer *b)
 			prom_label(b, ibfm_fabric_str(f, n->desc));
 			evbuffer_add_printf(b, "\"} %" PRIu64 "\n",
 					    sum ? ibfm_pc_errors(&d->pc[p])
-						: d->pc[p].v[k] *
-							    (data ? 4 : 1));
+						: ibfm_pc_get(&d->pc[p], k) *
+							  (data ? 4 : 1));
 		}
 	}
 }
@@ -432,7 +444,7 @@ static void write_counters(struct ibfm_json *j, const char *key,
 
 	ibfm_json_obj_begin(j, key);
 	for (k = 0; k < IBFM_PC_NFIELDS; k++)
-		ibfm_json_uint(j, ibfm_pc_name(k), pc->v[k]);
+		ibfm_json_uint(j, ibfm_pc_name(k), ibfm_pc_get(pc, k));
 	ibfm_json_obj_end(j);
 }
 
@@ -576,10 +588,11 @@ static void hop_counters(void *ctx, struct ibfm_json *j, uint32_t out_port)
 	if (!c->d->pc[q].valid)
 		return;
 	ibfm_json_uint(j, "errors", ibfm_pc_errors(&c->d->pc[q]));
-	ibfm_json_uint(j, "xmit_wait", c->d->pc[q].v[IBFM_PC_XMIT_WAIT]);
+	ibfm_json_uint(j, "xmit_wait",
+		       ibfm_pc_get(&c->d->pc[q], IBFM_PC_XMIT_WAIT));
 	ibfm_json_uint(j, "errors_delta", ibfm_pc_errors(&c->d->pc_delta[q]));
 	ibfm_json_uint(j, "xmit_wait_delta",
-		       c->d->pc_delta[q].v[IBFM_PC_XMIT_WAIT]);
+		       ibfm_pc_get(&c->d->pc_delta[q], IBFM_PC_XMIT_WAIT));
 }
 
 /* An endpoint of the request, or an error naming it (and near matches). */

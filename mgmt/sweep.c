@@ -13,12 +13,15 @@
 #include "mgmt/sweep.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
 
+#include "mgmt/madwin.h"
 #include "routing/grow.h"
+#include "routing/idx.h"
 #include "routing/links.h"
 
 #define MAD_TIMEOUT_MS 500
@@ -34,18 +37,34 @@ struct dr {
 
 struct ibfm_sweep {
 	struct ibmad_port *mp;
+	struct ibfm_madwin *win; /* sweeps, light checks, counters, LFTs */
+	struct ibfm_madwin_stats before; /* of the windows replaced */
 	/* the ports with IsSM the last full sweep found */
 	struct dr sm[IBFM_SWEEP_MAX_SMS]; /* how to reach each */
 	uint16_t sm_lid[IBFM_SWEEP_MAX_SMS];
 	size_t nsm;
 };
 
-int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
-		    struct ibfm_err *err)
+/* A window of 'window' MADs over the port (timeouts and tries as the
+ * single MADs'). */
+static int open_window(struct ibfm_sweep *s, unsigned window)
+{
+	struct ibfm_madwin_opts o = { .window = window,
+				      .timeout_ms = MAD_TIMEOUT_MS,
+				      .retries = MAD_RETRIES - 1 };
+	struct ibfm_madwin_port port;
+
+	ibfm_madwin_port_of(s->mp, &port);
+	return ibfm_madwin_create(&port, &o, &s->win);
+}
+
+int ibfm_sweep_open(const char *ca, int port, unsigned window,
+		    struct ibfm_sweep **out, struct ibfm_err *err)
 {
 	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS,
 			  IB_PERFORMANCE_CLASS, IB_CC_CLASS };
 	struct ibfm_sweep *s = calloc(1, sizeof(*s));
+	int rc;
 
 	if (!s)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
@@ -60,14 +79,56 @@ int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
 	mad_rpc_set_timeout(s->mp, MAD_TIMEOUT_MS);
 	/* A port that went dark answers nothing: results say so, once. */
 	madrpc_show_errors(0);
+	rc = open_window(s, window);
+	if (rc) {
+		ibfm_sweep_close(s);
+		return ibfm_err_set(err, rc, "cannot keep %u MADs in flight",
+				    window);
+	}
 	*out = s;
 	return 0;
+}
+
+int ibfm_sweep_set_window(struct ibfm_sweep *s, unsigned window)
+{
+	struct ibfm_madwin *old = s->win;
+	struct ibfm_madwin_stats st;
+	int rc;
+
+	if ((window ? window : IBFM_MADWIN_WINDOW) == ibfm_madwin_window(old))
+		return 0;
+	rc = open_window(s, window);
+	if (rc) {
+		s->win = old;
+		return rc;
+	}
+	ibfm_madwin_stats(old, &st);
+	s->before.sent += st.sent;
+	s->before.answered += st.answered;
+	s->before.retried += st.retried;
+	s->before.timedout += st.timedout;
+	s->before.dropped += st.dropped;
+	ibfm_madwin_destroy(old);
+	return 0;
+}
+
+unsigned ibfm_sweep_mad_stats(const struct ibfm_sweep *s,
+			      struct ibfm_madwin_stats *st)
+{
+	ibfm_madwin_stats(s->win, st);
+	st->sent += s->before.sent;
+	st->answered += s->before.answered;
+	st->retried += s->before.retried;
+	st->timedout += s->before.timedout;
+	st->dropped += s->before.dropped;
+	return ibfm_madwin_window(s->win);
 }
 
 void ibfm_sweep_close(struct ibfm_sweep *s)
 {
 	if (!s)
 		return;
+	ibfm_madwin_destroy(s->win);
 	mad_rpc_close_port(s->mp);
 	free(s);
 }
@@ -155,14 +216,58 @@ static bool dr_extend(const struct dr *r, unsigned port, struct dr *out)
 
 /* ---- discovery ---- */
 
+/*
+ * Breadth first by levels, every MAD of a step in flight at once: the
+ * switches of a level (SwitchInfo, PortInfo of each port), then NodeInfo
+ * behind each port with a link not known yet, then NodeDescription of
+ * the nodes new there and PortInfo of the CA ports reached. Answers are
+ * taken in the order the one-at-a-time walk asked them (switch by
+ * switch, port by port), so nodes get the same indexes, and the same
+ * fabric comes out, whatever the window.
+ */
+
+/* A port of a level's switch: what is behind it, once asked. */
+struct probe {
+	uint32_t from;	      /* node */
+	uint32_t desc, cpi;   /* indexes of its follow-ups, or IBFM_NONE */
+	uint8_t port;	      /* out of 'from' */
+	uint8_t width, speed; /* the link's, as 'from' sees it */
+	uint8_t state;	      /* enum probe_state */
+	uint8_t ni[IB_SMP_DATA_SIZE]; /* NodeInfo behind it */
+};
+
+enum probe_state {
+	PROBE_NONE, /* nothing to ask (or no answer) */
+	PROBE_SM,   /* port 0 of a switch with an SM */
+	PROBE_ASK,  /* a link not known yet: ask NodeInfo */
+	PROBE_GOT,  /* NodeInfo answered */
+};
+
+/* NodeDescription or PortInfo of what a probe found. */
+struct follow {
+	uint32_t probe;
+	uint16_t attr;
+	bool ok;
+	uint8_t data[IB_SMP_DATA_SIZE];
+};
+
 struct walk {
-	struct ibmad_port *mp;
-	struct ibfm_sweep *s; /* where SM ports are noted */
+	struct ibfm_sweep *s; /* its window; where SM ports are noted */
 	struct ibfm_fabric *f;
 	struct dr *route; /* per node: how it was reached */
 	size_t route_cap;
 	uint32_t *queue; /* switches to explore, by node */
 	size_t queue_cap, head, tail;
+	struct probe *pr; /* the level's ports, in the order asked */
+	size_t npr, pr_cap;
+	struct follow *fo;
+	size_t nfo, fo_cap;
+	uint64_t *seen; /* GUIDs new in this level (open addressing) */
+	size_t seen_cap;
+	size_t *first; /* per switch of the level: its port 0's probe */
+	size_t first_cap, lo, nsw; /* the level: queue[lo..lo + nsw) */
+	unsigned maxports;	   /* the most ports a switch of it has */
+	size_t cur, sub;	   /* where the step's requests are */
 	struct ibfm_sweep_clashes *clashes;
 	struct ibfm_err *err;
 };
@@ -178,11 +283,12 @@ static int add_clash(struct ibfm_sweep_clashes *c, uint32_t port, uint32_t peer)
 }
 
 /*
- * Records the link a-b, seen from a. When either end is linked to
- * another port already, two nodes (or ports) answer with one GUID: the
- * link is left out and listed as a clash.
+ * Records the link a-b of 'width' and 'speed', seen from a. When either
+ * end is linked to another port already, two nodes (or ports) answer
+ * with one GUID: the link is left out and listed as a clash.
  */
-static int add_link(struct walk *w, uint32_t a, uint32_t b, const uint8_t *info)
+static int add_link(struct walk *w, uint32_t a, uint32_t b, uint8_t width,
+		    uint8_t speed)
 {
 	struct ibfm_port *pa = &w->f->ports[a], *pb = &w->f->ports[b];
 	uint8_t sa = pa->state, sb = pb->state;
@@ -192,30 +298,26 @@ static int add_link(struct walk *w, uint32_t a, uint32_t b, const uint8_t *info)
 		return 0;
 	if (pa->peer != IBFM_NONE || pb->peer != IBFM_NONE || a == b)
 		return add_clash(w->clashes, a, b);
-	rc = ibfm_fabric_link(w->f, a, b, width_of(info), speed_of(info));
+	rc = ibfm_fabric_link(w->f, a, b, width, speed);
 	/* Linking says Active; PortInfo said what the ports are. */
 	pa->state = sa;
 	pb->state = sb;
 	return rc;
 }
 
-/* Adds the node NodeInfo 'ni' describes, reached by 'r'. */
-static int add_node(struct walk *w, const uint8_t *ni, const struct dr *r,
-		    uint32_t *id)
+/* Adds the node NodeInfo 'ni' describes, reached by 'r', named 'desc'. */
+static int add_node(struct walk *w, const uint8_t *ni, const char *desc,
+		    const struct dr *r, uint32_t *id)
 {
-	uint8_t desc[IB_SMP_DATA_SIZE + 1] = { 0 };
 	struct ibfm_node_info info = {
 		.type = get(ni, IB_NODE_TYPE_F),
 		.nports = get(ni, IB_NODE_NPORTS_F),
 		.guid = get64(ni, IB_NODE_GUID_F),
 		.sysguid = get64(ni, IB_NODE_SYSTEM_GUID_F),
-		.desc = (const char *)desc,
+		.desc = desc,
 	};
 	struct ibfm_node *n;
-	uint32_t i;
 
-	if (query_dr(w->mp, r, IB_ATTR_NODE_DESC, 0, desc))
-		desc[0] = '\0';
 	if (ibfm_fabric_add_node(w->f, &info, id, w->err) ||
 	    ibfm_grow((void **)&w->route, &w->route_cap, *id + 1,
 		      sizeof(*w->route)))
@@ -225,6 +327,8 @@ static int add_node(struct walk *w, const uint8_t *ni, const struct dr *r,
 	n->vendid = get(ni, IB_NODE_VENDORID_F);
 	n->devid = (uint16_t)get(ni, IB_NODE_DEVID_F);
 	if (ibfm_node_is_switch(n)) {
+		uint32_t i;
+
 		/* A switch's ports all carry its port 0 GUID. */
 		for (i = 0; i <= n->nports; i++)
 			w->f->ports[n->port0 + i].guid =
@@ -239,14 +343,18 @@ static int add_node(struct walk *w, const uint8_t *ni, const struct dr *r,
 
 #define CAP_IS_SM 0x2 /* PortInfo:CapabilityMask.IsSM */
 
-/* Notes the port 'r' leads to when its PortInfo 'pi' says an SM is there. */
-static void note_sm(struct ibfm_sweep *s, const struct dr *r, const uint8_t *pi)
+static bool is_sm(const uint8_t *pi)
 {
-	if (!(get(pi, IB_PORT_CAPMASK_F) & CAP_IS_SM) ||
-	    s->nsm >= IBFM_SWEEP_MAX_SMS)
+	return get(pi, IB_PORT_CAPMASK_F) & CAP_IS_SM;
+}
+
+/* Notes an SM at the port 'r' leads to, LID 'lid'. */
+static void note_sm(struct ibfm_sweep *s, const struct dr *r, uint16_t lid)
+{
+	if (s->nsm >= IBFM_SWEEP_MAX_SMS)
 		return;
 	s->sm[s->nsm] = *r;
-	s->sm_lid[s->nsm++] = (uint16_t)get(pi, IB_PORT_LID_F);
+	s->sm_lid[s->nsm++] = lid;
 }
 
 /*
@@ -273,103 +381,369 @@ static void take_port_info(struct ibfm_port *p, const uint8_t *pi, bool lid)
 		get(pi, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F));
 }
 
-/*
- * What is behind port 'port' of node 'from' (whose PortInfo is 'pi'):
- * a node seen before, or a new one. CA ports answer NodeInfo with the
- * GUID of the port the SMP came in on, and their LID.
- */
-static int explore(struct walk *w, uint32_t from, unsigned port,
-		   const uint8_t *pi)
+/* A directed-route Get of 'attr' to the node 'r' leads to. */
+static void dr_get(struct ibfm_madwin_req *q, const struct dr *r, unsigned attr,
+		   unsigned mod)
 {
-	uint8_t ni[IB_SMP_DATA_SIZE], cpi[IB_SMP_DATA_SIZE];
-	uint32_t a = ibfm_fabric_port(w->f, from, port), m;
-	unsigned in;
-	struct dr r;
-	int rc;
-
-	if (!dr_extend(&w->route[from], port, &r) ||
-	    query_dr(w->mp, &r, IB_ATTR_NODE_INFO, 0, ni))
-		return 0; /* out of reach: as if nothing were there */
-	in = get(ni, IB_NODE_LOCAL_PORT_F);
-	m = ibfm_fabric_node_by_guid(w->f, get64(ni, IB_NODE_GUID_F));
-	if (m == IBFM_NONE) {
-		rc = add_node(w, ni, &r, &m);
-		if (rc)
-			return rc;
-	}
-	if (!in || in > w->f->nodes[m].nports)
-		return add_clash(w->clashes, a, w->f->nodes[m].port0);
-	if (!ibfm_node_is_switch(&w->f->nodes[m]) &&
-	    !query_dr(w->mp, &r, IB_ATTR_PORT_INFO, in, cpi)) {
-		struct ibfm_port *p = &w->f->ports[w->f->nodes[m].port0 + in];
-
-		take_port_info(p, cpi, true);
-		p->guid = get64(ni, IB_NODE_PORT_GUID_F);
-		note_sm(w->s, &r, cpi);
-	}
-	return add_link(w, a, ibfm_fabric_port(w->f, m, in), pi);
+	ibfm_madwin_smp_dr(q, r->hop, r->n, IB_MAD_METHOD_GET, (uint16_t)attr,
+			   mod);
 }
 
-/* A switch: its LID, then every port with a link not known yet. */
-static int explore_switch(struct walk *w, uint32_t n)
+static bool answered(const struct ibfm_madwin_req *q)
 {
-	const struct ibfm_node *node = &w->f->nodes[n];
-	uint8_t pi[IB_SMP_DATA_SIZE], si[IB_SMP_DATA_SIZE];
-	unsigned i, nports = node->nports;
-	uint32_t port0 = node->port0;
-	int rc;
+	return !q->rc && !q->status;
+}
 
-	if (!query_dr(w->mp, &w->route[n], IB_ATTR_SWITCH_INFO, 0, si))
-		w->f->nodes[n].esp0 = (uint8_t)get(si, IB_SW_ENHANCED_PORT0_F);
-	if (!query_dr(w->mp, &w->route[n], IB_ATTR_PORT_INFO, 0, pi)) {
-		take_port_info(&w->f->ports[port0], pi, true);
-		note_sm(w->s, &w->route[n], pi);
+/* A new probe of 'port' out of node 'from'. */
+static struct probe *add_probe(struct walk *w, uint32_t from, unsigned port)
+{
+	struct probe *p;
+
+	if (ibfm_grow((void **)&w->pr, &w->pr_cap, w->npr + 1, sizeof(*w->pr)))
+		return NULL;
+	p = &w->pr[w->npr++];
+	memset(p, 0, offsetof(struct probe, ni));
+	p->from = from;
+	p->port = (uint8_t)port;
+	p->desc = p->cpi = IBFM_NONE;
+	return p;
+}
+
+/*
+ * Step 1: SwitchInfo of every switch of the level, then PortInfo 0 of
+ * every one, port 1 of every one...: the MADs in flight go to as many
+ * switches as they can (a switch's SMA drops what its VL15 buffers do
+ * not hold). w->pr has a probe per port, w->first[k] is switch k's port 0.
+ * The cursor: switch 'cur' of the level, 'sub' 0 for SwitchInfo, else
+ * port sub - 1.
+ */
+static bool next_switch(void *arg, struct ibfm_madwin_req *q)
+{
+	struct walk *w = arg;
+
+	while (w->sub <= w->maxports + 1u) {
+		while (w->cur < w->nsw) {
+			size_t k = w->cur++;
+			uint32_t n = w->queue[w->lo + k];
+
+			if (!w->sub) {
+				dr_get(q, &w->route[n], IB_ATTR_SWITCH_INFO, 0);
+				q->tag = (uintptr_t)n << 1 | 1;
+				return true;
+			}
+			if (w->sub - 1 > w->f->nodes[n].nports)
+				continue;
+			dr_get(q, &w->route[n], IB_ATTR_PORT_INFO,
+			       (unsigned)(w->sub - 1));
+			q->tag = (w->first[k] + w->sub - 1) << 1;
+			return true;
+		}
+		w->cur = 0;
+		w->sub++;
 	}
-	for (i = 1; i <= nports; i++) {
-		if (query_dr(w->mp, &w->route[n], IB_ATTR_PORT_INFO, i, pi))
-			continue;
-		take_port_info(&w->f->ports[port0 + i], pi, false);
-		if (get(pi, IB_PORT_PHYS_STATE_F) != 5 ||
-		    w->f->ports[port0 + i].peer != IBFM_NONE)
-			continue; /* no LinkUp, or the link is known */
-		rc = explore(w, n, i, pi);
-		if (rc)
-			return rc;
+	return false;
+}
+
+static int got_switch(void *arg, struct ibfm_madwin_req *q)
+{
+	struct walk *w = arg;
+	struct probe *p = &w->pr[q->tag >> 1];
+	struct ibfm_port *port;
+
+	if (!answered(q))
+		return 0;
+	if (q->tag & 1) {
+		w->f->nodes[q->tag >> 1].esp0 =
+			(uint8_t)get(q->data, IB_SW_ENHANCED_PORT0_F);
+		return 0;
+	}
+	port = &w->f->ports[w->f->nodes[p->from].port0 + p->port];
+	take_port_info(port, q->data, !p->port);
+	if (!p->port) {
+		p->state = is_sm(q->data) ? PROBE_SM : PROBE_NONE;
+	} else if (get(q->data, IB_PORT_PHYS_STATE_F) == 5 &&
+		   port->peer == IBFM_NONE) {
+		/* LinkUp, and the link is not known yet */
+		p->state = PROBE_ASK;
+		p->width = width_of(q->data);
+		p->speed = speed_of(q->data);
 	}
 	return 0;
 }
 
-/* Breadth first from the local port. */
-static int walk_fabric(struct walk *w)
+/* Step 2: NodeInfo behind every port a probe asks about. */
+static bool next_behind(void *arg, struct ibfm_madwin_req *q)
+{
+	struct walk *w = arg;
+	struct dr r;
+
+	for (; w->cur < w->npr; w->cur++) {
+		struct probe *p = &w->pr[w->cur];
+
+		if (p->state != PROBE_ASK)
+			continue;
+		if (!dr_extend(&w->route[p->from], p->port, &r)) {
+			p->state = PROBE_NONE; /* out of reach */
+			continue;
+		}
+		dr_get(q, &r, IB_ATTR_NODE_INFO, 0);
+		q->tag = w->cur++;
+		return true;
+	}
+	return false;
+}
+
+static int got_behind(void *arg, struct ibfm_madwin_req *q)
+{
+	struct walk *w = arg;
+	struct probe *p = &w->pr[q->tag];
+
+	p->state = answered(q) ? PROBE_GOT : PROBE_NONE;
+	memcpy(p->ni, q->data, sizeof(p->ni));
+	return 0;
+}
+
+/* Step 3: NodeDescription and CA PortInfo for what the probes found. */
+static bool next_follow(void *arg, struct ibfm_madwin_req *q)
+{
+	struct walk *w = arg;
+	const struct follow *fo;
+	const struct probe *p;
+	struct dr r;
+
+	if (w->cur >= w->nfo)
+		return false;
+	fo = &w->fo[w->cur];
+	p = &w->pr[fo->probe];
+	dr_extend(&w->route[p->from], p->port, &r);
+	dr_get(q, &r, fo->attr,
+	       fo->attr == IB_ATTR_PORT_INFO ? get(p->ni, IB_NODE_LOCAL_PORT_F)
+					     : 0);
+	q->tag = w->cur++;
+	return true;
+}
+
+static int got_follow(void *arg, struct ibfm_madwin_req *q)
+{
+	struct walk *w = arg;
+	struct follow *fo = &w->fo[q->tag];
+
+	fo->ok = answered(q);
+	memcpy(fo->data, q->data, sizeof(fo->data));
+	return 0;
+}
+
+/* Runs one step of the level over the sweep's window. */
+static int step(struct walk *w, ibfm_madwin_next_fn *next,
+		ibfm_madwin_done_fn *done)
+{
+	w->cur = w->sub = 0;
+	return ibfm_madwin_run(w->s->win, next, done, w);
+}
+
+/* Whether 'guid' is new in this level (and now noted). */
+static bool first_seen(struct walk *w, uint64_t guid)
+{
+	size_t mask = w->seen_cap - 1, i = ibfm_idx_hash_u64(guid) & mask;
+
+	for (; w->seen[i]; i = (i + 1) & mask)
+		if (w->seen[i] == guid)
+			return false;
+	w->seen[i] = guid;
+	return true;
+}
+
+static int add_follow(struct walk *w, uint32_t probe, uint16_t attr,
+		      uint32_t *index)
+{
+	if (ibfm_grow((void **)&w->fo, &w->fo_cap, w->nfo + 1, sizeof(*w->fo)))
+		return -ENOMEM;
+	w->fo[w->nfo] = (struct follow){ .probe = probe, .attr = attr };
+	*index = (uint32_t)w->nfo++;
+	return 0;
+}
+
+/* What to ask about the nodes the probes found: NodeDescription of each
+ * new one (once), PortInfo of each CA port reached. */
+static int plan_follow(struct walk *w)
+{
+	size_t i, cap = 16;
+
+	while (cap < 2 * w->npr)
+		cap *= 2;
+	if (cap > w->seen_cap) {
+		free(w->seen);
+		w->seen = malloc(cap * sizeof(*w->seen));
+		if (!w->seen)
+			return -ENOMEM;
+		w->seen_cap = cap;
+	}
+	memset(w->seen, 0, w->seen_cap * sizeof(*w->seen));
+	w->nfo = 0;
+	for (i = 0; i < w->npr; i++) {
+		struct probe *p = &w->pr[i];
+		uint64_t guid = get64(p->ni, IB_NODE_GUID_F);
+		unsigned in = get(p->ni, IB_NODE_LOCAL_PORT_F);
+
+		if (p->state != PROBE_GOT)
+			continue;
+		/* GUID 0 never gets into the set: asked each time. */
+		if (ibfm_fabric_node_by_guid(w->f, guid) == IBFM_NONE &&
+		    (!guid || first_seen(w, guid)) &&
+		    add_follow(w, (uint32_t)i, IB_ATTR_NODE_DESC, &p->desc))
+			return -ENOMEM;
+		if (get(p->ni, IB_NODE_TYPE_F) != IBFM_NODE_SWITCH && in &&
+		    in <= get(p->ni, IB_NODE_NPORTS_F) &&
+		    add_follow(w, (uint32_t)i, IB_ATTR_PORT_INFO, &p->cpi))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The node probe 'p' found, reached by 'r': known, or added now. */
+static int node_behind(struct walk *w, const struct probe *p,
+		       const struct dr *r, uint32_t *m)
+{
+	char desc[IB_SMP_DATA_SIZE + 1] = { 0 };
+
+	*m = ibfm_fabric_node_by_guid(w->f, get64(p->ni, IB_NODE_GUID_F));
+	if (*m != IBFM_NONE)
+		return 0;
+	if (p->desc != IBFM_NONE && w->fo[p->desc].ok)
+		memcpy(desc, w->fo[p->desc].data, IB_SMP_DATA_SIZE);
+	return add_node(w, p->ni, desc, r, m);
+}
+
+/*
+ * What probe 'p' found behind its port: a node seen before, or a new
+ * one. CA ports answer NodeInfo with the GUID of the port the SMP came
+ * in on, and their LID.
+ */
+static int take_probe(struct walk *w, const struct probe *p)
+{
+	uint32_t a = ibfm_fabric_port(w->f, p->from, p->port), m;
+	unsigned in = get(p->ni, IB_NODE_LOCAL_PORT_F);
+	struct dr r;
+	int rc;
+
+	dr_extend(&w->route[p->from], p->port, &r);
+	rc = node_behind(w, p, &r, &m);
+	if (rc)
+		return rc;
+	if (!in || in > w->f->nodes[m].nports)
+		return add_clash(w->clashes, a, w->f->nodes[m].port0);
+	if (!ibfm_node_is_switch(&w->f->nodes[m]) && p->cpi != IBFM_NONE &&
+	    w->fo[p->cpi].ok) {
+		const uint8_t *cpi = w->fo[p->cpi].data;
+		struct ibfm_port *cp = &w->f->ports[w->f->nodes[m].port0 + in];
+
+		take_port_info(cp, cpi, true);
+		cp->guid = get64(p->ni, IB_NODE_PORT_GUID_F);
+		if (is_sm(cpi))
+			note_sm(w->s, &r, (uint16_t)get(cpi, IB_PORT_LID_F));
+	}
+	return add_link(w, a, ibfm_fabric_port(w->f, m, in), p->width,
+			p->speed);
+}
+
+/* Steps 2 and 3 over w->pr, then the answers in the order asked. */
+static int explore_probes(struct walk *w)
+{
+	size_t i;
+	int rc = step(w, next_behind, got_behind);
+
+	if (!rc)
+		rc = plan_follow(w);
+	if (!rc)
+		rc = step(w, next_follow, got_follow);
+	for (i = 0; !rc && i < w->npr; i++)
+		if (w->pr[i].state == PROBE_GOT)
+			rc = take_probe(w, &w->pr[i]);
+	return rc;
+}
+
+/* The switches queue[head..tail) are a level: explore them all. */
+static int explore_level(struct walk *w)
+{
+	size_t i;
+	unsigned p;
+	int rc;
+
+	w->lo = w->head;
+	w->nsw = w->tail - w->head;
+	w->head = w->tail;
+	w->npr = 0;
+	w->maxports = 0;
+	if (ibfm_grow((void **)&w->first, &w->first_cap, w->nsw,
+		      sizeof(*w->first)))
+		return -ENOMEM;
+	for (i = 0; i < w->nsw; i++) {
+		const struct ibfm_node *n = &w->f->nodes[w->queue[w->lo + i]];
+
+		w->first[i] = w->npr;
+		if (n->nports > w->maxports)
+			w->maxports = n->nports;
+		for (p = 0; p <= n->nports; p++)
+			if (!add_probe(w, w->queue[w->lo + i], p))
+				return -ENOMEM;
+	}
+	rc = step(w, next_switch, got_switch);
+	for (i = 0; !rc && i < w->npr; i++)
+		if (w->pr[i].state == PROBE_SM)
+			note_sm(w->s, &w->route[w->pr[i].from],
+				w->f->ports[w->f->nodes[w->pr[i].from].port0]
+					.lid);
+	return rc ? rc : explore_probes(w);
+}
+
+/* The local node, and the link out of the local port when it is a CA. */
+static int walk_root(struct walk *w)
 {
 	uint8_t ni[IB_SMP_DATA_SIZE], pi[IB_SMP_DATA_SIZE];
+	char desc[IB_SMP_DATA_SIZE + 1] = { 0 };
 	struct dr self = { .n = 0 };
+	struct ibfm_port *lp;
+	struct probe *p;
 	uint32_t me;
 	unsigned port;
 	int rc;
 
-	if (query_dr(w->mp, &self, IB_ATTR_NODE_INFO, 0, ni))
+	if (query_dr(w->s->mp, &self, IB_ATTR_NODE_INFO, 0, ni))
 		return ibfm_err_set(
 			w->err, -EIO,
 			"D01 discovery failed: no NodeInfo from the local port");
 	port = get(ni, IB_NODE_LOCAL_PORT_F);
-	rc = add_node(w, ni, &self, &me);
-	if (rc)
+	if (query_dr(w->s->mp, &self, IB_ATTR_NODE_DESC, 0, (uint8_t *)desc))
+		desc[0] = '\0';
+	rc = add_node(w, ni, desc, &self, &me);
+	if (rc || ibfm_node_is_switch(&w->f->nodes[me]))
 		return rc;
-	if (!ibfm_node_is_switch(&w->f->nodes[me])) {
-		if (query_dr(w->mp, &self, IB_ATTR_PORT_INFO, port, pi))
-			return ibfm_err_set(
-				w->err, -EIO,
-				"D01 discovery failed: no PortInfo of the local port");
-		take_port_info(&w->f->ports[w->f->nodes[me].port0 + port], pi,
-			       true);
-		w->f->ports[w->f->nodes[me].port0 + port].guid =
-			get64(ni, IB_NODE_PORT_GUID_F);
-		note_sm(w->s, &self, pi);
-		rc = explore(w, me, port, pi);
-	}
+	if (query_dr(w->s->mp, &self, IB_ATTR_PORT_INFO, port, pi))
+		return ibfm_err_set(
+			w->err, -EIO,
+			"D01 discovery failed: no PortInfo of the local port");
+	lp = &w->f->ports[w->f->nodes[me].port0 + port];
+	take_port_info(lp, pi, true);
+	lp->guid = get64(ni, IB_NODE_PORT_GUID_F);
+	if (is_sm(pi))
+		note_sm(w->s, &self, lp->lid);
+	w->npr = 0;
+	p = add_probe(w, me, port);
+	if (!p)
+		return -ENOMEM;
+	p->state = PROBE_ASK;
+	p->width = width_of(pi);
+	p->speed = speed_of(pi);
+	return explore_probes(w);
+}
+
+/* Breadth first from the local port, a level at a time. */
+static int walk_fabric(struct walk *w)
+{
+	int rc = walk_root(w);
+
 	while (!rc && w->head < w->tail)
-		rc = explore_switch(w, w->queue[w->head++]);
+		rc = explore_level(w);
 	return rc;
 }
 
@@ -377,7 +751,7 @@ int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
 			struct ibfm_sweep_clashes *clashes,
 			struct ibfm_err *err)
 {
-	struct walk w = { .mp = s->mp, .s = s, .clashes = clashes, .err = err };
+	struct walk w = { .s = s, .clashes = clashes, .err = err };
 	int rc;
 
 	s->nsm = 0;
@@ -392,6 +766,10 @@ int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
 		rc = ibfm_fabric_finish(w.f, err);
 	free(w.route);
 	free(w.queue);
+	free(w.pr);
+	free(w.fo);
+	free(w.seen);
+	free(w.first);
 	if (rc) {
 		ibfm_fabric_destroy(w.f);
 		return rc;
@@ -403,31 +781,20 @@ int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
 /* ---- the light check ---- */
 
 /*
- * Ports of a switch that changed since the sweep: a cabled port whose
- * state, width or speed differs (a link that retrained narrower or
- * slower is a change too) or that does not answer, and an uncabled one
- * that is no longer Down (a cable plugged in or mended).
+ * Whether a switch port changed since the sweep, by its PortInfo 'pi'
+ * (NULL: no answer): a cabled port whose state, width or speed differs
+ * (a link that retrained narrower or slower is a change too) or that
+ * does not answer, and an uncabled one that is no longer Down (a cable
+ * plugged in or mended).
  */
-static int count_changed(struct ibmad_port *mp, const struct ibfm_fabric *f,
-			 const struct dr *r, uint32_t node)
+static bool port_changed(const struct ibfm_port *p, const uint8_t *pi)
 {
-	const struct ibfm_node *n = &f->nodes[node];
-	uint8_t buf[IB_SMP_DATA_SIZE];
-	unsigned i, changed = 0;
-
-	for (i = 1; i <= n->nports; i++) {
-		const struct ibfm_port *p = &f->ports[n->port0 + i];
-
-		if (query_dr(mp, r, IB_ATTR_PORT_INFO, i, buf))
-			changed += p->peer != IBFM_NONE;
-		else if (p->peer == IBFM_NONE)
-			changed += port_state(buf) > IBFM_PORT_DOWN;
-		else
-			changed += port_state(buf) != p->state ||
-				   width_of(buf) != p->width ||
-				   speed_of(buf) != p->speed;
-	}
-	return (int)changed;
+	if (!pi)
+		return p->peer != IBFM_NONE;
+	if (p->peer == IBFM_NONE)
+		return port_state(pi) > IBFM_PORT_DOWN;
+	return port_state(pi) != p->state || width_of(pi) != p->width ||
+	       speed_of(pi) != p->speed;
 }
 
 /* Directed routes to the switches of 'f' from the local port, breadth
@@ -499,53 +866,123 @@ static int local_port(struct ibmad_port *mp, const struct ibfm_fabric *f,
 	return 0;
 }
 
+/* The light check's walk: PortInfo of port 'port' of the switch
+ * order[i], port 1 of every switch, then port 2 of every one... (as
+ * discovery does, to spread the MADs in flight over the switches). */
+struct light {
+	const struct ibfm_fabric *f;
+	struct routes r;
+	uint32_t i;
+	unsigned port, maxports;
+	int changed;
+};
+
+static bool next_light(void *arg, struct ibfm_madwin_req *q)
+{
+	struct light *l = arg;
+
+	for (; l->port <= l->maxports; l->port++, l->i = 0)
+		while (l->i < l->r.n) {
+			uint32_t n = l->r.order[l->i++];
+
+			if (l->port > l->f->nodes[n].nports)
+				continue;
+			dr_get(q, &l->r.route[n], IB_ATTR_PORT_INFO, l->port);
+			q->tag = l->f->nodes[n].port0 + l->port;
+			return true;
+		}
+	return false;
+}
+
+static int got_light(void *arg, struct ibfm_madwin_req *q)
+{
+	struct light *l = arg;
+
+	l->changed += port_changed(&l->f->ports[q->tag],
+				   answered(q) ? q->data : NULL);
+	return 0;
+}
+
 int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 		     struct ibfm_err *err)
 {
-	struct routes r = { 0 };
+	struct light l = { .f = f, .port = 1 };
 	uint32_t local, i;
-	int rc = local_port(s->mp, f, &local, err), changed = 0;
+	int rc = local_port(s->mp, f, &local, err);
 
 	if (rc)
 		return rc;
-	if (switch_routes(f, local, &r))
+	if (switch_routes(f, local, &l.r))
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < r.n; i++)
-		changed += count_changed(s->mp, f, &r.route[r.order[i]],
-					 r.order[i]);
-	routes_free(&r);
-	return changed;
+	for (i = 0; i < l.r.n; i++)
+		if (f->nodes[l.r.order[i]].nports > l.maxports)
+			l.maxports = f->nodes[l.r.order[i]].nports;
+	ibfm_madwin_run(s->win, next_light, got_light, &l);
+	routes_free(&l.r);
+	return l.changed;
 }
 
 /* ---- forwarding tables ---- */
+
+/* Reading LFT blocks: b[i] off its switch, by the routes 'r'. */
+struct lfts {
+	const struct ibfm_fabric *f;
+	const struct ibfm_sweep_lft_block *b;
+	size_t n, i;
+	struct routes r;
+	uint32_t local;
+	uint32_t mismatched, unread;
+};
+
+static bool next_lft(void *arg, struct ibfm_madwin_req *q)
+{
+	struct lfts *l = arg;
+
+	for (; l->i < l->n; l->i++) {
+		uint32_t node = ibfm_fabric_node_by_guid(l->f, l->b[l->i].guid);
+
+		if (node == IBFM_NONE || (!l->r.route[node].n &&
+					  node != l->f->ports[l->local].node)) {
+			l->unread++; /* no such switch, or out of reach */
+			continue;
+		}
+		dr_get(q, &l->r.route[node], IB_ATTR_LINEARFORWTBL,
+		       l->b[l->i].block);
+		q->tag = l->i++;
+		return true;
+	}
+	return false;
+}
+
+static int got_lft(void *arg, struct ibfm_madwin_req *q)
+{
+	struct lfts *l = arg;
+	const struct ibfm_sweep_lft_block *b = &l->b[q->tag];
+
+	if (!answered(q))
+		l->unread++;
+	else if (memcmp(q->data, b->want, b->n))
+		l->mismatched++;
+	return 0;
+}
 
 int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 			  const struct ibfm_sweep_lft_block *b, size_t n,
 			  uint32_t *mismatched, uint32_t *unread,
 			  struct ibfm_err *err)
 {
-	uint8_t buf[IB_SMP_DATA_SIZE];
-	struct routes r = { 0 };
-	uint32_t local, node;
-	size_t i;
-	int rc = local_port(s->mp, f, &local, err);
+	struct lfts l = { .f = f, .b = b, .n = n };
+	int rc = local_port(s->mp, f, &l.local, err);
 
 	*mismatched = *unread = 0;
 	if (rc)
 		return rc;
-	if (switch_routes(f, local, &r))
+	if (switch_routes(f, l.local, &l.r))
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		node = ibfm_fabric_node_by_guid(f, b[i].guid);
-		if (node == IBFM_NONE ||
-		    (!r.route[node].n && node != f->ports[local].node) ||
-		    query_dr(s->mp, &r.route[node], IB_ATTR_LINEARFORWTBL,
-			     b[i].block, buf))
-			(*unread)++;
-		else if (memcmp(buf, b[i].want, b[i].n))
-			(*mismatched)++;
-	}
-	routes_free(&r);
+	ibfm_madwin_run(s->win, next_lft, got_lft, &l);
+	routes_free(&l.r);
+	*mismatched = l.mismatched;
+	*unread = l.unread;
 	return 0;
 }
 
@@ -572,73 +1009,120 @@ static const enum MAD_FIELDS pc_ext_fields[] = {
 #define PM_EXT_WIDTH 0x0200
 #define PM_EXT_WIDTH_NOIETF 0x0400
 
-static int query_pma(struct ibmad_port *mp, unsigned lid, unsigned port,
-		     unsigned attr, uint8_t *buf)
-{
-	ib_portid_t id = { 0 };
+/*
+ * Reading counters: ClassPortInfo of every PMA (once per switch, once
+ * per CA port) for whether it has PortCountersExtended, then
+ * PortCounters of every linked port with a LID, then PortCountersExtended
+ * where the PMA has them and PortCounters answered; each step with
+ * every MAD in flight, walking the ports of 'f' in order.
+ */
+struct counters {
+	const struct ibfm_fabric *f;
+	struct ibfm_pc *pc;
+	uint8_t *ext;	/* per port: its PMA (a switch's port 0) has them */
+	uint32_t i;	/* the next port to look at */
+	uint32_t asked; /* the last switch asked ClassPortInfo */
+	unsigned attr;	/* this step's */
+	int read;
+};
 
-	ib_portid_set(&id, (int)lid, 0, 0);
-	memset(buf, 0, IB_MAD_SIZE);
-	return pma_query_via(buf, &id, (int)port, 0, attr, mp) ? 0 : -EIO;
+/* The LID of port i's PMA, 0 when it is not to be read. */
+static unsigned pma_lid(const struct ibfm_fabric *f, uint32_t i)
+{
+	const struct ibfm_port *p = &f->ports[i];
+	const struct ibfm_node *n = &f->nodes[p->node];
+
+	if (!p->num || p->peer == IBFM_NONE)
+		return 0;
+	return ibfm_node_is_switch(n) ? f->ports[n->port0].lid : p->lid;
 }
 
-/* One port's counters; 'pc->valid' says whether it answered. */
-static void read_port(struct ibmad_port *mp, unsigned lid, unsigned port,
-		      bool ext, struct ibfm_pc *pc)
+/* Where port i's PMA notes whether it has PortCountersExtended. */
+static uint32_t pma_of(const struct ibfm_fabric *f, uint32_t i)
 {
-	uint8_t buf[IB_MAD_SIZE];
+	const struct ibfm_node *n = &f->nodes[f->ports[i].node];
+
+	return ibfm_node_is_switch(n) ? n->port0 : i;
+}
+
+static bool next_counter(void *arg, struct ibfm_madwin_req *q)
+{
+	struct counters *c = arg;
+
+	for (; c->i < c->f->nports; c->i++) {
+		uint32_t i = c->i, pma = pma_of(c->f, i);
+		unsigned lid = pma_lid(c->f, i);
+
+		if (!lid)
+			continue;
+		if (c->attr == CLASS_PORT_INFO) {
+			/* A switch answers once for all its ports; CA
+			 * ports each have their own PMA. */
+			if (pma != i && c->asked == pma)
+				continue;
+			c->asked = pma;
+		} else if (c->attr == IB_GSI_PORT_COUNTERS_EXT &&
+			   (!c->ext[pma] || !c->pc[i].valid)) {
+			continue;
+		}
+		ibfm_madwin_pma(
+			q, (uint16_t)lid, (uint16_t)c->attr,
+			c->attr == CLASS_PORT_INFO ? 0 : c->f->ports[i].num);
+		q->tag = c->i++;
+		return true;
+	}
+	return false;
+}
+
+static int got_counter(void *arg, struct ibfm_madwin_req *q)
+{
+	struct counters *c = arg;
+	struct ibfm_pc *pc = &c->pc[q->tag];
 	unsigned k;
 
-	if (query_pma(mp, lid, port, IB_GSI_PORT_COUNTERS, buf))
-		return;
-	for (k = 0; k < IBFM_PC_NFIELDS; k++)
-		pc->v[k] = get(buf, pc_fields[k]);
-	pc->valid = true;
-	if (!ext || query_pma(mp, lid, port, IB_GSI_PORT_COUNTERS_EXT, buf))
-		return;
-	for (k = 0; k < 4; k++)
-		pc->v[IBFM_PC_XMIT_DATA + k] = get64(buf, pc_ext_fields[k]);
-	pc->ext = true;
-}
-
-/* Whether the node behind 'lid' has PortCountersExtended. */
-static bool has_ext(struct ibmad_port *mp, unsigned lid)
-{
-	uint8_t buf[IB_MAD_SIZE];
-
-	return !query_pma(mp, lid, 0, CLASS_PORT_INFO, buf) &&
-	       (get(buf, IB_CPI_CAPMASK_F) &
-		(PM_EXT_WIDTH | PM_EXT_WIDTH_NOIETF));
+	if (!answered(q))
+		return 0;
+	switch (c->attr) {
+	case CLASS_PORT_INFO:
+		c->ext[pma_of(c->f, (uint32_t)q->tag)] =
+			!!(get(q->data, IB_CPI_CAPMASK_F) &
+			   (PM_EXT_WIDTH | PM_EXT_WIDTH_NOIETF));
+		break;
+	case IB_GSI_PORT_COUNTERS:
+		for (k = 0; k < IBFM_PC_NFIELDS; k++)
+			ibfm_pc_set(pc, k, get(q->data, pc_fields[k]));
+		pc->valid = true;
+		c->read++;
+		break;
+	default:
+		for (k = 0; k < 4; k++)
+			ibfm_pc_set(pc, IBFM_PC_XMIT_DATA + k,
+				    get64(q->data, pc_ext_fields[k]));
+		pc->ext = true;
+	}
+	return 0;
 }
 
 int ibfm_sweep_counters(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 			struct ibfm_pc *pc)
 {
-	struct ibmad_port *mp = s->mp;
-	uint32_t n, i;
-	int read = 0;
+	static const unsigned steps[] = { CLASS_PORT_INFO, IB_GSI_PORT_COUNTERS,
+					  IB_GSI_PORT_COUNTERS_EXT };
+	struct counters c = { .f = f, .pc = pc };
+	size_t k;
 
 	memset(pc, 0, f->nports * sizeof(*pc));
-	for (n = 0; n < f->nnodes; n++) {
-		const struct ibfm_node *node = &f->nodes[n];
-		bool sw = ibfm_node_is_switch(node), ext = false, asked = false;
-
-		for (i = 1; i <= node->nports; i++) {
-			const struct ibfm_port *p = &f->ports[node->port0 + i];
-			unsigned lid = sw ? f->ports[node->port0].lid : p->lid;
-
-			if (p->peer == IBFM_NONE || !lid)
-				continue;
-			/* A switch answers once for all its ports; CA ports
-			 * each have their own PMA. */
-			if (!asked || !sw)
-				ext = has_ext(mp, lid);
-			asked = true;
-			read_port(mp, lid, i, ext, &pc[node->port0 + i]);
-			read += pc[node->port0 + i].valid;
-		}
+	c.ext = calloc(f->nports ? f->nports : 1, 1);
+	if (!c.ext)
+		return 0;
+	for (k = 0; k < sizeof(steps) / sizeof(*steps); k++) {
+		c.attr = steps[k];
+		c.i = 0;
+		c.asked = IBFM_NONE;
+		ibfm_madwin_run(s->win, next_counter, got_counter, &c);
 	}
-	return read;
+	free(c.ext);
+	return c.read;
 }
 
 int ibfm_sweep_cc(struct ibfm_sweep *s, uint16_t lid, bool set, uint16_t attr,

@@ -9,22 +9,35 @@
  * into a routing/ fabric; the light check between sweeps; PMA counters;
  * single Congestion Control MADs (cc/ccport_mad.c builds ibfmd's CC
  * transport on them); SMInfo of the subnet managers discovery found.
- * Every call blocks for as long as its MADs take: ibfmd makes them on
- * its worker thread, one at a time.
+ * Discovery, light checks, counters and LFT reads keep a window of MADs
+ * in flight (mgmt/madwin.h); the rest sends one at a time. Every call
+ * blocks for as long as its MADs take: ibfmd makes them on its worker
+ * thread.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "mgmt/counters.h"
+#include "mgmt/madwin.h"
 #include "routing/err.h"
 #include "routing/fabric.h"
 
 struct ibfm_sweep;
 
-/* Opens CA 'ca' (NULL: the first) port 'port' (0: the first) for MADs. */
-int ibfm_sweep_open(const char *ca, int port, struct ibfm_sweep **out,
-		    struct ibfm_err *err);
+/* Opens CA 'ca' (NULL: the first) port 'port' (0: the first) for MADs,
+ * with up to 'window' in flight (0: IBFM_MADWIN_WINDOW). */
+int ibfm_sweep_open(const char *ca, int port, unsigned window,
+		    struct ibfm_sweep **out, struct ibfm_err *err);
+
+/* Keeps up to 'window' MADs in flight from now on (0: the default).
+ * 0, or a negative errno and the window as it was. */
+int ibfm_sweep_set_window(struct ibfm_sweep *s, unsigned window);
+
+/* What the windows of 's' did since it was opened ('st'), and how many
+ * MADs they keep in flight now. */
+unsigned ibfm_sweep_mad_stats(const struct ibfm_sweep *s,
+			      struct ibfm_madwin_stats *st);
 
 /* Closes it. NULL is fine. */
 void ibfm_sweep_close(struct ibfm_sweep *s);

@@ -51,6 +51,8 @@ struct ibfmd_view {
 	double pc_interval;	       /* seconds 'pc_delta' covers */
 	uint32_t pc_ports;	       /* ports that answered */
 	struct ibfmd_sms sms;	       /* the subnet managers */
+	struct ibfm_madwin_stats mads; /* the MAD port's, as last heard */
+	unsigned mad_window;	       /* MADs in flight; 0 before a sweep */
 };
 
 /*

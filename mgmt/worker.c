@@ -98,8 +98,10 @@ static struct ibfm_sweep *local_port(struct ibfm_sweep **port, char *ca,
 		ibfm_sweep_close(*port);
 		*port = NULL;
 	}
-	if (!*port && !ibfm_sweep_open(c->ca[0] ? c->ca : NULL, (int)c->ca_port,
-				       port, err)) {
+	if (*port)
+		ibfm_sweep_set_window(*port, c->mad_window);
+	else if (!ibfm_sweep_open(c->ca[0] ? c->ca : NULL, (int)c->ca_port,
+				  c->mad_window, port, err)) {
 		snprintf(ca, sizeof(c->ca), "%s", c->ca);
 		*ca_port = c->ca_port;
 	}
@@ -177,8 +179,10 @@ static void *worker_main(void *arg)
 		last = w->last;
 		c = w->conf;
 		pthread_mutex_unlock(&w->lock);
-		if (local_port(&port, ca, &ca_port, &c, &r.err))
+		if (local_port(&port, ca, &ca_port, &c, &r.err)) {
 			work(last, port, &c, &r);
+			r.mad_window = ibfm_sweep_mad_stats(port, &r.mads);
+		}
 		pthread_mutex_lock(&w->lock);
 		free(w->found.clashes.v);
 		w->found = r;

@@ -47,6 +47,9 @@ struct ibfmd_found {
 	size_t nsms;	 /* those that answered SMInfo */
 	uint16_t sm_lid; /* the master SM LID the local port names */
 	bool sms_read;	 /* false: not read (the sweep failed) */
+	/* the MAD port's windows since it was opened (none: all 0) */
+	struct ibfm_madwin_stats mads;
+	unsigned mad_window; /* MADs in flight now */
 };
 
 /*

@@ -8,9 +8,9 @@ static struct ibfm_pc reading(uint64_t sym, uint64_t wait, uint64_t data)
 {
 	struct ibfm_pc pc = { .valid = true };
 
-	pc.v[IBFM_PC_SYMBOL_ERRORS] = sym;
-	pc.v[IBFM_PC_XMIT_WAIT] = wait;
-	pc.v[IBFM_PC_XMIT_DATA] = data;
+	ibfm_pc_set(&pc, IBFM_PC_SYMBOL_ERRORS, sym);
+	ibfm_pc_set(&pc, IBFM_PC_XMIT_WAIT, wait);
+	ibfm_pc_set(&pc, IBFM_PC_XMIT_DATA, data);
 	return pc;
 }
 
@@ -21,13 +21,30 @@ static void test_delta_and_cleared_counters(void **state)
 	(void)state;
 	ibfm_pc_delta(&a, &b, &d);
 	assert_true(d.valid);
-	assert_int_equal(d.v[IBFM_PC_SYMBOL_ERRORS], 2);
-	assert_int_equal(d.v[IBFM_PC_XMIT_DATA], 500);
+	assert_int_equal(ibfm_pc_get(&d, IBFM_PC_SYMBOL_ERRORS), 2);
+	assert_int_equal(ibfm_pc_get(&d, IBFM_PC_XMIT_DATA), 500);
 	/* Lower than before: cleared in between, counts from zero. */
-	assert_int_equal(d.v[IBFM_PC_XMIT_WAIT], 90);
+	assert_int_equal(ibfm_pc_get(&d, IBFM_PC_XMIT_WAIT), 90);
 	a.valid = false;
 	ibfm_pc_delta(&a, &b, &d);
 	assert_false(d.valid);
+}
+
+/* Each field keeps what the PMA can give it, in fewer bytes a port. */
+static void test_fields_keep_their_width(void **state)
+{
+	struct ibfm_pc pc = { 0 };
+	unsigned k;
+
+	(void)state;
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
+		ibfm_pc_set(&pc, k, ibfm_pc_max(k, true));
+	for (k = 0; k < IBFM_PC_NFIELDS; k++)
+		assert_true(ibfm_pc_get(&pc, k) == ibfm_pc_max(k, true));
+	ibfm_pc_set(&pc, IBFM_PC_RCV_PKTS, UINT64_C(1) << 40);
+	assert_true(ibfm_pc_get(&pc, IBFM_PC_RCV_PKTS) == UINT64_C(1) << 40);
+	assert_true(ibfm_pc_get(&pc, IBFM_PC_XMIT_PKTS) == UINT64_MAX);
+	assert_true(sizeof(struct ibfm_pc) <= 88);
 }
 
 static void test_names_and_widths(void **state)
@@ -77,8 +94,8 @@ static void test_delta_fabric_matches_by_guid(void **state)
 	pb[2] = reading(9, 9, 9); /* node 0x30: no earlier reading */
 	ibfm_pc_delta_fabric(a, pa, b, pb, d);
 	assert_true(d[12].valid);
-	assert_int_equal(d[12].v[IBFM_PC_SYMBOL_ERRORS], 3);
-	assert_int_equal(d[7].v[IBFM_PC_XMIT_WAIT], 40);
+	assert_int_equal(ibfm_pc_get(&d[12], IBFM_PC_SYMBOL_ERRORS), 3);
+	assert_int_equal(ibfm_pc_get(&d[7], IBFM_PC_XMIT_WAIT), 40);
 	assert_false(d[2].valid);
 	assert_int_equal(ibfm_pc_errors(&d[12]), 3);
 	/* Ranking: only valid, non-zero deltas, highest first. */
@@ -119,8 +136,8 @@ static void test_limits(void **state)
 	struct ibfm_err err;
 
 	(void)state;
-	pc.v[IBFM_PC_SYMBOL_ERRORS] = 7;
-	pc.v[IBFM_PC_LINK_DOWNED] = 1;
+	ibfm_pc_set(&pc, IBFM_PC_SYMBOL_ERRORS, 7);
+	ibfm_pc_set(&pc, IBFM_PC_LINK_DOWNED, 1);
 	assert_int_equal(ibfm_pc_limits_parse(&l, NULL, "", &err), 0);
 	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 8);
 	assert_int_equal(
@@ -200,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_delta_and_cleared_counters),
+		cmocka_unit_test(test_fields_keep_their_width),
 		cmocka_unit_test(test_names_and_widths),
 		cmocka_unit_test(test_delta_fabric_matches_by_guid),
 		cmocka_unit_test(test_top_keeps_the_highest),
