@@ -49,6 +49,7 @@ struct ibfm_fastpath {
 	unsigned nlids;
 	double first_trap; /* ms, monotonic: when the oldest queued came */
 	bool stop;
+	bool want_helper; /* a pass named the SM's port: start the helper */
 	int master; /* atomic: this SM is master */
 	int cancel; /* atomic: OpenSM's pass wants the wire */
 	/* under the route lock */
@@ -700,6 +701,14 @@ static void *run(void *arg)
 		unsigned n;
 		double trap;
 
+		if (fp->want_helper) {
+			/* Started before the first trap: no delay then. */
+			fp->want_helper = false;
+			pthread_mutex_unlock(&fp->qlock);
+			helper_ready(fp);
+			pthread_mutex_lock(&fp->qlock);
+			continue;
+		}
 		if (!fp->nlids) {
 			pthread_cond_wait(&fp->qcond, &fp->qlock);
 			continue;
@@ -788,6 +797,10 @@ void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
 	fp->sm_guid = port_guid;
 	fp->mkey = mkey;
 	fp->gen++; /* a pass changed the route */
+	pthread_mutex_lock(&fp->qlock);
+	fp->want_helper = fp->helper <= 0;
+	pthread_cond_signal(&fp->qcond);
+	pthread_mutex_unlock(&fp->qlock);
 }
 
 void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)

@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 	}
 	/* No ibfm_smpwin_close(): libumad2sim's close frees what its
 	 * receiver thread still uses (a heap corruption once an SMP went
-	 * unanswered); the port goes with the process. */
-	_exit(0);
+	 * unanswered); the port goes with the process, and exit() (not
+	 * _exit) lets libumad2sim give ibsim its client slot back. */
+	exit(0);
 }

@@ -26,21 +26,6 @@ CONF
 ibfmd_start "node002 mlx5_0"
 until_ok 300 "$DPID" ibfmd ibfmd_swept 1
 
-# Every switch's table, with ibroute from the first of a few hosts that
-# has a route to the switch's LID (switch LIDs are routed up/down only:
-# a leaf that lost its link to a spine has no route to the spine's LID).
-read_lfts_any() {
-	local lid h
-	: >"$1"
-	cp "$T/state/lfts.dump" "$T/dump.now"
-	for lid in $(sed -n 's/^Unicast lids .* of switch Lid \([0-9]*\) guid.*/\1/p' "$T/dump.now"); do
-		for h in node001 node017 node032; do
-			SIM_HOST="$h mlx5_0" sim_client "$IBROUTE" "$lid" >"$T/one" 2>/dev/null && break
-		done
-		cat "$T/one" >>"$1"
-	done
-}
-
 # settle: until the plugin has published nothing new for 2 s (at most 30 s).
 settle() {
 	local g=-1 quiet=0 i=0
@@ -70,7 +55,8 @@ step() {
 	# switches' tables over the fabric as ibfmd sweeps it now.
 	settle
 	ibfmd_sweep_now
-	read_lfts_any "$T/readback"
+	cp "$T/state/lfts.dump" "$T/dump.now"
+	read_lfts_any "$T/dump.now" "$T/readback" node001 node017 node032
 	check "$what: ibroute read every switch OpenSM routes" \
 		test "$(grep -c '^Unicast lids' "$T/readback")" = "$(grep -c '^Unicast lids' "$T/dump.now")"
 	"$IBFM" check --topo "$T/fabric.topo" --lfts "$T/readback" --ca-sources-only --json >"$T/check.json"

@@ -153,6 +153,23 @@ read_lfts() {
 	done
 }
 
+# read_lfts_any DUMP OUT HOST...: every switch's table (switch LIDs from
+# DUMP), read with ibroute from the first of the HOSTs ("mlx5_0" of each)
+# that has a route to the switch's LID (switch LIDs are routed up/down
+# only: a leaf that lost its link to a spine has no route to the spine's).
+read_lfts_any() {
+	local dump=$1 out=$2 lid h
+	shift 2
+	: >"$out"
+	for lid in $(sed -n 's/^Unicast lids .* of switch Lid \([0-9]*\) guid.*/\1/p' "$dump"); do
+		: >"$T/one"
+		for h in "$@"; do
+			SIM_HOST="$h mlx5_0" sim_client "$IBROUTE" "$lid" >"$T/one" 2>/dev/null && break
+		done
+		cat "$T/one" >>"$out"
+	done
+}
+
 # lft_entries FILE: "guid lid port" lines of a dump or of ibroute output
 # (both print entries as "0x%04x %03u").
 lft_entries() {
