@@ -37,6 +37,7 @@ struct written {
 	uint32_t block;
 	uint8_t ports[64];
 	bool acked;
+	size_t seq; /* the order written */
 };
 
 struct ibfm_fastpath {
@@ -463,6 +464,7 @@ static int remember(struct ibfm_fastpath *fp, uint64_t guid,
 	w->block = b->block;
 	memcpy(w->ports, b->ports, 64);
 	w->acked = false;
+	w->seq = fp->nw - 1;
 	return 0;
 }
 
@@ -825,17 +827,35 @@ void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)
 		;
 }
 
+/* By switch and block, the latest write first. */
+static int by_block(const void *a, const void *b)
+{
+	const struct written *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->seq > y->seq ? -1 : x->seq < y->seq;
+}
+
 size_t ibfm_fastpath_settle(struct ibfm_fastpath *fp, ibfm_fastpath_block_fn fn,
 			    void *ctx)
 {
-	size_t i, n;
+	size_t i, n = 0;
 
 	if (!fp)
 		return 0;
-	for (i = 0; i < fp->nw; i++)
-		fn(ctx, fp->w[i].guid, fp->w[i].block, fp->w[i].ports,
-		   fp->w[i].acked);
-	n = fp->nw;
+	/* A block written by two rounds (a second failure): the last. */
+	qsort(fp->w, fp->nw, sizeof(*fp->w), by_block);
+	for (i = 0; i < fp->nw; i++) {
+		const struct written *w = &fp->w[i];
+
+		if (i && w->guid == w[-1].guid && w->block == w[-1].block)
+			continue;
+		fn(ctx, w->guid, w->block, w->ports, w->acked);
+		n++;
+	}
 	fp->nw = 0;
 	return n;
 }

@@ -100,9 +100,10 @@ typedef void (*ibfm_fastpath_block_fn)(void *ctx, uint64_t guid,
 				       bool acked);
 
 /*
- * Hands every block written since the last pass to 'fn' and forgets
- * them (the pass, under the route lock, after ibfm_fastpath_quiesce).
- * Returns how many. NULL is fine.
+ * Hands every block written since the last pass to 'fn' (a block
+ * written twice, by two rounds: its last write) and forgets them (the
+ * pass, under the route lock, after ibfm_fastpath_quiesce). Returns
+ * how many. NULL is fine.
  */
 size_t ibfm_fastpath_settle(struct ibfm_fastpath *fp, ibfm_fastpath_block_fn fn,
 			    void *ctx);
