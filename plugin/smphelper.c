@@ -12,6 +12,9 @@
  * management class to the last agent registered for it, which would
  * steal OpenSM's own answers). It exits when its input closes.
  *
+ * The SMPs go through mgmt/madwin (a window of MADs in flight, answers
+ * matched by transaction ID, bounded retries), as ibfmd's do.
+ *
  * Usage: ibfm-smp-helper PORT_GUID WINDOW TIMEOUT_MS RETRIES [MKEY]
  */
 #include <errno.h>
@@ -23,7 +26,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plugin/smpwin.h"
+#include <endian.h>
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "mgmt/madwin.h"
+#include "plugin/smpwire.h"
 
 /* Writes all of 'buf', or exits: the plugin has gone. */
 static void write_all(const void *buf, size_t len)
@@ -42,11 +50,6 @@ static void write_all(const void *buf, size_t len)
 	}
 }
 
-static void reply(void *ctx, const struct ibfm_smpwire_reply *r)
-{
-	(void)ctx;
-	write_all(r, sizeof(*r));
-}
 
 /*
  * Requests read by the input thread, waiting for the sending loop. Two
@@ -58,6 +61,7 @@ struct inbox {
 	pthread_cond_t cond;
 	struct ibfm_smpwire_req *v;
 	size_t n, cap;
+	size_t at; /* the next one to send */
 	bool eof; /* the plugin closed our input: done */
 };
 
@@ -113,37 +117,131 @@ static void *read_input(void *arg)
 	return NULL;
 }
 
-/*
- * Moves the inbox into the window; waits for requests while nothing is
- * in flight. False once the input is closed.
- */
-static bool take_requests(struct inbox *in, struct ibfm_smpwin *w)
+/* What the window's callbacks share. */
+struct helper {
+	struct inbox *in;
+	uint64_t mkey;
+};
+
+/* The next request the plugin sent, if any (never waits). */
+static bool next_req(void *arg, struct ibfm_madwin_req *r)
 {
-	size_t i;
+	struct helper *h = arg;
+	struct ibfm_smpwire_req q;
+	bool have;
+
+	pthread_mutex_lock(&h->in->lock);
+	have = h->in->at < h->in->n;
+	if (have)
+		q = h->in->v[h->in->at++];
+	pthread_mutex_unlock(&h->in->lock);
+	if (!have)
+		return false;
+	ibfm_madwin_smp_dr(r, q.path + 1, q.hops,
+			   q.method == IBFM_SMPWIRE_SET ? IB_MAD_METHOD_SET
+							: IB_MAD_METHOD_GET,
+			   q.attr, q.mod);
+	r->tag = q.id;
+	r->key = h->mkey;
+	memcpy(r->data, q.data, sizeof(q.data));
+	return true;
+}
+
+/* Its answer, to the plugin. */
+static int done_req(void *arg, struct ibfm_madwin_req *r)
+{
+	struct ibfm_smpwire_reply a = { .id = (uint32_t)r->tag };
+
+	(void)arg;
+	a.status = r->rc ? r->rc : r->status;
+	if (!r->rc)
+		memcpy(a.data, r->data, sizeof(a.data));
+	write_all(&a, sizeof(a));
+	return 0;
+}
+
+/*
+ * Waits until the plugin sent requests not yet taken; false once its
+ * pipe is closed.
+ */
+static bool wait_requests(struct inbox *in)
+{
 	bool more;
 
 	pthread_mutex_lock(&in->lock);
-	while (!in->eof && !in->n && !ibfm_smpwin_busy(w))
+	if (in->at == in->n)
+		in->at = in->n = 0;
+	while (!in->eof && !in->n)
 		pthread_cond_wait(&in->cond, &in->lock);
-	for (i = 0; i < in->n; i++)
-		if (ibfm_smpwin_post(w, &in->v[i]))
-			in->eof = true;
-	in->n = 0;
 	more = !in->eof;
 	pthread_mutex_unlock(&in->lock);
 	return more;
 }
 
+/* The CA and port number of the local port 'guid' (0: any). */
+static int find_port(uint64_t guid, char *ca, int *port)
+{
+	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	__be64 guids[UMAD_MAX_PORTS + 1];
+	int n, i, k, m;
+
+	*port = 0;
+	ca[0] = '\0';
+	if (!guid)
+		return 0;
+	n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+	for (i = 0; i < n; i++) {
+		m = umad_get_ca_portguids(names[i], guids, UMAD_MAX_PORTS + 1);
+		for (k = 0; k < m; k++)
+			if (be64toh(guids[k]) == guid) {
+				memcpy(ca, names[i], UMAD_CA_NAME_LEN);
+				ca[UMAD_CA_NAME_LEN - 1] = '\0';
+				*port = k;
+				return 0;
+			}
+	}
+	return -ENODEV;
+}
+
+/* The window on the local port 'guid'; 0 or -errno (said on stderr). */
+static int open_window(uint64_t guid, const struct ibfm_madwin_opts *o,
+		       struct ibfm_madwin **w)
+{
+	int classes[] = { IB_SMI_DIRECT_CLASS };
+	struct ibfm_madwin_port port;
+	struct ibmad_port *mp;
+	char ca[UMAD_CA_NAME_LEN];
+	int portnum, rc;
+
+	rc = find_port(guid, ca, &portnum);
+	if (rc) {
+		fprintf(stderr, "ibfm-smp-helper: no local port 0x%016llx\n",
+			(unsigned long long)guid);
+		return rc;
+	}
+	mp = mad_rpc_open_port(ca[0] ? ca : NULL, portnum, classes, 1);
+	if (!mp) {
+		fprintf(stderr, "ibfm-smp-helper: cannot open port 0x%016llx\n",
+			(unsigned long long)guid);
+		return -EIO;
+	}
+	ibfm_madwin_port_of(mp, &port);
+	rc = ibfm_madwin_create(&port, o, w);
+	if (rc)
+		fprintf(stderr, "ibfm-smp-helper: %s\n", strerror(-rc));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	struct ibfm_smpwin_opts o = { 0 };
+	struct ibfm_madwin_opts o = { 0 };
 	struct ibfm_smpwire_reply ready = { .id = IBFM_SMPWIRE_READY };
 	struct inbox in = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			    .cond = PTHREAD_COND_INITIALIZER };
-	struct ibfm_smpwin *w = NULL;
+	struct helper h = { .in = &in };
+	struct ibfm_madwin *w = NULL;
 	pthread_t reader;
 	uint64_t guid;
-	char why[256];
 
 	if (argc < 5 || argc > 6) {
 		fprintf(stderr, "usage: %s PORT_GUID WINDOW TIMEOUT_MS RETRIES "
@@ -155,29 +253,19 @@ int main(int argc, char **argv)
 	o.window = (unsigned)strtoul(argv[2], NULL, 0);
 	o.timeout_ms = (unsigned)strtoul(argv[3], NULL, 0);
 	o.retries = (unsigned)strtoul(argv[4], NULL, 0);
-	o.mkey = argc > 5 ? strtoull(argv[5], NULL, 0) : 0;
-	ready.status = ibfm_smpwin_open(guid, &o, &w, why, sizeof(why));
-	if (ready.status)
-		fprintf(stderr, "ibfm-smp-helper: %s\n", why);
+	o.no_retries = !o.retries;
+	h.mkey = argc > 5 ? strtoull(argv[5], NULL, 0) : 0;
+	ready.status = open_window(guid, &o, &w);
 	write_all(&ready, sizeof(ready));
 	if (ready.status)
 		return 1;
 	if (pthread_create(&reader, NULL, read_input, &in))
 		return 1;
-	while (take_requests(&in, w)) {
-		struct pollfd pfd = { .fd = ibfm_smpwin_fd(w),
-				      .events = POLLIN };
-		int wait = ibfm_smpwin_wait_ms(w);
-
-		ibfm_smpwin_step(w, reply, NULL);
-		/* At most 1 ms, so that new requests wait no longer. */
-		if (ibfm_smpwin_busy(w))
-			poll(&pfd, 1, wait < 0 || wait > 1 ? 1 : wait);
-		ibfm_smpwin_step(w, reply, NULL);
-	}
-	/* No ibfm_smpwin_close(): libumad2sim's close frees what its
-	 * receiver thread still uses (a heap corruption once an SMP went
-	 * unanswered); the port goes with the process, and exit() (not
-	 * _exit) lets libumad2sim give ibsim its client slot back. */
+	while (wait_requests(&in))
+		ibfm_madwin_run(w, next_req, done_req, &h);
+	/* The port is not closed: libumad2sim's close frees what its
+	 * receiver thread still uses; the port goes with the process, and
+	 * exit() (not _exit) lets libumad2sim give ibsim its client slot
+	 * back. */
 	exit(0);
 }
