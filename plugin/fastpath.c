@@ -102,13 +102,25 @@ void ibfm_fastpath_note(struct ibfm_fastpath *fp, const char *kind,
 	pthread_mutex_unlock(&fp->note_lock);
 }
 
-/* Stops the helper (closing its input ends it). */
+/*
+ * Stops the helper: closing its input ends it (and it gives ibsim its
+ * client slot back); SIGTERM after a second.
+ */
 static void helper_stop(struct ibfm_fastpath *fp)
 {
+	int i;
+
 	if (fp->helper <= 0)
 		return;
 	close(fp->to);
 	close(fp->from);
+	for (i = 0; i < 100; i++) {
+		if (waitpid(fp->helper, NULL, WNOHANG) == fp->helper) {
+			fp->helper = 0;
+			return;
+		}
+		usleep(10000);
+	}
 	kill(fp->helper, SIGTERM);
 	waitpid(fp->helper, NULL, 0);
 	fp->helper = 0;
@@ -353,6 +365,7 @@ struct round {
 	uint32_t *dead;	     /* ports found Down */
 	size_t ndead;
 	struct ibfm_fastplan plan;
+	size_t cut_off;	     /* blocks of switches no route reaches */
 	size_t sent, acked, verified, mismatched;
 	double found_ms, planned_ms, acked_ms, verified_ms; /* since trap */
 	const char *result;
@@ -474,7 +487,7 @@ static int remember(struct ibfm_fastpath *fp, uint64_t guid,
  * '*first'). 0 with no request when nothing is to be done.
  */
 static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
-		      struct ibfm_smpwire_req **reqp, size_t *first)
+		      struct ibfm_smpwire_req **reqp, size_t *n, size_t *first)
 {
 	struct ibfm_route_opts o = *fp->c.opts;
 	struct ibfm_smpwire_req *req;
@@ -484,6 +497,7 @@ static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
 	size_t i;
 
 	*reqp = NULL;
+	*n = 0;
 	if (!*fp->c.route || fp->gen != gen) {
 		rd->result = "overtaken"; /* OpenSM's pass came first */
 		return 0;
@@ -515,19 +529,27 @@ static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
 	*first = fp->nw;
 	for (i = 0; i < rd->plan.nblocks; i++) {
 		const struct ibfm_fastplan_block *b = &rd->plan.blocks[i];
-		int hops = ibfm_fastplan_path_to(f, via, b->node, req[i].path);
+		struct ibfm_smpwire_req *q = &req[*n];
+		int hops = ibfm_fastplan_path_to(f, via, b->node, q->path);
 
-		req[i].id = (uint32_t)i;
-		req[i].method = IBFM_SMPWIRE_SET;
-		req[i].hops = (uint8_t)(hops > 0 ? hops : 0);
-		req[i].attr = ATTR_LFT;
-		req[i].mod = b->block;
-		memcpy(req[i].data, b->ports, 64);
+		/* A switch cut off (a whole switch lost): nothing to send,
+		 * nor a way to send it. */
+		if (hops < 1) {
+			rd->cut_off++;
+			continue;
+		}
+		q->id = (uint32_t)*n;
+		q->method = IBFM_SMPWIRE_SET;
+		q->hops = (uint8_t)hops;
+		q->attr = ATTR_LFT;
+		q->mod = b->block;
+		memcpy(q->data, b->ports, 64);
 		if (remember(fp, f->nodes[b->node].guid, b)) {
 			free(via);
 			free(req);
 			return -ENOMEM;
 		}
+		(*n)++;
 	}
 	free(via);
 	fp->inflight = true;
@@ -571,9 +593,9 @@ static void verify(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
 
 /* Step 4: the blocks sent, acknowledged, read back. */
 static void send_round(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
-		       size_t first, struct round *rd)
+		       size_t n, size_t first, struct round *rd)
 {
-	size_t n = rd->plan.nblocks, i;
+	size_t i;
 	struct ibfm_smpwire_reply *ack = calloc(n + 1, sizeof(*ack));
 	double last = 0;
 
@@ -604,21 +626,42 @@ static void send_round(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
 	free(ack);
 }
 
+/* Wall-clock ms of the monotonic ms 't' (0 stays 0), for benchmarks. */
+static long long wall_ms(double t)
+{
+	struct timespec ts;
+
+	if (t <= 0)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)(ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 - now_ms() + t);
+}
+
 /* Step 5: the log line and the event. */
 static void tell(struct ibfm_fastpath *fp, const struct round *rd)
 {
-	char json[600];
+	char json[700];
+	int n;
 
-	snprintf(json, sizeof(json),
+	n = snprintf(json, sizeof(json),
 		 "\"result\":\"%s\",\"switches\":%u,\"silent\":%u,"
-		 "\"links\":%u,\"blocks\":%zu,\"entries\":%" PRIu64
+		 "\"links\":%u,\"blocks\":%zu,\"cut_off\":%zu,"
+		 "\"entries\":%" PRIu64
 		 ",\"sent\":%zu,\"acked\":%zu,\"verified\":%zu,"
 		 "\"mismatched\":%zu,\"route_ms\":%.1f,\"found_ms\":%.1f,"
 		 "\"planned_ms\":%.1f,\"acked_ms\":%.1f,\"verified_ms\":%.1f",
 		 rd->result, rd->switches, rd->silent, rd->plan.lost,
-		 rd->plan.nblocks, rd->plan.entries, rd->sent, rd->acked,
+		 rd->plan.nblocks, rd->cut_off, rd->plan.entries, rd->sent, rd->acked,
 		 rd->verified, rd->mismatched, rd->plan.route_ms, rd->found_ms,
 		 rd->planned_ms, rd->acked_ms, rd->verified_ms);
+	if (n > 0 && (size_t)n < sizeof(json))
+		snprintf(json + n, sizeof(json) - (size_t)n,
+			 ",\"trap_at\":%lld,\"acked_at\":%lld,"
+			 "\"verified_at\":%lld",
+			 wall_ms(rd->trap),
+			 wall_ms(rd->acked_ms > 0 ? rd->trap + rd->acked_ms : 0),
+			 wall_ms(rd->verified_ms > 0 ? rd->trap + rd->verified_ms
+						     : 0));
 	ibfm_log(&fp->c.log,
 		 strcmp(rd->result, "done") && rd->plan.nblocks ? IBFM_LOG_ERR
 								 : IBFM_LOG_INFO,
@@ -665,7 +708,7 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	struct ibfm_smpwire_req *req = NULL;
 	struct round rd = { .trap = trap, .result = "nothing-lost" };
 	uint64_t gen = 0;
-	size_t first = 0;
+	size_t first = 0, nreq = 0;
 
 	n = unique_lids(lids, n);
 	if (!helper_ready(fp))
@@ -679,12 +722,12 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	if (rd.ndead) {
 		pthread_mutex_lock(fp->c.lock);
 		__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
-		if (plan_round(fp, gen, &rd, &req, &first))
+		if (plan_round(fp, gen, &rd, &req, &nreq, &first))
 			rd.result = "no-memory";
 		pthread_mutex_unlock(fp->c.lock);
 		rd.planned_ms = now_ms() - trap;
 		if (req)
-			send_round(fp, req, first, &rd);
+			send_round(fp, req, nreq, first, &rd);
 	}
 	if (rd.ndead || rd.silent)
 		tell(fp, &rd);
