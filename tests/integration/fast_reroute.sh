@@ -8,7 +8,8 @@
 # block and routes every written block the same. Then: a second failure
 # during the fast path, a link that flaps back, a link that comes up, a
 # switch that does not answer, OpenSM's own pass racing the fast path,
-# fast_reroute=off, and a standby SM.
+# fast_reroute=off, and a standby SM. ibfmd beside OpenSM makes the
+# fast path's repairs events and metrics.
 . "$TESTLIB"
 
 HOSTS="node001 node017 node032"
@@ -74,6 +75,9 @@ cp "$T/state/lfts.dump" "$T/dump1"
 until_ok 50 "$OSM_PID" OpenSM pgrep -P "$OSM_PID" -f ibfm-smp-helper
 check "the helper runs beside the master after its first pass" true
 
+ibfmd_beside
+fast_status() { "$IBFM" --socket "$T/ibfmd.sock" status --json >"$T/st.json" 2>/dev/null && grep -q '"fast_reroutes":1,' "$T/st.json"; }
+
 # 1. A leaf's up-link lost: repaired on the switches before OpenSM routes.
 sim_cmd "Unlink \"$(id_of leaf-01)\"[5]"
 check "leaf up-link: the fast path fired" more_fast 0
@@ -84,6 +88,10 @@ check "leaf up-link: OpenSM has not routed yet" test "$(gen)" = 1
 tables_now leaf
 check "leaf up-link: the switches' tables reach every CA, no credit loop" reach leaf
 pass_after leaf
+until_ok 60 "$DPID" ibfmd fast_status
+check "ibfmd counts the repair" grep -q '"fast_reroute_last_blocks":[1-9]' "$T/st.json"
+"$IBFM" --socket "$T/ibfmd.sock" events --json >"$T/ev.json"
+check "ibfmd's event says it (fast-reroute, done)" grep -q '"kind":"fast-reroute".*done: 1 links lost' "$T/ev.json"
 
 # 2. A second failure during the fast path (20 ms after the first).
 n=$(nfast)
