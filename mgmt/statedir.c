@@ -180,9 +180,10 @@ static void fast_line(struct ibfmd_statedir *s, const char *line)
 		e.kind = "fast-reroute-differs";
 		e.severity = "warning";
 		s->fast_differs++;
-		snprintf(e.detail, sizeof(e.detail),
-			 "OpenSM's pass routed %.0f of the fast path's %.0f blocks otherwise",
-			 json_num(line, "differ"), json_num(line, "blocks"));
+		snprintf(
+			e.detail, sizeof(e.detail),
+			"OpenSM's pass routed %.0f of the fast path's %.0f blocks otherwise",
+			json_num(line, "differ"), json_num(line, "blocks"));
 	} else if (strstr(line, "\"kind\":\"fast-reroute\"")) {
 		bool done = !strcmp(result, "done");
 
@@ -191,10 +192,12 @@ static void fast_line(struct ibfmd_statedir *s, const char *line)
 		s->fast_incomplete += !done;
 		s->fast_last_ms = json_num(line, "verified_ms");
 		s->fast_last_blocks = (uint64_t)json_num(line, "blocks");
-		snprintf(e.detail, sizeof(e.detail),
-			 "%s: %.0f links lost, %.0f blocks, %.0f read back equal %.1f ms after the trap",
-			 result, json_num(line, "links"), json_num(line, "blocks"),
-			 json_num(line, "verified"), s->fast_last_ms);
+		snprintf(
+			e.detail, sizeof(e.detail),
+			"%s: %.0f links lost, %.0f blocks, %.0f read back equal %.1f ms after the trap",
+			result, json_num(line, "links"),
+			json_num(line, "blocks"), json_num(line, "verified"),
+			s->fast_last_ms);
 	} else {
 		return;
 	}
@@ -209,7 +212,7 @@ static void fast_line(struct ibfmd_statedir *s, const char *line)
  */
 static void fast_seen(struct ibfmd_statedir *s)
 {
-	char path[4200], line[1024];
+	char path[4200];
 	struct stat st;
 	FILE *in;
 
@@ -231,11 +234,15 @@ static void fast_seen(struct ibfmd_statedir *s)
 	in = fopen(path, "re");
 	if (!in)
 		return;
-	if (!fseeko(in, s->fast_off, SEEK_SET))
+	if (!fseeko(in, s->fast_off, SEEK_SET)) {
+		char line[1024];
+
+		/* A line not yet whole is read next time. */
 		while (fgets(line, sizeof(line), in) && strchr(line, '\n')) {
 			fast_line(s, line);
 			s->fast_off = ftello(in);
 		}
+	}
 	fclose(in);
 }
 

@@ -74,11 +74,11 @@ struct ibfmd_statedir {
 	/* fast-reroute.log: how far it was read, and what it said */
 	off_t fast_off;
 	ino_t fast_ino;
-	bool fast_seen;		  /* looked at once: older lines skipped */
-	uint64_t fast_total;	  /* repairs the fast path made */
-	uint64_t fast_incomplete; /* of them, not all read back equal */
-	uint64_t fast_differs;	  /* passes that routed otherwise */
-	double fast_last_ms;	  /* trap to the last block read back */
+	bool fast_seen;		   /* looked at once: older lines skipped */
+	uint64_t fast_total;	   /* repairs the fast path made */
+	uint64_t fast_incomplete;  /* of them, not all read back equal */
+	uint64_t fast_differs;	   /* passes that routed otherwise */
+	double fast_last_ms;	   /* trap to the last block read back */
 	uint64_t fast_last_blocks; /* blocks that repair wrote */
 };
 

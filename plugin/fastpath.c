@@ -51,12 +51,12 @@ struct ibfm_fastpath {
 	double first_trap; /* ms, monotonic: when the oldest queued came */
 	bool stop;
 	bool want_helper; /* a pass named the SM's port: start the helper */
-	int master; /* atomic: this SM is master */
-	int cancel; /* atomic: OpenSM's pass wants the wire */
+	int master;	  /* atomic: this SM is master */
+	int cancel;	  /* atomic: OpenSM's pass wants the wire */
 	/* under the route lock */
 	uint64_t sm_guid, mkey;
-	uint64_t gen;	/* changes of *route by the fast path or a pass */
-	bool inflight;	/* blocks being sent */
+	uint64_t gen;	     /* changes of *route by the fast path or a pass */
+	bool inflight;	     /* blocks being sent */
 	pthread_cond_t idle; /* signalled when inflight ends */
 	struct written *w;
 	size_t nw, wcap;
@@ -169,12 +169,12 @@ static int write_full(int fd, const void *buf, size_t len)
 }
 
 /* Starts the helper on the SM's port; 0 when it said it is ready. */
-static int helper_start(struct ibfm_fastpath *fp, uint64_t guid,
-			uint64_t mkey)
+static int helper_start(struct ibfm_fastpath *fp, uint64_t guid, uint64_t mkey)
 {
 	char a_guid[24], a_win[16], a_to[16], a_retry[16], a_mkey[24];
-	char *argv[] = { (char *)fp->c.helper, a_guid, a_win, a_to, a_retry,
-			 a_mkey, NULL };
+	char *argv[] = {
+		(char *)fp->c.helper, a_guid, a_win, a_to, a_retry, a_mkey, NULL
+	};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	struct ibfm_smpwire_reply ready;
@@ -201,8 +201,7 @@ static int helper_start(struct ibfm_fastpath *fp, uint64_t guid,
 	sigemptyset(&none);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawn(&fp->helper, fp->c.helper, &fa, &attr, argv,
-			 environ);
+	rc = posix_spawn(&fp->helper, fp->c.helper, &fa, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
@@ -236,7 +235,7 @@ static int exchange(struct ibfm_fastpath *fp,
 {
 	size_t out = 0, got = 0, ahead = 4 * (size_t)fp->c.window;
 	struct ibfm_smpwire_reply r;
-	int rc = 0;
+	int rc;
 
 	*sent = 0;
 	while (got < out || out < n) {
@@ -291,8 +290,8 @@ static size_t ask_ports(struct ibfm_fastpath *fp, const uint16_t *lids,
 	size_t n = 0, cap = 0;
 	unsigned k, i;
 
-	if (sm == IBFM_NONE || ibfm_fastplan_paths(f, f->ports[sm].node, avoid,
-						   &via))
+	if (sm == IBFM_NONE ||
+	    ibfm_fastplan_paths(f, f->ports[sm].node, avoid, &via))
 		return 0;
 	for (k = 0; k < nlids; k++) {
 		uint32_t p = ibfm_fabric_port_by_lid(f, lids[k]), node;
@@ -358,14 +357,14 @@ static unsigned unique_lids(uint16_t *lids, unsigned n)
 
 /* The round's findings, for the log line and fast-reroute.log. */
 struct round {
-	double trap;	     /* when the first trap came */
-	unsigned switches;   /* that trapped */
-	unsigned silent;     /* of them, not answering */
-	size_t asked;	     /* PortInfo SMPs */
-	uint32_t *dead;	     /* ports found Down */
+	double trap;	   /* when the first trap came */
+	unsigned switches; /* that trapped */
+	unsigned silent;   /* of them, not answering */
+	size_t asked;	   /* PortInfo SMPs */
+	uint32_t *dead;	   /* ports found Down */
 	size_t ndead;
 	struct ibfm_fastplan plan;
-	size_t cut_off;	     /* blocks of switches no route reaches */
+	size_t cut_off; /* blocks of switches no route reaches */
 	size_t sent, acked, verified, mismatched;
 	double found_ms, planned_ms, acked_ms, verified_ms; /* since trap */
 	const char *result;
@@ -431,13 +430,13 @@ static int find_dead(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 		rd->asked += m;
 		for (k = 0; m && !rc && k < m; k++) {
 			if (rep[k].status == -ETIMEDOUT) {
-				for (j = 0; j < silent && lids[j] != asks[k].lid;
-				     j++)
+				for (j = 0;
+				     j < silent && lids[j] != asks[k].lid; j++)
 					;
 				if (j == silent)
 					lids[silent++] = asks[k].lid;
-			} else if (!rep[k].status &&
-				   (rep[k].data[32] & 0x0f) == PORT_STATE_DOWN) {
+			} else if (!rep[k].status && (rep[k].data[32] & 0x0f) ==
+							     PORT_STATE_DOWN) {
 				rd->dead[rd->ndead++] = asks[k].port;
 			}
 		}
@@ -643,37 +642,40 @@ static void tell(struct ibfm_fastpath *fp, const struct round *rd)
 	char json[700];
 	int n;
 
-	n = snprintf(json, sizeof(json),
-		 "\"result\":\"%s\",\"switches\":%u,\"silent\":%u,"
-		 "\"links\":%u,\"blocks\":%zu,\"cut_off\":%zu,"
-		 "\"entries\":%" PRIu64
-		 ",\"sent\":%zu,\"acked\":%zu,\"verified\":%zu,"
-		 "\"mismatched\":%zu,\"route_ms\":%.1f,\"found_ms\":%.1f,"
-		 "\"planned_ms\":%.1f,\"acked_ms\":%.1f,\"verified_ms\":%.1f",
-		 rd->result, rd->switches, rd->silent, rd->plan.lost,
-		 rd->plan.nblocks, rd->cut_off, rd->plan.entries, rd->sent, rd->acked,
-		 rd->verified, rd->mismatched, rd->plan.route_ms, rd->found_ms,
-		 rd->planned_ms, rd->acked_ms, rd->verified_ms);
+	n = snprintf(
+		json, sizeof(json),
+		"\"result\":\"%s\",\"switches\":%u,\"silent\":%u,"
+		"\"links\":%u,\"blocks\":%zu,\"cut_off\":%zu,"
+		"\"entries\":%" PRIu64
+		",\"sent\":%zu,\"acked\":%zu,\"verified\":%zu,"
+		"\"mismatched\":%zu,\"route_ms\":%.1f,\"found_ms\":%.1f,"
+		"\"planned_ms\":%.1f,\"acked_ms\":%.1f,\"verified_ms\":%.1f",
+		rd->result, rd->switches, rd->silent, rd->plan.lost,
+		rd->plan.nblocks, rd->cut_off, rd->plan.entries, rd->sent,
+		rd->acked, rd->verified, rd->mismatched, rd->plan.route_ms,
+		rd->found_ms, rd->planned_ms, rd->acked_ms, rd->verified_ms);
 	if (n > 0 && (size_t)n < sizeof(json))
-		snprintf(json + n, sizeof(json) - (size_t)n,
-			 ",\"trap_at\":%lld,\"acked_at\":%lld,"
-			 "\"verified_at\":%lld",
-			 wall_ms(rd->trap),
-			 wall_ms(rd->acked_ms > 0 ? rd->trap + rd->acked_ms : 0),
-			 wall_ms(rd->verified_ms > 0 ? rd->trap + rd->verified_ms
-						     : 0));
-	ibfm_log(&fp->c.log,
-		 strcmp(rd->result, "done") && rd->plan.nblocks ? IBFM_LOG_ERR
-								 : IBFM_LOG_INFO,
-		 "%sfast-reroute %s: %u switches trapped (%u silent), %u links "
-		 "lost, %zu LFT blocks (%" PRIu64
-		 " entries) repaired in %.1f ms; %zu acknowledged %.1f ms after "
-		 "the trap, %zu read back equal (%zu not) at %.1f ms",
-		 strcmp(rd->result, "done") && rd->plan.nblocks ? "P17 " : "",
-		 rd->result, rd->switches, rd->silent, rd->plan.lost,
-		 rd->plan.nblocks, rd->plan.entries, rd->plan.route_ms,
-		 rd->acked, rd->acked_ms, rd->verified, rd->mismatched,
-		 rd->verified_ms);
+		snprintf(
+			json + n, sizeof(json) - (size_t)n,
+			",\"trap_at\":%lld,\"acked_at\":%lld,"
+			"\"verified_at\":%lld",
+			wall_ms(rd->trap),
+			wall_ms(rd->acked_ms > 0 ? rd->trap + rd->acked_ms : 0),
+			wall_ms(rd->verified_ms > 0 ? rd->trap + rd->verified_ms
+						    : 0));
+	ibfm_log(
+		&fp->c.log,
+		strcmp(rd->result, "done") && rd->plan.nblocks ? IBFM_LOG_ERR
+							       : IBFM_LOG_INFO,
+		"%sfast-reroute %s: %u switches trapped (%u silent), %u links "
+		"lost, %zu LFT blocks (%" PRIu64
+		" entries) repaired in %.1f ms; %zu acknowledged %.1f ms after "
+		"the trap, %zu read back equal (%zu not) at %.1f ms",
+		strcmp(rd->result, "done") && rd->plan.nblocks ? "P17 " : "",
+		rd->result, rd->switches, rd->silent, rd->plan.lost,
+		rd->plan.nblocks, rd->plan.entries, rd->plan.route_ms,
+		rd->acked, rd->acked_ms, rd->verified, rd->mismatched,
+		rd->verified_ms);
 	ibfm_fastpath_note(fp, "fast-reroute", json);
 }
 
@@ -864,9 +866,8 @@ void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
-	while (fp->inflight &&
-	       pthread_cond_timedwait(&fp->idle, fp->c.lock, &until) !=
-		       ETIMEDOUT)
+	while (fp->inflight && pthread_cond_timedwait(&fp->idle, fp->c.lock,
+						      &until) != ETIMEDOUT)
 		;
 }
 

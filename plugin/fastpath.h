@@ -45,13 +45,13 @@
 struct ibfm_fastpath;
 
 struct ibfm_fastpath_conf {
-	const char *helper;	/* ibfm-smp-helper's path */
-	const char *state_dir;	/* fast-reroute.log there; NULL: none */
-	unsigned window;	/* SMPs in flight */
-	unsigned timeout_ms;	/* per SMP try */
-	unsigned retries;	/* tries after the first */
-	struct ibfm_log log;	/* called from the fast path's thread */
-	pthread_mutex_t *lock;	/* the plugin's lock over the next two */
+	const char *helper;	   /* ibfm-smp-helper's path */
+	const char *state_dir;	   /* fast-reroute.log there; NULL: none */
+	unsigned window;	   /* SMPs in flight */
+	unsigned timeout_ms;	   /* per SMP try */
+	unsigned retries;	   /* tries after the first */
+	struct ibfm_log log;	   /* called from the fast path's thread */
+	pthread_mutex_t *lock;	   /* the plugin's lock over the next two */
 	struct ibfm_route **route; /* the last pass */
 	/* the pass's options (read under 'lock'; SHARP trees are left to
 	 * OpenSM's pass) */
@@ -95,9 +95,8 @@ void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp);
  * A block the fast path wrote: switch GUID, block, its entries, and
  * whether the switch acknowledged it (else what it holds is unknown).
  */
-typedef void (*ibfm_fastpath_block_fn)(void *ctx, uint64_t guid,
-				       uint32_t block, const uint8_t *ports,
-				       bool acked);
+typedef void (*ibfm_fastpath_block_fn)(void *ctx, uint64_t guid, uint32_t block,
+				       const uint8_t *ports, bool acked);
 
 /*
  * Hands every block written since the last pass to 'fn' (a block

@@ -95,10 +95,10 @@ struct ibfm_osm {
 	/* The fast path's thread changes 'route' (a repair) under
 	 * route_lock; OpenSM's pass and path_sl take it too. */
 	pthread_mutex_t route_lock;
-	bool fast_off;			 /* fast_reroute=off */
+	bool fast_off; /* fast_reroute=off */
 	struct ibfm_fastpath_conf fast_conf;
 	struct ibfm_route_opts fast_opts; /* the last pass's, for it */
-	struct ibfm_fastpath *fast;	 /* NULL: off or not started */
+	struct ibfm_fastpath *fast;	  /* NULL: off or not started */
 	char *fast_helper;
 	uint64_t fast_differs; /* blocks the pass routed otherwise */
 	pthread_mutex_t stop_lock;
@@ -534,8 +534,8 @@ static void fast_block(void *ctx, uint64_t guid, uint32_t block,
 		       const uint8_t *ports, bool acked)
 {
 	struct ibfm_osm *p = ctx;
-	osm_switch_t *sw = osm_get_switch_by_guid(&p->osm->subn,
-						  cl_hton64(guid));
+	osm_switch_t *sw =
+		osm_get_switch_by_guid(&p->osm->subn, cl_hton64(guid));
 	const struct ibfm_lfts *t = &p->route->lfts;
 	uint32_t n = ibfm_fabric_node_by_guid(p->route->fabric, guid);
 	uint32_t s = n == IBFM_NONE ? IBFM_NONE : t->node_sw[n];

@@ -50,7 +50,6 @@ static void write_all(const void *buf, size_t len)
 	}
 }
 
-
 /*
  * Requests read by the input thread, waiting for the sending loop. Two
  * threads because libumad2sim's poll() waits on its umad descriptor
@@ -62,7 +61,7 @@ struct inbox {
 	struct ibfm_smpwire_req *v;
 	size_t n, cap;
 	size_t at; /* the next one to send */
-	bool eof; /* the plugin closed our input: done */
+	bool eof;  /* the plugin closed our input: done */
 };
 
 /* Adds whole requests of 'buf' to the inbox; -ENOMEM. */
@@ -90,11 +89,10 @@ static void *read_input(void *arg)
 	static char buf[64 * sizeof(struct ibfm_smpwire_req)];
 	struct inbox *in = arg;
 	size_t have = 0, whole;
-	ssize_t n;
 	int rc = 0;
 
 	for (;;) {
-		n = read(STDIN_FILENO, buf + have, sizeof(buf) - have);
+		ssize_t n = read(STDIN_FILENO, buf + have, sizeof(buf) - have);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -183,7 +181,7 @@ static int find_port(uint64_t guid, char *ca, int *port)
 {
 	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	__be64 guids[UMAD_MAX_PORTS + 1];
-	int n, i, k, m;
+	int n, i, k;
 
 	*port = 0;
 	ca[0] = '\0';
@@ -191,7 +189,8 @@ static int find_port(uint64_t guid, char *ca, int *port)
 		return 0;
 	n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
 	for (i = 0; i < n; i++) {
-		m = umad_get_ca_portguids(names[i], guids, UMAD_MAX_PORTS + 1);
+		int m = umad_get_ca_portguids(names[i], guids,
+					      UMAD_MAX_PORTS + 1);
 		for (k = 0; k < m; k++)
 			if (be64toh(guids[k]) == guid) {
 				memcpy(ca, names[i], UMAD_CA_NAME_LEN);
@@ -244,8 +243,9 @@ int main(int argc, char **argv)
 	uint64_t guid;
 
 	if (argc < 5 || argc > 6) {
-		fprintf(stderr, "usage: %s PORT_GUID WINDOW TIMEOUT_MS RETRIES "
-				"[MKEY]\n",
+		fprintf(stderr,
+			"usage: %s PORT_GUID WINDOW TIMEOUT_MS RETRIES "
+			"[MKEY]\n",
 			argv[0]);
 		return 2;
 	}

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -84,8 +83,7 @@ int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 	int rc;
 
 	if (!*pass || !(*pass)->engine)
-		return ibfm_err_set(err, -EINVAL,
-				    "no previous pass to repair");
+		return ibfm_err_set(err, -EINVAL, "no previous pass to repair");
 	now = ibfm_fabric_clone((*pass)->fabric);
 	if (!now)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");

@@ -38,17 +38,17 @@
 
 /* One block to write. */
 struct ibfm_fastplan_block {
-	uint32_t node;			/* the switch, a node of the fabric */
-	uint32_t block;			/* LIDs 64 * block .. 64 * block + 63 */
-	uint8_t ports[IBFM_LFT_BLOCK];	/* the new entries */
+	uint32_t node;		       /* the switch, a node of the fabric */
+	uint32_t block;		       /* LIDs 64 * block .. 64 * block + 63 */
+	uint8_t ports[IBFM_LFT_BLOCK]; /* the new entries */
 };
 
 struct ibfm_fastplan {
 	struct ibfm_fastplan_block *blocks; /* switch by switch, in order */
 	size_t nblocks;
-	uint32_t lost;	 /* links taken out (both ends count once) */
+	uint32_t lost;	  /* links taken out (both ends count once) */
 	uint64_t entries; /* entries changed */
-	double route_ms; /* the repair alone */
+	double route_ms;  /* the repair alone */
 };
 
 /*

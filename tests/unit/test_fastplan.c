@@ -85,9 +85,8 @@ static void check_loss(const struct ibfm_fabric *f, const uint32_t *dead,
 	struct ibfm_err err;
 	size_t i, bytes;
 
-	assert_int_equal(ibfm_lfts_copy(&before, fast->fabric, &fast->lfts,
-					&err),
-			 0);
+	assert_int_equal(
+		ibfm_lfts_copy(&before, fast->fabric, &fast->lfts, &err), 0);
 	if (ibfm_fastplan_repair(&fast, dead, n, &o, &plan, &err))
 		fail_msg("%s", err.msg);
 	assert_true(plan.lost > 0);
@@ -139,7 +138,8 @@ static void test_leaf_uplink(void **state)
 static void test_spine_uplink_3_levels(void **state)
 {
 	struct ibfm_fabric *f = gen(3, 8);
-	uint32_t dead[2] = { switch_link(f, "spine-"), switch_link(f, "leaf-") };
+	uint32_t dead[2] = { switch_link(f, "spine-"),
+			     switch_link(f, "leaf-") };
 
 	(void)state;
 	check_loss(f, dead, 1); /* one spine up-link */
