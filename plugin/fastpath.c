@@ -126,48 +126,6 @@ static void helper_stop(struct ibfm_fastpath *fp)
 	fp->helper = 0;
 }
 
-/* Reads exactly 'len' bytes within 'ms'; -ETIMEDOUT, -EIO. */
-static int read_full(int fd, void *buf, size_t len, int ms)
-{
-	char *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-		int rc = poll(&pfd, 1, ms);
-
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc == 0)
-			return -ETIMEDOUT;
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Starts the helper on the SM's port; 0 when it said it is ready. */
 static int helper_start(struct ibfm_fastpath *fp, uint64_t guid, uint64_t mkey)
 {
@@ -214,7 +172,7 @@ static int helper_start(struct ibfm_fastpath *fp, uint64_t guid, uint64_t mkey)
 		close(fp->from);
 		return -rc;
 	}
-	rc = read_full(fp->from, &ready, sizeof(ready), 10000);
+	rc = ibfm_smpwire_read(fp->from, &ready, sizeof(ready), 10000);
 	if (!rc && (ready.id != IBFM_SMPWIRE_READY || ready.status))
 		rc = ready.status ? ready.status : -EPROTO;
 	if (rc)
@@ -241,14 +199,16 @@ static int exchange(struct ibfm_fastpath *fp,
 	while (got < out || out < n) {
 		while (out < n && out - got < ahead &&
 		       !__atomic_load_n(&fp->cancel, __ATOMIC_ACQUIRE)) {
-			rc = write_full(fp->to, &req[out], sizeof(req[out]));
+			rc = ibfm_smpwire_write(fp->to, &req[out],
+						sizeof(req[out]));
 			if (rc)
 				goto fail;
 			out++;
 		}
 		if (got == out)
 			break; /* cancelled: nothing more in flight */
-		rc = read_full(fp->from, &r, sizeof(r), reply_wait_ms(fp));
+		rc = ibfm_smpwire_read(fp->from, &r, sizeof(r),
+				       reply_wait_ms(fp));
 		if (rc)
 			goto fail;
 		if (r.id >= n) {

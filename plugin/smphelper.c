@@ -33,21 +33,11 @@
 #include "mgmt/madwin.h"
 #include "plugin/smpwire.h"
 
-/* Writes all of 'buf', or exits: the plugin has gone. */
+/* Writes all of 'buf' to the plugin, or exits: the plugin has gone. */
 static void write_all(const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(STDOUT_FILENO, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			exit(0);
-		p += n;
-		len -= (size_t)n;
-	}
+	if (ibfm_smpwire_write(STDOUT_FILENO, buf, len))
+		exit(0);
 }
 
 /*

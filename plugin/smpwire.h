@@ -13,6 +13,7 @@
  * status 0 when its port is open, else -errno (and it exits).
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define IBFM_SMPWIRE_READY UINT32_MAX
@@ -38,5 +39,14 @@ struct ibfm_smpwire_reply {
 	int32_t status;
 	uint8_t data[64]; /* the response's data (the attribute now) */
 };
+
+/*
+ * Reads exactly 'len' bytes of 'fd', each wait at most 'ms' (-1: no
+ * bound). 0, -ETIMEDOUT, or -EIO (closed or failed).
+ */
+int ibfm_smpwire_read(int fd, void *buf, size_t len, int ms);
+
+/* Writes all of 'buf' to 'fd'. 0 or -EIO. */
+int ibfm_smpwire_write(int fd, const void *buf, size_t len);
 
 #endif /* IBFM_SMPWIRE_H */
