@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 . scripts/tree-env.sh
 
 [ $# -eq 0 ] && set -- -l 3 -k 36
+gen=$*
 configs=${CONFIGS:-fast ibfm ftree}
 "$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
 SIM_WAIT=${SIM_WAIT:-6000} sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288 -L 49152
@@ -76,7 +77,7 @@ quiet() {
 }
 
 echo
-echo "\`ibfm topo gen $*\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c '^Ca' "$T/f.topo") hosts; ms from the Unlink"
+echo "\`ibfm topo gen $gen\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c '^Ca' "$T/f.topo") hosts; ms from the Unlink"
 echo
 echo "| configuration | failure | fast path: blocks | acknowledged | read back equal | OpenSM: tables configured | SUBNET UP | blocks OpenSM sent |"
 echo "|---|---|---|---|---|---|---|---|"
