@@ -501,6 +501,29 @@ static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 			LOG_PREFIX "%s\n", msg);
 }
 
+/*
+ * The switches of the routed fabric that OpenSM has, by node ('*gone'
+ * counts the others): a switch gone from the subnet stays in the routed
+ * fabric, unlinked, while passes repair (routing/route.h), but is not
+ * published. NULL when out of memory.
+ */
+static bool *switches_here(struct ibfm_osm *p, uint32_t *gone)
+{
+	const struct ibfm_fabric *f = p->route->fabric;
+	bool *keep = calloc(f->nnodes + 1, sizeof(*keep));
+	uint32_t n;
+
+	*gone = 0;
+	for (n = 0; keep && n < f->nnodes; n++) {
+		if (!ibfm_node_is_switch(&f->nodes[n]))
+			continue;
+		keep[n] = osm_get_switch_by_guid(&p->osm->subn,
+						 cl_hton64(f->nodes[n].guid));
+		*gone += !keep[n];
+	}
+	return keep;
+}
+
 /* Publishes the pass: the tables and what they are, for ibfmd and ibfm. */
 static void publish_snapshot(struct ibfm_osm *p, uint64_t blocks,
 			     uint64_t total, double ms)
@@ -514,13 +537,25 @@ static void publish_snapshot(struct ibfm_osm *p, uint64_t blocks,
 		.blocks_total = total,
 		.sharp_sl = p->sharp_sl,
 	};
+	const struct ibfm_lfts *t = &p->route->lfts;
+	struct ibfm_lfts here = { 0 };
+	struct ibfm_err err;
+	uint32_t gone = 0;
+	bool *keep;
 	char why[256];
 
-	if (p->state_dir &&
-	    ibfm_snapshot_publish(p->state_dir, p->route->fabric,
-				  &p->route->lfts, &snap, why, sizeof(why)))
+	if (!p->state_dir)
+		return;
+	keep = switches_here(p, &gone);
+	if (gone && keep &&
+	    !ibfm_lfts_subset(&here, p->route->fabric, t, keep, &err))
+		t = &here;
+	free(keep);
+	if (ibfm_snapshot_publish(p->state_dir, p->route->fabric, t, &snap, why,
+				  sizeof(why)))
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 snapshot not published: %s\n", why);
+	ibfm_lfts_free(&here);
 }
 
 /*

@@ -6,9 +6,9 @@
 # ibroute: repaired tables that reach every CA from every CA over the
 # fabric as ibnetdiscover finds it, and a pass after them that sends no
 # block and routes every written block the same. Then: a second failure
-# during the fast path, a link that flaps back, a link that comes up, a
-# switch that does not answer, OpenSM's own pass racing the fast path,
-# fast_reroute=off, and a standby SM. ibfmd beside OpenSM makes the
+# during the fast path, a whole spine, a link that flaps back, a link
+# that comes up, a switch that does not answer, OpenSM's own pass racing
+# the fast path, fast_reroute=off, and a standby SM. ibfmd beside OpenSM makes the
 # fast path's repairs events and metrics.
 . "$TESTLIB"
 
@@ -66,7 +66,6 @@ restart_osm() {
 
 "$IBFM" topo gen -l 2 -k 8 -o "$T/f.topo" >/dev/null || die "gen"
 sim_start "$T/f.topo"
-export PLUGIN_OPTS="fast_reroute_helper=$SMP_HELPER"
 osm_conf "$T/opensm.conf" "$T/state" "ibfm"
 printf '%s\n' "sweep_on_trap FALSE" "sweep_interval 0" >>"$T/opensm.conf"
 osm_start "$T/opensm.conf"
@@ -107,6 +106,20 @@ tables_now second
 check "second failure: the switches' tables reach every CA" reach second
 pass_after second
 
+# 2b. A whole spine lost: its links count as lost; OpenSM's subnet then
+# lacks the switch, and the plugin's pass still repairs nothing more.
+n=$(nfast)
+sim_cmd "Unlink \"$(id_of spine-04)\""
+check "whole spine: the fast path fired" more_fast "$n"
+sleep 0.5
+links=$(log | tail -n +$((n + 1)) | grep '"kind":"fast-reroute"' | sed -n 's/.*"links":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }')
+check "whole spine: its 8 links lost ($links)" test "$links" = 8
+tables_now spine
+check "whole spine: the switches' tables reach every CA" reach spine
+pass_after spine
+check "whole spine: the plugin publishes no table for it" \
+	sh -c "! grep -q \"'spine-04'\" '$T/state/lfts.dump'"
+
 # 3. A link that flaps back before the fast path looks: nothing lost.
 n=$(nfast)
 g=$(gen)
@@ -114,7 +127,7 @@ printf 'Unlink "%s"[8]\nReLink "%s"[8]\n' "$(id_of leaf-04)" "$(id_of leaf-04)" 
 sleep 1
 check "flap: no fast path (the port is not Down)" test "$(nfast)" = "$n"
 read_lfts_any "$T/dump1" "$T/flap.lfts" $HOSTS
-check "flap: the switches' tables are untouched" same_tables flap second.lfts
+check "flap: the switches' tables are untouched" same_tables flap spine.lfts
 check "flap: OpenSM has not routed" test "$(gen)" = "$g"
 
 # 4. A link that comes up waits for OpenSM.
@@ -122,7 +135,7 @@ sim_cmd "ReLink \"$(id_of leaf-01)\"[5]"
 sleep 0.7
 check "link up: no fast path" test "$(nfast)" = "$n"
 read_lfts_any "$T/dump1" "$T/up.lfts" $HOSTS
-check "link up: the switches' tables are untouched" same_tables up second.lfts
+check "link up: the switches' tables are untouched" same_tables up spine.lfts
 
 # 5. A switch that does not answer: the rest is repaired, in bounded time.
 n=$(nfast)
@@ -178,7 +191,7 @@ OSM_DIR="$T/B" OSM_HOST="node003 mlx5_0" OSM_UP="Entering STANDBY state" \
 STANDBY=$OSM_PID
 OSM_PID=$MASTER
 n=$(nfast)
-sim_cmd "Unlink \"$(id_of leaf-08)\"[8]"
+sim_cmd "Unlink \"$(id_of leaf-08)\"[5]"
 check "standby: the master's fast path fired" more_fast "$n"
 check "standby: no fast path there" test ! -e "$T/stateB/fast-reroute.log"
 check "standby: no helper there" sh -c "! pgrep -P $STANDBY -f ibfm-smp-helper"

@@ -100,11 +100,13 @@ sim_client() {
 	(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout 120 "$@")
 }
 
-# osm_conf FILE STATE_DIR ENGINES: an opensm.conf that loads the plugin.
+# osm_conf FILE STATE_DIR ENGINES: an opensm.conf that loads the plugin
+# (its fast path's SMP helper from the build tree; PLUGIN_OPTS may say
+# fast_reroute=off).
 osm_conf() {
 	cat >"$1" <<CONF
 event_plugin_name ibfm_osm
-event_plugin_options state_dir=$2${PLUGIN_OPTS:+ $PLUGIN_OPTS}
+event_plugin_options state_dir=$2${SMP_HELPER:+ fast_reroute_helper=$SMP_HELPER}${PLUGIN_OPTS:+ $PLUGIN_OPTS}
 routing_engine $3
 force_log_flush TRUE
 CONF

@@ -162,6 +162,111 @@ static void test_whole_spine(void **state)
 	ibfm_fabric_destroy(f);
 }
 
+/*
+ * 'f' without node 'gone', as OpenSM's subnet shows a switch it no
+ * longer reaches: the other nodes in GUID order, as the plugin adds
+ * them, with their GUIDs and LIDs.
+ */
+static struct ibfm_fabric *without(const struct ibfm_fabric *f, uint32_t gone)
+{
+	struct ibfm_fabric *g = ibfm_fabric_create();
+	uint32_t *keep = calloc(f->nnodes, sizeof(*keep));
+	uint32_t *order = calloc(f->nnodes, sizeof(*order)), n, k, i;
+	struct ibfm_err err;
+
+	assert_non_null(g);
+	assert_non_null(order);
+	assert_non_null(keep);
+	for (n = 0, k = 0; n < f->nnodes; n++)
+		if (n != gone)
+			keep[k++] = n;
+	assert_int_equal(ibfm_fabric_sort_by_guid(f, keep, k, order), 0);
+	for (i = 0; i < k; i++) {
+		const struct ibfm_node *x = &f->nodes[keep[order[i]]];
+		struct ibfm_node_info info = {
+			.type = x->type,
+			.nports = x->nports,
+			.guid = x->guid,
+			.sysguid = x->sysguid,
+			.desc = ibfm_fabric_str(f, x->desc),
+		};
+		uint32_t m, p;
+
+		assert_int_equal(ibfm_fabric_add_node(g, &info, &m, &err), 0);
+		for (p = 0; p <= x->nports; p++) {
+			g->ports[g->nodes[m].port0 + p].guid =
+				f->ports[x->port0 + p].guid;
+			g->ports[g->nodes[m].port0 + p].lid =
+				f->ports[x->port0 + p].lid;
+			g->ports[g->nodes[m].port0 + p].lmc =
+				f->ports[x->port0 + p].lmc;
+		}
+	}
+	for (i = 0; i < f->nports; i++) {
+		const struct ibfm_port *a = &f->ports[i], *b;
+
+		if (a->peer == IBFM_NONE || a->peer < i)
+			continue;
+		b = &f->ports[a->peer];
+		if (a->node == gone || b->node == gone)
+			continue;
+		assert_int_equal(
+			ibfm_fabric_link(
+				g,
+				ibfm_fabric_port(
+					g,
+					ibfm_fabric_node_by_guid(
+						g, f->nodes[a->node].guid),
+					a->num),
+				ibfm_fabric_port(
+					g,
+					ibfm_fabric_node_by_guid(
+						g, f->nodes[b->node].guid),
+					b->num),
+				a->width, a->speed),
+			0);
+	}
+	assert_int_equal(ibfm_fabric_finish(g, &err), 0);
+	free(keep);
+	free(order);
+	return g;
+}
+
+/*
+ * A whole spine lost: the fast path unlinks it; OpenSM's next subnet
+ * has no such switch at all. The pass still repairs (the switch's links
+ * count as lost) and changes nothing the fast path wrote.
+ */
+static void test_switch_gone_from_subnet(void **state)
+{
+	const struct ibfm_route_opts o = { 0 };
+	struct ibfm_fabric *f = gen(2, 8);
+	struct ibfm_route *fast = routed(f);
+	uint32_t s = f->ports[f->ports[switch_link(f, "leaf-")].peer].node;
+	uint32_t dead[IBFM_MAX_PORTS], n = 0, i;
+	struct ibfm_lfts after = { 0 };
+	struct ibfm_fastplan plan;
+	struct ibfm_err err;
+
+	(void)state;
+	for (i = 1; i <= f->nodes[s].nports; i++)
+		if (f->ports[f->nodes[s].port0 + i].peer != IBFM_NONE)
+			dead[n++] = f->nodes[s].port0 + i;
+	if (ibfm_fastplan_repair(&fast, dead, n, &o, &plan, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(
+		ibfm_lfts_copy(&after, fast->fabric, &fast->lfts, &err), 0);
+	if (ibfm_route_update(&fast, without(f, s), NULL, &o, &err))
+		fail_msg("%s", err.msg);
+	assert_true(fast->incremental);
+	assert_memory_equal(fast->lfts.ports, after.ports,
+			    (size_t)after.nsw * after.stride);
+	ibfm_lfts_free(&after);
+	ibfm_fastplan_free(&plan);
+	ibfm_route_destroy(fast);
+	ibfm_fabric_destroy(f);
+}
+
 /* Nothing lost (a port already down, or up again): nothing routed. */
 static void test_nothing_lost(void **state)
 {
@@ -237,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_uplink),
 		cmocka_unit_test(test_spine_uplink_3_levels),
 		cmocka_unit_test(test_whole_spine),
+		cmocka_unit_test(test_switch_gone_from_subnet),
 		cmocka_unit_test(test_nothing_lost),
 		cmocka_unit_test(test_paths),
 	};
