@@ -63,16 +63,27 @@ stamp() {
 	echo "$(date -d "$1 $2 $3" +%s) $4" | awk '{ printf "%.0f\n", $1 * 1000 + $2 / 1000 }'
 }
 count() { grep -c -- "$2" "$1"; }
-# quiet LOG: until OpenSM's log has not grown for 3 s (at most 10 min).
+# quiet LOG S: until OpenSM's log has not grown for S seconds (at most
+# 10 min).
 quiet() {
-	local s=-1 n=0 i
+	local s=-1 n=0 i now
 	for i in $(seq 6000); do
-		local now
 		now=$(stat -c %s "$1")
 		[ "$now" = "$s" ] && n=$((n + 1)) || n=0
 		s=$now
-		[ "$n" -ge 30 ] && return 0
+		[ "$n" -ge $(($2 * 10)) ] && return 0
 		sleep 0.1
+	done
+}
+# passed LOG N: OpenSM's log has more than N "tables configured" lines.
+passed() { [ "$(count "$1" "tables configured on all switches")" -gt "$2" ]; }
+# settled DIR: OpenSM up and its routing done: no new pass for 10 s.
+settled() {
+	local n
+	while :; do
+		n=$(count "$1/opensm.log" "tables configured on all switches")
+		quiet "$1/opensm.log" 10
+		[ "$(count "$1/opensm.log" "tables configured on all switches")" = "$n" ] && return
 	done
 }
 
@@ -89,15 +100,17 @@ for c in $configs; do
 	ibfm) PLUGIN_OPTS="fast_reroute=off" osm_conf "$d/opensm.conf" "$d/state" ibfm ;;
 	*) printf 'routing_engine %s\nforce_log_flush TRUE\n' "$c" >"$d/opensm.conf" ;;
 	esac
-	OSM_DIR="$d" OSM_HOST="$host" osm_start "$d/opensm.conf"
-	quiet "$d/opensm.log"
+	OSM_DIR="$d" OSM_HOST="$host" OSM_WAIT=6000 osm_start "$d/opensm.conf"
+	settled "$d"
 	for i in "${!fails[@]}"; do
 		nc=$(count "$d/opensm.log" "tables configured on all switches")
 		nu=$(count "$d/opensm.log" "SUBNET UP")
 		nf=$(cat "$d/state/fast-reroute.log" 2>/dev/null | wc -l)
 		t0=$(date +%s%3N)
 		echo "${fails[$i]}" >&3
-		quiet "$d/opensm.log"
+		# OpenSM's pass after it (at most 10 min), then no other.
+		until_ok 6000 "$OSM_PID" "OpenSM's pass" passed "$d/opensm.log" "$nc"
+		settled "$d"
 		tc=$(stamp "$d/opensm.log" "tables configured on all switches" $((nc + 1)))
 		tu=$(stamp "$d/opensm.log" "SUBNET UP" $((nu + 1)))
 		sent=$(grep 'ibfm: routed' "$d/opensm.log" | tail -1 | sed -n 's/.*LFT blocks to send: \([0-9]*\) of.*/\1/p')

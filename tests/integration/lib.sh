@@ -114,7 +114,8 @@ CONF
 
 # osm_start CONF [args]: OpenSM in the background on this test's ibsim,
 # attached to node001 (or OSM_HOST), plugin from the build tree; waits
-# for OSM_UP in its log (default SUBNET UP; a standby never says it).
+# for OSM_UP in its log (default SUBNET UP; a standby never says it), at
+# most OSM_WAIT tenths of a second (default 1200).
 # Its log, cache and output go to OSM_DIR (default $T): a second
 # OpenSM needs a directory of its own.
 osm_start() {
@@ -126,7 +127,7 @@ osm_start() {
 		exec "$OPENSM" -F "$conf" -d2 -f "$dir/opensm.log" "$@" >"$dir/opensm.out" 2>&1) &
 	OSM_PID=$!
 	PIDS="$PIDS $OSM_PID"
-	until_ok 1200 "$OSM_PID" OpenSM grep -q "${OSM_UP:-SUBNET UP}" "$dir/opensm.log"
+	until_ok "${OSM_WAIT:-1200}" "$OSM_PID" OpenSM grep -q "${OSM_UP:-SUBNET UP}" "$dir/opensm.log"
 }
 
 osm_stop() {
