@@ -473,7 +473,8 @@ static void write_over(struct ibfm_json *j, const struct ibfm_pc *pc,
 	ibfm_json_obj_begin(j, "over");
 	for (k = 0; k < IBFM_PC_NFIELDS; k++)
 		if (ibfm_pc_over(pc, l, k))
-			ibfm_json_uint(j, ibfm_pc_diags_name(k), pc->v[k]);
+			ibfm_json_uint(j, ibfm_pc_diags_name(k),
+				       ibfm_pc_get(pc, k));
 	ibfm_json_obj_end(j);
 }
 

@@ -177,9 +177,9 @@ static void test_limits_wait_and_extended(void **state)
 	struct ibfm_err err;
 
 	(void)state;
-	pc.v[IBFM_PC_XMIT_WAIT] = 50000;
-	pc.v[IBFM_PC_XMIT_DATA] = 1000000;
-	pc.v[IBFM_PC_RCV_PKTS] = 300;
+	ibfm_pc_set(&pc, IBFM_PC_XMIT_WAIT, 50000);
+	ibfm_pc_set(&pc, IBFM_PC_XMIT_DATA, 1000000);
+	ibfm_pc_set(&pc, IBFM_PC_RCV_PKTS, 300);
 	assert_int_equal(ibfm_pc_limits_parse(&l, NULL, NULL, &err), 0);
 	assert_false(ibfm_pc_over(&pc, &l, IBFM_PC_XMIT_WAIT));
 	assert_int_equal(ibfm_pc_errors_over(&pc, &l), 0);
