@@ -154,6 +154,9 @@ static int helper_start(struct ibfm_fastpath *fp, uint64_t guid, uint64_t mkey)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	/* Nothing else of OpenSM's: its umad (libumad2sim's sockets),
+	 * its log, whatever its parent left open. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
 	/* OpenSM's threads block signals: the helper must not. */
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
