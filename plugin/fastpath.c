@@ -50,7 +50,6 @@ struct ibfm_fastpath {
 	unsigned nlids;
 	double first_trap; /* ms, monotonic: when the oldest queued came */
 	bool stop;
-	bool want_helper; /* a pass named the SM's port: start the helper */
 	int master;	  /* atomic: this SM is master */
 	int cancel;	  /* atomic: OpenSM's pass wants the wire */
 	/* under the route lock */
@@ -678,6 +677,8 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	n = unique_lids(lids, n);
 	if (!helper_ready(fp))
 		return;
+	/* A pass that cancelled the last round's sending is over. */
+	__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
 	rd.dead = calloc((size_t)n * 256 + 1, sizeof(*rd.dead));
 	if (!rd.dead || find_dead(fp, lids, n, &gen, &rd)) {
 		free(rd.dead);
@@ -686,7 +687,6 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	rd.found_ms = now_ms() - trap;
 	if (rd.ndead) {
 		pthread_mutex_lock(fp->c.lock);
-		__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
 		if (plan_round(fp, gen, &rd, &req, &nreq, &first))
 			rd.result = "no-memory";
 		pthread_mutex_unlock(fp->c.lock);
@@ -711,14 +711,6 @@ static void *run(void *arg)
 		unsigned n;
 		double trap;
 
-		if (fp->want_helper) {
-			/* Started before the first trap: no delay then. */
-			fp->want_helper = false;
-			pthread_mutex_unlock(&fp->qlock);
-			helper_ready(fp);
-			pthread_mutex_lock(&fp->qlock);
-			continue;
-		}
 		if (!fp->nlids) {
 			pthread_cond_wait(&fp->qcond, &fp->qlock);
 			continue;
@@ -807,10 +799,6 @@ void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
 	fp->sm_guid = port_guid;
 	fp->mkey = mkey;
 	fp->gen++; /* a pass changed the route */
-	pthread_mutex_lock(&fp->qlock);
-	fp->want_helper = fp->helper <= 0;
-	pthread_cond_signal(&fp->qcond);
-	pthread_mutex_unlock(&fp->qlock);
 }
 
 void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)

@@ -79,7 +79,8 @@ void ibfm_fastpath_master(struct ibfm_fastpath *fp, bool master);
 
 /*
  * The SM's port and M_Key, from OpenSM's pass (under the route lock):
- * the helper opens that port, and directed routes start there.
+ * the helper, started at the first trap, opens that port, and directed
+ * routes start there.
  */
 void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
 			  uint64_t mkey);

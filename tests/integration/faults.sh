@@ -6,11 +6,14 @@
 # switches' own tables (read with ibroute) reach every CA from every CA
 # over the fabric as it now is, with no credit loop, and nothing crashed.
 # SEED=N picks another sequence. The plugin's fast path is on (its
-# default): each cut is also repaired by it, which a check says;
+# default) and races OpenSM's own pass at each cut (which wins on so
+# small a fabric varies): every check holds either way, and OpenSM's
+# pass never routes a block the fast path wrote otherwise (no P15);
 # FAST_REROUTE=off runs the same steps with OpenSM's passes alone.
 . "$TESTLIB"
 [ "${FAST_REROUTE:-on}" = off ] && export PLUGIN_OPTS="fast_reroute=off"
-nfast() { grep -c '"kind":"fast-reroute"' "$T/state/fast-reroute.log" 2>/dev/null; }
+nfast() { cat "$T/state/fast-reroute.log" 2>/dev/null | grep -c '"kind":"fast-reroute"'; }
+fast_first=0
 
 SEED=${SEED:-7}
 RANDOM=$SEED
@@ -81,8 +84,7 @@ cut() {
 	local f0
 	f0=$(nfast)
 	step "cut $leaf[$port]" link-missing "$leaf" "Unlink \"$(id_of "$leaf")\"[$port]"
-	[ "${FAST_REROUTE:-on}" = off ] ||
-		check "cut $leaf[$port]: the fast path repaired it too" test "$(nfast)" -gt "${f0:-0}"
+	[ "$(nfast)" -gt "${f0:-0}" ] && fast_first=$((fast_first + 1))
 }
 
 mend() {
@@ -103,4 +105,9 @@ relinks=()
 for p in 1 2 3 4 5 6 7 8; do relinks+=("ReLink \"$(id_of "$spine")\"[$p]"); done
 step "remove $spine" node-missing "$spine" "Unlink \"$(id_of "$spine")\""
 step "restore $spine" node-extra "$spine" "${relinks[@]}"
+if [ "${FAST_REROUTE:-on}" != off ]; then
+	echo "# the fast path repaired $fast_first of 3 cuts before OpenSM's pass"
+	check "OpenSM's passes never routed a block the fast path wrote otherwise (no P15)" \
+		sh -c "! grep -q 'ERR P15' '$T/opensm.log'"
+fi
 finish
