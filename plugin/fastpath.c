@@ -50,8 +50,8 @@ struct ibfm_fastpath {
 	unsigned nlids;
 	double first_trap; /* ms, monotonic: when the oldest queued came */
 	bool stop;
-	int master;	  /* atomic: this SM is master */
-	int cancel;	  /* atomic: OpenSM's pass wants the wire */
+	int master; /* atomic: this SM is master */
+	int cancel; /* atomic: OpenSM's pass wants the wire */
 	/* under the route lock */
 	uint64_t sm_guid, mkey;
 	uint64_t gen;	     /* changes of *route by the fast path or a pass */
