@@ -38,7 +38,7 @@ struct stat_row {
 	double v;
 };
 
-#define NSTATS 26
+#define NSTATS 31
 
 static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 {
@@ -123,6 +123,22 @@ static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 		{ "drains_not_in_force", "ibfm_drains_not_in_force",
 		  "1 when drains are listed but not routed around (drains-not-in-force events)",
 		  false, false, sd->not_in_force.on ? 1 : 0 },
+		{ "fast_reroutes", "ibfm_fast_reroutes_total",
+		  "repairs the plugin's fast path wrote to the switches since ibfmd started",
+		  true, false, (double)sd->fast_total },
+		{ "fast_reroutes_incomplete",
+		  "ibfm_fast_reroutes_incomplete_total",
+		  "of them, not every block acknowledged and read back equal",
+		  true, false, (double)sd->fast_incomplete },
+		{ "fast_reroute_differs", "ibfm_fast_reroute_differs_total",
+		  "OpenSM passes that routed a fast path's blocks otherwise",
+		  true, false, (double)sd->fast_differs },
+		{ "fast_reroute_last_ms", "ibfm_fast_reroute_last_seconds",
+		  "the last repair: from the trap to its last block read back",
+		  false, true, sd->fast_last_ms },
+		{ "fast_reroute_last_blocks", "ibfm_fast_reroute_last_blocks",
+		  "LFT blocks the last repair wrote", false, false,
+		  (double)sd->fast_last_blocks },
 	};
 
 	memcpy(r, rows, sizeof(rows));

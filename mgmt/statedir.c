@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -155,6 +156,96 @@ static const char *drains_wrong(const struct ibfmd_statedir *s, time_t now,
 	return buf;
 }
 
+/* The number after "KEY": in a JSON line, 0 when missing. */
+static double json_num(const char *line, const char *key)
+{
+	char pat[40];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	at = strstr(line, pat);
+	return at ? strtod(at + strlen(pat), NULL) : 0;
+}
+
+/* One line of fast-reroute.log: an event, and the counts. */
+static void fast_line(struct ibfmd_statedir *s, const char *line)
+{
+	struct ibfmd_event e = { .kind = "fast-reroute" };
+	char result[24] = "";
+	const char *r = strstr(line, "\"result\":\"");
+
+	if (r)
+		sscanf(r + 10, "%23[a-z-]", result);
+	if (strstr(line, "\"kind\":\"fast-reroute-differs\"")) {
+		e.kind = "fast-reroute-differs";
+		e.severity = "warning";
+		s->fast_differs++;
+		snprintf(
+			e.detail, sizeof(e.detail),
+			"OpenSM's pass routed %.0f of the fast path's %.0f blocks otherwise",
+			json_num(line, "differ"), json_num(line, "blocks"));
+	} else if (strstr(line, "\"kind\":\"fast-reroute\"")) {
+		bool done = !strcmp(result, "done");
+
+		e.severity = done ? "info" : "warning";
+		s->fast_total++;
+		s->fast_incomplete += !done;
+		s->fast_last_ms = json_num(line, "verified_ms");
+		s->fast_last_blocks = (uint64_t)json_num(line, "blocks");
+		snprintf(
+			e.detail, sizeof(e.detail),
+			"%s: %.0f links lost, %.0f blocks, %.0f read back equal %.1f ms after the trap",
+			result, json_num(line, "links"),
+			json_num(line, "blocks"), json_num(line, "verified"),
+			s->fast_last_ms);
+	} else {
+		return;
+	}
+	snprintf(e.ports[0], sizeof(e.ports[0]), "%.150s", s->conf->state_dir);
+	ibfmd_events_add(s->events, &e);
+	IBFMD_INFO("%s: %s", e.kind, e.detail);
+}
+
+/*
+ * The lines the plugin's fast path appended since the last look (those
+ * from before ibfmd started are skipped; a new file is read whole).
+ */
+static void fast_seen(struct ibfmd_statedir *s)
+{
+	char path[4200];
+	struct stat st;
+	FILE *in;
+
+	if (ibfm_snapshot_path(s->conf->state_dir, IBFM_STATE_FAST_REROUTE,
+			       path, sizeof(path)) ||
+	    stat(path, &st)) {
+		s->fast_seen = true;
+		s->fast_off = 0;
+		return;
+	}
+	if (!s->fast_seen || st.st_ino != s->fast_ino ||
+	    st.st_size < s->fast_off) {
+		s->fast_off = s->fast_seen ? 0 : st.st_size;
+		s->fast_ino = st.st_ino;
+		s->fast_seen = true;
+	}
+	if (st.st_size == s->fast_off)
+		return;
+	in = fopen(path, "re");
+	if (!in)
+		return;
+	if (!fseeko(in, s->fast_off, SEEK_SET)) {
+		char line[1024];
+
+		/* A line not yet whole is read next time. */
+		while (fgets(line, sizeof(line), in) && strchr(line, '\n')) {
+			fast_line(s, line);
+			s->fast_off = ftello(in);
+		}
+	}
+	fclose(in);
+}
+
 void ibfmd_statedir_check(struct ibfmd_statedir *s)
 {
 	char buf[200];
@@ -170,6 +261,7 @@ void ibfmd_statedir_check(struct ibfmd_statedir *s)
 	why = list_wrong(s, buf, sizeof(buf));
 	problem(s, &s->list, "drain-list", why, "the drain list reads again");
 	routing_seen(s);
+	fast_seen(s);
 	problem(s, &s->not_in_force, "drains-not-in-force",
 		drains_wrong(s, time(NULL), buf, sizeof(buf)),
 		s->drains ? "the drains listed are routed around"

@@ -23,6 +23,12 @@
  *    seconds (OpenSM restarted without the plugin, or the plugin cannot
  *    publish).
  *
+ * - the plugin's fast path (fast-reroute.log, docs/fast-reroute.md):
+ *   each line it appended since ibfmd started becomes an event
+ *   (fast-reroute: info when every block was read back equal, else a
+ *   warning; fast-reroute-differs: a warning, OpenSM's pass routed
+ *   otherwise) and counts in status and /metrics.
+ *
  * Each problem that starts is an error event (kinds state-dir,
  * drain-list, drains-not-in-force) and an error in the log, once; its
  * end is an info event. status and /metrics give the numbers
@@ -65,6 +71,15 @@ struct ibfmd_statedir {
 	off_t list_size;
 	ino_t list_ino;
 	bool list_seen; /* a list was there */
+	/* fast-reroute.log: how far it was read, and what it said */
+	off_t fast_off;
+	ino_t fast_ino;
+	bool fast_seen;		   /* looked at once: older lines skipped */
+	uint64_t fast_total;	   /* repairs the fast path made */
+	uint64_t fast_incomplete;  /* of them, not all read back equal */
+	uint64_t fast_differs;	   /* passes that routed otherwise */
+	double fast_last_ms;	   /* trap to the last block read back */
+	uint64_t fast_last_blocks; /* blocks that repair wrote */
 };
 
 /*

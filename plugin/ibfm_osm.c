@@ -32,6 +32,13 @@
  *                          (default: state_dir/jobs.list, ibfmd's registry)
  *   lid_matrices=WHO       ibfm (default) or opensm: who fills OpenSM's
  *                          min-hop LID matrices (see build_lid_matrices)
+ *   fast_reroute=on|off    repair lost links' routes on the switches at
+ *                          once, before OpenSM sweeps (default on;
+ *                          plugin/fastpath.h, docs/fast-reroute.md)
+ *   fast_reroute_helper=PATH  ibfm-smp-helper (default: installed one)
+ *   fast_reroute_window=N  its SMPs in flight (default 32)
+ *   fast_reroute_timeout_ms=N, fast_reroute_retries=N
+ *                          per SMP try (default 50) and retries (2)
  *
  * The drain list and the jobs list are read before every routing pass
  * (the drain list once, before the LID matrices, which follow it too;
@@ -60,6 +67,7 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_switch.h>
 
+#include "plugin/fastpath.h"
 #include "plugin/lidmat.h"
 #include "plugin/publish.h"
 #include "routing/route.h"
@@ -92,6 +100,15 @@ struct ibfm_osm {
 	bool told_osm_matrices;	 /* P14 logged */
 	pthread_t watcher;
 	bool watching;
+	/* The fast path's thread changes 'route' (a repair) under
+	 * route_lock; OpenSM's pass and path_sl take it too. */
+	pthread_mutex_t route_lock;
+	bool fast_off; /* fast_reroute=off */
+	struct ibfm_fastpath_conf fast_conf;
+	struct ibfm_route_opts fast_opts; /* the last pass's, for it */
+	struct ibfm_fastpath *fast;	  /* NULL: off or not started */
+	char *fast_helper;
+	uint64_t fast_differs; /* blocks the pass routed otherwise */
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
 	bool stop;
@@ -107,6 +124,7 @@ static void plugin_free(struct ibfm_osm *p)
 	ibfm_drain_free(&p->drain);
 	free(p->drain_file);
 	free(p->jobs_file);
+	free(p->fast_helper);
 	free(p->state_dir);
 	free(p->roots);
 	free(p->io);
@@ -179,13 +197,29 @@ static int parse_options(struct ibfm_osm *p, const char *opts)
 		} else if (eq && !strcmp(tok, "lid_matrices") &&
 			   (!strcmp(eq, "ibfm") || !strcmp(eq, "opensm"))) {
 			p->osm_matrices = !strcmp(eq, "opensm");
+		} else if (eq && !strcmp(tok, "fast_reroute") &&
+			   (!strcmp(eq, "on") || !strcmp(eq, "off"))) {
+			p->fast_off = !strcmp(eq, "off");
+		} else if (eq && !strcmp(tok, "fast_reroute_helper") && *eq) {
+			free(p->fast_helper);
+			p->fast_helper = strdup(eq);
+		} else if (eq && !strcmp(tok, "fast_reroute_window") &&
+			   atoi(eq) > 0 && atoi(eq) <= 1024) {
+			p->fast_conf.window = (unsigned)atoi(eq);
+		} else if (eq && !strcmp(tok, "fast_reroute_timeout_ms") &&
+			   atoi(eq) > 0 && atoi(eq) <= 10000) {
+			p->fast_conf.timeout_ms = (unsigned)atoi(eq);
+		} else if (eq && !strcmp(tok, "fast_reroute_retries") &&
+			   atoi(eq) >= 0 && atoi(eq) <= 10) {
+			p->fast_conf.retries = (unsigned)atoi(eq);
 		} else {
 			OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 				LOG_PREFIX
 				"ERR P01 event_plugin_options: bad option \"%s\": "
 				"expected state_dir=, drain_file=, jobs_file=, root_guid_file=, io_guid_file=, "
 				"sharp_trees=N, sharp_radix=N, sharp_sl=0..15, "
-				"threads=0..16 or lid_matrices=ibfm|opensm\n",
+				"threads=0..16, lid_matrices=ibfm|opensm, fast_reroute=on|off, fast_reroute_helper=PATH, "
+				"fast_reroute_window=1..1024, fast_reroute_timeout_ms=1..10000 or fast_reroute_retries=0..10\n",
 				tok);
 			rc = -1;
 		}
@@ -340,17 +374,22 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 		       const ib_net16_t dlid)
 {
 	struct ibfm_osm *p = context;
-	const struct ibfm_fabric *f = p->route ? p->route->fabric : NULL;
-	uint32_t a, b;
+	const struct ibfm_fabric *f;
+	uint32_t a = IBFM_NONE, b = IBFM_NONE;
 
-	if (p->sharp_sl < 0 || !f)
+	if (p->sharp_sl < 0)
 		return hint;
-	a = ibfm_fabric_port_by_lid(f, cl_ntoh16(slid));
-	b = ibfm_fabric_port_by_lid(f, cl_ntoh16(dlid));
-	if (a == IBFM_NONE || b == IBFM_NONE || f->ports[a].num ||
-	    f->ports[b].num)
-		return hint;
-	return (uint8_t)p->sharp_sl;
+	pthread_mutex_lock(&p->route_lock);
+	f = p->route ? p->route->fabric : NULL;
+	if (f) {
+		a = ibfm_fabric_port_by_lid(f, cl_ntoh16(slid));
+		b = ibfm_fabric_port_by_lid(f, cl_ntoh16(dlid));
+	}
+	if (a != IBFM_NONE && b != IBFM_NONE &&
+	    (f->ports[a].num || f->ports[b].num))
+		a = IBFM_NONE;
+	pthread_mutex_unlock(&p->route_lock);
+	return a == IBFM_NONE || b == IBFM_NONE ? hint : (uint8_t)p->sharp_sl;
 }
 
 /*
@@ -408,7 +447,9 @@ static int build_lid_matrices(void *context)
 	double t0 = now_ms();
 	uint32_t nsw;
 
+	pthread_mutex_lock(&p->route_lock);
 	read_drains(p);
+	pthread_mutex_unlock(&p->route_lock);
 	p->drain_read = true;
 	if (p->osm_matrices || p->osm->subn.opt.hop_weights_file) {
 		tell_osm_matrices(p);
@@ -443,6 +484,29 @@ static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 }
 
 /*
+ * The switches of the routed fabric that OpenSM has, by node ('*gone'
+ * counts the others): a switch gone from the subnet stays in the routed
+ * fabric, unlinked, while passes repair (routing/route.h), but is not
+ * published. NULL when out of memory.
+ */
+static bool *switches_here(struct ibfm_osm *p, uint32_t *gone)
+{
+	const struct ibfm_fabric *f = p->route->fabric;
+	bool *keep = calloc(f->nnodes + 1, sizeof(*keep));
+	uint32_t n;
+
+	*gone = 0;
+	for (n = 0; keep && n < f->nnodes; n++) {
+		if (!ibfm_node_is_switch(&f->nodes[n]))
+			continue;
+		keep[n] = osm_get_switch_by_guid(&p->osm->subn,
+						 cl_hton64(f->nodes[n].guid));
+		*gone += !keep[n];
+	}
+	return keep;
+}
+
+/*
  * Hands a copy of the pass to the publisher (plugin/publish.h): the
  * SHARP trees and the snapshot are written after OpenSM's lock.
  */
@@ -458,24 +522,99 @@ static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 		.blocks_total = total,
 		.sharp_sl = p->sharp_sl,
 	};
+	struct ibfm_lfts here = { 0 };
 	struct ibfm_route *copy;
+	struct ibfm_err err;
+	uint32_t gone = 0;
+	bool *keep;
 
 	if (!p->pub)
 		return;
 	copy = ibfm_route_copy(p->route);
-	if (!copy) {
+	/* A switch gone from OpenSM's subnet is not published: which are
+	 * here is OpenSM's to say, so it is asked now, under its lock. */
+	keep = copy ? switches_here(p, &gone) : NULL;
+	if (!copy ||
+	    (gone &&
+	     (!keep || ibfm_lfts_subset(&here, p->route->fabric,
+					&p->route->lfts, keep, &err)))) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 generation %" PRIu64
 				   " not published: out of memory\n",
 			p->generation);
+		free(keep);
+		ibfm_route_destroy(copy);
 		return;
 	}
-	ibfm_pub_post(p->pub, copy, &snap);
+	free(keep);
+	ibfm_pub_post(p->pub, copy, gone ? &here : NULL, &snap);
 }
 
-static int ucast_build_fwd_tables(void *context)
+/*
+ * One block the fast path wrote, seen by OpenSM's pass: counted when
+ * the pass routes it otherwise, and put in OpenSM's idea of what the
+ * switch holds (sw->lft, which OpenSM compares new_lft with to choose
+ * the blocks to send): the block itself when the switch acknowledged
+ * it, else a value new_lft cannot have, so that OpenSM sends it.
+ */
+static void fast_block(void *ctx, uint64_t guid, uint32_t block,
+		       const uint8_t *ports, bool acked)
 {
-	struct ibfm_osm *p = context;
+	struct ibfm_osm *p = ctx;
+	osm_switch_t *sw =
+		osm_get_switch_by_guid(&p->osm->subn, cl_hton64(guid));
+	const struct ibfm_lfts *t = &p->route->lfts;
+	uint32_t n = ibfm_fabric_node_by_guid(p->route->fabric, guid);
+	uint32_t s = n == IBFM_NONE ? IBFM_NONE : t->node_sw[n];
+	size_t at = (size_t)block * IBFM_LFT_BLOCK;
+	const uint8_t *mine;
+
+	if (s == IBFM_NONE || at + IBFM_LFT_BLOCK > t->stride)
+		return;
+	mine = ibfm_lfts_row(t, s) + at;
+	if (memcmp(mine, ports, IBFM_LFT_BLOCK))
+		p->fast_differs++;
+	if (!sw || !sw->lft || at + IBFM_LFT_BLOCK > sw->lft_size)
+		return;
+	memcpy(sw->lft + at, acked ? ports : mine, IBFM_LFT_BLOCK);
+	if (!acked)
+		sw->lft[at] ^= 0xff;
+}
+
+/*
+ * After the pass: what the fast path wrote since the last one, compared
+ * with the pass's tables (P15 and an event when they differ: the pass's
+ * tables are sent and win).
+ */
+static void settle_fast_path(struct ibfm_osm *p)
+{
+	size_t n;
+	char json[64];
+
+	p->fast_differs = 0;
+	n = ibfm_fastpath_settle(p->fast, fast_block, p);
+	if (!n)
+		return;
+	if (!p->fast_differs) {
+		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+			LOG_PREFIX "fast path: this pass routes its %zu blocks "
+				   "the same\n",
+			n);
+		return;
+	}
+	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+		LOG_PREFIX
+		"ERR P15 fast path: this pass routes %" PRIu64
+		" of the %zu blocks it wrote otherwise: the pass's tables are sent\n",
+		p->fast_differs, n);
+	snprintf(json, sizeof(json), "\"blocks\":%zu,\"differ\":%" PRIu64, n,
+		 p->fast_differs);
+	ibfm_fastpath_note(p->fast, "fast-reroute-differs", json);
+}
+
+/* The routing pass proper, under the route lock. */
+static int route_pass(struct ibfm_osm *p)
+{
 	const struct ibfm_route_opts o = {
 		.roots = p->roots,
 		.nroots = p->nroots,
@@ -510,6 +649,10 @@ static int ucast_build_fwd_tables(void *context)
 		return -1;
 	}
 	free(sick);
+	p->fast_opts = o;
+	ibfm_fastpath_set_sm(p->fast, cl_ntoh64(p->osm->subn.sm_port_guid),
+			     cl_ntoh64(p->osm->subn.opt.m_key));
+	settle_fast_path(p);
 	t_route = now_ms();
 	st = &p->route->stats;
 	blocks = copy_lfts(p, &total);
@@ -537,6 +680,24 @@ static int ucast_build_fwd_tables(void *context)
 		st->threads ? st->threads : 1, t_copy - t_route, t_pub - t_copy,
 		blocks, total, st->detours, st->turns, p->generation);
 	return 0;
+}
+
+/*
+ * OpenSM's routing callback, under OpenSM's exclusive lock. A fast
+ * path still sending is stopped and waited for first (bounded), so
+ * none of its blocks lands after the ones this pass has OpenSM send.
+ */
+static int ucast_build_fwd_tables(void *context)
+{
+	struct ibfm_osm *p = context;
+	int rc;
+
+	pthread_mutex_lock(&p->route_lock);
+	ibfm_fastpath_master(p->fast, true);
+	ibfm_fastpath_quiesce(p->fast);
+	rc = route_pass(p);
+	pthread_mutex_unlock(&p->route_lock);
+	return rc;
 }
 
 /* A watched file's identity: a change of any of these rereads it. */
@@ -663,6 +824,29 @@ static void stop_watcher(struct ibfm_osm *p)
 	p->watching = false;
 }
 
+/* Starts the fast path unless fast_reroute=off (P18 when it cannot). */
+static void start_fast_path(struct ibfm_osm *p)
+{
+	struct ibfm_fastpath_conf *c = &p->fast_conf;
+	int rc;
+
+	pthread_mutex_init(&p->route_lock, NULL);
+	if (p->fast_off)
+		return;
+	c->helper = p->fast_helper ? p->fast_helper
+				   : IBFM_LIBEXECDIR "/ibfm-smp-helper";
+	c->state_dir = p->state_dir;
+	c->log = (struct ibfm_log){ log_note, p };
+	c->lock = &p->route_lock;
+	c->route = &p->route;
+	c->opts = &p->fast_opts;
+	rc = ibfm_fastpath_start(c, &p->fast);
+	if (rc)
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P18 fast path not started: %s\n",
+			strerror(-rc));
+}
+
 static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 {
 	const struct ibfm_osm *p = re->context;
@@ -688,6 +872,9 @@ static void *create(osm_opensm_t *osm)
 	p->osm = osm;
 	p->sharp_sl = -1;
 	p->sharp.trees = 16;
+	p->fast_conf.window = 32;
+	p->fast_conf.timeout_ms = 50;
+	p->fast_conf.retries = 2;
 	if (parse_options(p, osm->subn.opt.event_plugin_options)) {
 		plugin_free(p);
 		return NULL;
@@ -708,6 +895,7 @@ static void *create(osm_opensm_t *osm)
 	}
 	pthread_mutex_init(&p->stop_lock, NULL);
 	pthread_cond_init(&p->stop_cond, NULL);
+	start_fast_path(p);
 	p->watching = (p->drain_file || p->jobs_file) &&
 		      !pthread_create(&p->watcher, NULL, watch_lists, p);
 	OSM_LOG(&osm->log, OSM_LOG_INFO,
@@ -723,18 +911,35 @@ static void delete (void *data)
 {
 	struct ibfm_osm *p = data;
 
-	if (p)
+	if (p) {
 		stop_watcher(p);
+		ibfm_fastpath_stop(p->fast);
+	}
 	plugin_free(p);
 }
 
+/*
+ * OpenSM's events (on OpenSM's threads; a trap under OpenSM's lock):
+ * a trap 128 goes to the fast path, which only queues it; every event
+ * tells it whether this SM is master. Routing is reported from
+ * ucast_build_fwd_tables.
+ */
 static void report(void *data, osm_epi_event_id_t id, void *event)
 {
-	/* Routing is reported from ucast_build_fwd_tables; the events carry
-	 * nothing this plugin needs yet. */
-	(void)data;
-	(void)id;
-	(void)event;
+	struct ibfm_osm *p = data;
+	const ib_mad_notice_attr_t *n = event;
+	bool master;
+
+	if (!p || !p->fast)
+		return;
+	master = p->osm->subn.sm_state == IB_SMINFO_STATE_MASTER;
+	if (id == OSM_EVENT_ID_TRAP && n && ib_notice_is_generic(n) &&
+	    cl_ntoh16(n->g_or_v.generic.trap_num) == 128)
+		ibfm_fastpath_trap(p->fast,
+				   cl_ntoh16(n->data_details.ntc_128.sw_lid),
+				   master);
+	else
+		ibfm_fastpath_master(p->fast, master);
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -31,6 +31,7 @@ struct ibfm_pub {
 	pthread_mutex_t lock;
 	pthread_cond_t wake, idle;
 	struct ibfm_route *slot; /* waiting to be published */
+	struct ibfm_lfts tables; /* the snapshot's, nsw 0: slot's own */
 	struct ibfm_snapshot snap;
 	bool busy; /* the thread is writing one */
 	bool stop;
@@ -84,9 +85,9 @@ static void publish_trees(struct ibfm_pub *p, struct ibfm_route *r)
 			why);
 }
 
-/* Publishes one pass: trees, then the snapshot, timed. */
+/* Publishes one pass: trees, then the snapshot, timed; frees both. */
 static void publish(struct ibfm_pub *p, struct ibfm_route *r,
-		    const struct ibfm_snapshot *snap)
+		    struct ibfm_lfts *tables, const struct ibfm_snapshot *snap)
 {
 	double t0 = now_ms(), t1;
 	char why[256];
@@ -94,7 +95,8 @@ static void publish(struct ibfm_pub *p, struct ibfm_route *r,
 	if (p->trees)
 		publish_trees(p, r);
 	t1 = now_ms();
-	if (ibfm_snapshot_publish(p->dir, r->fabric, &r->lfts, snap, why,
+	if (ibfm_snapshot_publish(p->dir, r->fabric,
+				  tables->nsw ? tables : &r->lfts, snap, why,
 				  sizeof(why)))
 		OSM_LOG(p->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 snapshot not published: %s\n", why);
@@ -104,6 +106,7 @@ static void publish(struct ibfm_pub *p, struct ibfm_route *r,
 				   " published after OpenSM's lock: SHARP "
 				   "trees %.1f ms, snapshot %.1f ms\n",
 			snap->generation, t1 - t0, now_ms() - t1);
+	ibfm_lfts_free(tables);
 	ibfm_route_destroy(r);
 }
 
@@ -114,6 +117,7 @@ static void *run(void *arg)
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct ibfm_route *r;
+		struct ibfm_lfts tables;
 		struct ibfm_snapshot snap;
 
 		while (!p->slot && !p->stop)
@@ -121,11 +125,13 @@ static void *run(void *arg)
 		if (!p->slot)
 			break;
 		r = p->slot;
+		tables = p->tables;
 		snap = p->snap;
 		p->slot = NULL;
+		memset(&p->tables, 0, sizeof(p->tables));
 		p->busy = true;
 		pthread_mutex_unlock(&p->lock);
-		publish(p, r, &snap);
+		publish(p, r, &tables, &snap);
 		pthread_mutex_lock(&p->lock);
 		p->busy = false;
 		pthread_cond_broadcast(&p->idle);
@@ -158,19 +164,26 @@ struct ibfm_pub *ibfm_pub_start(const char *state_dir, osm_log_t *log,
 }
 
 void ibfm_pub_post(struct ibfm_pub *p, struct ibfm_route *copy,
-		   const struct ibfm_snapshot *snap)
+		   struct ibfm_lfts *tables, const struct ibfm_snapshot *snap)
 {
+	struct ibfm_lfts mine = { 0 }, old_tables;
 	struct ibfm_route *old;
 	uint64_t old_gen;
 
+	if (tables) {
+		mine = *tables;
+		memset(tables, 0, sizeof(*tables));
+	}
 	if (!p->threaded) {
-		publish(p, copy, snap);
+		publish(p, copy, &mine, snap);
 		return;
 	}
 	pthread_mutex_lock(&p->lock);
 	old = p->slot;
+	old_tables = p->tables;
 	old_gen = p->snap.generation;
 	p->slot = copy;
+	p->tables = mine;
 	p->snap = *snap;
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
@@ -179,6 +192,7 @@ void ibfm_pub_post(struct ibfm_pub *p, struct ibfm_route *copy,
 			LOG_PREFIX "generation %" PRIu64
 				   " not published: a newer one came first\n",
 			old_gen);
+	ibfm_lfts_free(&old_tables);
 	ibfm_route_destroy(old);
 }
 
@@ -204,6 +218,7 @@ void ibfm_pub_stop(struct ibfm_pub *p)
 		pthread_join(p->tid, NULL);
 	}
 	ibfm_route_destroy(p->slot);
+	ibfm_lfts_free(&p->tables);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->idle);

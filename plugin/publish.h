@@ -33,10 +33,12 @@ struct ibfm_pub *ibfm_pub_start(const char *state_dir, osm_log_t *log,
 
 /*
  * Publishes 'copy' (an ibfm_route_copy of a pass routed with
- * trees_later; owned from here) as generation snap->generation.
+ * trees_later; owned from here) as generation snap->generation: its
+ * trees over its tables, and as the snapshot's tables 'tables' (taken
+ * over and zeroed: the switches OpenSM still has) or, NULL, its own.
  */
 void ibfm_pub_post(struct ibfm_pub *p, struct ibfm_route *copy,
-		   const struct ibfm_snapshot *snap);
+		   struct ibfm_lfts *tables, const struct ibfm_snapshot *snap);
 
 /* Waits until nothing is pending or being written. */
 void ibfm_pub_flush(struct ibfm_pub *p);

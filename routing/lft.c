@@ -74,6 +74,37 @@ int ibfm_lfts_copy(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
 	return rc;
 }
 
+int ibfm_lfts_subset(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
+		     const struct ibfm_lfts *src, const bool *keep,
+		     struct ibfm_err *err)
+{
+	uint32_t s, n = 0, i;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->top_lid = src->top_lid;
+	dst->stride = src->stride;
+	dst->sw_node = malloc((src->nsw + 1) * sizeof(*dst->sw_node));
+	dst->node_sw = malloc((f->nnodes + 1) * sizeof(*dst->node_sw));
+	dst->ports = alloc_tables((size_t)src->nsw * src->stride + 1);
+	if (!dst->sw_node || !dst->node_sw || !dst->ports) {
+		ibfm_lfts_free(dst);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < f->nnodes; i++)
+		dst->node_sw[i] = IBFM_NONE;
+	for (s = 0; s < src->nsw; s++) {
+		if (!keep[src->sw_node[s]])
+			continue;
+		dst->sw_node[n] = src->sw_node[s];
+		dst->node_sw[src->sw_node[s]] = n;
+		memcpy(ibfm_lfts_row(dst, n), ibfm_lfts_row(src, s),
+		       src->stride);
+		n++;
+	}
+	dst->nsw = n;
+	return 0;
+}
+
 /* Entry 'lid' of row 'r' of 't'; unrouted past its top. */
 static uint8_t entry(const struct ibfm_lfts *t, const uint8_t *r, uint32_t lid)
 {

@@ -56,6 +56,15 @@ int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 int ibfm_lfts_copy(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
 		   const struct ibfm_lfts *src, struct ibfm_err *err);
 
+/*
+ * Makes 'dst' the rows of 'src' (tables of 'f') of the switches marked
+ * in 'keep' (indexed by node of 'f'), in the same order, sharing
+ * nothing with it. 0 or -ENOMEM.
+ */
+int ibfm_lfts_subset(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
+		     const struct ibfm_lfts *src, const bool *keep,
+		     struct ibfm_err *err);
+
 /* Frees what ibfm_lfts_init allocated; NULL and zeroed tables are fine. */
 void ibfm_lfts_free(struct ibfm_lfts *t);
 

@@ -378,47 +378,105 @@ int ibfm_route_build(struct ibfm_fabric *f, const bool *unhealthy,
 	return 0;
 }
 
-/*
- * Whether 'now' is 'old' less some links: same nodes, ports and LIDs,
- * and every link of 'now' also in 'old'. Then the old engine can repair
- * its tables instead of routing from scratch.
- */
-static bool only_links_lost(const struct ibfm_fabric *old,
-			    const struct ibfm_fabric *now)
+/* Whether node 'a' of 'f' and node 'b' of 'g' are the same node. */
+static bool same_node(const struct ibfm_fabric *f, uint32_t a,
+		      const struct ibfm_fabric *g, uint32_t b)
 {
+	const struct ibfm_node *x = &f->nodes[a], *y = &g->nodes[b];
 	uint32_t i;
 
-	if (old->nnodes != now->nnodes || old->nports != now->nports)
+	if (x->guid != y->guid || x->nports != y->nports)
 		return false;
-	for (i = 0; i < old->nnodes; i++)
-		if (old->nodes[i].guid != now->nodes[i].guid ||
-		    old->nodes[i].nports != now->nodes[i].nports)
-			return false;
-	for (i = 0; i < old->nports; i++) {
-		const struct ibfm_port *a = &old->ports[i], *b = &now->ports[i];
+	for (i = 0; i <= x->nports; i++) {
+		const struct ibfm_port *p = &f->ports[x->port0 + i];
+		const struct ibfm_port *q = &g->ports[y->port0 + i];
 
-		if (a->lid != b->lid || a->lmc != b->lmc || a->guid != b->guid)
-			return false;
-		if (b->peer != IBFM_NONE && b->peer != a->peer)
+		if (p->lid != q->lid || p->lmc != q->lmc || p->guid != q->guid)
 			return false;
 	}
 	return true;
 }
 
-/* Applies the links 'now' lost to the routed fabric and repairs. */
-static int repair(struct ibfm_route *r, const struct ibfm_fabric *now,
-		  const struct ibfm_route_opts *o, struct ibfm_err *err)
+/*
+ * Whether 'now' is 'old' less some links and perhaps some nodes: every
+ * node of 'now' a node of 'old' (same GUID, ports, port GUIDs and
+ * LIDs), every link of 'now' a link of 'old'. Then the old engine can
+ * repair its tables instead of routing from scratch. '*at' (allocated,
+ * free() it) maps each node of 'old' to its node in 'now', IBFM_NONE
+ * for a node gone; NULL when 'now' has the very nodes of 'old' in the
+ * same order (the usual case: OpenSM's subnet less a link).
+ */
+static bool only_links_lost(const struct ibfm_fabric *old,
+			    const struct ibfm_fabric *now, uint32_t **at)
 {
+	uint32_t *map = NULL, i, m;
+	bool same = old->nnodes == now->nnodes && old->nports == now->nports;
+
+	for (i = 0; same && i < old->nnodes; i++)
+		same = same_node(old, i, now, i);
+	if (!same) {
+		if (now->nnodes > old->nnodes)
+			return false;
+		map = malloc((old->nnodes + 1) * sizeof(*map));
+		if (!map)
+			return false;
+		for (i = 0; i < old->nnodes; i++)
+			map[i] = IBFM_NONE;
+		for (m = 0; m < now->nnodes; m++) {
+			i = ibfm_fabric_node_by_guid(old, now->nodes[m].guid);
+			if (i == IBFM_NONE || !same_node(old, i, now, m))
+				goto differ;
+			map[i] = m;
+		}
+	}
+	for (i = 0; i < old->nports; i++) {
+		const struct ibfm_port *a = &old->ports[i], *b, *peer;
+		uint32_t n = map ? map[a->node] : a->node;
+
+		if (n == IBFM_NONE)
+			continue; /* a node gone: all its links lost */
+		b = &now->ports[now->nodes[n].port0 + a->num];
+		if (b->peer == IBFM_NONE)
+			continue;
+		/* A link of 'now' must be this very link of 'old'. */
+		peer = &now->ports[b->peer];
+		if (a->peer == IBFM_NONE ||
+		    old->nodes[old->ports[a->peer].node].guid !=
+			    now->nodes[peer->node].guid ||
+		    old->ports[a->peer].num != peer->num)
+			goto differ;
+	}
+	*at = map;
+	return true;
+differ:
+	free(map);
+	return false;
+}
+
+/*
+ * Applies the links 'now' lost to the routed fabric and repairs. 'at'
+ * maps the routed fabric's nodes to those of 'now' (NULL: the same).
+ */
+static int repair(struct ibfm_route *r, const struct ibfm_fabric *now,
+		  const uint32_t *at, const struct ibfm_route_opts *o,
+		  struct ibfm_err *err)
+{
+	struct ibfm_fabric *f = r->fabric;
 	double t0 = now_ms();
 	uint32_t i, lost = 0;
 
 	ibfm_jobroute_revert(&r->jobroute, &r->lfts);
-	for (i = 0; i < now->nports; i++)
-		if (now->ports[i].peer == IBFM_NONE &&
-		    r->fabric->ports[i].peer != IBFM_NONE) {
-			ibfm_fabric_unlink(r->fabric, i);
+	for (i = 0; i < f->nports; i++) {
+		uint32_t n = at ? at[f->ports[i].node] : f->ports[i].node;
+
+		if (f->ports[i].peer != IBFM_NONE &&
+		    (n == IBFM_NONE ||
+		     now->ports[now->nodes[n].port0 + f->ports[i].num].peer ==
+			     IBFM_NONE)) {
+			ibfm_fabric_unlink(f, i);
 			lost++;
 		}
+	}
 	memset(&r->delta, 0, sizeof(r->delta));
 	/* Nothing lost (the jobs or nothing changed): nothing to repair. */
 	if (lost && ibfm_ftree_update(r->engine, &r->lfts, &r->delta, err)) {
@@ -437,13 +495,15 @@ int ibfm_route_update(struct ibfm_route **pass, struct ibfm_fabric *now,
 		      struct ibfm_err *err)
 {
 	struct ibfm_route *prev = *pass, *next = pass_new(now, unhealthy, o);
+	uint32_t *at = NULL;
 	int rc;
 
 	if (!next)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	if (prev && prev->engine &&
-	    only_links_lost(prev->fabric, next->fabric)) {
-		rc = repair(prev, next->fabric, o, err);
+	    only_links_lost(prev->fabric, next->fabric, &at)) {
+		rc = repair(prev, next->fabric, at, o, err);
+		free(at);
 		if (!rc) {
 			prev->unhealthy_links = next->unhealthy_links;
 			prev->drained_links = next->drained_links;

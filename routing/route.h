@@ -20,8 +20,11 @@
  *    and make routing rail-aware, unless switched off; they are found on
  *    a full pass and kept by an incremental one;
  *  - when the fabric is the previous pass's less some links (same nodes,
- *    ports, GUIDs and LIDs), the previous tables are repaired with the
- *    fewest changes (ibfm_ftree_update); otherwise routed from scratch;
+ *    ports, GUIDs and LIDs; a switch or CA gone from it counts as all
+ *    its links lost, and stays in the routed fabric, unlinked, until a
+ *    pass routes from scratch), the previous tables are repaired with
+ *    the fewest changes (ibfm_ftree_update); otherwise routed from
+ *    scratch;
  *  - a pass that leaves connected pairs unrouted (only a credit loop on
  *    one VL would join them) is used all the same and says so (P05);
  *  - a pass that cannot route at all is refused (R01 a root is not a
@@ -123,7 +126,8 @@ int ibfm_route_build(struct ibfm_fabric *f, const bool *unhealthy,
 /*
  * The next pass after '*pass' (NULL: the first one) on the fabric
  * 'now': repairs the previous tables when 'now' is the previous fabric
- * less some links, routes from scratch otherwise. Takes ownership of
+ * less some links (and perhaps nodes, whose links then count as lost),
+ * routes from scratch otherwise. Takes ownership of
  * 'now'. On success '*pass' is the new pass (the old one is reused or
  * freed). On failure '*pass' keeps the previous tables and 'err' says
  * why; after a failed repair the next call routes from scratch.

@@ -46,6 +46,9 @@
 /* the local SM's state, "master", "standby"...: the plugin writes it,
  * ibfmd changes drains and jobs and applies CC only beside the master */
 #define IBFM_STATE_SM "sm.state"
+/* the plugin's fast path: one JSON line per repair it made, appended
+ * (docs/fast-reroute.md); ibfmd makes them events and metrics */
+#define IBFM_STATE_FAST_REROUTE "fast-reroute.log"
 /* ibfmd's admin requests and refusals, one JSON line each, appended
  * (docs/security.md) */
 #define IBFM_STATE_AUDIT "audit.log"

@@ -4,6 +4,7 @@
 # (temp dir, ibsim, stop-by-PID cleanup).
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 export IBFM=$PWD/cli/ibfm IBFMD=$PWD/mgmt/ibfmd PLUGIN_DIR=$PWD/plugin/.libs
+export SMP_HELPER=$PWD/plugin/ibfm-smp-helper
 export IBSIM=${IBSIM:-$(command -v ibsim || echo /usr/sbin/ibsim)}
 export OPENSM=${OPENSM:-$(command -v opensm || echo /usr/sbin/opensm)}
 export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}

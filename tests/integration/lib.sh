@@ -100,11 +100,13 @@ sim_client() {
 	(cd "$T" && LD_PRELOAD="$UMAD2SIM" timeout 120 "$@")
 }
 
-# osm_conf FILE STATE_DIR ENGINES: an opensm.conf that loads the plugin.
+# osm_conf FILE STATE_DIR ENGINES: an opensm.conf that loads the plugin
+# (its fast path's SMP helper from the build tree; PLUGIN_OPTS may say
+# fast_reroute=off).
 osm_conf() {
 	cat >"$1" <<CONF
 event_plugin_name ibfm_osm
-event_plugin_options state_dir=$2${PLUGIN_OPTS:+ $PLUGIN_OPTS}
+event_plugin_options state_dir=$2${SMP_HELPER:+ fast_reroute_helper=$SMP_HELPER}${PLUGIN_OPTS:+ $PLUGIN_OPTS}
 routing_engine $3
 force_log_flush TRUE
 CONF
@@ -112,7 +114,8 @@ CONF
 
 # osm_start CONF [args]: OpenSM in the background on this test's ibsim,
 # attached to node001 (or OSM_HOST), plugin from the build tree; waits
-# for OSM_UP in its log (default SUBNET UP; a standby never says it).
+# for OSM_UP in its log (default SUBNET UP; a standby never says it), at
+# most OSM_WAIT tenths of a second (default 1200).
 # Its log, cache and output go to OSM_DIR (default $T): a second
 # OpenSM needs a directory of its own.
 osm_start() {
@@ -124,7 +127,7 @@ osm_start() {
 		exec "$OPENSM" -F "$conf" -d2 -f "$dir/opensm.log" "$@" >"$dir/opensm.out" 2>&1) &
 	OSM_PID=$!
 	PIDS="$PIDS $OSM_PID"
-	until_ok 1200 "$OSM_PID" OpenSM grep -q "${OSM_UP:-SUBNET UP}" "$dir/opensm.log"
+	until_ok "${OSM_WAIT:-1200}" "$OSM_PID" OpenSM grep -q "${OSM_UP:-SUBNET UP}" "$dir/opensm.log"
 }
 
 osm_stop() {
@@ -150,6 +153,23 @@ read_lfts() {
 	: >"$2"
 	for lid in $(sed -n 's/^Unicast lids .* of switch Lid \([0-9]*\) guid.*/\1/p' "$1"); do
 		SIM_HOST="$3" sim_client "$IBROUTE" "$lid" >>"$2" 2>/dev/null || return 1
+	done
+}
+
+# read_lfts_any DUMP OUT HOST...: every switch's table (switch LIDs from
+# DUMP), read with ibroute from the first of the HOSTs ("mlx5_0" of each)
+# that has a route to the switch's LID (switch LIDs are routed up/down
+# only: a leaf that lost its link to a spine has no route to the spine's).
+read_lfts_any() {
+	local dump=$1 out=$2 lid h
+	shift 2
+	: >"$out"
+	for lid in $(sed -n 's/^Unicast lids .* of switch Lid \([0-9]*\) guid.*/\1/p' "$dump"); do
+		: >"$T/one"
+		for h in "$@"; do
+			SIM_HOST="$h mlx5_0" sim_client "$IBROUTE" "$lid" >"$T/one" 2>/dev/null && break
+		done
+		cat "$T/one" >>"$out"
 	done
 }
 

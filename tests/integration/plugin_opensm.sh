@@ -2,8 +2,11 @@
 # The plugin inside a real OpenSM on ibsim: OpenSM routes with "ibfm",
 # the switches hold exactly ibfm's tables, every CA reaches every CA,
 # a pulled cable is repaired incrementally, and a fabric ibfm must
-# refuse goes to OpenSM's next engine.
+# refuse goes to OpenSM's next engine. The pass's own block counts are
+# checked, so OpenSM's passes route alone here (fast_reroute=off: the
+# fast path has fast_reroute.sh).
 . "$TESTLIB"
+export PLUGIN_OPTS="fast_reroute=off"
 
 json_num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }
 

@@ -1,0 +1,152 @@
+#!/bin/bash
+# The fast path (#24) against the plugin alone and OpenSM's ftree, in one
+# run, on one ibsim fabric: five failures one after another (two leaf
+# up-links, two spine up-links, a whole spine), the same for each
+# configuration, each on ibsim's console while OpenSM runs as it would
+# (sweep_on_trap, the default). Per failure:
+#   fast path: Unlink -> the last changed block acknowledged, and read
+#     back equal (the plugin reads every block it wrote back with a
+#     SubnGet; fast-reroute.log's wall-clock stamps);
+#   OpenSM (every configuration): Unlink -> "tables configured on all
+#     switches" of its pass (its blocks sent), and -> SUBNET UP.
+# Prints a markdown table, and the medians of the five.
+# Usage: bench/fast-reroute.sh [GEN ARGS] (default: -l 3 -k 36, 11,664
+# hosts). Heavy: run it under flock /tmp/ibfm-heavy.lock. CONFIGS picks
+# (default "fast ibfm ftree").
+set -u
+cd "$(dirname "$0")/.."
+. scripts/tree-env.sh
+
+[ $# -eq 0 ] && set -- -l 3 -k 36
+gen=$*
+configs=${CONFIGS:-fast ibfm ftree}
+"$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
+SIM_WAIT=${SIM_WAIT:-6000} sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288 -L 49152
+host=$(sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$T/f.topo" | head -1)
+
+# "id port desc peer-desc" of every switch-to-switch port, from the file.
+awk '/^Switch/ { id = $3; gsub(/"/, "", id); d = $0; sub(/.*# "/, "", d); sub(/".*/, "", d) }
+     /^\[[0-9]+\].*"S-/ { p = $1; gsub(/[][]/, "", p); r = $0; sub(/.*# "/, "", r); sub(/".*/, "", r)
+			   print id, p, d, r }' "$T/f.topo" >"$T/links"
+# up_link WHICH K FROM TO: the Kth link from the first (WHICH=first) or
+# the middle (mid) switch named FROM* to one named TO*, as "id port desc".
+up_link() {
+	awk -v f="$3" -v t="$4" 'index($3, f) == 1 && index($4, t) == 1' "$T/links" >"$T/sel"
+	local ids n
+	ids=$(awk '{ print $1 }' "$T/sel" | uniq)
+	n=$(echo "$ids" | wc -l)
+	[ "$1" = first ] && n=1 || n=$((n / 2 + 1))
+	grep "^$(echo "$ids" | sed -n "${n}p") " "$T/sel" | sed -n "${2}p"
+}
+set -- "$(up_link first 1 leaf- spine-)" "$(up_link mid 3 leaf- spine-)" \
+	"$(up_link first 1 spine- core-)" "$(up_link mid 2 spine- core-)"
+[ -n "$3" ] || die "no spine-to-core link: give a 3-level tree"
+# The whole spine: the last but one (neither of the two above).
+whole=$(awk 'index($3, "spine-") == 1 { print $1, $3 }' "$T/links" | sort -u -k2 | tail -2 | head -1)
+fails=()
+names=()
+for l in "$@"; do
+	read -r id port desc _ <<<"$l"
+	fails+=("Unlink \"$id\"[$port]")
+	names+=("$desc[$port] up-link")
+done
+fails+=("Unlink \"${whole%% *}\"")
+names+=("${whole#* } (whole switch)")
+
+# stamp LOG PATTERN N: the epoch ms of the Nth line of LOG matching
+# PATTERN (OpenSM's local-time stamps), or nothing.
+stamp() {
+	local l
+	l=$(grep -- "$2" "$1" | sed -n "${3}p")
+	[ -n "$l" ] || return 0
+	set -- $l
+	echo "$(date -d "$1 $2 $3" +%s) $4" | awk '{ printf "%.0f\n", $1 * 1000 + $2 / 1000 }'
+}
+count() { grep -c -- "$2" "$1"; }
+# quiet LOG S: until OpenSM's log has not grown for S seconds (at most
+# 10 min).
+quiet() {
+	local s=-1 n=0 i now
+	for i in $(seq 6000); do
+		now=$(stat -c %s "$1")
+		[ "$now" = "$s" ] && n=$((n + 1)) || n=0
+		s=$now
+		[ "$n" -ge $(($2 * 10)) ] && return 0
+		sleep 0.1
+	done
+}
+# passed LOG N: OpenSM's log has more than N "tables configured" lines.
+passed() { [ "$(count "$1" "tables configured on all switches")" -gt "$2" ]; }
+# settled DIR: OpenSM up and its routing done: no new pass for 10 s.
+settled() {
+	local n
+	while :; do
+		n=$(count "$1/opensm.log" "tables configured on all switches")
+		quiet "$1/opensm.log" 10
+		[ "$(count "$1/opensm.log" "tables configured on all switches")" = "$n" ] && return
+	done
+}
+
+echo
+echo "\`ibfm topo gen $gen\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c '^Ca' "$T/f.topo") hosts; ms from the Unlink"
+echo
+echo "| configuration | failure | fast path: blocks | acknowledged | read back equal | OpenSM: tables configured | SUBNET UP | blocks OpenSM sent |"
+echo "|---|---|---|---|---|---|---|---|"
+for c in $configs; do
+	d="$T/$c"
+	mkdir -p "$d"
+	case $c in
+	fast) PLUGIN_OPTS="fast_reroute_helper=$SMP_HELPER" osm_conf "$d/opensm.conf" "$d/state" ibfm ;;
+	ibfm) PLUGIN_OPTS="fast_reroute=off" osm_conf "$d/opensm.conf" "$d/state" ibfm ;;
+	*) printf 'routing_engine %s\nforce_log_flush TRUE\n' "$c" >"$d/opensm.conf" ;;
+	esac
+	OSM_DIR="$d" OSM_HOST="$host" OSM_WAIT=6000 osm_start "$d/opensm.conf"
+	settled "$d"
+	for i in "${!fails[@]}"; do
+		nc=$(count "$d/opensm.log" "tables configured on all switches")
+		nu=$(count "$d/opensm.log" "SUBNET UP")
+		nf=$(cat "$d/state/fast-reroute.log" 2>/dev/null | wc -l)
+		t0=$(date +%s%3N)
+		echo "${fails[$i]}" >&3
+		# OpenSM's pass after it (at most 10 min), then no other.
+		until_ok 6000 "$OSM_PID" "OpenSM's pass" passed "$d/opensm.log" "$nc"
+		settled "$d"
+		tc=$(stamp "$d/opensm.log" "tables configured on all switches" $((nc + 1)))
+		tu=$(stamp "$d/opensm.log" "SUBNET UP" $((nu + 1)))
+		sent=$(grep 'ibfm: routed' "$d/opensm.log" | tail -1 | sed -n 's/.*LFT blocks to send: \([0-9]*\) of.*/\1/p')
+		[ "$c" = ftree ] && sent=-
+		blocks=- acked=- verified=-
+		if [ "$c" = fast ]; then
+			tail -n +$((nf + 1)) "$d/state/fast-reroute.log" | grep '"kind":"fast-reroute"' >"$d/new"
+			# Every round of this failure: blocks summed; times: the last.
+			blocks=$(sed -n 's/.*"blocks":\([0-9]*\).*/\1/p' "$d/new" | awk '{ s += $1 } END { print s + 0 }')
+			ok=$(sed -n 's/.*"verified":\([0-9]*\).*/\1/p' "$d/new" | awk '{ s += $1 } END { print s + 0 }')
+			# Blocks of a switch cut off (the whole spine's own) go nowhere.
+			cut=$(sed -n 's/.*"cut_off":\([0-9]*\).*/\1/p' "$d/new" | awk '{ s += $1 } END { print s + 0 }')
+			blocks=$((blocks - cut))
+			ta=$(sed -n 's/.*"acked_at":\([0-9]*\).*/\1/p' "$d/new" | sort -n | tail -1)
+			tv=$(sed -n 's/.*"verified_at":\([0-9]*\).*/\1/p' "$d/new" | sort -n | tail -1)
+			acked=$([ -n "$ta" ] && [ "$ta" -gt 0 ] && echo $((ta - t0)) || echo -)
+			verified=$([ -n "$tv" ] && [ "$tv" -gt 0 ] && [ "$ok" = "$blocks" ] && echo $((tv - t0)) || echo "- ($ok of $blocks)")
+		fi
+		echo "| $c | ${names[$i]} | $blocks | $acked | $verified | $([ -n "$tc" ] && echo $((tc - t0)) || echo -) | $([ -n "$tu" ] && echo $((tu - t0)) || echo -) | ${sent:--} |" | tee -a "$T/rows"
+	done
+	grep -h "P15\|P16\|P17\|P18" "$d/opensm.log" | cut -c1-200 | sed "s/^/# $c: /" >&2
+	osm_stop
+	for l in "$@"; do
+		read -r id port _ <<<"$l"
+		echo "ReLink \"$id\"[$port]" >&3
+	done
+	echo "ReLink \"${whole%% *}\"" >&3
+	sleep 2
+done
+echo
+echo "Medians of the five (ms from the Unlink):"
+echo
+echo "| configuration | fast path: read back equal | OpenSM: tables configured | SUBNET UP |"
+echo "|---|---|---|---|"
+for c in $configs; do
+	med() { awk -F'|' -v c=" $c " -v k="$1" '$2 == c { v = $k; gsub(/ /, "", v); if (v ~ /^[0-9]+$/) print v }' "$T/rows" |
+		sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'; }
+	echo "| $c | $(med 6) | $(med 7) | $(med 8) |"
+done

@@ -1,0 +1,856 @@
+// SPDX-License-Identifier: MIT
+/* The fast path (see plugin/fastpath.h and docs/fast-reroute.md). */
+#include "plugin/fastpath.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin/smpwire.h"
+#include "routing/fastplan.h"
+#include "routing/file.h"
+#include "routing/snapshot.h"
+
+extern char **environ;
+
+#define ATTR_PORT_INFO 0x15
+#define ATTR_LFT 0x19
+#define PORT_STATE_DOWN 1
+#define MAX_TRAPS 1024
+/* Traps of one loss (both ends, a whole switch's neighbours) come
+ * within this of each other: one round takes them all. */
+#define GATHER_MS 3
+
+/* A block written, as OpenSM's pass will want it. */
+struct written {
+	uint64_t guid;
+	uint32_t block;
+	uint8_t ports[64];
+	bool acked;
+	size_t seq; /* the order written */
+};
+
+struct ibfm_fastpath {
+	struct ibfm_fastpath_conf c;
+	pthread_t thread;
+	/* the trap queue, under qlock */
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	uint16_t lids[MAX_TRAPS];
+	unsigned nlids;
+	double first_trap; /* ms, monotonic: when the oldest queued came */
+	bool stop;
+	int master; /* atomic: this SM is master */
+	int cancel; /* atomic: OpenSM's pass wants the wire */
+	/* under the route lock */
+	uint64_t sm_guid, mkey;
+	uint64_t gen;	     /* changes of *route by the fast path or a pass */
+	bool inflight;	     /* blocks being sent */
+	pthread_cond_t idle; /* signalled when inflight ends */
+	struct written *w;
+	size_t nw, wcap;
+	/* the helper; only the thread uses these */
+	pid_t helper;
+	int to, from; /* its input and output */
+	bool told;    /* the helper's failure logged once */
+	/* the lock of the log file; only the thread and the pass write */
+	pthread_mutex_t note_lock;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The deadline for a reply: every try of one SMP, and some slack. */
+static int reply_wait_ms(const struct ibfm_fastpath *fp)
+{
+	return (int)((fp->c.retries + 1) * fp->c.timeout_ms) + 1000;
+}
+
+void ibfm_fastpath_note(struct ibfm_fastpath *fp, const char *kind,
+			const char *json)
+{
+	char path[4200];
+	FILE *f;
+
+	if (!fp || !fp->c.state_dir ||
+	    ibfm_snapshot_path(fp->c.state_dir, IBFM_STATE_FAST_REROUTE, path,
+			       sizeof(path)))
+		return;
+	pthread_mutex_lock(&fp->note_lock);
+	f = fopen(path, "ae");
+	if (f) {
+		fprintf(f, "{\"time\":%lld,\"kind\":\"%s\",%s}\n",
+			(long long)time(NULL), kind, json);
+		fclose(f);
+	}
+	pthread_mutex_unlock(&fp->note_lock);
+}
+
+/*
+ * Stops the helper: closing its input ends it (and it gives ibsim its
+ * client slot back); SIGTERM after a second.
+ */
+static void helper_stop(struct ibfm_fastpath *fp)
+{
+	int i;
+
+	if (fp->helper <= 0)
+		return;
+	close(fp->to);
+	close(fp->from);
+	for (i = 0; i < 100; i++) {
+		if (waitpid(fp->helper, NULL, WNOHANG) == fp->helper) {
+			fp->helper = 0;
+			return;
+		}
+		usleep(10000);
+	}
+	kill(fp->helper, SIGTERM);
+	waitpid(fp->helper, NULL, 0);
+	fp->helper = 0;
+}
+
+/* Starts the helper on the SM's port; 0 when it said it is ready. */
+static int helper_start(struct ibfm_fastpath *fp, uint64_t guid, uint64_t mkey)
+{
+	char a_guid[24], a_win[16], a_to[16], a_retry[16], a_mkey[24];
+	char *argv[] = {
+		(char *)fp->c.helper, a_guid, a_win, a_to, a_retry, a_mkey, NULL
+	};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct ibfm_smpwire_reply ready;
+	sigset_t none;
+	int in[2], out[2], rc;
+
+	snprintf(a_guid, sizeof(a_guid), "0x%016" PRIx64, guid);
+	snprintf(a_win, sizeof(a_win), "%u", fp->c.window);
+	snprintf(a_to, sizeof(a_to), "%u", fp->c.timeout_ms);
+	snprintf(a_retry, sizeof(a_retry), "%u", fp->c.retries);
+	snprintf(a_mkey, sizeof(a_mkey), "0x%016" PRIx64, mkey);
+	if (pipe2(in, O_CLOEXEC))
+		return -errno;
+	if (pipe2(out, O_CLOEXEC)) {
+		close(in[0]);
+		close(in[1]);
+		return -errno;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	/* Nothing else of OpenSM's: its umad (libumad2sim's sockets),
+	 * its log, whatever its parent left open. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+	/* OpenSM's threads block signals: the helper must not. */
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	rc = posix_spawn(&fp->helper, fp->c.helper, &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	fp->to = in[1];
+	fp->from = out[0];
+	if (rc) {
+		fp->helper = 0;
+		close(fp->to);
+		close(fp->from);
+		return -rc;
+	}
+	rc = ibfm_smpwire_read(fp->from, &ready, sizeof(ready), 10000);
+	if (!rc && (ready.id != IBFM_SMPWIRE_READY || ready.status))
+		rc = ready.status ? ready.status : -EPROTO;
+	if (rc)
+		helper_stop(fp);
+	return rc;
+}
+
+/*
+ * Sends 'n' requests through the helper, their replies into 'rep' (by
+ * index: request ids are indexes). Stops sending when OpenSM's pass
+ * cancels ('*sent' says how many went). 0, or -errno when the helper
+ * failed (it is stopped; the next round starts another).
+ */
+static int exchange(struct ibfm_fastpath *fp,
+		    const struct ibfm_smpwire_req *req, size_t n,
+		    struct ibfm_smpwire_reply *rep, size_t *sent,
+		    double *last_ms)
+{
+	size_t out = 0, got = 0, ahead = 4 * (size_t)fp->c.window;
+	struct ibfm_smpwire_reply r;
+	int rc;
+
+	*sent = 0;
+	while (got < out || out < n) {
+		while (out < n && out - got < ahead &&
+		       !__atomic_load_n(&fp->cancel, __ATOMIC_ACQUIRE)) {
+			rc = ibfm_smpwire_write(fp->to, &req[out],
+						sizeof(req[out]));
+			if (rc)
+				goto fail;
+			out++;
+		}
+		if (got == out)
+			break; /* cancelled: nothing more in flight */
+		rc = ibfm_smpwire_read(fp->from, &r, sizeof(r),
+				       reply_wait_ms(fp));
+		if (rc)
+			goto fail;
+		if (r.id >= n) {
+			rc = -EPROTO;
+			goto fail;
+		}
+		rep[r.id] = r;
+		got++;
+		if (last_ms)
+			*last_ms = now_ms();
+	}
+	*sent = out;
+	return 0;
+fail:
+	*sent = out;
+	helper_stop(fp);
+	return rc;
+}
+
+/* One PortInfo question: which switch and port it is about. */
+struct ask {
+	uint32_t port; /* the port asked about (index) */
+	uint16_t lid;  /* its switch's */
+};
+
+/*
+ * Under the route lock: PortInfo requests for every linked port of the
+ * switches whose LIDs trapped, by directed routes avoiding 'avoid'.
+ * Returns how many (0 when none can be asked).
+ */
+static size_t ask_ports(struct ibfm_fastpath *fp, const uint16_t *lids,
+			unsigned nlids, const bool *avoid,
+			struct ibfm_smpwire_req **reqp, struct ask **asksp)
+{
+	const struct ibfm_fabric *f = (*fp->c.route)->fabric;
+	uint32_t sm = ibfm_fabric_port_by_guid(f, fp->sm_guid), *via = NULL;
+	struct ibfm_smpwire_req *req = NULL;
+	struct ask *asks = NULL;
+	size_t n = 0, cap = 0;
+	unsigned k, i;
+
+	if (sm == IBFM_NONE ||
+	    ibfm_fastplan_paths(f, f->ports[sm].node, avoid, &via))
+		return 0;
+	for (k = 0; k < nlids; k++) {
+		uint32_t p = ibfm_fabric_port_by_lid(f, lids[k]), node;
+		const struct ibfm_node *x;
+		uint8_t path[64];
+		int hops;
+
+		if (p == IBFM_NONE)
+			continue;
+		node = f->ports[p].node;
+		x = &f->nodes[node];
+		hops = ibfm_fastplan_path_to(f, via, node, path);
+		if (!ibfm_node_is_switch(x) || hops < 1)
+			continue;
+		for (i = 1; i <= x->nports; i++) {
+			if (f->ports[x->port0 + i].peer == IBFM_NONE)
+				continue;
+			if (n == cap) {
+				size_t c = cap ? cap * 2 : 64;
+				void *a = realloc(req, c * sizeof(*req));
+				void *b = a ? realloc(asks, c * sizeof(*asks))
+					    : NULL;
+
+				if (a)
+					req = a;
+				if (!b)
+					goto out;
+				asks = b;
+				cap = c;
+			}
+			memset(&req[n], 0, sizeof(req[n]));
+			req[n].id = (uint32_t)n;
+			req[n].method = IBFM_SMPWIRE_GET;
+			req[n].hops = (uint8_t)hops;
+			req[n].attr = ATTR_PORT_INFO;
+			req[n].mod = i;
+			memcpy(req[n].path, path, 64);
+			asks[n].port = x->port0 + i;
+			asks[n].lid = lids[k];
+			n++;
+		}
+	}
+out:
+	free(via);
+	*reqp = req;
+	*asksp = asks;
+	return n;
+}
+
+/* Removes duplicate LIDs (both ends, repeated traps). */
+static unsigned unique_lids(uint16_t *lids, unsigned n)
+{
+	unsigned i, j, m = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < m && lids[j] != lids[i]; j++)
+			;
+		if (j == m)
+			lids[m++] = lids[i];
+	}
+	return m;
+}
+
+/* The round's findings, for the log line and fast-reroute.log. */
+struct round {
+	double trap;	   /* when the first trap came */
+	unsigned switches; /* that trapped */
+	unsigned silent;   /* of them, not answering */
+	size_t asked;	   /* PortInfo SMPs */
+	uint32_t *dead;	   /* ports found Down */
+	size_t ndead;
+	struct ibfm_fastplan plan;
+	size_t cut_off; /* blocks of switches no route reaches */
+	size_t sent, acked, verified, mismatched;
+	double found_ms, planned_ms, acked_ms, verified_ms; /* since trap */
+	const char *result;
+};
+
+/*
+ * Under the route lock: marks in 'avoid' the link by which the route
+ * from the SM enters each switch of 'lids' (which may be the dead one).
+ */
+static void avoid_last_links(struct ibfm_fastpath *fp, const uint16_t *lids,
+			     unsigned n, bool *avoid)
+{
+	const struct ibfm_fabric *f = (*fp->c.route)->fabric;
+	uint32_t sm = ibfm_fabric_port_by_guid(f, fp->sm_guid), *via = NULL;
+	unsigned k;
+
+	if (sm == IBFM_NONE ||
+	    ibfm_fastplan_paths(f, f->ports[sm].node, avoid, &via))
+		return;
+	for (k = 0; k < n; k++) {
+		uint32_t p = ibfm_fabric_port_by_lid(f, lids[k]);
+
+		if (p != IBFM_NONE && via[f->ports[p].node] != IBFM_NONE)
+			avoid[via[f->ports[p].node]] = true;
+	}
+	free(via);
+}
+
+/*
+ * Steps 1-2: the dead ports of the switches that trapped. A switch
+ * that does not answer is asked again by routes avoiding the last link
+ * of its route, then left to OpenSM.
+ */
+static int find_dead(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
+		     uint64_t *gen, struct round *rd)
+{
+	bool *avoid = NULL;
+	int attempt, rc = 0;
+
+	rd->switches = n;
+	for (attempt = 0; attempt < 2 && n && !rc; attempt++) {
+		struct ibfm_smpwire_req *req = NULL;
+		struct ibfm_smpwire_reply *rep = NULL;
+		struct ask *asks = NULL;
+		unsigned silent = 0, j;
+		size_t k, m = 0, sent;
+
+		pthread_mutex_lock(fp->c.lock);
+		if (*fp->c.route && (!attempt || fp->gen == *gen)) {
+			*gen = fp->gen;
+			if (!avoid)
+				avoid = calloc((*fp->c.route)->fabric->nports,
+					       sizeof(*avoid));
+			if (avoid)
+				m = ask_ports(fp, lids, n, avoid, &req, &asks);
+		}
+		pthread_mutex_unlock(fp->c.lock);
+		if (m)
+			rep = calloc(m, sizeof(*rep));
+		rc = m && !rep ? -ENOMEM : 0;
+		if (m && !rc)
+			rc = exchange(fp, req, m, rep, &sent, NULL);
+		rd->asked += m;
+		for (k = 0; m && !rc && k < m; k++) {
+			if (rep[k].status == -ETIMEDOUT) {
+				for (j = 0;
+				     j < silent && lids[j] != asks[k].lid; j++)
+					;
+				if (j == silent)
+					lids[silent++] = asks[k].lid;
+			} else if (!rep[k].status && (rep[k].data[32] & 0x0f) ==
+							     PORT_STATE_DOWN) {
+				rd->dead[rd->ndead++] = asks[k].port;
+			}
+		}
+		if (silent && !rc) {
+			pthread_mutex_lock(fp->c.lock);
+			if (*fp->c.route && fp->gen == *gen)
+				avoid_last_links(fp, lids, silent, avoid);
+			pthread_mutex_unlock(fp->c.lock);
+		}
+		rd->silent = silent;
+		n = silent;
+		free(req);
+		free(asks);
+		free(rep);
+	}
+	free(avoid);
+	return rc;
+}
+
+/* Remembers a block written, for OpenSM's pass; -ENOMEM. */
+static int remember(struct ibfm_fastpath *fp, uint64_t guid,
+		    const struct ibfm_fastplan_block *b)
+{
+	struct written *w;
+
+	if (fp->nw == fp->wcap) {
+		size_t c = fp->wcap ? fp->wcap * 2 : 256;
+
+		w = realloc(fp->w, c * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		fp->w = w;
+		fp->wcap = c;
+	}
+	w = &fp->w[fp->nw++];
+	w->guid = guid;
+	w->block = b->block;
+	memcpy(w->ports, b->ports, 64);
+	w->acked = false;
+	w->seq = fp->nw - 1;
+	return 0;
+}
+
+/*
+ * Step 3, under the route lock: the repair, the Set requests by routes
+ * over the repaired fabric, the blocks remembered (from index
+ * '*first'). 0 with no request when nothing is to be done.
+ */
+static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
+		      struct ibfm_smpwire_req **reqp, size_t *n, size_t *first)
+{
+	struct ibfm_route_opts o = *fp->c.opts;
+	struct ibfm_smpwire_req *req;
+	const struct ibfm_fabric *f;
+	uint32_t sm, *via = NULL;
+	struct ibfm_err err;
+	size_t i;
+
+	*reqp = NULL;
+	*n = 0;
+	if (!*fp->c.route || fp->gen != gen) {
+		rd->result = "overtaken"; /* OpenSM's pass came first */
+		return 0;
+	}
+	o.sharp = NULL; /* OpenSM's pass builds the trees */
+	if (ibfm_fastplan_repair(fp->c.route, rd->dead, rd->ndead, &o,
+				 &rd->plan, &err)) {
+		ibfm_log(&fp->c.log, IBFM_LOG_ERR,
+			 "P16 fast path: no repair (%s): OpenSM's pass repairs",
+			 err.msg);
+		rd->result = "no-repair";
+		fp->gen++;
+		return 0;
+	}
+	fp->gen++;
+	if (!rd->plan.nblocks) {
+		rd->result = "nothing-lost";
+		return 0;
+	}
+	f = (*fp->c.route)->fabric;
+	sm = ibfm_fabric_port_by_guid(f, fp->sm_guid);
+	req = calloc(rd->plan.nblocks, sizeof(*req));
+	if (!req || sm == IBFM_NONE ||
+	    ibfm_fastplan_paths(f, f->ports[sm].node, NULL, &via)) {
+		free(req);
+		rd->result = "no-route";
+		return -ENOMEM;
+	}
+	*first = fp->nw;
+	for (i = 0; i < rd->plan.nblocks; i++) {
+		const struct ibfm_fastplan_block *b = &rd->plan.blocks[i];
+		struct ibfm_smpwire_req *q = &req[*n];
+		int hops = ibfm_fastplan_path_to(f, via, b->node, q->path);
+
+		/* A switch cut off (a whole switch lost): nothing to send,
+		 * nor a way to send it. */
+		if (hops < 1) {
+			rd->cut_off++;
+			continue;
+		}
+		q->id = (uint32_t)*n;
+		q->method = IBFM_SMPWIRE_SET;
+		q->hops = (uint8_t)hops;
+		q->attr = ATTR_LFT;
+		q->mod = b->block;
+		memcpy(q->data, b->ports, 64);
+		if (remember(fp, f->nodes[b->node].guid, b)) {
+			free(via);
+			free(req);
+			return -ENOMEM;
+		}
+		(*n)++;
+	}
+	free(via);
+	fp->inflight = true;
+	*reqp = req;
+	return 0;
+}
+
+/* Step 4's second half: every acknowledged block read back. */
+static void verify(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
+		   const struct ibfm_smpwire_reply *ack, size_t n,
+		   struct round *rd)
+{
+	struct ibfm_smpwire_reply *rep = calloc(n + 1, sizeof(*rep));
+	size_t i, m = 0, sent;
+	double last = 0;
+
+	if (!rep)
+		return;
+	for (i = 0; i < n; i++) {
+		if (ack[i].status || !req[i].hops)
+			continue;
+		req[m] = req[i];
+		req[m].id = (uint32_t)m;
+		req[m].method = IBFM_SMPWIRE_GET;
+		m++;
+	}
+	if (!exchange(fp, req, m, rep, &sent, &last)) {
+		for (i = 0; i < sent; i++) {
+			if (rep[i].status)
+				continue;
+			if (memcmp(rep[i].data, req[i].data, 64))
+				rd->mismatched++;
+			else
+				rd->verified++;
+		}
+	}
+	if (last > 0)
+		rd->verified_ms = last - rd->trap;
+	free(rep);
+}
+
+/* Step 4: the blocks sent, acknowledged, read back. */
+static void send_round(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
+		       size_t n, size_t first, struct round *rd)
+{
+	size_t i;
+	struct ibfm_smpwire_reply *ack = calloc(n + 1, sizeof(*ack));
+	double last = 0;
+
+	if (ack) {
+		for (i = 0; i < n; i++)
+			ack[i].status = -ECANCELED;
+		exchange(fp, req, n, ack, &rd->sent, &last);
+	}
+	pthread_mutex_lock(fp->c.lock);
+	for (i = 0; ack && i < n; i++)
+		if (!ack[i].status && !memcmp(ack[i].data, req[i].data, 64)) {
+			fp->w[first + i].acked = true;
+			rd->acked++;
+		}
+	pthread_mutex_unlock(fp->c.lock);
+	if (last > 0)
+		rd->acked_ms = last - rd->trap;
+	if (ack && rd->acked && !__atomic_load_n(&fp->cancel, __ATOMIC_ACQUIRE))
+		verify(fp, req, ack, n, rd);
+	pthread_mutex_lock(fp->c.lock);
+	fp->inflight = false;
+	pthread_cond_broadcast(&fp->idle);
+	pthread_mutex_unlock(fp->c.lock);
+	rd->result = rd->acked == n && rd->verified == rd->acked ? "done"
+		     : __atomic_load_n(&fp->cancel, __ATOMIC_ACQUIRE)
+			     ? "cancelled"
+			     : "incomplete";
+	free(ack);
+}
+
+/* Wall-clock ms of the monotonic ms 't' (0 stays 0), for benchmarks. */
+static long long wall_ms(double t)
+{
+	struct timespec ts;
+
+	if (t <= 0)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)(ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 - now_ms() + t);
+}
+
+/* Step 5: the log line and the event. */
+static void tell(struct ibfm_fastpath *fp, const struct round *rd)
+{
+	char json[700];
+	int n;
+
+	n = snprintf(
+		json, sizeof(json),
+		"\"result\":\"%s\",\"switches\":%u,\"silent\":%u,"
+		"\"links\":%u,\"blocks\":%zu,\"cut_off\":%zu,"
+		"\"entries\":%" PRIu64
+		",\"sent\":%zu,\"acked\":%zu,\"verified\":%zu,"
+		"\"mismatched\":%zu,\"route_ms\":%.1f,\"found_ms\":%.1f,"
+		"\"planned_ms\":%.1f,\"acked_ms\":%.1f,\"verified_ms\":%.1f",
+		rd->result, rd->switches, rd->silent, rd->plan.lost,
+		rd->plan.nblocks, rd->cut_off, rd->plan.entries, rd->sent,
+		rd->acked, rd->verified, rd->mismatched, rd->plan.route_ms,
+		rd->found_ms, rd->planned_ms, rd->acked_ms, rd->verified_ms);
+	if (n > 0 && (size_t)n < sizeof(json))
+		snprintf(
+			json + n, sizeof(json) - (size_t)n,
+			",\"trap_at\":%lld,\"acked_at\":%lld,"
+			"\"verified_at\":%lld",
+			wall_ms(rd->trap),
+			wall_ms(rd->acked_ms > 0 ? rd->trap + rd->acked_ms : 0),
+			wall_ms(rd->verified_ms > 0 ? rd->trap + rd->verified_ms
+						    : 0));
+	ibfm_log(
+		&fp->c.log,
+		strcmp(rd->result, "done") && rd->plan.nblocks ? IBFM_LOG_ERR
+							       : IBFM_LOG_INFO,
+		"%sfast-reroute %s: %u switches trapped (%u silent), %u links "
+		"lost, %zu LFT blocks (%" PRIu64
+		" entries) repaired in %.1f ms; %zu acknowledged %.1f ms after "
+		"the trap, %zu read back equal (%zu not) at %.1f ms",
+		strcmp(rd->result, "done") && rd->plan.nblocks ? "P17 " : "",
+		rd->result, rd->switches, rd->silent, rd->plan.lost,
+		rd->plan.nblocks, rd->plan.entries, rd->plan.route_ms,
+		rd->acked, rd->acked_ms, rd->verified, rd->mismatched,
+		rd->verified_ms);
+	ibfm_fastpath_note(fp, "fast-reroute", json);
+}
+
+/* Makes sure the helper runs on the SM's port; false when it cannot. */
+static bool helper_ready(struct ibfm_fastpath *fp)
+{
+	uint64_t guid, mkey;
+	int rc;
+
+	if (fp->helper > 0)
+		return true;
+	pthread_mutex_lock(fp->c.lock);
+	guid = fp->sm_guid;
+	mkey = fp->mkey;
+	pthread_mutex_unlock(fp->c.lock);
+	if (!guid)
+		return false;
+	rc = helper_start(fp, guid, mkey);
+	if (rc && !fp->told)
+		ibfm_log(&fp->c.log, IBFM_LOG_ERR,
+			 "P18 fast path: cannot start %s on port 0x%016" PRIx64
+			 ": %s; OpenSM's passes repair alone",
+			 fp->c.helper, guid, strerror(-rc));
+	fp->told = rc != 0;
+	return !rc;
+}
+
+/* One round: the traps queued, handled. */
+static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
+		      double trap)
+{
+	struct ibfm_smpwire_req *req = NULL;
+	struct round rd = { .trap = trap, .result = "nothing-lost" };
+	uint64_t gen = 0;
+	size_t first = 0, nreq = 0;
+
+	n = unique_lids(lids, n);
+	if (!helper_ready(fp))
+		return;
+	/* A pass that cancelled the last round's sending is over. */
+	__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
+	rd.dead = calloc((size_t)n * 256 + 1, sizeof(*rd.dead));
+	if (!rd.dead || find_dead(fp, lids, n, &gen, &rd)) {
+		free(rd.dead);
+		return;
+	}
+	rd.found_ms = now_ms() - trap;
+	if (rd.ndead) {
+		pthread_mutex_lock(fp->c.lock);
+		if (plan_round(fp, gen, &rd, &req, &nreq, &first))
+			rd.result = "no-memory";
+		pthread_mutex_unlock(fp->c.lock);
+		rd.planned_ms = now_ms() - trap;
+		if (req)
+			send_round(fp, req, nreq, first, &rd);
+	}
+	if (rd.ndead || rd.silent)
+		tell(fp, &rd);
+	free(req);
+	free(rd.dead);
+	ibfm_fastplan_free(&rd.plan);
+}
+
+static void *run(void *arg)
+{
+	struct ibfm_fastpath *fp = arg;
+	uint16_t lids[MAX_TRAPS];
+
+	pthread_mutex_lock(&fp->qlock);
+	while (!fp->stop) {
+		unsigned n;
+		double trap;
+
+		if (!fp->nlids) {
+			pthread_cond_wait(&fp->qcond, &fp->qlock);
+			continue;
+		}
+		/* Let the other traps of the same loss come. */
+		pthread_mutex_unlock(&fp->qlock);
+		usleep(GATHER_MS * 1000);
+		pthread_mutex_lock(&fp->qlock);
+		n = fp->nlids;
+		memcpy(lids, fp->lids, n * sizeof(*lids));
+		trap = fp->first_trap;
+		fp->nlids = 0;
+		pthread_mutex_unlock(&fp->qlock);
+		if (__atomic_load_n(&fp->master, __ATOMIC_ACQUIRE))
+			round_run(fp, lids, n, trap);
+		pthread_mutex_lock(&fp->qlock);
+	}
+	pthread_mutex_unlock(&fp->qlock);
+	return NULL;
+}
+
+int ibfm_fastpath_start(const struct ibfm_fastpath_conf *c,
+			struct ibfm_fastpath **out)
+{
+	struct ibfm_fastpath *fp = calloc(1, sizeof(*fp));
+	int rc;
+
+	if (!fp)
+		return -ENOMEM;
+	fp->c = *c;
+	pthread_mutex_init(&fp->qlock, NULL);
+	pthread_mutex_init(&fp->note_lock, NULL);
+	pthread_cond_init(&fp->qcond, NULL);
+	pthread_cond_init(&fp->idle, NULL);
+	rc = pthread_create(&fp->thread, NULL, run, fp);
+	if (rc) {
+		free(fp);
+		return -rc;
+	}
+	*out = fp;
+	return 0;
+}
+
+void ibfm_fastpath_stop(struct ibfm_fastpath *fp)
+{
+	if (!fp)
+		return;
+	pthread_mutex_lock(&fp->qlock);
+	fp->stop = true;
+	pthread_cond_signal(&fp->qcond);
+	pthread_mutex_unlock(&fp->qlock);
+	__atomic_store_n(&fp->cancel, 1, __ATOMIC_RELEASE);
+	pthread_join(fp->thread, NULL);
+	helper_stop(fp);
+	free(fp->w);
+	free(fp);
+}
+
+void ibfm_fastpath_master(struct ibfm_fastpath *fp, bool master)
+{
+	if (fp)
+		__atomic_store_n(&fp->master, master, __ATOMIC_RELEASE);
+}
+
+void ibfm_fastpath_trap(struct ibfm_fastpath *fp, uint16_t lid, bool master)
+{
+	if (!fp)
+		return;
+	ibfm_fastpath_master(fp, master);
+	if (!master)
+		return; /* a standby routed nothing: nothing to repair */
+	pthread_mutex_lock(&fp->qlock);
+	if (!fp->nlids)
+		fp->first_trap = now_ms();
+	if (fp->nlids < MAX_TRAPS)
+		fp->lids[fp->nlids++] = lid;
+	pthread_cond_signal(&fp->qcond);
+	pthread_mutex_unlock(&fp->qlock);
+}
+
+void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
+			  uint64_t mkey)
+{
+	if (!fp)
+		return;
+	fp->sm_guid = port_guid;
+	fp->mkey = mkey;
+	fp->gen++; /* a pass changed the route */
+}
+
+void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)
+{
+	struct timespec until;
+	int ms;
+
+	if (!fp || !fp->inflight)
+		return;
+	__atomic_store_n(&fp->cancel, 1, __ATOMIC_RELEASE);
+	ms = reply_wait_ms(fp) * 2;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	while (fp->inflight && pthread_cond_timedwait(&fp->idle, fp->c.lock,
+						      &until) != ETIMEDOUT)
+		;
+}
+
+/* By switch and block, the latest write first. */
+static int by_block(const void *a, const void *b)
+{
+	const struct written *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	return x->seq > y->seq ? -1 : x->seq < y->seq;
+}
+
+size_t ibfm_fastpath_settle(struct ibfm_fastpath *fp, ibfm_fastpath_block_fn fn,
+			    void *ctx)
+{
+	size_t i, n = 0;
+
+	if (!fp)
+		return 0;
+	/* A block written by two rounds (a second failure): the last. */
+	qsort(fp->w, fp->nw, sizeof(*fp->w), by_block);
+	for (i = 0; i < fp->nw; i++) {
+		const struct written *w = &fp->w[i];
+
+		if (i && w->guid == w[-1].guid && w->block == w[-1].block)
+			continue;
+		fn(ctx, w->guid, w->block, w->ports, w->acked);
+		n++;
+	}
+	fp->nw = 0;
+	return n;
+}
