@@ -112,10 +112,8 @@ unsigned ibfm_par_threads(const struct ibfm_par *p)
 void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
 		  void *ctx)
 {
-	uint32_t k;
-
 	if (!p || p->n == 1 || ntasks < 2) {
-		for (k = 0; k < ntasks; k++)
+		for (uint32_t k = 0; k < ntasks; k++)
 			fn(ctx, k, 0);
 		return;
 	}

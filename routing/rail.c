@@ -22,14 +22,14 @@ static const char *const default_suffixes[] = { " mlx5_", " HCA-" };
 
 static bool match_default(const char *desc, regmatch_t m[3])
 {
-	size_t len = strlen(desc), d = len, i, n;
+	size_t len = strlen(desc), d = len, i;
 
 	while (d > 0 && desc[d - 1] >= '0' && desc[d - 1] <= '9')
 		d--;
 	if (d == len)
 		return false;
 	for (i = 0; i < 2; i++) {
-		n = strlen(default_suffixes[i]);
+		size_t n = strlen(default_suffixes[i]);
 		if (d > n && !memcmp(desc + d - n, default_suffixes[i], n)) {
 			m[1].rm_so = 0;
 			m[1].rm_eo = (regoff_t)(d - n);
