@@ -839,7 +839,7 @@ size_t ibfm_fastpath_settle(struct ibfm_fastpath *fp, ibfm_fastpath_block_fn fn,
 {
 	size_t i, n = 0;
 
-	if (!fp)
+	if (!fp || !fp->nw) /* nothing written (and qsort wants no NULL) */
 		return 0;
 	/* A block written by two rounds (a second failure): the last. */
 	qsort(fp->w, fp->nw, sizeof(*fp->w), by_block);

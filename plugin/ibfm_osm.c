@@ -484,26 +484,44 @@ static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 }
 
 /*
- * The switches of the routed fabric that OpenSM has, by node ('*gone'
- * counts the others): a switch gone from the subnet stays in the routed
- * fabric, unlinked, while passes repair (routing/route.h), but is not
- * published. NULL when out of memory.
+ * The nodes of the routed fabric that OpenSM has ('*gone_sw' counts the
+ * switches it has not, '*gone' every node): a node gone from the subnet
+ * stays in the routed fabric, unlinked, while passes repair
+ * (routing/route.h), but is not published. NULL when out of memory.
  */
-static bool *switches_here(struct ibfm_osm *p, uint32_t *gone)
+static bool *nodes_here(struct ibfm_osm *p, uint32_t *gone_sw, uint32_t *gone)
 {
 	const struct ibfm_fabric *f = p->route->fabric;
 	bool *keep = calloc(f->nnodes + 1, sizeof(*keep));
 	uint32_t n;
 
-	*gone = 0;
+	*gone_sw = *gone = 0;
 	for (n = 0; keep && n < f->nnodes; n++) {
-		if (!ibfm_node_is_switch(&f->nodes[n]))
-			continue;
-		keep[n] = osm_get_switch_by_guid(&p->osm->subn,
-						 cl_hton64(f->nodes[n].guid));
+		ib_net64_t guid = cl_hton64(f->nodes[n].guid);
+		bool sw = ibfm_node_is_switch(&f->nodes[n]);
+
+		keep[n] =
+			sw ? osm_get_switch_by_guid(&p->osm->subn, guid) != NULL
+			   : osm_get_node_by_guid(&p->osm->subn, guid) != NULL;
+		*gone_sw += sw && !keep[n];
 		*gone += !keep[n];
 	}
 	return keep;
+}
+
+/*
+ * The LIDs of nodes gone from the subnet taken out of the published
+ * copy's fabric: readers match the snapshot's LIDs to what they swept.
+ */
+static int forget_gone(struct ibfm_fabric *f, const bool *keep)
+{
+	struct ibfm_err err;
+	uint32_t n, i;
+
+	for (n = 0; n < f->nnodes; n++)
+		for (i = 0; !keep[n] && i <= f->nodes[n].nports; i++)
+			f->ports[f->nodes[n].port0 + i].lid = 0;
+	return ibfm_fabric_finish(f, &err);
 }
 
 /*
@@ -525,29 +543,30 @@ static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 	struct ibfm_lfts here = { 0 };
 	struct ibfm_route *copy;
 	struct ibfm_err err;
-	uint32_t gone = 0;
+	uint32_t gone_sw = 0, gone = 0;
 	bool *keep;
 
 	if (!p->pub)
 		return;
 	copy = ibfm_route_copy(p->route);
-	/* A switch gone from OpenSM's subnet is not published: which are
+	/* A node gone from OpenSM's subnet is not published: which are
 	 * here is OpenSM's to say, so it is asked now, under its lock. */
-	keep = copy ? switches_here(p, &gone) : NULL;
-	if (!copy ||
-	    (gone &&
-	     (!keep || ibfm_lfts_subset(&here, p->route->fabric,
-					&p->route->lfts, keep, &err)))) {
+	keep = copy ? nodes_here(p, &gone_sw, &gone) : NULL;
+	if (!copy || !keep ||
+	    (gone_sw && ibfm_lfts_subset(&here, p->route->fabric,
+					 &p->route->lfts, keep, &err)) ||
+	    (gone && forget_gone(copy->fabric, keep))) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 generation %" PRIu64
 				   " not published: out of memory\n",
 			p->generation);
 		free(keep);
+		ibfm_lfts_free(&here);
 		ibfm_route_destroy(copy);
 		return;
 	}
 	free(keep);
-	ibfm_pub_post(p->pub, copy, gone ? &here : NULL, &snap);
+	ibfm_pub_post(p->pub, copy, gone_sw ? &here : NULL, &snap);
 }
 
 /*

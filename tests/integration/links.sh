@@ -78,7 +78,7 @@ printf '%s "ok"\n0xzz "bad"\n' "$leaf_guid" >"$T/bad.map"
 ask links --node-name-map "$T/bad.map" >/dev/null 2>"$T/bad.err"
 check "a bad map line: exit 3" test $? = 3
 check "a bad map line: FILE:LINE and N01" grep -q "bad.map:2: N01 " "$T/bad.err"
-ask path "node001 mlx5_0" "node003 mlx5_0" --node-name-map "$T/names.map" >"$T/path.txt"
+ask path "node001 mlx5_0" "node003 mlx5_0" --node-name-map "$T/names.map" >"$T/path.txt" 2>"$T/path.err"
 check "path --node-name-map through ibfmd: exit 0" test $? = 0
 check "path --node-name-map: the leaf's name" grep -q '"rack7-leaf"$' "$T/path.txt"
 
