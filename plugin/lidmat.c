@@ -12,7 +12,6 @@
 
 #include "plugin/lidmat.h"
 #include "routing/hops.h"
-#include "routing/par.h"
 
 /*
  * Marks the ports whose link OpenSM holds unhealthy (a port that
@@ -106,40 +105,6 @@ static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
 	}
 }
 
-/* What every switch's fill reads: one task a switch. */
-struct fill {
-	osm_switch_t **sw;
-	const struct ibfm_fabric *f;
-	const struct ibfm_hops *h;
-	const bool *sick, *cut;
-	const uint16_t *lid;
-};
-
-/*
- * A switch's matrix is its own (OpenSM's setter mallocs its rows and
- * touches nothing shared), so switches fill on every thread.
- */
-static void fill_task(void *ctx, uint32_t task, unsigned thread)
-{
-	const struct fill *x = ctx;
-
-	(void)thread;
-	fill_switch(x->sw[task], x->f, x->h, x->sick, x->cut, x->lid);
-}
-
-/* The switches of OpenSM's table, in its order; how many. */
-static osm_switch_t **list_switches(cl_qmap_t *tbl, uint32_t *n)
-{
-	osm_switch_t **sw = malloc((cl_qmap_count(tbl) + 1) * sizeof(*sw));
-	cl_map_item_t *it;
-
-	*n = 0;
-	for (it = cl_qmap_head(tbl); sw && it != cl_qmap_end(tbl);
-	     it = cl_qmap_next(it))
-		sw[(*n)++] = (osm_switch_t *)it;
-	return sw;
-}
-
 /* The min-hop counts of the subnet, and each switch's LID. */
 static int count_hops(osm_opensm_t *osm, const struct ibfm_fabric *f,
 		      const bool *sick, const bool *cut, struct ibfm_hops *h,
@@ -164,32 +129,25 @@ static int count_hops(osm_opensm_t *osm, const struct ibfm_fabric *f,
 }
 
 int ibfm_lidmat_fill(osm_opensm_t *osm, const struct ibfm_fabric *f,
-		     const struct ibfm_drain *d, unsigned threads,
-		     uint32_t *nsw)
+		     const struct ibfm_drain *d, uint32_t *nsw)
 {
+	cl_qmap_t *tbl = &osm->subn.sw_guid_tbl;
 	bool *sick = ibfm_lidmat_unhealthy(&osm->subn, f);
 	bool *cut = calloc((size_t)f->nports + 1, sizeof(*cut));
-	struct fill x = { .f = f, .sick = sick, .cut = cut };
 	struct ibfm_hops h;
 	uint16_t *lid = NULL;
-	uint32_t n = 0;
 	int rc = -1;
 
-	x.sw = list_switches(&osm->subn.sw_guid_tbl, &n);
-	if (x.sw && sick && cut && !ibfm_drain_mark_hops(f, d, cut, sick) &&
+	if (sick && cut && !ibfm_drain_mark_hops(f, d, cut, sick) &&
 	    !count_hops(osm, f, sick, cut, &h, &lid)) {
-		struct ibfm_par *par = ibfm_par_new(threads);
-
-		x.h = &h;
-		x.lid = lid;
-		ibfm_par_run(par, n, fill_task, &x);
-		ibfm_par_free(par);
+		for (cl_map_item_t *it = cl_qmap_head(tbl);
+		     it != cl_qmap_end(tbl); it = cl_qmap_next(it))
+			fill_switch((osm_switch_t *)it, f, &h, sick, cut, lid);
 		*nsw = h.nsw;
 		free(lid);
 		ibfm_hops_free(&h);
 		rc = 0;
 	}
-	free(x.sw);
 	free(sick);
 	free(cut);
 	return rc;
