@@ -51,14 +51,6 @@ void bench_parse(int argc, char **argv, const char *name, struct bench_args *a)
 		a->threads = 1;
 }
 
-double bench_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -4,6 +4,7 @@
 
 /* What the benchmark programs share: options, clock, medians. */
 
+#include "routing/clock.h"
 #include "routing/gen.h"
 
 struct bench_args {
@@ -18,8 +19,6 @@ struct bench_args {
 /* Parses "[-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-j N] [-q]"; exits 2
  * on others. */
 void bench_parse(int argc, char **argv, const char *name, struct bench_args *a);
-
-double bench_now_ms(void);
 
 /* Sorts 'v' in place and returns its median. */
 double bench_median(double *v, int n);

@@ -29,13 +29,13 @@ int main(int argc, char **argv)
 	}
 	for (r = 0; r < a.runs; r++) {
 		struct ibfm_hops h;
-		double t0 = bench_now_ms();
+		double t0 = ibfm_clock_ms();
 
 		if (ibfm_hops_build(f, NULL, &h, &err)) {
 			fprintf(stderr, "bench_hops: %s\n", err.msg);
 			return 1;
 		}
-		ms[r] = bench_now_ms() - t0;
+		ms[r] = ibfm_clock_ms() - t0;
 		ibfm_hops_free(&h);
 	}
 	printf("| %u-level radix %u | %u | %u | %.1f ms | %.1f MB | %.0f M |\n",

@@ -180,19 +180,19 @@ int main(int argc, char **argv)
 		view.njobs--;
 		view.nrings = j.job_ring[view.njobs];
 		view.nmembers = j.ring_at[view.nrings];
-		t0 = bench_now_ms();
+		t0 = ibfm_clock_ms();
 		ibfm_jobroute_revert(&jr, &pass->lfts);
 		if (ibfm_jobroute_apply(&jr, pass->fabric, &pass->lfts, &view,
 					&js, &err))
 			die("job end", &err);
-		end_ms[i] = bench_now_ms() - t0;
+		end_ms[i] = ibfm_clock_ms() - t0;
 		moved += js.moved;
-		t0 = bench_now_ms();
+		t0 = ibfm_clock_ms();
 		ibfm_jobroute_revert(&jr, &pass->lfts);
 		if (ibfm_jobroute_apply(&jr, pass->fabric, &pass->lfts, &j, &js,
 					&err))
 			die("job start", &err);
-		start_ms[i] = bench_now_ms() - t0;
+		start_ms[i] = ibfm_clock_ms() - t0;
 		moved += js.moved;
 		ibfm_jobroute_revert(&jr, &pass->lfts);
 		ibfm_jobroute_free(&jr);

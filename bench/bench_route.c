@@ -92,11 +92,11 @@ static double reroute_less(struct ibfm_route **pass, uint32_t port,
 	if (!g)
 		die(&err);
 	ibfm_fabric_unlink(g, port);
-	t0 = bench_now_ms();
+	t0 = ibfm_clock_ms();
 	if (ibfm_route_update(pass, g, NULL, &o, &err))
 		die(&err);
 	*delta = (*pass)->delta;
-	return bench_now_ms() - t0;
+	return ibfm_clock_ms() - t0;
 }
 
 int main(int argc, char **argv)
@@ -161,10 +161,10 @@ int main(int argc, char **argv)
 		struct ibfm_sharp_opts so = { 0 };
 		struct ibfm_sharp *sh = NULL;
 
-		t0 = bench_now_ms();
+		t0 = ibfm_clock_ms();
 		if (ibfm_sharp_build(pass->fabric, lfts, &so, &sh, &err))
 			die(&err);
-		wr[i] = bench_now_ms() - t0;
+		wr[i] = ibfm_clock_ms() - t0;
 		ntrees = sh->ntrees;
 		ibfm_sharp_destroy(sh);
 	}
@@ -177,10 +177,10 @@ int main(int argc, char **argv)
 	mem = malloc(bytes);
 	memset(mem, 0xfe, bytes);
 	for (i = 0; i < runs; i++) {
-		t0 = bench_now_ms();
+		t0 = ibfm_clock_ms();
 		memset(mem, 0xff - i, bytes);
 		sink = mem[bytes / 2];
-		wr[i] = bench_now_ms() - t0;
+		wr[i] = ibfm_clock_ms() - t0;
 	}
 	lower = bench_median(wr, runs);
 	free(mem);

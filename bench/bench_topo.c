@@ -38,26 +38,26 @@ int main(int argc, char **argv)
 	runs = a.runs;
 	for (i = 0; i < runs; i++) {
 		FILE *mem;
-		double t0 = bench_now_ms();
+		double t0 = ibfm_clock_ms();
 
 		if (ibfm_gen_build(&a.gen, &f, &err)) {
 			fprintf(stderr, "bench_topo: %s\n", err.msg);
 			return 1;
 		}
-		tg[i] = bench_now_ms() - t0;
+		tg[i] = ibfm_clock_ms() - t0;
 		free(buf);
 		buf = NULL;
 		mem = open_memstream(&buf, &len);
-		t0 = bench_now_ms();
+		t0 = ibfm_clock_ms();
 		ibfm_topo_write(f, mem);
 		fclose(mem);
-		tw[i] = bench_now_ms() - t0;
-		t0 = bench_now_ms();
+		tw[i] = ibfm_clock_ms() - t0;
+		t0 = ibfm_clock_ms();
 		if (ibfm_topo_parse(buf, len, "bench", &g, &err)) {
 			fprintf(stderr, "bench_topo: %s\n", err.msg);
 			return 1;
 		}
-		tp[i] = bench_now_ms() - t0;
+		tp[i] = ibfm_clock_ms() - t0;
 		if (i < runs - 1) {
 			ibfm_fabric_destroy(f);
 			ibfm_fabric_destroy(g);

@@ -4,6 +4,7 @@
  * sweep and the light check, and the hand-over back to the loop.
  */
 #include "mgmt/worker.h"
+#include "routing/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -34,14 +35,6 @@ struct ibfmd_worker {
 	struct ibfmd_work *queue, **tail;
 	struct ibfmd_found found;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /*
  * A light check of the last sweep's links; when one changed a full
@@ -112,21 +105,21 @@ static struct ibfm_sweep *local_port(struct ibfm_sweep **port, char *ca,
 static void work(const struct ibfm_fabric *last, struct ibfm_sweep *port,
 		 const struct ibfmd_conf *c, struct ibfmd_found *r)
 {
-	double t0 = now_ms();
+	double t0 = ibfm_clock_ms();
 
 	if (r->light && light_check_clean(last, port)) {
-		r->ms = now_ms() - t0;
+		r->ms = ibfm_clock_ms() - t0;
 		IBFMD_DBG("light check: nothing changed (%.0f ms)", r->ms);
 	} else {
 		double t1;
 
 		r->light = false;
 		ibfm_sweep_discover(port, &r->f, &r->clashes, &r->err);
-		t1 = now_ms();
+		t1 = ibfm_clock_ms();
 		r->ms = t1 - t0;
 		if (r->f && c->counters) {
 			r->pc = read_counters(port, r->f);
-			r->pc_ms = now_ms() - t1;
+			r->pc_ms = ibfm_clock_ms() - t1;
 		}
 		r->written = r->f && write_fabric(c, r->f);
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The fast path (see plugin/fastpath.h and docs/fast-reroute.md). */
 #include "plugin/fastpath.h"
+#include "routing/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,14 +67,6 @@ struct ibfm_fastpath {
 	/* the lock of the log file; only the thread and the pass write */
 	pthread_mutex_t note_lock;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The deadline for a reply: every try of one SMP, and some slack. */
 static int reply_wait_ms(const struct ibfm_fastpath *fp)
@@ -220,7 +213,7 @@ static int exchange(struct ibfm_fastpath *fp,
 		rep[r.id] = r;
 		got++;
 		if (last_ms)
-			*last_ms = now_ms();
+			*last_ms = ibfm_clock_ms();
 	}
 	*sent = out;
 	return 0;
@@ -595,7 +588,8 @@ static long long wall_ms(double t)
 	if (t <= 0)
 		return 0;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)(ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 - now_ms() + t);
+	return (long long)(ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 -
+			   ibfm_clock_ms() + t);
 }
 
 /* Step 5: the log line and the event. */
@@ -684,13 +678,13 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 		free(rd.dead);
 		return;
 	}
-	rd.found_ms = now_ms() - trap;
+	rd.found_ms = ibfm_clock_ms() - trap;
 	if (rd.ndead) {
 		pthread_mutex_lock(fp->c.lock);
 		if (plan_round(fp, gen, &rd, &req, &nreq, &first))
 			rd.result = "no-memory";
 		pthread_mutex_unlock(fp->c.lock);
-		rd.planned_ms = now_ms() - trap;
+		rd.planned_ms = ibfm_clock_ms() - trap;
 		if (req)
 			send_round(fp, req, nreq, first, &rd);
 	}
@@ -784,7 +778,7 @@ void ibfm_fastpath_trap(struct ibfm_fastpath *fp, uint16_t lid, bool master)
 		return; /* a standby routed nothing: nothing to repair */
 	pthread_mutex_lock(&fp->qlock);
 	if (!fp->nlids)
-		fp->first_trap = now_ms();
+		fp->first_trap = ibfm_clock_ms();
 	if (fp->nlids < MAX_TRAPS)
 		fp->lids[fp->nlids++] = lid;
 	pthread_cond_signal(&fp->qcond);

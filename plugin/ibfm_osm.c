@@ -68,6 +68,7 @@
 #include <opensm/osm_switch.h>
 
 #include "plugin/fastpath.h"
+#include "routing/clock.h"
 #include "plugin/lidmat.h"
 #include "plugin/publish.h"
 #include "routing/route.h"
@@ -129,14 +130,6 @@ static void plugin_free(struct ibfm_osm *p)
 	free(p->roots);
 	free(p->io);
 	free(p);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* Reads a GUID list option; logs and fails on a bad file. */
@@ -444,7 +437,7 @@ static int build_lid_matrices(void *context)
 {
 	struct ibfm_osm *p = context;
 	struct ibfm_fabric *f;
-	double t0 = now_ms();
+	double t0 = ibfm_clock_ms();
 	uint32_t nsw;
 
 	pthread_mutex_lock(&p->route_lock);
@@ -463,7 +456,7 @@ static int build_lid_matrices(void *context)
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
 		"LID matrices of %u switches filled in %.1f ms (drain list: %zu elements)\n",
-		nsw, now_ms() - t0, p->drain.n);
+		nsw, ibfm_clock_ms() - t0, p->drain.n);
 	ibfm_fabric_destroy(p->pass);
 	p->pass = f;
 	return 0;
@@ -650,7 +643,7 @@ static int route_pass(struct ibfm_osm *p)
 	struct ibfm_fabric *now;
 	struct ibfm_err err;
 	uint64_t blocks, total, floor;
-	double t0 = now_ms(), ms, t_route, t_copy, t_pub;
+	double t0 = ibfm_clock_ms(), ms, t_route, t_copy, t_pub;
 	bool *sick;
 
 	now = p->pass ? p->pass : fabric_from_subnet(p);
@@ -672,10 +665,10 @@ static int route_pass(struct ibfm_osm *p)
 	ibfm_fastpath_set_sm(p->fast, cl_ntoh64(p->osm->subn.sm_port_guid),
 			     cl_ntoh64(p->osm->subn.opt.m_key));
 	settle_fast_path(p);
-	t_route = now_ms();
+	t_route = ibfm_clock_ms();
 	st = &p->route->stats;
 	blocks = copy_lfts(p, &total);
-	t_copy = now_ms();
+	t_copy = ibfm_clock_ms();
 	ms = t_copy - t0;
 	/* Above every generation a peer's plugin published (ibfmd peers
 	 * keep the floor): the numbering continues across a failover. */
@@ -684,7 +677,7 @@ static int route_pass(struct ibfm_osm *p)
 		p->generation = floor;
 	p->generation++;
 	publish_pass(p, blocks, total, ms);
-	t_pub = now_ms();
+	t_pub = ibfm_clock_ms();
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
 		"routed %u switches, %u LIDs (%s%s) in %.1f ms (model and "

@@ -9,6 +9,7 @@
  * from any thread.
  */
 #include "plugin/publish.h"
+#include "routing/clock.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -36,14 +37,6 @@ struct ibfm_pub {
 	bool busy; /* the thread is writing one */
 	bool stop;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The trees' notes (P11, P13), in OpenSM's log. */
 static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
@@ -89,12 +82,12 @@ static void publish_trees(struct ibfm_pub *p, struct ibfm_route *r)
 static void publish(struct ibfm_pub *p, struct ibfm_route *r,
 		    struct ibfm_lfts *tables, const struct ibfm_snapshot *snap)
 {
-	double t0 = now_ms(), t1;
+	double t0 = ibfm_clock_ms(), t1;
 	char why[256];
 
 	if (p->trees)
 		publish_trees(p, r);
-	t1 = now_ms();
+	t1 = ibfm_clock_ms();
 	if (ibfm_snapshot_publish(p->dir, r->fabric,
 				  tables->nsw ? tables : &r->lfts, snap, why,
 				  sizeof(why)))
@@ -105,7 +98,7 @@ static void publish(struct ibfm_pub *p, struct ibfm_route *r,
 			LOG_PREFIX "generation %" PRIu64
 				   " published after OpenSM's lock: SHARP "
 				   "trees %.1f ms, snapshot %.1f ms\n",
-			snap->generation, t1 - t0, now_ms() - t1);
+			snap->generation, t1 - t0, ibfm_clock_ms() - t1);
 	ibfm_lfts_free(tables);
 	ibfm_route_destroy(r);
 }

@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* The fast path's plan (see routing/fastplan.h). */
 #include "routing/fastplan.h"
+#include "routing/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 void ibfm_fastplan_free(struct ibfm_fastplan *p)
 {
@@ -78,7 +71,7 @@ int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 	struct ibfm_fastplan p = { 0 };
 	struct ibfm_lfts old = { 0 };
 	struct ibfm_fabric *now;
-	double t0 = now_ms();
+	double t0 = ibfm_clock_ms();
 	size_t i;
 	int rc;
 
@@ -113,7 +106,7 @@ int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 		ibfm_fastplan_free(&p);
 		return rc;
 	}
-	p.route_ms = now_ms() - t0;
+	p.route_ms = ibfm_clock_ms() - t0;
 	*out = p;
 	return 0;
 }

@@ -27,6 +27,7 @@
  * Cost: O(switches x LIDs); the plan is O(switches x targets).
  */
 #include "routing/ftree.h"
+#include "routing/clock.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -76,14 +77,6 @@ struct span {
 	uint32_t ncols;
 	uint8_t *scratch; /* per thread, a row */
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static uint64_t *flag_words(const struct span *g, unsigned thread,
 			    unsigned flag, uint32_t s)
@@ -465,7 +458,7 @@ static void plan_span(struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
 		      uint32_t col0)
 {
 	uint32_t i, last = IBFM_NONE, ndet = 0, nnone = 0;
-	double t0 = now_ms();
+	double t0 = ibfm_clock_ms();
 
 	pl->d0 = d0;
 	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
@@ -483,7 +476,7 @@ static void plan_span(struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
 		if (nnone)
 			note_no_updown(t, d, nnone);
 	}
-	t->stats.plan_ms += now_ms() - t0;
+	t->stats.plan_ms += ibfm_clock_ms() - t0;
 }
 
 /* The span after 'pl', planned into 'next' (nothing past the last). */
@@ -546,7 +539,7 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 	g->next = &g->pl[1];
 	plan_span(t, g->cur, 0, 0);
 	while (g->cur->d0 < g->cur->d1) {
-		double t0 = now_ms(), t1;
+		double t0 = ibfm_clock_ms(), t1;
 
 		for (c = 0; c < ncut; c++) {
 			g->lo = cut[c];
@@ -561,11 +554,11 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 		g->plan_next = false;
 		if (!ncut)
 			plan_after(g, g->cur, g->next);
-		t1 = now_ms();
+		t1 = ibfm_clock_ms();
 		if (t->parallel)
 			route_span_down(g);
 		t->stats.switches_ms += t1 - t0;
-		t->stats.down_ms += now_ms() - t1;
+		t->stats.down_ms += ibfm_clock_ms() - t1;
 		/* Thread 0's words hold what each switch gathered. */
 		memset(g->flags, 0, NFLAGS * per * sizeof(*g->flags));
 		swap = g->cur;
@@ -713,7 +706,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		ibfm_lfts_free(lfts);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
-	t0 = now_ms();
+	t0 = ibfm_clock_ms();
 	ncut = cut_ranks(t, cut, phase_of);
 	reset_positions(t);
 	ibfm_ftree_build_reach(t);
@@ -726,19 +719,19 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	t->stats.cdg_filled = 0;
 	t->stats.threads = g.nthreads;
 	t->stats.plan_ms = t->stats.switches_ms = t->stats.down_ms = 0;
-	t->stats.setup_ms = now_ms() - t0;
+	t->stats.setup_ms = ibfm_clock_ms() - t0;
 	g.plain = t->nrails == 1 && !t->parallel;
 	for (i = 0; g.plain && i < t->ndests; i++)
 		g.plain = t->dests[i].nlids == 1;
 	route_spans(&g, cut, ncut);
-	t0 = now_ms();
+	t0 = ibfm_clock_ms();
 	g.ncols = number_columns(t, lfts, (uint32_t *)g.col_of_lid);
 	for (i = 0; i < g.nthreads; i++)
 		g.scratch[(size_t)i * (lfts->stride + 1) + g.ncols] =
 			IBFM_LFT_NONE;
 	ibfm_par_run(g.par, (lfts->nsw + ROWS_PER_TASK - 1) / ROWS_PER_TASK,
 		     lid_order_task, &g);
-	t->stats.order_ms = now_ms() - t0;
+	t->stats.order_ms = ibfm_clock_ms() - t0;
 	for (i = 0; i < t->ndests; i++)
 		t->stats.lids += t->dests[i].nlids;
 	ibfm_ftree_note_detours(t);

@@ -5,6 +5,7 @@
  * colours, the flows, the entries they set, what changed.
  */
 #include "routing/jobroute.h"
+#include "routing/clock.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -14,14 +15,6 @@
 
 #include "routing/jobroute_int.h"
 #include "routing/rank.h"
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static uint32_t uf_find(uint32_t *up, uint32_t x)
 {
 	while (up[x] != x)
@@ -420,7 +413,7 @@ int ibfm_jobroute_apply(struct ibfm_jobroute *jr, const struct ibfm_fabric *f,
 {
 	struct jr r = { .f = f, .t = t, .prev = jr };
 	struct ibfm_jobroute now = { 0 };
-	double t0 = now_ms();
+	double t0 = ibfm_clock_ms();
 	unsigned rank;
 	size_t i;
 	int rc;
@@ -453,7 +446,7 @@ int ibfm_jobroute_apply(struct ibfm_jobroute *jr, const struct ibfm_fabric *f,
 	ibfm_jobroute_free(jr);
 	*jr = now;
 	jr_free(&r);
-	st->ms = now_ms() - t0;
+	st->ms = ibfm_clock_ms() - t0;
 	return 0;
 }
 

@@ -4,20 +4,13 @@
  * routes, around the fat-tree engine.
  */
 #include "routing/route.h"
+#include "routing/clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The running jobs' SHARP trees, gone. */
 static void free_sharp_jobs(struct ibfm_route *r)
@@ -275,7 +268,7 @@ static void finish(struct ibfm_route *r, const struct ibfm_route_opts *o,
 
 	route_jobs(r, o, &j);
 	r->stats = *ibfm_ftree_stats(r->engine);
-	r->route_ms = now_ms() - t0;
+	r->route_ms = ibfm_clock_ms() - t0;
 	note_unrouted(r, o);
 	ibfm_jobs_free(&r->held_jobs);
 	if (o->trees_later) {
@@ -347,7 +340,7 @@ static int route_full(struct ibfm_route *r, const struct ibfm_route_opts *o,
 {
 	struct ibfm_ftree_opts fo = { o->roots, o->nroots, o->io,
 				      o->nio,	&r->rails, o->threads };
-	double t0 = now_ms();
+	double t0 = ibfm_clock_ms();
 	int rc;
 
 	rc = find_rails(r->fabric, o, &r->rails, err);
@@ -462,7 +455,7 @@ static int repair(struct ibfm_route *r, const struct ibfm_fabric *now,
 		  struct ibfm_err *err)
 {
 	struct ibfm_fabric *f = r->fabric;
-	double t0 = now_ms();
+	double t0 = ibfm_clock_ms();
 	uint32_t i, lost = 0;
 
 	ibfm_jobroute_revert(&r->jobroute, &r->lfts);
