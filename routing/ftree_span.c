@@ -135,6 +135,19 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 }
 
 /*
+ * A higher switch's position after compute traffic crossed it: 'step'
+ * on, modulo its up-ports (the rails' interleaving, init in
+ * reset_positions).
+ */
+static inline uint32_t step_position(uint32_t pos, uint32_t step, uint32_t nup)
+{
+	pos += step;
+	while (pos >= nup)
+		pos -= nup;
+	return pos;
+}
+
+/*
  * The parent of switch 's' towards 'x' from position 'from'; displaced
  * by a hole (the parent there does not reach 'x'), what the hole
  * displaces is spread over every valid port, rather than onto the next.
@@ -180,11 +193,8 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 		h = pick_up_spill(t, s, x, from);
 	up = &t->hops[w->up0 + h];
 	if (active) {
-		if (!leaf_turn) {
-			*pos += w->step;
-			while (*pos >= w->nup)
-				*pos -= w->nup;
-		}
+		if (!leaf_turn)
+			*pos = (uint16_t)step_position(*pos, w->step, w->nup);
 		ibfm_bit_set(flag_words(g, thread, FLAG_ACTIVE, up->peer), j);
 	}
 	if (cross)
@@ -238,11 +248,8 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 		at[j] = up[h].port;
 		if (!leaf_turn && !ibfm_bit(act, j))
 			continue;
-		if (!leaf_turn) {
-			pos += step;
-			while (pos >= nup)
-				pos -= nup;
-		}
+		if (!leaf_turn)
+			pos = step_position(pos, step, nup);
 		ibfm_bit_set(flag_words(g, thread, FLAG_ACTIVE, up[h].peer), j);
 	}
 	t->pos[s] = (uint16_t)pos;
