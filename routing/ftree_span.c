@@ -48,6 +48,17 @@
 /* A flag per (switch, destination of the span): bitsets per thread. */
 enum { FLAG_ACTIVE, FLAG_CROSS, NFLAGS };
 
+/*
+ * A run of a span's destinations: one target, all to CAs or none (a
+ * leaf's hosts), so one mode at each switch.
+ */
+struct run {
+	uint16_t j0, j1; /* the span's destinations [j0, j1) */
+	uint16_t tg;	 /* their target's slot */
+	uint16_t ncomp;	 /* how many are compute hosts */
+	bool to_leaf;
+};
+
 /* A span's destinations and what step 1 found for their targets. */
 struct plan {
 	uint32_t d0, d1; /* destinations [d0, d1) */
@@ -55,8 +66,10 @@ struct plan {
 			  * destination order */
 	uint32_t ntg;	 /* targets planned */
 	uint32_t *tslot; /* per destination of the span: its target */
-	uint8_t *mode;	 /* per switch, SPAN_DESTS targets: MODE_* */
-	uint8_t *port;	 /* and the port when it is fixed (down, detour) */
+	struct run *runs;
+	uint32_t nruns;
+	uint8_t *mode; /* per switch, SPAN_DESTS targets: MODE_* */
+	uint8_t *port; /* and the port when it is fixed (down, detour) */
 };
 
 struct span {
@@ -205,52 +218,138 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 }
 
 /*
+ * What route_switch_plain reads of one switch for the span: the
+ * position is a local, so that its byte stores need not reload it.
+ */
+struct plain {
+	uint8_t *restrict at; /* the switch's row at the span's columns */
+	const uint64_t *restrict act;
+	const struct hop *restrict up;
+	uint64_t *flag[IBFM_MAX_PORTS]; /* per parent: its ACTIVE words */
+	uint32_t nup, step;
+};
+
+/* Run 'u''s entries one by one: any mix of hosts, holes spread. */
+static uint32_t plain_entries(const struct span *g, uint32_t s,
+			      const struct plain *p, const struct run *u,
+			      bool compute, uint32_t pos)
+{
+	const struct dest *d = g->t->dests + g->cur->d0;
+	const bool uniform = g->t->sw[s].uniform;
+	uint32_t j, h;
+
+	for (j = u->j0; j < u->j1; j++) {
+		const uint32_t from = pos;
+		const bool leaf_turn = compute && d[j].compute;
+
+		if (leaf_turn && ++pos == p->nup)
+			pos = 0;
+		h = from;
+		if (!uniform && !d[j].to_leaf)
+			h = pick_up_spill(g->t, s, d[j].target, from);
+		p->at[j] = p->up[h].port;
+		if (!leaf_turn && !ibfm_bit(p->act, j))
+			continue;
+		if (!leaf_turn)
+			pos = step_position(pos, p->step, p->nup);
+		ibfm_bit_set(p->flag[h], j);
+	}
+	return pos;
+}
+
+/* Run 'u' on a leaf, all compute hosts: d-mod-k, a port each. */
+static uint32_t plain_leaf(const struct plain *p, const struct run *u,
+			   uint32_t pos)
+{
+	uint32_t j;
+
+	for (j = u->j0; j < u->j1; j++) {
+		p->at[j] = p->up[pos].port;
+		ibfm_bit_set(p->flag[pos], j);
+		if (++pos == p->nup)
+			pos = 0;
+	}
+	return pos;
+}
+
+/*
+ * Run 'u' above the leaves: the port stays until compute traffic from
+ * below crosses, then the position moves on.
+ */
+static uint32_t plain_upper(const struct plain *p, const struct run *u,
+			    uint32_t pos)
+{
+	uint32_t j;
+
+	for (j = u->j0; j < u->j1; j++) {
+		p->at[j] = p->up[pos].port;
+		if (!ibfm_bit(p->act, j))
+			continue;
+		ibfm_bit_set(p->flag[pos], j);
+		pos = step_position(pos, p->step, p->nup);
+	}
+	return pos;
+}
+
+/* Run 'u' not up: to the switch's own hosts, down, detour or none. */
+static void plain_fixed(const struct span *g, const struct plain *p,
+			const struct run *u, uint8_t m, uint8_t port)
+{
+	const struct dest *d = g->t->dests + g->cur->d0;
+	uint32_t j;
+
+	if (m == MODE_SELF) {
+		for (j = u->j0; j < u->j1; j++)
+			p->at[j] = d[j].out;
+		return;
+	}
+	memset(p->at + u->j0, m == MODE_NONE ? IBFM_LFT_NONE : port,
+	       u->j1 - u->j0);
+}
+
+/*
  * route_switch for the common case, a switch whose parents all reach
  * the same (or the same leaves: a leaf of a 3-level tree), one rail, no
- * parallel links, one LID a destination: the position is a local.
- * The same decisions as route_switch's, in a third of the time.
+ * parallel links, one LID a destination. The span goes run by run (a
+ * target's hosts): a run's mode is one, and most runs take a loop with
+ * no test but the flags'. The same decisions as route_switch's.
  */
 static void route_switch_plain(const struct span *g, uint32_t s,
 			       unsigned thread)
 {
 	struct ibfm_ftree *t = g->t;
-	struct sw *w = &t->sw[s];
-	/* Locals only in the loop: its byte stores could alias anything. */
+	const struct sw *w = &t->sw[s];
 	const struct plan *c = g->cur;
-	const uint8_t *restrict mode = c->mode + (size_t)s * SPAN_DESTS;
-	const uint8_t *restrict port = c->port + (size_t)s * SPAN_DESTS;
-	const uint64_t *restrict act = flag_words(g, 0, FLAG_ACTIVE, s);
-	const uint32_t *restrict tslot = c->tslot;
-	const struct hop *restrict up = t->hops + w->up0;
-	const struct dest *restrict d = t->dests + c->d0;
-	uint8_t *restrict at =
-		g->lfts->ports + (size_t)s * g->lfts->stride + c->col0;
-	const uint32_t n = c->d1 - c->d0, nup = w->nup, step = w->step;
-	uint32_t j, pos = t->pos[s], h;
-	const bool compute = w->compute && nup, uniform = w->uniform;
+	const uint8_t *mode = c->mode + (size_t)s * SPAN_DESTS;
+	const uint8_t *port = c->port + (size_t)s * SPAN_DESTS;
+	const bool compute = w->compute && w->nup;
+	struct plain p = {
+		.at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0,
+		.act = flag_words(g, 0, FLAG_ACTIVE, s),
+		.up = t->hops + w->up0,
+		.nup = w->nup,
+		.step = w->step,
+	};
+	uint32_t pos = t->pos[s], r, h;
 
-	for (j = 0; j < n; j++) {
-		const uint32_t tg = tslot[j], from = pos;
-		const bool leaf_turn = compute && d[j].compute;
-		const uint8_t m = mode[tg];
+	for (h = 0; h < w->nup; h++)
+		p.flag[h] = flag_words(g, thread, FLAG_ACTIVE, p.up[h].peer);
+	for (r = 0; r < c->nruns; r++) {
+		const struct run *u = &c->runs[r];
+		const uint8_t m = mode[u->tg];
 
-		if (leaf_turn && ++pos == nup)
-			pos = 0;
 		if (m != MODE_UP) {
-			at[j] = m == MODE_SELF	 ? d[j].out
-				: m == MODE_NONE ? IBFM_LFT_NONE
-						 : port[tg];
-			continue;
-		}
-		h = from;
-		if (!uniform && !d[j].to_leaf)
-			h = pick_up_spill(t, s, d[j].target, from);
-		at[j] = up[h].port;
-		if (!leaf_turn && !ibfm_bit(act, j))
-			continue;
-		if (!leaf_turn)
-			pos = step_position(pos, step, nup);
-		ibfm_bit_set(flag_words(g, thread, FLAG_ACTIVE, up[h].peer), j);
+			plain_fixed(g, &p, u, m, port[u->tg]);
+			if (compute)
+				pos = (pos + u->ncomp) % w->nup;
+		} else if (!w->uniform && !u->to_leaf)
+			pos = plain_entries(g, s, &p, u, compute, pos);
+		else if (!compute)
+			pos = plain_upper(&p, u, pos);
+		else if (u->ncomp == u->j1 - u->j0)
+			pos = plain_leaf(&p, u, pos);
+		else
+			pos = plain_entries(g, s, &p, u, compute, pos);
 	}
 	t->pos[s] = (uint16_t)pos;
 }
@@ -455,6 +554,23 @@ static void plan_target(struct ibfm_ftree *t, struct plan *pl, uint32_t x,
 	}
 }
 
+/* The span's 'j'-th destination 'd' into its run, or a new one. */
+static void add_to_run(struct plan *pl, const struct dest *d, uint32_t j)
+{
+	struct run *u = &pl->runs[pl->nruns - 1];
+	uint16_t tg = (uint16_t)pl->tslot[j];
+
+	if (!pl->nruns || u->tg != tg || u->to_leaf != d->to_leaf) {
+		u = &pl->runs[pl->nruns++];
+		u->j0 = (uint16_t)j;
+		u->tg = tg;
+		u->ncomp = 0;
+		u->to_leaf = d->to_leaf;
+	}
+	u->j1 = (uint16_t)(j + 1);
+	u->ncomp += d->compute;
+}
+
 /*
  * Step 1: the span of destinations from 'd0' (column 'col0'), its
  * targets one after the other. It writes only 'pl' and what the targets'
@@ -470,7 +586,7 @@ static void plan_span(struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
 	pl->d0 = d0;
 	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
 	pl->col0 = col0;
-	pl->ntg = 0;
+	pl->ntg = pl->nruns = 0;
 	for (i = pl->d0; i < pl->d1; i++) {
 		const struct dest *d = &t->dests[i];
 
@@ -479,6 +595,7 @@ static void plan_span(struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
 			last = d->target;
 		}
 		pl->tslot[i - pl->d0] = pl->ntg - 1;
+		add_to_run(pl, d, i - pl->d0);
 		t->stats.detours += (uint64_t)ndet * d->nlids;
 		if (nnone)
 			note_no_updown(t, d, nnone);
@@ -656,6 +773,7 @@ static void span_free(struct span *g)
 {
 	for (unsigned k = 0; k < 2; k++) {
 		free(g->pl[k].tslot);
+		free(g->pl[k].runs);
 		free(g->pl[k].mode);
 		free(g->pl[k].port);
 	}
@@ -679,9 +797,10 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 		struct plan *pl = &g->pl[k];
 
 		pl->tslot = malloc(SPAN_DESTS * sizeof(*pl->tslot));
+		pl->runs = malloc(SPAN_DESTS * sizeof(*pl->runs));
 		pl->mode = malloc((size_t)t->nsw * SPAN_DESTS + 1);
 		pl->port = malloc((size_t)t->nsw * SPAN_DESTS + 1);
-		if (!pl->tslot || !pl->mode || !pl->port)
+		if (!pl->tslot || !pl->runs || !pl->mode || !pl->port)
 			return -ENOMEM;
 	}
 	g->flags = calloc(g->nthreads * NFLAGS * per + 1, sizeof(*g->flags));
