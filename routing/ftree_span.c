@@ -68,7 +68,7 @@ struct plan {
 	uint32_t *tslot; /* per destination of the span: its target */
 	struct run *runs;
 	uint32_t nruns;
-	uint8_t *mode; /* per switch, SPAN_DESTS targets: MODE_* */
+	uint8_t *mode; /* per target slot, per switch: MODE_* */
 	uint8_t *port; /* and the port when it is fixed (down, detour) */
 };
 
@@ -320,8 +320,8 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	struct ibfm_ftree *t = g->t;
 	const struct sw *w = &t->sw[s];
 	const struct plan *c = g->cur;
-	const uint8_t *mode = c->mode + (size_t)s * SPAN_DESTS;
-	const uint8_t *port = c->port + (size_t)s * SPAN_DESTS;
+	const uint8_t *mode = c->mode + s, *port = c->port + s;
+	const size_t nsw = t->nsw;
 	const bool compute = w->compute && w->nup;
 	struct plain p = {
 		.at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0,
@@ -336,10 +336,10 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 		p.flag[h] = flag_words(g, thread, FLAG_ACTIVE, p.up[h].peer);
 	for (r = 0; r < c->nruns; r++) {
 		const struct run *u = &c->runs[r];
-		const uint8_t m = mode[u->tg];
+		const uint8_t m = mode[u->tg * nsw];
 
 		if (m != MODE_UP) {
-			plain_fixed(g, &p, u, m, port[u->tg]);
+			plain_fixed(g, &p, u, m, port[u->tg * nsw]);
 			if (compute)
 				pos = (pos + u->ncomp) % w->nup;
 		} else if (!w->uniform && !u->to_leaf)
@@ -364,8 +364,8 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 	struct ibfm_ftree *t = g->t;
 	struct sw *w = &t->sw[s];
 	const struct plan *c = g->cur;
-	const uint8_t *mode = c->mode + (size_t)s * SPAN_DESTS;
-	const uint8_t *port = c->port + (size_t)s * SPAN_DESTS;
+	const uint8_t *mode = c->mode + s, *port = c->port + s;
+	const size_t nsw = t->nsw;
 	const uint64_t *act = flag_words(g, 0, FLAG_ACTIVE, s);
 	const uint64_t *crs = flag_words(g, 0, FLAG_CROSS, s);
 	uint8_t *at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0;
@@ -391,7 +391,7 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 		from = *pos;
 		if (leaf_turn && w->nup && ++*pos == w->nup)
 			*pos = 0;
-		switch (mode[tg]) {
+		switch (mode[tg * nsw]) {
 		case MODE_UP:
 			/* Balance follows same-rail traffic only: cross-rail
 			 * flows are spread by the leaf, but move no higher
@@ -412,10 +412,10 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 				at += d->nlids;
 				continue;
 			}
-			e = port[tg];
+			e = port[tg * nsw];
 			break;
 		case MODE_DETOUR:
-			e = port[tg];
+			e = port[tg * nsw];
 			break;
 		default:
 			e = IBFM_LFT_NONE;
@@ -534,24 +534,18 @@ static void note_no_updown(struct ibfm_ftree *t, const struct dest *d,
 static void plan_target(struct ibfm_ftree *t, struct plan *pl, uint32_t x,
 			uint32_t tg, uint32_t *ndet, uint32_t *nnone)
 {
-	uint32_t s, cx = t->comp[x];
+	uint8_t *port = pl->port + (size_t)tg * t->nsw;
+	uint32_t i, left = ibfm_ftree_visit_target(t, x);
 
-	ibfm_ftree_visit_target(t, x);
-	*ndet = *nnone = 0;
-	for (s = 0; s < t->nsw; s++) {
-		uint8_t m = t->mode[s];
-		size_t at = (size_t)s * SPAN_DESTS + tg;
-
-		pl->mode[at] = m;
-		if (m == MODE_DOWN)
-			pl->port[at] = t->sw[s].dport;
-		else if (m == MODE_DETOUR) {
-			pl->port[at] = ibfm_detour_port(t->det, s);
-			++*ndet;
-		} else if (m == MODE_NONE && t->sw[s].rank != IBFM_RANK_NONE &&
-			   t->comp[s] == cx)
-			++*nnone;
-	}
+	memcpy(pl->mode + (size_t)tg * t->nsw, t->mode, t->nsw);
+	for (i = 0; i < t->nanc; i++)
+		port[t->anc[i]] = t->sw[t->anc[i]].dport;
+	for (i = 0; left < t->npend && i < t->npend; i++)
+		if (t->mode[t->pend[i]] == MODE_DETOUR)
+			port[t->pend[i]] = ibfm_detour_port(t->det, t->pend[i]);
+	/* Pending: connected, no up/down route; what detours left, none. */
+	*ndet = t->npend - left;
+	*nnone = left;
 }
 
 /* The span's 'j'-th destination 'd' into its run, or a new one. */
