@@ -149,8 +149,8 @@ struct ibfm_ftree {
 	uint32_t top_lid;
 	uint32_t stamp, dgen;
 	unsigned threads; /* for the full route; 0: online CPUs, <= 16 */
-	uint8_t *rank; /* per fabric node */
-	bool *io;      /* per fabric port: an I/O node's port */
+	uint8_t *rank;	  /* per fabric node */
+	bool *io;	  /* per fabric port: an I/O node's port */
 	struct ibfm_ftree_stats stats;
 };
 
@@ -202,12 +202,15 @@ pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
 		h = from + skip % w->nup;
 		return h >= w->nup ? h - w->nup : h;
 	}
+	/* updown is symmetric: x's row holds every parent's bit, and
+	 * stays in cache over the scan. */
+	const uint64_t *rx = row_of(t, t->updown, x);
+
 	for (i = 0; i < w->nup; i++, h++) {
 		if (h >= w->nup)
 			h -= w->nup;
 
-		if (!ibfm_bit(row_of(t, t->updown, t->hops[w->up0 + h].peer),
-			      x))
+		if (!ibfm_bit(rx, t->hops[w->up0 + h].peer))
 			continue;
 		if (valid++ == skip)
 			return h;

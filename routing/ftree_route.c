@@ -29,12 +29,12 @@ static void set_modes(struct ibfm_ftree *t, uint32_t x, const uint32_t *by)
 {
 	uint8_t *restrict mode = t->mode;
 	const struct sw *sw = t->sw;
-	const uint64_t *updown = t->updown;
+	/* Row x: updown is symmetric (a common ancestor), and x's row is
+	 * read in order where the switches' rows would be a miss each. */
+	const uint64_t *reach = t->updown + (size_t)x * t->words;
 	const uint32_t *comp = t->comp, cx = t->comp[x], dgen = t->dgen;
 	uint32_t *restrict pend = t->pend;
 	uint32_t i, n = 0, nsw = t->nsw;
-	size_t words = t->words, xw = x >> 6;
-	uint64_t xb = 1ULL << (x & 63);
 
 	for (i = 0; i < nsw; i++) {
 		uint32_t s = by ? by[i] : i;
@@ -46,7 +46,7 @@ static void set_modes(struct ibfm_ftree *t, uint32_t x, const uint32_t *by)
 			mode[s] = MODE_NONE;
 		else if (w->dgen == dgen)
 			mode[s] = MODE_DOWN;
-		else if (updown[s * words + xw] & xb)
+		else if (ibfm_bit(reach, s))
 			mode[s] = MODE_UP;
 		else {
 			mode[s] = MODE_NONE;
