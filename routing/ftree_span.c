@@ -161,6 +161,24 @@ static inline uint32_t step_position(uint32_t pos, uint32_t step, uint32_t nup)
 }
 
 /*
+ * Which of switch 's''s parents reach 'x' (bit h: parent h), for a
+ * switch of at most 64: one pass over x's row (updown is symmetric)
+ * with no branch, where pick_up's scan mispredicted once a call.
+ */
+static uint64_t valid_parents(const struct ibfm_ftree *t, uint32_t s,
+			      uint32_t x)
+{
+	const uint64_t *rx = row_of(t, t->updown, x);
+	const struct hop *up = t->hops + t->sw[s].up0;
+	uint64_t m = 0;
+	uint32_t h;
+
+	for (h = 0; h < t->sw[s].nup; h++)
+		m |= (rx[up[h].peer >> 6] >> (up[h].peer & 63) & 1) << h;
+	return m;
+}
+
+/*
  * The parent of switch 's' towards 'x' from position 'from'; displaced
  * by a hole (the parent there does not reach 'x'), what the hole
  * displaces is spread over every valid port, rather than onto the next.
@@ -169,12 +187,25 @@ static uint32_t pick_up_spill(struct ibfm_ftree *t, uint32_t s, uint32_t x,
 			      uint32_t from)
 {
 	struct sw *w = &t->sw[s];
-	uint32_t h = pick_up(t, s, x, from, 0);
+	uint64_t m, rot;
+	uint32_t h;
 
-	if (h != from && w->nup > 1) {
+	if (w->nup <= 64 && !w->uniform &&
+	    !(w->uniform_leaves && t->rank[t->sw_node[x]] == 1) &&
+	    (m = valid_parents(t, s, x))) {
+		if (m >> from & 1)
+			return from;
+		/* The first valid one from 'spill', cyclically. */
+		rot = w->spill ? m >> w->spill | m << (w->nup - w->spill) : m;
+		h = w->spill + (uint32_t)__builtin_ctzll(rot);
+		h = h >= w->nup ? h - w->nup : h;
+	} else {
+		h = pick_up(t, s, x, from, 0);
+		if (h == from || w->nup <= 1)
+			return h;
 		h = pick_up(t, s, x, w->spill, 0);
-		w->spill = h + 1 == w->nup ? 0 : h + 1;
 	}
+	w->spill = h + 1 == w->nup ? 0 : h + 1;
 	return h;
 }
 
@@ -261,12 +292,17 @@ static uint32_t plain_entries(const struct span *g, uint32_t s,
 static uint32_t plain_leaf(const struct plain *p, const struct run *u,
 			   uint32_t pos)
 {
+	/* Locals: the byte stores could alias anything 'p' holds. */
+	uint8_t *restrict at = p->at;
+	const struct hop *restrict up = p->up;
+	uint64_t *const *flag = p->flag;
+	const uint32_t nup = p->nup, j1 = u->j1;
 	uint32_t j;
 
-	for (j = u->j0; j < u->j1; j++) {
-		p->at[j] = p->up[pos].port;
-		ibfm_bit_set(p->flag[pos], j);
-		if (++pos == p->nup)
+	for (j = u->j0; j < j1; j++) {
+		at[j] = up[pos].port;
+		ibfm_bit_set(flag[pos], j);
+		if (++pos == nup)
 			pos = 0;
 	}
 	return pos;
@@ -279,14 +315,19 @@ static uint32_t plain_leaf(const struct plain *p, const struct run *u,
 static uint32_t plain_upper(const struct plain *p, const struct run *u,
 			    uint32_t pos)
 {
+	uint8_t *restrict at = p->at;
+	const uint64_t *restrict act = p->act;
+	const struct hop *restrict up = p->up;
+	uint64_t *const *flag = p->flag;
+	const uint32_t nup = p->nup, step = p->step, j1 = u->j1;
 	uint32_t j;
 
-	for (j = u->j0; j < u->j1; j++) {
-		p->at[j] = p->up[pos].port;
-		if (!ibfm_bit(p->act, j))
+	for (j = u->j0; j < j1; j++) {
+		at[j] = up[pos].port;
+		if (!ibfm_bit(act, j))
 			continue;
-		ibfm_bit_set(p->flag[pos], j);
-		pos = step_position(pos, p->step, p->nup);
+		ibfm_bit_set(flag[pos], j);
+		pos = step_position(pos, step, nup);
 	}
 	return pos;
 }
