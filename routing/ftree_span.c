@@ -72,6 +72,14 @@ struct plan {
 	uint8_t *port; /* and the port when it is fixed (down, detour) */
 };
 
+/* Per thread: which parents reach each target of a span, for a class. */
+struct vcache {
+	uint32_t d0, cls; /* the span, the switches' class */
+	uint32_t gen;	  /* stamp[tg] == gen: mask[tg] holds */
+	uint32_t stamp[SPAN_DESTS];
+	uint64_t mask[SPAN_DESTS];
+};
+
 struct span {
 	struct ibfm_ftree *t;
 	struct ibfm_lfts *lfts;
@@ -80,8 +88,10 @@ struct span {
 	bool plain; /* one rail, no parallel links, one LID each */
 	/* the span being routed and the next one, planned meanwhile */
 	struct plan pl[2], *cur, *next;
-	bool plan_next;	 /* the current rank's task 0 plans 'next' */
-	uint64_t *flags; /* per thread, per flag: nsw x SPAN_WORDS */
+	bool plan_next;	   /* the current rank's task 0 plans 'next' */
+	uint64_t *flags;   /* per thread, per flag: nsw x SPAN_WORDS */
+	struct vcache *vc; /* per thread */
+	uint32_t *pcls;	   /* per switch: its parents' class, see classes */
 	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
 	const uint32_t *by_rank;
 	uint32_t lo, hi;
@@ -179,20 +189,44 @@ static uint64_t valid_parents(const struct ibfm_ftree *t, uint32_t s,
 }
 
 /*
- * The parent of switch 's' towards 'x' from position 'from'; displaced
- * by a hole (the parent there does not reach 'x'), what the hole
- * displaces is spread over every valid port, rather than onto the next.
+ * valid_parents for the span's target slot 'tg', kept per thread for
+ * a class of switches with the same parents (consecutive in rank
+ * order: a pod's leaves), so that each of them does not scan again.
  */
-static uint32_t pick_up_spill(struct ibfm_ftree *t, uint32_t s, uint32_t x,
-			      uint32_t from)
+static uint64_t parents_reaching(const struct span *g, unsigned thread,
+				 uint32_t s, uint32_t tg, uint32_t x)
 {
+	struct vcache *c = &g->vc[thread];
+
+	if (c->d0 != g->cur->d0 || c->cls != g->pcls[s]) {
+		c->d0 = g->cur->d0;
+		c->cls = g->pcls[s];
+		c->gen++;
+	}
+	if (c->stamp[tg] != c->gen) {
+		c->stamp[tg] = c->gen;
+		c->mask[tg] = valid_parents(g->t, s, x);
+	}
+	return c->mask[tg];
+}
+
+/*
+ * The parent of switch 's' towards 'x' (the span's target slot 'tg')
+ * from position 'from'; displaced by a hole (the parent there does not
+ * reach 'x'), what the hole displaces is spread over every valid port,
+ * rather than onto the next.
+ */
+static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
+			      uint32_t tg, uint32_t x, uint32_t from)
+{
+	struct ibfm_ftree *t = g->t;
 	struct sw *w = &t->sw[s];
 	uint64_t m, rot;
 	uint32_t h;
 
 	if (w->nup <= 64 && !w->uniform &&
 	    !(w->uniform_leaves && t->rank[t->sw_node[x]] == 1) &&
-	    (m = valid_parents(t, s, x))) {
+	    (m = parents_reaching(g, thread, s, tg, x))) {
 		if (m >> from & 1)
 			return from;
 		/* The first valid one from 'spill', cyclically. */
@@ -234,7 +268,7 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 			h = from = b;
 	}
 	if (!w->uniform && !(w->uniform_leaves && d->to_leaf))
-		h = pick_up_spill(t, s, x, from);
+		h = pick_up_spill(g, thread, s, g->cur->tslot[j], x, from);
 	up = &t->hops[w->up0 + h];
 	if (active) {
 		if (!leaf_turn)
@@ -261,7 +295,7 @@ struct plain {
 };
 
 /* Run 'u''s entries one by one: any mix of hosts, holes spread. */
-static uint32_t plain_entries(const struct span *g, uint32_t s,
+static uint32_t plain_entries(const struct span *g, uint32_t s, unsigned thread,
 			      const struct plain *p, const struct run *u,
 			      bool compute, uint32_t pos)
 {
@@ -277,7 +311,8 @@ static uint32_t plain_entries(const struct span *g, uint32_t s,
 			pos = 0;
 		h = from;
 		if (!uniform && !d[j].to_leaf)
-			h = pick_up_spill(g->t, s, d[j].target, from);
+			h = pick_up_spill(g, thread, s, u->tg, d[j].target,
+					  from);
 		p->at[j] = p->up[h].port;
 		if (!leaf_turn && !ibfm_bit(p->act, j))
 			continue;
@@ -384,13 +419,13 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 			if (compute)
 				pos = (pos + u->ncomp) % w->nup;
 		} else if (!w->uniform && !u->to_leaf)
-			pos = plain_entries(g, s, &p, u, compute, pos);
+			pos = plain_entries(g, s, thread, &p, u, compute, pos);
 		else if (!compute)
 			pos = plain_upper(&p, u, pos);
 		else if (u->ncomp == u->j1 - u->j0)
 			pos = plain_leaf(&p, u, pos);
 		else
-			pos = plain_entries(g, s, &p, u, compute, pos);
+			pos = plain_entries(g, s, thread, &p, u, compute, pos);
 	}
 	t->pos[s] = (uint16_t)pos;
 }
@@ -804,6 +839,36 @@ static void reset_positions(struct ibfm_ftree *t)
 	t->stats.lids = 0;
 }
 
+static bool same_parents(const struct ibfm_ftree *t, uint32_t a, uint32_t b)
+{
+	const struct hop *ha = t->hops + t->sw[a].up0,
+			 *hb = t->hops + t->sw[b].up0;
+	uint32_t h;
+
+	for (h = 0; h < t->sw[a].nup; h++)
+		if (ha[h].peer != hb[h].peer)
+			return false;
+	return true;
+}
+
+/*
+ * Switches next to each other in rank order with the same parents, in
+ * the same order, share a class (parents_reaching).
+ */
+static void number_classes(const struct ibfm_ftree *t, uint32_t *pcls)
+{
+	uint32_t i, n = 0, s, prev = IBFM_NONE;
+
+	for (i = 0; i < t->nsw; i++) {
+		s = t->order[i];
+		if (prev == IBFM_NONE || t->sw[s].nup != t->sw[prev].nup ||
+		    !same_parents(t, s, prev))
+			n++;
+		pcls[s] = n;
+		prev = s;
+	}
+}
+
 static void span_free(struct span *g)
 {
 	for (unsigned k = 0; k < 2; k++) {
@@ -813,6 +878,8 @@ static void span_free(struct span *g)
 		free(g->pl[k].port);
 	}
 	free(g->flags);
+	free(g->vc);
+	free(g->pcls);
 	free(g->scratch);
 	free((void *)g->col_of_lid);
 	ibfm_par_free(g->par);
@@ -839,10 +906,16 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 			return -ENOMEM;
 	}
 	g->flags = calloc(g->nthreads * NFLAGS * per + 1, sizeof(*g->flags));
+	g->vc = calloc(g->nthreads, sizeof(*g->vc));
+	g->pcls = malloc(((size_t)t->nsw + 1) * sizeof(*g->pcls));
 	g->scratch = malloc((size_t)g->nthreads * (lfts->stride + 1));
 	g->col_of_lid =
 		malloc(((size_t)lfts->stride + 1) * sizeof(*g->col_of_lid));
-	return g->par && g->flags && g->scratch && g->col_of_lid ? 0 : -ENOMEM;
+	if (!g->par || !g->flags || !g->vc || !g->pcls || !g->scratch ||
+	    !g->col_of_lid)
+		return -ENOMEM;
+	number_classes(t, g->pcls);
+	return 0;
 }
 
 int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
