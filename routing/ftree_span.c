@@ -40,6 +40,7 @@
 
 #define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
 #define SPAN_WORDS (SPAN_DESTS / 64)
+#define NPLAN 4		 /* spans planned, at most, counting the one routed */
 #define ROWS_PER_TASK 16 /* the LID-order pass */
 #define SW_PER_TASK                                                            \
 	32 /* a rank's switches per task: their positions and
@@ -64,6 +65,10 @@ struct plan {
 	uint32_t d0, d1; /* destinations [d0, d1) */
 	uint32_t col0;	 /* their first column: the row position in
 			  * destination order */
+	uint32_t i;	 /* the next destination to plan */
+	uint32_t col1;	 /* the column after those planned */
+	uint32_t last, ndet,
+		nnone;	 /* the last target: what plan_target found */
 	uint32_t ntg;	 /* targets planned */
 	uint32_t *tslot; /* per destination of the span: its target */
 	struct run *runs;
@@ -87,11 +92,14 @@ struct span {
 	unsigned nthreads;
 	bool plain; /* one rail, no parallel links, one LID each */
 	/* the span being routed and the next one, planned meanwhile */
-	struct plan pl[2], *cur, *next;
-	bool plan_next;	   /* the current rank's task 0 plans 'next' */
-	uint64_t *flags;   /* per thread, per flag: nsw x SPAN_WORDS */
-	struct vcache *vc; /* per thread */
-	uint32_t *pcls;	   /* per switch: its parents' class, see classes */
+	/* a ring: span k routed from pl[k % NPLAN], spans up to pk planned */
+	struct plan pl[NPLAN], *cur;
+	uint32_t k, pk;
+	bool plan_task;		  /* the current rank's task 0 plans ahead */
+	uint32_t nroute, started; /* the rank's switch tasks; taken (atomic) */
+	uint64_t *flags;	  /* per thread, per flag: nsw x SPAN_WORDS */
+	struct vcache *vc;	  /* per thread */
+	uint32_t *pcls; /* per switch: its parents' class, see classes */
 	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
 	const uint32_t *by_rank;
 	uint32_t lo, hi;
@@ -502,18 +510,18 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 	}
 }
 
-static void plan_after(struct span *g, const struct plan *pl,
-		       struct plan *next);
+static void plan_ahead(struct span *g);
 
 static void route_task(void *ctx, uint32_t task, unsigned thread)
 {
 	struct span *g = ctx;
 	uint32_t i;
 
-	if (g->plan_next && task-- == 0) {
-		plan_after(g, g->cur, g->next);
+	if (g->plan_task && task-- == 0) {
+		plan_ahead(g);
 		return;
 	}
+	__atomic_fetch_add(&g->started, 1, __ATOMIC_RELAXED);
 	i = g->lo + task * SW_PER_TASK;
 	uint32_t end = i + SW_PER_TASK < g->hi ? i + SW_PER_TASK : g->hi;
 
@@ -641,48 +649,88 @@ static void add_to_run(struct plan *pl, const struct dest *d, uint32_t j)
 	u->ncomp += d->compute;
 }
 
-/*
- * Step 1: the span of destinations from 'd0' (column 'col0'), its
- * targets one after the other. It writes only 'pl' and what the targets'
- * visits use (ancestors, modes, detours, statistics), none of which the
- * switches of another span read: it runs beside them.
- */
-static void plan_span(struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
-		      uint32_t col0)
+/* Span 'pl' from destination 'd0', column 'col0': nothing planned yet. */
+static void plan_begin(const struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
+		       uint32_t col0)
 {
-	uint32_t i, last = IBFM_NONE, ndet = 0, nnone = 0;
-	double t0 = ibfm_clock_ms();
-
-	pl->d0 = d0;
+	pl->d0 = pl->i = d0;
 	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
-	pl->col0 = col0;
+	pl->col0 = pl->col1 = col0;
 	pl->ntg = pl->nruns = 0;
-	for (i = pl->d0; i < pl->d1; i++) {
-		const struct dest *d = &t->dests[i];
-
-		if (d->target != last) {
-			plan_target(t, pl, d->target, pl->ntg++, &ndet, &nnone);
-			last = d->target;
-		}
-		pl->tslot[i - pl->d0] = pl->ntg - 1;
-		add_to_run(pl, d, i - pl->d0);
-		t->stats.detours += (uint64_t)ndet * d->nlids;
-		if (nnone)
-			note_no_updown(t, d, nnone);
-	}
-	t->stats.plan_ms += ibfm_clock_ms() - t0;
+	pl->last = IBFM_NONE;
+	pl->ndet = pl->nnone = 0;
 }
 
-/* The span after 'pl', planned into 'next' (nothing past the last). */
-static void plan_after(struct span *g, const struct plan *pl, struct plan *next)
+/*
+ * Step 1, a destination at a time: the next of span 'pl', its target
+ * visited first when it is a new one. It writes only 'pl' and what the
+ * targets' visits use (ancestors, modes, detours, statistics), none of
+ * which the switches of another span read: it runs beside them.
+ */
+static void plan_dest(struct ibfm_ftree *t, struct plan *pl)
 {
-	uint32_t i, col = pl->col0;
+	const struct dest *d = &t->dests[pl->i];
 
-	for (i = pl->d0; i < pl->d1; i++)
-		col += g->t->dests[i].nlids;
-	next->d0 = next->d1 = pl->d1;
-	if (pl->d1 < g->t->ndests)
-		plan_span(g->t, next, pl->d1, col);
+	if (d->target != pl->last) {
+		plan_target(t, pl, d->target, pl->ntg++, &pl->ndet, &pl->nnone);
+		pl->last = d->target;
+	}
+	pl->tslot[pl->i - pl->d0] = pl->ntg - 1;
+	add_to_run(pl, d, pl->i - pl->d0);
+	t->stats.detours += (uint64_t)pl->ndet * d->nlids;
+	if (pl->nnone)
+		note_no_updown(t, d, pl->nnone);
+	pl->col1 += d->nlids;
+	pl->i++;
+}
+
+/*
+ * One more destination planned: in the span being planned, or the next
+ * once that one is whole and the ring has room. False when none can be
+ * (all planned, or the ring full).
+ */
+static bool plan_step(struct span *g)
+{
+	struct plan *pl = &g->pl[g->pk % NPLAN];
+
+	if (pl->i == pl->d1) {
+		if (pl->d1 == g->t->ndests || g->pk + 1 >= g->k + NPLAN)
+			return false;
+		g->pk++;
+		plan_begin(g->t, &g->pl[g->pk % NPLAN], pl->d1, pl->col1);
+		pl = &g->pl[g->pk % NPLAN];
+	}
+	plan_dest(g->t, pl);
+	return true;
+}
+
+/*
+ * Task 0 of a rank: spans ahead planned for as long as the other threads
+ * have switches to take (a step is a destination: a target's visit at
+ * most), so that planning, which one thread does, fills their time.
+ */
+static void plan_ahead(struct span *g)
+{
+	double t0 = ibfm_clock_ms();
+
+	while (plan_step(g) &&
+	       __atomic_load_n(&g->started, __ATOMIC_RELAXED) < g->nroute)
+		;
+	g->t->stats.plan_ms += ibfm_clock_ms() - t0;
+}
+
+/* Span k planned whole (what plan_ahead left); false: there is none. */
+static bool plan_span(struct span *g)
+{
+	double t0 = ibfm_clock_ms();
+	bool ok = true;
+
+	while (ok &&
+	       (g->pk < g->k || g->pl[g->k % NPLAN].i < g->pl[g->k % NPLAN].d1))
+		ok = plan_step(g);
+	g->t->stats.plan_ms += ibfm_clock_ms() - t0;
+	g->cur = &g->pl[g->k % NPLAN];
+	return ok && g->cur->d0 < g->cur->d1;
 }
 
 /*
@@ -716,38 +764,33 @@ one_by_one:
 }
 
 /*
- * Steps 1-3 span after span. The next span is planned as task 0 of the
- * first rank of this one (the one with most switches to route, the
- * leaves), so that planning, which one thread does, runs beside the
- * switches rather than before them.
+ * Steps 1-3 span after span. Planning runs ahead, as task 0 of each rank
+ * (plan_ahead), up to NPLAN spans; what it has not done when a span
+ * starts is done then, on one thread.
  */
 static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 {
 	struct ibfm_ftree *t = g->t;
 	size_t per = (size_t)t->nsw * SPAN_WORDS;
-	struct plan *swap;
 	uint32_t c;
 
 	g->by_rank = t->order;
-	g->cur = &g->pl[0];
-	g->next = &g->pl[1];
-	plan_span(t, g->cur, 0, 0);
-	while (g->cur->d0 < g->cur->d1) {
+	g->k = g->pk = 0;
+	plan_begin(t, &g->pl[0], 0, 0);
+	for (; plan_span(g); g->k++) {
 		double t0 = ibfm_clock_ms(), t1;
 
 		for (c = 0; c < ncut; c++) {
 			g->lo = cut[c];
 			g->hi = cut[c + 1];
-			g->plan_next = c == 0;
-			ibfm_par_run(g->par,
-				     (g->hi - g->lo + SW_PER_TASK - 1) /
-						     SW_PER_TASK +
-					     g->plan_next,
+			g->nroute =
+				(g->hi - g->lo + SW_PER_TASK - 1) / SW_PER_TASK;
+			g->started = 0;
+			g->plan_task = g->pl[g->pk % NPLAN].i < t->ndests;
+			ibfm_par_run(g->par, g->nroute + g->plan_task,
 				     route_task, g);
 		}
-		g->plan_next = false;
-		if (!ncut)
-			plan_after(g, g->cur, g->next);
+		g->plan_task = false;
 		t1 = ibfm_clock_ms();
 		if (t->parallel)
 			route_span_down(g);
@@ -755,9 +798,6 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 		t->stats.down_ms += ibfm_clock_ms() - t1;
 		/* Thread 0's words hold what each switch gathered. */
 		memset(g->flags, 0, NFLAGS * per * sizeof(*g->flags));
-		swap = g->cur;
-		g->cur = g->next;
-		g->next = swap;
 	}
 }
 
@@ -871,7 +911,7 @@ static void number_classes(const struct ibfm_ftree *t, uint32_t *pcls)
 
 static void span_free(struct span *g)
 {
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < NPLAN; k++) {
 		free(g->pl[k].tslot);
 		free(g->pl[k].runs);
 		free(g->pl[k].mode);
@@ -895,7 +935,7 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 	g->lfts = lfts;
 	g->par = ibfm_par_new(t->threads);
 	g->nthreads = ibfm_par_threads(g->par);
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < NPLAN; k++) {
 		struct plan *pl = &g->pl[k];
 
 		pl->tslot = malloc(SPAN_DESTS * sizeof(*pl->tslot));
