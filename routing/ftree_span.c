@@ -7,11 +7,13 @@
  * but each switch's decisions depend only on its own positions and on
  * which of its children sent it compute traffic for that destination.
  * So the destinations are routed in spans of SPAN_DESTS:
- *   1. plan (one thread): every target of the span is visited
+ *   1. plan (one thread, up to NPLAN spans ahead, beside step 2 of
+ *      earlier spans): every target of the span is visited
  *      (ftree_route.c: ancestors, modes, detours) and each switch's mode
- *      and fixed port for it kept, switch-major;
- *   2. route (all threads), rank by rank: each switch runs its own
- *      d-mod-k positions over the span's destinations and marks, in its
+ *      and fixed port for it kept, a row per target; the destinations
+ *      cut in runs of one target (a leaf's hosts);
+ *   2. route (all threads), rank by rank, run by run: each switch runs
+ *      its own d-mod-k positions over the span's destinations and marks, in its
  *      thread's own flag bitsets, the parents it sent compute traffic
  *      to; a parent ORs every thread's flags when its rank comes. A
  *      switch writes only its own row and positions, so the tables do
