@@ -13,9 +13,9 @@
  *      and fixed port for it kept, a row per target; the destinations
  *      cut in runs of one target (a leaf's hosts);
  *   2. route (all threads), rank by rank, run by run: each switch runs
- *      its own d-mod-k positions over the span's destinations and marks, in its
- *      thread's own flag bitsets, the parents it sent compute traffic
- *      to; a parent ORs every thread's flags when its rank comes. A
+ *      its own d-mod-k positions over the span's destinations and
+ *      marks, in its thread's own flag bitsets, the parents it sent
+ *      compute traffic to; a parent ORs every thread's flags when its rank comes. A
  *      switch writes only its own row and positions, so the tables do
  *      not depend on how many threads there are, or which ran what;
  *   3. down parallel links (one thread, only when the fabric has them):
