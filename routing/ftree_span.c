@@ -231,7 +231,7 @@ static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
 {
 	struct ibfm_ftree *t = g->t;
 	struct sw *w = &t->sw[s];
-	uint64_t m, rot;
+	uint64_t m;
 	uint32_t h;
 
 	if (w->nup <= 64 && !w->uniform &&
@@ -240,7 +240,9 @@ static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
 		if (m >> from & 1)
 			return from;
 		/* The first valid one from 'spill', cyclically. */
-		rot = w->spill ? m >> w->spill | m << (w->nup - w->spill) : m;
+		uint64_t rot =
+			w->spill ? m >> w->spill | m << (w->nup - w->spill) : m;
+
 		h = w->spill + (uint32_t)__builtin_ctzll(rot);
 		h = h >= w->nup ? h - w->nup : h;
 	} else {
@@ -311,15 +313,15 @@ static uint32_t plain_entries(const struct span *g, uint32_t s, unsigned thread,
 {
 	const struct dest *d = g->t->dests + g->cur->d0;
 	const bool uniform = g->t->sw[s].uniform;
-	uint32_t j, h;
+	uint32_t j;
 
 	for (j = u->j0; j < u->j1; j++) {
 		const uint32_t from = pos;
 		const bool leaf_turn = compute && d[j].compute;
+		uint32_t h = from;
 
 		if (leaf_turn && ++pos == p->nup)
 			pos = 0;
-		h = from;
 		if (!uniform && !d[j].to_leaf)
 			h = pick_up_spill(g, thread, s, u->tg, d[j].target,
 					  from);
@@ -382,10 +384,9 @@ static void plain_fixed(const struct span *g, const struct plain *p,
 			const struct run *u, uint8_t m, uint8_t port)
 {
 	const struct dest *d = g->t->dests + g->cur->d0;
-	uint32_t j;
 
 	if (m == MODE_SELF) {
-		for (j = u->j0; j < u->j1; j++)
+		for (uint32_t j = u->j0; j < u->j1; j++)
 			p->at[j] = d[j].out;
 		return;
 	}
@@ -899,10 +900,10 @@ static bool same_parents(const struct ibfm_ftree *t, uint32_t a, uint32_t b)
  */
 static void number_classes(const struct ibfm_ftree *t, uint32_t *pcls)
 {
-	uint32_t i, n = 0, s, prev = IBFM_NONE;
+	uint32_t i, n = 0, prev = IBFM_NONE;
 
 	for (i = 0; i < t->nsw; i++) {
-		s = t->order[i];
+		uint32_t s = t->order[i];
 		if (prev == IBFM_NONE || t->sw[s].nup != t->sw[prev].nup ||
 		    !same_parents(t, s, prev))
 			n++;
