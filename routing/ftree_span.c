@@ -410,15 +410,14 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	const uint8_t *mode = c->mode + s, *port = c->port + s;
 	const size_t nsw = t->nsw;
 	const bool compute = w->compute && w->nup;
-	struct plain p = {
-		.at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0,
-		.act = flag_words(g, 0, FLAG_ACTIVE, s),
-		.up = t->hops + w->up0,
-		.nup = w->nup,
-		.step = w->step,
-	};
+	struct plain p; /* not an initializer: it would zero all of flag[] */
 	uint32_t pos = t->pos[s], r, h;
 
+	p.at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0;
+	p.act = flag_words(g, 0, FLAG_ACTIVE, s);
+	p.up = t->hops + w->up0;
+	p.nup = w->nup;
+	p.step = w->step;
 	for (h = 0; h < w->nup; h++)
 		p.flag[h] = flag_words(g, thread, FLAG_ACTIVE, p.up[h].peer);
 	for (r = 0; r < c->nruns; r++) {
