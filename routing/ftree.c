@@ -217,6 +217,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->hub_next = calloc(t->nsw + 1, sizeof(*t->hub_next));
 	t->hub_port = calloc(t->nsw + 1, 1);
 	t->leaves = calloc(t->words + 1, 8);
+	t->ranked = calloc(t->words + 1, 8);
+	t->ancbits = calloc(t->words + 1, 8);
 	t->dests = calloc(f->nports + 1, sizeof(*t->dests));
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
@@ -225,7 +227,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	    !t->anc || !t->order || !t->node_sw || !t->port_dir || !t->down ||
 	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
 	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
-	    !t->hub_port || !t->dests || !t->rank || !t->io) {
+	    !t->hub_port || !t->dests || !t->rank || !t->io || !t->leaves ||
+	    !t->ranked || !t->ancbits) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -314,6 +317,8 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	ibfm_detour_destroy(t->det);
 	free(t->pos);
 	free(t->leaves);
+	free(t->ranked);
+	free(t->ancbits);
 	free(t->dests);
 	free(t->lid_dest);
 	free(t->rank);

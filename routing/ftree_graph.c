@@ -233,9 +233,13 @@ void ibfm_ftree_build_reach(struct ibfm_ftree *t)
 		}
 	}
 	memset(t->leaves, 0, t->words * 8);
-	for (i = 0; i < t->nsw; i++)
+	memset(t->ranked, 0, t->words * 8);
+	for (i = 0; i < t->nsw; i++) {
 		if (t->sw[i].rank == 1)
 			ibfm_bit_set(t->leaves, i);
+		if (t->sw[i].rank != IBFM_RANK_NONE)
+			ibfm_bit_set(t->ranked, i);
+	}
 	for (i = 0; i < t->nsw; i++) {
 		t->sw[i].uniform = parents_alike(t, i, NULL);
 		t->sw[i].uniform_leaves =

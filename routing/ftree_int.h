@@ -125,6 +125,8 @@ struct ibfm_ftree {
 	uint8_t *port_dir;	 /* fabric port -> DIR_* */
 	uint64_t *down, *updown; /* nsw bitsets of 'words' each */
 	uint64_t *leaves;	 /* bitset of the leaves */
+	uint64_t *ranked;	 /* bitset of the switches with a rank */
+	uint64_t *ancbits;	 /* scratch: the target's ancestors */
 	uint32_t *queue;
 	uint32_t *comp; /* switch -> connected component */
 	uint32_t ncomp; /* components */

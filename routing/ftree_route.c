@@ -57,6 +57,60 @@ static void set_modes(struct ibfm_ftree *t, uint32_t x, const uint32_t *by)
 	t->npend = n;
 }
 
+/* 8 mask bits as 8 bytes: 1 where the bit is set. */
+static inline uint64_t bytes_of(uint64_t bits)
+{
+	/* Byte k keeps bit k of its copy; +0x7f carries any into bit 7. */
+	uint64_t x =
+		(bits & 0xff) * 0x0101010101010101ULL & 0x8040201008040201ULL;
+
+	return (x + 0x7f7f7f7f7f7f7f7fULL) >> 7 & 0x0101010101010101ULL;
+}
+
+/*
+ * set_modes in switch order, 64 switches a word: up where x's row has
+ * the switch (updown is symmetric), down at the ancestors, none where
+ * neither or unranked; 8 modes written at once. The same modes and
+ * pending list as the loop, in a tenth of the instructions.
+ */
+static void set_modes_words(struct ibfm_ftree *t, uint32_t x)
+{
+	const uint64_t *reach = t->updown + (size_t)x * t->words;
+	uint8_t *restrict mode = t->mode;
+	uint64_t *anc = t->ancbits;
+	uint32_t i, w, n = 0, nsw = t->nsw, cx = t->comp[x];
+
+	for (i = 0; i < t->nanc; i++)
+		ibfm_bit_set(anc, t->anc[i]);
+	for (w = 0; w * 64 < nsw; w++) {
+		uint64_t down = anc[w] & t->ranked[w];
+		uint64_t up = reach[w] & t->ranked[w] & ~anc[w];
+		uint64_t pend = t->ranked[w] & ~anc[w] & ~reach[w];
+		uint32_t k, left = nsw - w * 64 < 64 ? nsw - w * 64 : 64;
+
+		for (k = 0; k + 8 <= left; k += 8) {
+			uint64_t m = bytes_of(up >> k) * MODE_UP +
+				     bytes_of(down >> k) * MODE_DOWN;
+
+			memcpy(mode + w * 64 + k, &m, 8);
+		}
+		for (; k < left; k++)
+			mode[w * 64 + k] = up >> k & 1	   ? MODE_UP
+					   : down >> k & 1 ? MODE_DOWN
+							   : MODE_NONE;
+		for (; pend; pend &= pend - 1) {
+			uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(pend);
+
+			if (s < nsw && t->comp[s] == cx)
+				t->pend[n++] = s;
+		}
+	}
+	mode[x] = MODE_SELF;
+	for (i = 0; i < t->nanc; i++)
+		anc[t->anc[i] >> 6] = 0;
+	t->npend = n;
+}
+
 /*
  * Marks the ancestors of switch 'x' (the switches whose down[] holds it)
  * with their port down towards it: one walk up from 'x'.
@@ -93,7 +147,10 @@ void ibfm_ftree_walk_up_from(struct ibfm_ftree *t, uint32_t x)
 	ibfm_ftree_walk_ancestors(t, x);
 	/* What each switch does for this target, read once per target;
 	 * by GUID, so that detours are planned in that order. */
-	set_modes(t, x, t->guid_sorted ? NULL : t->by_guid);
+	if (t->guid_sorted)
+		set_modes_words(t, x);
+	else
+		set_modes(t, x, t->by_guid);
 }
 
 void ibfm_ftree_note_detours(struct ibfm_ftree *t)
