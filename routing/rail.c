@@ -48,6 +48,7 @@ struct scan {
 	char **names;  /* server names, by id */
 	size_t nnames, cap;
 	struct ibfm_idx by_name;
+	bool one_rail; /* the descriptions name one rail: no rails */
 };
 
 static bool eq_name(const void *ctx, uint32_t item, const void *key)
@@ -82,13 +83,78 @@ static uint32_t server_id(struct scan *s, const char *name, size_t len)
 	return (uint32_t)s->nnames++;
 }
 
+/* Whether CA description 'desc' names a host and a rail: groups 1, 2. */
+static bool match_desc(const char *desc, const regex_t *re, unsigned nre,
+		       regmatch_t m[3])
+{
+	if (nre ? regexec(re, desc, 3, m, 0) != 0 : !match_default(desc, m))
+		return false;
+	return m[1].rm_so >= 0 && m[2].rm_so >= 0;
+}
+
+/*
+ * Whether the CAs' descriptions name one rail number at most: then
+ * there are no rails, and no server need be named (a tenth of the
+ * route's set-up at 45,056 hosts).
+ */
+static bool one_rail(const struct scan *s, const regex_t *re, unsigned nre)
+{
+	const struct ibfm_fabric *f = s->f;
+	unsigned long first = 0;
+	bool seen = false;
+	uint32_t n;
+
+	for (n = 0; n < f->nnodes; n++) {
+		const char *desc = ibfm_fabric_str(f, f->nodes[n].desc);
+		regmatch_t m[3];
+		unsigned long rail;
+
+		if (ibfm_node_is_switch(&f->nodes[n]) ||
+		    !match_desc(desc, re, nre, m))
+			continue;
+		rail = strtoul(desc + m[2].rm_so, NULL, 10);
+		if (seen && rail != first)
+			return false;
+		first = rail;
+		seen = true;
+	}
+	return true;
+}
+
+/* Each named CA port's rail number and server. */
+static int tag_ports(struct scan *s, struct ibfm_rails *r, const regex_t *re,
+		     unsigned nre)
+{
+	const struct ibfm_fabric *f = s->f;
+	uint32_t n;
+	unsigned p;
+
+	for (n = 0; n < f->nnodes; n++) {
+		const struct ibfm_node *nd = &f->nodes[n];
+		const char *desc = ibfm_fabric_str(f, nd->desc);
+		regmatch_t m[3];
+
+		if (ibfm_node_is_switch(nd) || !match_desc(desc, re, nre, m))
+			continue;
+		for (p = 1; p <= nd->nports; p++) {
+			uint32_t port = nd->port0 + p;
+
+			s->raw[port] =
+				(uint32_t)strtoul(desc + m[2].rm_so, NULL, 10);
+			r->port_server[port] = server_id(
+				s, desc + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
+			if (r->port_server[port] == IBFM_NONE)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int tag_from_descs(struct scan *s, struct ibfm_rails *r,
 			  const char *pattern, struct ibfm_err *err)
 {
-	const struct ibfm_fabric *f = s->f;
 	regex_t re[1];
-	unsigned nre = 0, i, p;
-	uint32_t n;
+	unsigned nre = 0, i;
 	int rc = 0;
 
 	if (pattern) {
@@ -106,30 +172,9 @@ static int tag_from_descs(struct scan *s, struct ibfm_rails *r,
 		}
 		nre = 1;
 	}
-	for (n = 0; n < f->nnodes && !rc; n++) {
-		const struct ibfm_node *nd = &f->nodes[n];
-		const char *desc = ibfm_fabric_str(f, nd->desc);
-		regmatch_t m[3];
-
-		if (ibfm_node_is_switch(nd))
-			continue;
-		if (nre ? regexec(&re[0], desc, 3, m, 0) != 0
-			: !match_default(desc, m))
-			continue;
-		if (m[1].rm_so < 0 || m[2].rm_so < 0)
-			continue;
-		for (p = 1; p <= nd->nports; p++) {
-			uint32_t port = nd->port0 + p;
-
-			s->raw[port] =
-				(uint32_t)strtoul(desc + m[2].rm_so, NULL, 10);
-			r->port_server[port] = server_id(
-				s, desc + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
-			if (r->port_server[port] == IBFM_NONE)
-				rc = ibfm_err_set(err, -ENOMEM,
-						  "out of memory");
-		}
-	}
+	s->one_rail = one_rail(s, re, nre);
+	if (!s->one_rail && tag_ports(s, r, re, nre))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < nre; i++)
 		regfree(&re[i]);
 	return rc;
@@ -296,7 +341,7 @@ int ibfm_rail_detect(const struct ibfm_fabric *f, const char *pattern,
 	memset(r->port_server, 0xff, f->nports * sizeof(*r->port_server));
 	rc = map_file ? tag_from_map(&s, r, map_file, err)
 		      : tag_from_descs(&s, r, pattern, err);
-	if (rc)
+	if (rc || s.one_rail)
 		goto out;
 	r->nservers = (uint32_t)s.nnames;
 	densify(&s, r);
