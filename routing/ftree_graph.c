@@ -195,43 +195,79 @@ static bool parents_alike(const struct ibfm_ftree *t, uint32_t s,
 	return true;
 }
 
-/* down[] bottom-up, then updown[] top-down, in rank order. */
+bool ibfm_ftree_same_peers(const struct hop *a, uint32_t na,
+			   const struct hop *b, uint32_t nb)
+{
+	uint32_t h;
+
+	if (na != nb)
+		return false;
+	for (h = 0; h < na; h++)
+		if (a[h].peer != b[h].peer)
+			return false;
+	return true;
+}
+
+/*
+ * Row 's' of 'to': its own bit (when 'self') and the OR of the rows of
+ * 'from' at the switches 'nb' (n of them), kept in 'acc' while the
+ * switches come with the same neighbours: a pod's leaves have the same
+ * parents, its spines-side switches the same children, and they come
+ * one after another in rank order, so each such set is ORed once.
+ */
+static void pull_rows(const struct ibfm_ftree *t, uint64_t *to,
+		      const uint64_t *from, uint32_t s, const struct hop *nb,
+		      uint32_t n, const struct hop **last, uint32_t *nlast)
+{
+	uint64_t *acc = t->ancbits;
+	uint64_t *row = row_of(t, to, s);
+	uint32_t k, w;
+
+	if (!*last || !ibfm_ftree_same_peers(nb, n, *last, *nlast)) {
+		memset(acc, 0, t->words * 8);
+		for (k = 0; k < n; k++) {
+			const uint64_t *r =
+				row_of(t, (uint64_t *)from, nb[k].peer);
+
+			if (k && nb[k].peer == nb[k - 1].peer)
+				continue; /* parallel links */
+			for (w = 0; w < t->words; w++)
+				acc[w] |= r[w];
+		}
+		*last = nb;
+		*nlast = n;
+	}
+	for (w = 0; w < t->words; w++)
+		row[w] |= acc[w];
+}
+
+/*
+ * down[] bottom-up (a switch's children's, pulled), then updown[]
+ * top-down (its parents'), in rank order; t->ancbits is the scratch,
+ * left clear.
+ */
 void ibfm_ftree_build_reach(struct ibfm_ftree *t)
 {
-	uint32_t i, w, h;
+	const struct hop *last = NULL;
+	uint32_t i, nlast = 0;
 
 	memset(t->down, 0, (size_t)t->nsw * t->words * 8);
 	for (i = 0; i < t->nsw; i++) {
 		uint32_t s = t->order[i];
 
 		ibfm_bit_set(row_of(t, t->down, s), s);
-	}
-	/* A child's set is final before its parents read it. */
-	for (i = 0; i < t->nsw; i++) {
-		uint32_t s = t->order[i];
-		const uint64_t *mine = row_of(t, t->down, s);
-
-		for (h = 0; h < t->sw[s].nup; h++) {
-			uint64_t *up = row_of(t, t->down,
-					      t->hops[t->sw[s].up0 + h].peer);
-
-			for (w = 0; w < t->words; w++)
-				up[w] |= mine[w];
-		}
+		pull_rows(t, t->down, t->down, s, t->dhops + t->sd[s].dn0,
+			  t->sd[s].ndn, &last, &nlast);
 	}
 	memcpy(t->updown, t->down, (size_t)t->nsw * t->words * 8);
+	last = NULL;
 	for (i = t->nsw; i-- > 0;) {
 		uint32_t s = t->order[i];
-		uint64_t *mine = row_of(t, t->updown, s);
 
-		for (h = 0; h < t->sw[s].nup; h++) {
-			const uint64_t *up = row_of(
-				t, t->updown, t->hops[t->sw[s].up0 + h].peer);
-
-			for (w = 0; w < t->words; w++)
-				mine[w] |= up[w];
-		}
+		pull_rows(t, t->updown, t->updown, s, t->hops + t->sw[s].up0,
+			  t->sw[s].nup, &last, &nlast);
 	}
+	memset(t->ancbits, 0, t->words * 8); /* set_modes_words wants it so */
 	memset(t->leaves, 0, t->words * 8);
 	memset(t->ranked, 0, t->words * 8);
 	for (i = 0; i < t->nsw; i++) {
@@ -240,9 +276,22 @@ void ibfm_ftree_build_reach(struct ibfm_ftree *t)
 		if (t->sw[i].rank != IBFM_RANK_NONE)
 			ibfm_bit_set(t->ranked, i);
 	}
-	for (i = 0; i < t->nsw; i++) {
-		t->sw[i].uniform = parents_alike(t, i, NULL);
-		t->sw[i].uniform_leaves =
-			t->sw[i].uniform || parents_alike(t, i, t->leaves);
+	for (i = 0, last = NULL; i < t->nsw; i++) {
+		uint32_t s = t->order[i];
+		struct sw *w = &t->sw[s];
+		const struct hop *up = t->hops + w->up0;
+
+		if (last && ibfm_ftree_same_peers(up, w->nup, last, nlast)) {
+			/* The same parents: alike or not as the last. */
+			w->uniform = t->sw[t->order[i - 1]].uniform;
+			w->uniform_leaves =
+				t->sw[t->order[i - 1]].uniform_leaves;
+			continue;
+		}
+		w->uniform = parents_alike(t, s, NULL);
+		w->uniform_leaves =
+			w->uniform || parents_alike(t, s, t->leaves);
+		last = up;
+		nlast = w->nup;
 	}
 }

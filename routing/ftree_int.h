@@ -126,7 +126,8 @@ struct ibfm_ftree {
 	uint64_t *down, *updown; /* nsw bitsets of 'words' each */
 	uint64_t *leaves;	 /* bitset of the leaves */
 	uint64_t *ranked;	 /* bitset of the switches with a rank */
-	uint64_t *ancbits;	 /* scratch: the target's ancestors */
+	uint64_t *ancbits;	 /* scratch: the target's ancestors; a row
+				  * of build_reach */
 	uint32_t *queue;
 	uint32_t *comp; /* switch -> connected component */
 	uint32_t ncomp; /* components */
@@ -238,6 +239,9 @@ static inline int cmp_u64(const void *a, const void *b)
 
 /* ftree_graph.c: parents, children, runs, slots and the rank order. */
 int ibfm_ftree_build_adjacency(struct ibfm_ftree *t);
+/* ftree_graph.c: whether two lists of hops lead to the same switches. */
+bool ibfm_ftree_same_peers(const struct hop *a, uint32_t na,
+			   const struct hop *b, uint32_t nb);
 /* ftree_graph.c: down[] and updown[], and whether parents are alike. */
 void ibfm_ftree_build_reach(struct ibfm_ftree *t);
 

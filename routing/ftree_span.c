@@ -881,18 +881,6 @@ static void reset_positions(struct ibfm_ftree *t)
 	t->stats.lids = 0;
 }
 
-static bool same_parents(const struct ibfm_ftree *t, uint32_t a, uint32_t b)
-{
-	const struct hop *ha = t->hops + t->sw[a].up0,
-			 *hb = t->hops + t->sw[b].up0;
-	uint32_t h;
-
-	for (h = 0; h < t->sw[a].nup; h++)
-		if (ha[h].peer != hb[h].peer)
-			return false;
-	return true;
-}
-
 /*
  * Switches next to each other in rank order with the same parents, in
  * the same order, share a class (parents_reaching).
@@ -903,8 +891,10 @@ static void number_classes(const struct ibfm_ftree *t, uint32_t *pcls)
 
 	for (i = 0; i < t->nsw; i++) {
 		uint32_t s = t->order[i];
-		if (prev == IBFM_NONE || t->sw[s].nup != t->sw[prev].nup ||
-		    !same_parents(t, s, prev))
+		if (prev == IBFM_NONE ||
+		    !ibfm_ftree_same_peers(t->hops + t->sw[s].up0, t->sw[s].nup,
+					   t->hops + t->sw[prev].up0,
+					   t->sw[prev].nup))
 			n++;
 		pcls[s] = n;
 		prev = s;
