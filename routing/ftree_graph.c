@@ -209,25 +209,24 @@ bool ibfm_ftree_same_peers(const struct hop *a, uint32_t na,
 }
 
 /*
- * Row 's' of 'to': its own bit (when 'self') and the OR of the rows of
- * 'from' at the switches 'nb' (n of them), kept in 'acc' while the
- * switches come with the same neighbours: a pod's leaves have the same
- * parents, its spines-side switches the same children, and they come
- * one after another in rank order, so each such set is ORed once.
+ * Row 's' of 'set' ORed with the rows of the switches its hops 'nb' (n
+ * of them) lead to. The OR is kept in t->ancbits while switches come
+ * with the same neighbours: a pod's leaves have the same parents, a
+ * plane's spines the same children, one after another in rank order,
+ * so each such set is ORed once.
  */
-static void pull_rows(const struct ibfm_ftree *t, uint64_t *to,
-		      const uint64_t *from, uint32_t s, const struct hop *nb,
-		      uint32_t n, const struct hop **last, uint32_t *nlast)
+static void pull_rows(const struct ibfm_ftree *t, uint64_t *set, uint32_t s,
+		      const struct hop *nb, uint32_t n, const struct hop **last,
+		      uint32_t *nlast)
 {
 	uint64_t *acc = t->ancbits;
-	uint64_t *row = row_of(t, to, s);
-	uint32_t k, w;
+	uint64_t *row = row_of(t, set, s);
+	uint32_t w;
 
 	if (!*last || !ibfm_ftree_same_peers(nb, n, *last, *nlast)) {
 		memset(acc, 0, t->words * 8);
-		for (k = 0; k < n; k++) {
-			const uint64_t *r =
-				row_of(t, (uint64_t *)from, nb[k].peer);
+		for (uint32_t k = 0; k < n; k++) {
+			const uint64_t *r = row_of(t, set, nb[k].peer);
 
 			if (k && nb[k].peer == nb[k - 1].peer)
 				continue; /* parallel links */
@@ -256,16 +255,16 @@ void ibfm_ftree_build_reach(struct ibfm_ftree *t)
 		uint32_t s = t->order[i];
 
 		ibfm_bit_set(row_of(t, t->down, s), s);
-		pull_rows(t, t->down, t->down, s, t->dhops + t->sd[s].dn0,
-			  t->sd[s].ndn, &last, &nlast);
+		pull_rows(t, t->down, s, t->dhops + t->sd[s].dn0, t->sd[s].ndn,
+			  &last, &nlast);
 	}
 	memcpy(t->updown, t->down, (size_t)t->nsw * t->words * 8);
 	last = NULL;
 	for (i = t->nsw; i-- > 0;) {
 		uint32_t s = t->order[i];
 
-		pull_rows(t, t->updown, t->updown, s, t->hops + t->sw[s].up0,
-			  t->sw[s].nup, &last, &nlast);
+		pull_rows(t, t->updown, s, t->hops + t->sw[s].up0, t->sw[s].nup,
+			  &last, &nlast);
 	}
 	memset(t->ancbits, 0, t->words * 8); /* set_modes_words wants it so */
 	memset(t->leaves, 0, t->words * 8);
