@@ -22,6 +22,9 @@
 # JOBS=J adds the rings of J jobs on seeded random servers (ibfm eval
 # --pattern jobs --random-jobs J --seed 1): max load / ring speed on the
 # engine's tables, and with ibfm's job-aware routes over them.
+# An engine "ibfm-base[:OPTS]" is ibfm with the plugin of another build
+# (BASE_PLUGIN_DIR=path/to/plugin/.libs, e.g. of a worktree of main):
+# before and after in one run.
 # OSM_ARGS adds options to every OpenSM run (e.g. "--maxsmps 64": how
 # many SMPs OpenSM keeps on the wire, 4 by default; its LFT blocks go
 # out that many at a time).
@@ -74,15 +77,18 @@ echo
 for e in $engines; do
 	d="$T/${e//[^a-z0-9]/_}"
 	mkdir -p "$d"
-	conf=()
-	if [ "${e%%:*}" = ibfm ]; then
-		opts=${e#ibfm}
+	conf=() name=${e%%:*} plugins=$PLUGIN_DIR
+	if [ "$name" = ibfm-base ]; then
+		name=ibfm plugins=${BASE_PLUGIN_DIR:?ibfm-base needs BASE_PLUGIN_DIR}
+	fi
+	if [ "$name" = ibfm ]; then
+		opts=${e#"${e%%:*}"}
 		PLUGIN_OPTS=${opts#:} osm_conf "$d/opensm.conf" "$d/state" "ibfm"
 		conf=(-F "$d/opensm.conf")
 	fi
 	(cd "$d" && SIM_HOST="$host" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
-		LD_LIBRARY_PATH="$PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" timeout "${OSM_TIMEOUT:-900}" \
-		"$OPENSM" "${conf[@]}" ${OSM_ARGS:-} -o -R "${e%%:*}" -D $flags -f "$d/opensm.log" >/dev/null 2>&1)
+		LD_LIBRARY_PATH="$plugins" LD_PRELOAD="$UMAD2SIM" timeout "${OSM_TIMEOUT:-900}" \
+		"$OPENSM" "${conf[@]}" ${OSM_ARGS:-} -o -R "$name" -D $flags -f "$d/opensm.log" >/dev/null 2>&1)
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
 	# Where the time went, on stderr: the bracket, the hop matrices, the plugin.
 	grep -E "STARTING SWITCH TABLE|Min Hop Table Assignment|ibfm: (LID matrices|routed)|tables configured on" \

@@ -44,6 +44,12 @@ bool *ibfm_lidmat_unhealthy(osm_subn_t *subn, const struct ibfm_fabric *f)
 	return sick;
 }
 
+/* A switch to reach: its number in ibfm_hops, and its LID. */
+struct target {
+	uint32_t sw;
+	uint16_t lid;
+};
+
 /*
  * Sets one switch's matrix as OpenSM's relaxation leaves it: 0 to its
  * own LID on port 0; on each port to another switch, 1 + that switch's
@@ -54,7 +60,7 @@ bool *ibfm_lidmat_unhealthy(osm_subn_t *subn, const struct ibfm_fabric *f)
  */
 static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
 			const struct ibfm_hops *h, const bool *sick,
-			const bool *cut, const uint16_t *lid)
+			const bool *cut, const struct target *tg)
 {
 	uint32_t n = ibfm_fabric_node_by_guid(
 		f, cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
@@ -63,7 +69,7 @@ static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
 	uint32_t last[IBFM_MAX_PORTS]; /* unhealthy: the neighbour */
 	uint8_t last_num[IBFM_MAX_PORTS];
 	unsigned i, nh = 0, nl = 0;
-	uint32_t s, t;
+	uint32_t s, k;
 
 	if (n == IBFM_NONE || f->nodes[n].nports + 1u != sw->num_ports)
 		return;
@@ -83,7 +89,8 @@ static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
 			from[nh++] = ibfm_hops_from(h, m);
 		}
 	}
-	for (t = 0; t < h->nsw; t++) {
+	for (k = 0; k < h->nsw; k++) {
+		uint32_t t = tg[k].sw;
 		uint8_t least = t == s ? 0 : IBFM_HOPS_NONE;
 
 		memset(row, IBFM_HOPS_NONE, sw->num_ports);
@@ -100,15 +107,26 @@ static void fill_switch(osm_switch_t *sw, const struct ibfm_fabric *f,
 		row[0] = least;
 		/* OpenSM's setter allocates the row; then it is copied whole. */
 		if (least != IBFM_HOPS_NONE &&
-		    !osm_switch_set_hops(sw, lid[t], 0, least))
-			memcpy(sw->hops[lid[t]], row, sw->num_ports);
+		    !osm_switch_set_hops(sw, tg[k].lid, 0, least))
+			memcpy(sw->hops[tg[k].lid], row, sw->num_ports);
 	}
 }
 
-/* The min-hop counts of the subnet, and each switch's LID. */
+static int by_lid(const void *a, const void *b)
+{
+	const struct target *x = a, *y = b;
+
+	return (x->lid > y->lid) - (x->lid < y->lid);
+}
+
+/*
+ * The min-hop counts of the subnet, and the switches in LID order: each
+ * switch's row pointers are then written front to back (an SM numbers
+ * switches among the CAs, and switch order scattered the writes).
+ */
 static int count_hops(osm_opensm_t *osm, const struct ibfm_fabric *f,
 		      const bool *sick, const bool *cut, struct ibfm_hops *h,
-		      uint16_t **lid)
+		      struct target **tg)
 {
 	struct ibfm_err err;
 	uint32_t t;
@@ -118,13 +136,16 @@ static int count_hops(osm_opensm_t *osm, const struct ibfm_fabric *f,
 			LOG_PREFIX "ERR P10 LID matrices: %s\n", err.msg);
 		return -1;
 	}
-	*lid = malloc(((size_t)h->nsw + 1) * sizeof(**lid));
-	if (!*lid) {
+	*tg = malloc(((size_t)h->nsw + 1) * sizeof(**tg));
+	if (!*tg) {
 		ibfm_hops_free(h);
 		return -1;
 	}
-	for (t = 0; t < h->nsw; t++)
-		(*lid)[t] = f->ports[f->nodes[h->sw[t]].port0].lid;
+	for (t = 0; t < h->nsw; t++) {
+		(*tg)[t].sw = t;
+		(*tg)[t].lid = f->ports[f->nodes[h->sw[t]].port0].lid;
+	}
+	qsort(*tg, h->nsw, sizeof(**tg), by_lid);
 	return 0;
 }
 
@@ -135,16 +156,16 @@ int ibfm_lidmat_fill(osm_opensm_t *osm, const struct ibfm_fabric *f,
 	bool *sick = ibfm_lidmat_unhealthy(&osm->subn, f);
 	bool *cut = calloc((size_t)f->nports + 1, sizeof(*cut));
 	struct ibfm_hops h;
-	uint16_t *lid = NULL;
+	struct target *tg = NULL;
 	int rc = -1;
 
 	if (sick && cut && !ibfm_drain_mark_hops(f, d, cut, sick) &&
-	    !count_hops(osm, f, sick, cut, &h, &lid)) {
+	    !count_hops(osm, f, sick, cut, &h, &tg)) {
 		for (cl_map_item_t *it = cl_qmap_head(tbl);
 		     it != cl_qmap_end(tbl); it = cl_qmap_next(it))
-			fill_switch((osm_switch_t *)it, f, &h, sick, cut, lid);
+			fill_switch((osm_switch_t *)it, f, &h, sick, cut, tg);
 		*nsw = h.nsw;
-		free(lid);
+		free(tg);
 		ibfm_hops_free(&h);
 		rc = 0;
 	}
