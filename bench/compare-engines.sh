@@ -27,7 +27,8 @@
 # before and after in one run.
 # OSM_ARGS adds options to every OpenSM run (e.g. "--maxsmps 64": how
 # many SMPs OpenSM keeps on the wire, 4 by default; its LFT blocks go
-# out that many at a time).
+# out that many at a time); OSM_ENV sets variables in its environment
+# (e.g. "GLIBC_TUNABLES=glibc.malloc.hugetlb=1").
 set -u
 cd "$(dirname "$0")/.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp nue}
@@ -74,8 +75,11 @@ for p in $patterns; do printf -- "---|"; done
 printf -- "---|---|---|"
 [ -n "${JOBS:-}" ] && printf -- "---|---|"
 echo
+n=0
 for e in $engines; do
-	d="$T/${e//[^a-z0-9]/_}"
+	# A directory per run: an engine may be listed twice (before and after).
+	n=$((n + 1))
+	d="$T/$n-${e//[^a-z0-9]/_}"
 	mkdir -p "$d"
 	conf=() name=${e%%:*} plugins=$PLUGIN_DIR
 	if [ "$name" = ibfm-base ]; then
@@ -87,7 +91,7 @@ for e in $engines; do
 		conf=(-F "$d/opensm.conf")
 	fi
 	(cd "$d" && SIM_HOST="$host" OSM_CACHE_DIR="$d" OSM_TMP_DIR="$d" \
-		LD_LIBRARY_PATH="$plugins" LD_PRELOAD="$UMAD2SIM" timeout "${OSM_TIMEOUT:-900}" \
+		LD_LIBRARY_PATH="$plugins" LD_PRELOAD="$UMAD2SIM" env ${OSM_ENV:-} timeout "${OSM_TIMEOUT:-900}" \
 		"$OPENSM" "${conf[@]}" ${OSM_ARGS:-} -o -R "$name" -D $flags -f "$d/opensm.log" >/dev/null 2>&1)
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
 	# Where the time went, on stderr: the bracket, the hop matrices, the plugin.
