@@ -591,9 +591,10 @@ static void reload(void *state)
 }
 
 /* The CC families of /metrics. */
-static void metrics(void *state, struct evbuffer *b)
+static void metrics(void *state, struct ibfmd_metrics_reply *r)
 {
 	const struct cc_state *d = state;
+	struct evbuffer *b = ibfmd_metrics_text(r);
 	unsigned count[NSTATES];
 
 	tally_known(d, count);

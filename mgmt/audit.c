@@ -227,9 +227,10 @@ static int init(const struct ibfmd_core *core, void **state)
 	return 0;
 }
 
-static void metrics(void *state, struct evbuffer *b)
+static void metrics(void *state, struct ibfmd_metrics_reply *r)
 {
 	const struct audit *a = state;
+	struct evbuffer *b = ibfmd_metrics_text(r);
 
 	evbuffer_add_printf(
 		b,

@@ -29,6 +29,7 @@
 #include "ctl/ctl.h"
 #include "mgmt/conf.h"
 #include "mgmt/events.h"
+#include "mgmt/metrics.h"
 #include "mgmt/peers.h"
 #include "mgmt/routes.h"
 #include "mgmt/statedir.h"
@@ -66,8 +67,11 @@ struct ibfmd_feature {
 	int (*init)(const struct ibfmd_core *core, void **state);
 	/* The view took a new sweep. */
 	void (*after_sweep)(void *state);
-	/* Appends the feature's /metrics families to 'b'. */
-	void (*metrics)(void *state, struct evbuffer *b);
+	/*
+	 * Adds the feature's /metrics families to 'r': text, or a source
+	 * for families too large to build whole (mgmt/metrics.h).
+	 */
+	void (*metrics)(void *state, struct ibfmd_metrics_reply *r);
 	/* SIGHUP: core->conf holds the new configuration. */
 	void (*reload)(void *state);
 	/* Frees the state (NULL when init did not set it), the worker

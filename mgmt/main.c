@@ -87,22 +87,23 @@ static void on_found(struct ibfmd_found *r, void *arg)
 }
 
 /* GET /metrics: every feature's families, in table order. */
-static void collect_metrics(void *arg, struct evbuffer *b)
+static void collect_metrics(void *arg, struct ibfmd_metrics_reply *r)
 {
 	struct ibfmd *d = arg;
 	size_t i;
 
 	for (i = 0; i < NFEATURES; i++)
 		if (features[i]->metrics)
-			features[i]->metrics(d->state[i], b);
+			features[i]->metrics(d->state[i], r);
 }
 
 /* GET /fabric.svg: the last sweep, drawn. */
-static void draw_picture(void *arg, struct evbuffer *b)
+static void draw_picture(void *arg, struct ibfmd_metrics_reply *r)
 {
 	const struct ibfmd *d = arg;
 
-	ibfmd_view_picture(&d->view, d->conf.state_dir, b);
+	ibfmd_view_picture(&d->view, d->conf.state_dir,
+			   ibfmd_metrics_text(r));
 }
 
 static void sweep_tick(evutil_socket_t fd, short what, void *arg)

@@ -18,8 +18,25 @@
 #include "mgmt/httpreq.h"
 #include "mgmt/listen.h"
 #include "mgmt/log.h"
+#include "routing/grow.h"
 
 IBFMD_LOG_MODULE(metrics);
+
+/* A part of a page: text, or a source (then 'text' is NULL). */
+struct part {
+	struct evbuffer *text;
+	struct ibfmd_metrics_source *src;
+};
+
+struct ibfmd_metrics_reply {
+	struct part *parts;
+	size_t n, cap;
+	size_t next;	       /* the part to send next */
+	size_t nsrc;	       /* parts that are sources */
+	struct evbuffer *work; /* a part being made, then framed */
+	bool failed;	       /* out of memory: a 500 */
+	bool chunked;	       /* HTTP/1.1: chunks, else ended by the close */
+};
 
 struct conn {
 	LIST_ENTRY(conn) link;
@@ -28,6 +45,7 @@ struct conn {
 	struct event *deadline; /* IBFMD_HTTP_DEADLINE_S after it came */
 	size_t seen;		/* of the head: searched already */
 	bool answered;		/* closed once the reply went out */
+	struct ibfmd_metrics_reply *stream; /* a reply still being made */
 };
 
 LIST_HEAD(conn_list, conn);
@@ -43,9 +61,78 @@ struct ibfmd_metrics {
 	struct conn_list conns;
 };
 
+static void reply_free(struct ibfmd_metrics_reply *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->n; i++)
+		if (r->parts[i].text)
+			evbuffer_free(r->parts[i].text);
+		else
+			r->parts[i].src->free(r->parts[i].src);
+	free(r->parts);
+	if (r->work)
+		evbuffer_free(r->work);
+	free(r);
+}
+
+static struct ibfmd_metrics_reply *reply_new(void)
+{
+	struct ibfmd_metrics_reply *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->work = evbuffer_new();
+	if (!r || !r->work) {
+		reply_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Room for one more part; false (the reply failed) without. */
+static bool add_part(struct ibfmd_metrics_reply *r)
+{
+	if (!r->failed &&
+	    ibfm_grow((void **)&r->parts, &r->cap, r->n + 1, sizeof(*r->parts)))
+		r->failed = true;
+	return !r->failed;
+}
+
+struct evbuffer *ibfmd_metrics_text(struct ibfmd_metrics_reply *r)
+{
+	struct evbuffer *b;
+
+	if (r->n && r->parts[r->n - 1].text)
+		return r->parts[r->n - 1].text;
+	b = add_part(r) ? evbuffer_new() : NULL;
+	if (!b) {
+		/* Dropped with the reply, a 500. */
+		r->failed = true;
+		return r->work;
+	}
+	r->parts[r->n++] = (struct part){ .text = b };
+	return b;
+}
+
+void ibfmd_metrics_stream(struct ibfmd_metrics_reply *r,
+			  struct ibfmd_metrics_source *s)
+{
+	if (!s || !add_part(r)) {
+		r->failed = true;
+		if (s)
+			s->free(s);
+		return;
+	}
+	r->parts[r->n++] = (struct part){ .src = s };
+	r->nsrc++;
+}
+
 static void conn_close(struct conn *c)
 {
 	LIST_REMOVE(c, link);
+	reply_free(c->stream);
 	event_free(c->deadline);
 	bufferevent_free(c->bev);
 	c->m->nconns--;
@@ -98,44 +185,123 @@ static const char index_page[] =
 	"<a href=\"/metrics\">/metrics</a></p>"
 	"<img src=\"/fabric.svg\" alt=\"the fabric\"></body></html>\n";
 
-/* The head is whole: GET /metrics (or a page), or why not. */
-static void serve(struct conn *c, const struct ibfmd_httpreq *r)
+/*
+ * Queues the next parts of c's streamed reply while fewer than
+ * IBFMD_HTTP_STREAM_HIGH bytes are queued; after its last, the end.
+ */
+static void stream_more(struct conn *c)
 {
-	struct evbuffer *b;
+	struct ibfmd_metrics_reply *r = c->stream;
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t len;
+
+	while (r->next < r->n &&
+	       evbuffer_get_length(out) < IBFMD_HTTP_STREAM_HIGH) {
+		struct part *p = &r->parts[r->next];
+
+		if (p->text)
+			evbuffer_add_buffer(r->work, p->text);
+		if (p->text ||
+		    !p->src->next(p->src, r->work,
+				  IBFMD_HTTP_STREAM_HIGH -
+					  evbuffer_get_length(out)))
+			r->next++;
+		len = evbuffer_get_length(r->work);
+		if (!len)
+			continue;
+		if (r->chunked)
+			evbuffer_add_printf(out, "%zx\r\n", len);
+		evbuffer_add_buffer(out, r->work);
+		if (r->chunked)
+			evbuffer_add(out, "\r\n", 2);
+	}
+	/* The client took what was queued: it has as long again. */
+	event_add(c->deadline, &(struct timeval){ IBFMD_HTTP_DEADLINE_S, 0 });
+	if (r->next < r->n)
+		return;
+	if (r->chunked)
+		evbuffer_add(out, "0\r\n\r\n", 5);
+	reply_free(r);
+	c->stream = NULL;
+	/* Closed once the end went out. */
+	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+	if (!evbuffer_get_length(out))
+		conn_close(c);
+}
+
+/* Page r as c's reply: whole when it is text only, else streamed. */
+static void reply_page(struct conn *c, struct ibfmd_metrics_reply *r,
+		       const char *type, const struct ibfmd_httpreq *req)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t i;
+
+	if (!r->nsrc) {
+		for (i = 1; i < r->n; i++)
+			evbuffer_add_buffer(r->parts[0].text, r->parts[i].text);
+		reply(c, 200, "OK", type, r->n ? r->parts[0].text : NULL,
+		      req->method == IBFMD_HTTP_HEAD);
+		reply_free(r);
+		return;
+	}
+	r->chunked = req->minor >= 1;
+	evbuffer_add_printf(out,
+			    "HTTP/1.1 200 OK\r\n"
+			    "Content-Type: %s\r\n"
+			    "%s"
+			    "Connection: close\r\n\r\n",
+			    type,
+			    r->chunked ? "Transfer-Encoding: chunked\r\n" : "");
+	c->answered = true;
+	bufferevent_disable(c->bev, EV_READ);
+	if (req->method == IBFMD_HTTP_HEAD) {
+		reply_free(r);
+		return;
+	}
+	c->stream = r;
+	bufferevent_setwatermark(c->bev, EV_WRITE, IBFMD_HTTP_STREAM_LOW, 0);
+	stream_more(c);
+}
+
+/* The head is whole: GET /metrics (or a page), or why not. */
+static void serve(struct conn *c, const struct ibfmd_httpreq *req)
+{
+	struct ibfmd_metrics_reply *r;
 	int page;
 
-	if (r->method == IBFMD_HTTP_OTHER) {
+	if (req->method == IBFMD_HTTP_OTHER) {
 		reply_text(c, 405, "Method Not Allowed", "only GET and HEAD");
 		return;
 	}
-	page = !strcmp(r->path, "/metrics")	 ? 0
-	       : !c->m->picture			 ? -1
-	       : !strcmp(r->path, "/fabric.svg") ? 1
-	       : !strcmp(r->path, "/")		 ? 2
-						 : -1;
+	page = !strcmp(req->path, "/metrics")	   ? 0
+	       : !c->m->picture			   ? -1
+	       : !strcmp(req->path, "/fabric.svg") ? 1
+	       : !strcmp(req->path, "/")	   ? 2
+						   : -1;
 	if (page < 0) {
 		reply_text(c, 404, "Not Found",
 			   c->m->picture ? "/, /fabric.svg and /metrics"
 					 : "only /metrics is served");
 		return;
 	}
-	b = evbuffer_new();
-	if (!b) {
+	r = reply_new();
+	if (r && page == 0)
+		c->m->collect(c->m->arg, r);
+	else if (r && page == 1)
+		c->m->picture(c->m->picture_arg, r);
+	else if (r)
+		evbuffer_add(ibfmd_metrics_text(r), index_page,
+			     sizeof(index_page) - 1);
+	if (!r || r->failed) {
+		reply_free(r);
 		reply_text(c, 500, "Internal Server Error", "out of memory");
 		return;
 	}
-	if (page == 0)
-		c->m->collect(c->m->arg, b);
-	else if (page == 1)
-		c->m->picture(c->m->picture_arg, b);
-	else
-		evbuffer_add(b, index_page, sizeof(index_page) - 1);
-	reply(c, 200, "OK",
-	      page == 0	  ? "text/plain; version=0.0.4"
-	      : page == 1 ? "image/svg+xml"
-			  : "text/html; charset=utf-8",
-	      b, r->method == IBFMD_HTTP_HEAD);
-	evbuffer_free(b);
+	reply_page(c, r,
+		   page == 0   ? "text/plain; version=0.0.4"
+		   : page == 1 ? "image/svg+xml"
+			       : "text/html; charset=utf-8",
+		   req);
 }
 
 static void conn_read(struct bufferevent *bev, void *arg)
@@ -162,13 +328,18 @@ static void conn_read(struct bufferevent *bev, void *arg)
 	}
 }
 
-/* Its reply went out: closed (a body it may have sent is never read). */
+/*
+ * Its reply went out: closed (a body it may have sent is never read);
+ * a streamed one: what was queued fell below IBFMD_HTTP_STREAM_LOW.
+ */
 static void conn_written(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 
 	(void)bev;
-	if (c->answered)
+	if (c->stream)
+		stream_more(c);
+	else if (c->answered)
 		conn_close(c);
 }
 
@@ -179,15 +350,19 @@ static void conn_event(struct bufferevent *bev, short what, void *arg)
 	conn_close(arg);
 }
 
-/* IBFMD_HTTP_DEADLINE_S since it came: closed, however far it got. */
+/*
+ * IBFMD_HTTP_DEADLINE_S since it came, or since a streamed reply's last
+ * part was made: closed, however far it got.
+ */
 static void conn_deadline(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 
 	(void)fd;
 	(void)what;
-	IBFMD_INFO_RL("a client took over %d s for its request: closed",
-		      IBFMD_HTTP_DEADLINE_S);
+	IBFMD_INFO_RL("a client took over %d s for %s: closed",
+		      IBFMD_HTTP_DEADLINE_S,
+		      c->stream ? "a part of its reply" : "its request");
 	if (!c->answered)
 		ibfmd_listen_tell(
 			bufferevent_getfd(c->bev),

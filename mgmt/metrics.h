@@ -19,12 +19,36 @@
  * bytes and no further (431 beyond: a 100 MB header line costs 8 KiB),
  * a body is never read (the reply closes the connection), and the whole
  * exchange must be over within IBFMD_HTTP_DEADLINE_S seconds of the
- * connection, however slowly bytes trickle in (then 408, closed). At
+ * connection, however slowly bytes trickle in (then 408, closed; a
+ * streamed reply: below). At
  * most 'max_conns' connections (the next get 503 and are closed), and
  * accept errors pause accepting (mgmt/listen.h). The head's parser
  * (mgmt/httpreq.h) is fuzzed. A metrics address that is not a loopback
  * one is served, with a warning: nothing here authenticates.
+ *
+ * A page is made of text and of sources (struct ibfmd_metrics_source):
+ * parts made as the client takes them, for what is too large to build
+ * whole (the port counters of /metrics: 256 MB of text at 30,528 nodes,
+ * 18 families x 165,888 ports). A page of text only is sent whole, with
+ * its Content-Length. A page with a source is streamed: to an HTTP/1.1
+ * request with "Transfer-Encoding: chunked", to HTTP/1.0 as a body the
+ * close ends; the next part is made only when what is queued fell below
+ * IBFMD_HTTP_STREAM_LOW bytes, up to IBFMD_HTTP_STREAM_HIGH, so a reply
+ * holds a few hundred KB however large the page. HEAD gets the same
+ * head and no body. The text is collected whole when the head came, the
+ * sources' state then too (/metrics: a hold on the sweep it started on,
+ * mgmt/view.h), so a reply is one state of the daemon throughout.
+ *
+ * The deadline of a streamed reply restarts each time the next part is
+ * made: the client must take what is queued (IBFMD_HTTP_STREAM_HIGH -
+ * IBFMD_HTTP_STREAM_LOW bytes at least) within IBFMD_HTTP_DEADLINE_S
+ * seconds, however long the whole reply takes. One that reads slower
+ * (about 20 KB/s) is cut, the body left short (the chunked reply
+ * without its last chunk), so no client holds a sweep's fabric and
+ * counters, or a connection, for long.
  */
+
+#include <stdbool.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -33,11 +57,39 @@
 
 #define IBFMD_HTTP_MAX_HEAD 8192 /* bytes of request line and headers */
 #define IBFMD_HTTP_DEADLINE_S 10 /* from connection to reply sent */
+/* A streamed reply: its next part is made when fewer bytes are queued. */
+#define IBFMD_HTTP_STREAM_LOW (64 * 1024)
+#define IBFMD_HTTP_STREAM_HIGH (256 * 1024) /* queued, at most, and a part */
 
 struct ibfmd_metrics;
 
-/* Appends the families to 'b'. */
-typedef void (*ibfmd_metrics_fn)(void *arg, struct evbuffer *b);
+/* A page being made (mgmt/metrics.c). */
+struct ibfmd_metrics_reply;
+
+/* A part of a page made as the client takes it. */
+struct ibfmd_metrics_source {
+	/*
+	 * Appends the next bytes, about 'want' (whole lines), to 'b';
+	 * false once it appended its last.
+	 */
+	bool (*next)(struct ibfmd_metrics_source *s, struct evbuffer *b,
+		     size_t want);
+	/* Frees it, whether it came to its end or not (a client gone). */
+	void (*free)(struct ibfmd_metrics_source *s);
+};
+
+/* Where the page's text goes next: after every part added so far. */
+struct evbuffer *ibfmd_metrics_text(struct ibfmd_metrics_reply *r);
+
+/*
+ * Adds 's' after every part added so far; the reply owns it from here.
+ * NULL: it could not be made (out of memory), and the reply is a 500.
+ */
+void ibfmd_metrics_stream(struct ibfmd_metrics_reply *r,
+			  struct ibfmd_metrics_source *s);
+
+/* Makes a page in 'r' (its text, and its sources). */
+typedef void (*ibfmd_metrics_fn)(void *arg, struct ibfmd_metrics_reply *r);
 
 /*
  * Listens on conf->metrics (HOST:PORT; port 0 takes a free one, logged;

@@ -165,10 +165,15 @@ static void take_clashes(struct ibfmd_view *v, const struct ibfm_fabric *f,
 	free(c->v);
 }
 
-/* Takes the counters read with the new fabric 'f': deltas and events.
- * The old deltas go first: at 30,000 nodes each array is 28 MB. */
-static void take_counters(struct ibfmd_view *v, const struct ibfm_fabric *old,
-			  struct ibfm_fabric *f, struct ibfm_pc *pc, double ms)
+/*
+ * Takes the counters read with the new fabric 'f': deltas and events;
+ * returns them (NULL: none), for the new sweep's hold. The old deltas
+ * go first: at 30,000 nodes each array is 17 MB.
+ */
+static struct ibfm_pc *take_counters(struct ibfmd_view *v,
+				     const struct ibfm_fabric *old,
+				     struct ibfm_fabric *f, struct ibfm_pc *pc,
+				     double ms)
 {
 	struct ibfm_pc *delta;
 	time_t now = time(NULL);
@@ -183,21 +188,37 @@ static void take_counters(struct ibfmd_view *v, const struct ibfm_fabric *old,
 	} else {
 		ibfm_pc_delta_fabric(old, v->pc, f, pc, delta);
 	}
-	free(v->pc);
 	v->pc_interval = v->pc_time && pc ? difftime(now, v->pc_time) : 0;
-	v->pc = pc;
 	v->pc_delta = delta;
 	v->pc_time = pc ? now : 0;
 	v->last_counters_ms = ms;
 	v->pc_ports = 0;
 	for (p = 0; pc && p < f->nports; p++)
 		v->pc_ports += pc[p].valid;
+	return pc;
+}
+
+struct ibfmd_gen *ibfmd_view_hold(const struct ibfmd_view *v)
+{
+	if (v->gen)
+		v->gen->holds++;
+	return v->gen;
+}
+
+void ibfmd_gen_drop(struct ibfmd_gen *g)
+{
+	if (!g || --g->holds)
+		return;
+	ibfm_fabric_destroy(g->fabric);
+	free(g->pc);
+	free(g);
 }
 
 bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 {
 	struct ibfm_fabric *f = r->f;
 	struct diff_ctx c = { .events = v->events, .names = v->names };
+	struct ibfmd_gen *gen;
 	int n;
 
 	snprintf(v->last_error, sizeof(v->last_error), "%s", r->err.msg);
@@ -214,7 +235,14 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 	if (r->sms_read)
 		ibfmd_sms_take(&v->sms, r->sms, r->nsms, r->sm_lid,
 			       f ? f : v->fabric, v->events, v->names);
-	if (!f) {
+	gen = f ? calloc(1, sizeof(*gen)) : NULL;
+	if (!gen) {
+		if (f)
+			IBFMD_ERR(
+				"out of memory taking a sweep in: the last one is kept");
+		v->sweep_failures += f != NULL;
+		ibfm_fabric_destroy(f);
+		free(r->pc);
 		free(r->clashes.v);
 		return false;
 	}
@@ -240,9 +268,14 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 	else
 		IBFMD_ERR(
 			"out of memory comparing the fabric with the expected one");
-	take_counters(v, v->fabric, f, r->pc, r->pc_ms);
-	ibfm_fabric_destroy(v->fabric);
+	gen->holds = 1;
+	gen->fabric = f;
+	gen->pc = take_counters(v, v->fabric, f, r->pc, r->pc_ms);
+	/* A /metrics reply may hold the old one still (mgmt/metrics.h). */
+	ibfmd_gen_drop(v->gen);
+	v->gen = gen;
 	v->fabric = f;
+	v->pc = gen->pc;
 	if (v->pc_delta)
 		counter_events(v);
 	return true;
@@ -250,10 +283,9 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 
 void ibfmd_view_free(struct ibfmd_view *v)
 {
-	ibfm_fabric_destroy(v->fabric);
+	ibfmd_gen_drop(v->gen);
 	ibfm_fabric_destroy(v->expected);
 	ibfm_nodemap_destroy(v->names);
-	free(v->pc);
 	free(v->pc_delta);
 	free(v->clashes);
 	memset(v, 0, sizeof(*v));

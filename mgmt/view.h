@@ -33,9 +33,22 @@ struct ibfmd_clash {
 	uint8_t num, peer_num;
 };
 
+/*
+ * A sweep's fabric and the counters read with it, held by the view and
+ * by each /metrics reply still being sent from them: a sweep taken in
+ * meanwhile drops the view's hold, and the last hold frees them, so a
+ * reply serves one sweep from its first byte to its last.
+ */
+struct ibfmd_gen {
+	unsigned holds;
+	struct ibfm_fabric *fabric;
+	struct ibfm_pc *pc; /* per port of 'fabric'; NULL: not read */
+};
+
 struct ibfmd_view {
 	struct ibfmd_events *events; /* where it raises events */
-	struct ibfm_fabric *fabric;  /* the last sweep; NULL before one */
+	struct ibfmd_gen *gen;	     /* the last sweep's; NULL before one */
+	struct ibfm_fabric *fabric;  /* gen->fabric; NULL before a sweep */
 	struct ibfm_fabric *expected;
 	struct ibfm_nodemap *names; /* node_name_map; NULL: none */
 	uint64_t sweeps, light_checks, expected_diffs;
@@ -46,7 +59,8 @@ struct ibfmd_view {
 	bool fabric_written;	     /* conf.fabric_file holds the last sweep */
 	struct ibfmd_clash *clashes; /* links whose ends disagree, by GUID */
 	size_t nclashes;
-	struct ibfm_pc *pc, *pc_delta; /* per port of 'fabric' */
+	struct ibfm_pc *pc;	       /* gen->pc */
+	struct ibfm_pc *pc_delta;      /* per port of 'fabric' */
 	time_t pc_time;		       /* when 'pc' was read */
 	double pc_interval;	       /* seconds 'pc_delta' covers */
 	uint32_t pc_ports;	       /* ports that answered */
@@ -82,6 +96,12 @@ int ibfmd_view_load_names(struct ibfmd_view *v, const char *path);
  * Returns whether there was a new fabric.
  */
 bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r);
+
+/* One more hold on the last sweep's fabric and counters; NULL before one. */
+struct ibfmd_gen *ibfmd_view_hold(const struct ibfmd_view *v);
+
+/* Drops a hold of 'g' (NULL is fine); the last frees it. */
+void ibfmd_gen_drop(struct ibfmd_gen *g);
 
 /* Frees what the view holds (not the events). */
 void ibfmd_view_free(struct ibfmd_view *v);
