@@ -6,8 +6,9 @@
 # tree's ibfmd with each window in WINDOWS (default "1 16 64"): 5 full
 # sweeps and 5 light checks each (medians of last_sweep_ms,
 # last_counters_ms, last_light_check_ms), its peak RSS (VmHWM) and the
-# MADs it sent (with METRICS=1, after one GET /metrics, whose size is
-# given too); with HEAP=FILE, this tree's ibfmd once more (default
+# MADs it sent (with METRICS=1, after one GET /metrics by curl, whose
+# size and time are given too, the body kept in $T/metrics-NAME-WINDOW
+# with KEEP=1); with HEAP=FILE, this tree's ibfmd once more (default
 # window) under heaptrack, whose peak heap by allocation site goes to
 # FILE.txt; last, ibnetdiscover on the same ibsim, IBND times (default
 # 5; median wall time). Usage: bench/ibfmd-mads.sh [GEN ARGS] (default
@@ -60,8 +61,13 @@ run() {
 	five_sweeps
 	scrape=-
 	if [ "${METRICS:-0}" = 1 ]; then
-		http_get "$(metrics_port "$T/ibfmd.log")" /metrics >"$T/metrics"
-		scrape=$(awk "BEGIN { printf \"%.1f\", $(wc -c <"$T/metrics") / 1048576 }")
+		# HTTP/1.1, as Prometheus asks: a streamed reply comes chunked.
+		out="$T/metrics-${name%% *}-${window:-1}"
+		secs=$(curl -sS --http1.1 -o "$out" -w '%{time_total}' \
+			"http://127.0.0.1:$(metrics_port "$T/ibfmd.log")/metrics") ||
+			secs="$secs (curl failed: $?)"
+		scrape=$(awk "BEGIN { printf \"%.1f\", $(wc -c <"$out") / 1048576 }")
+		echo "$name, window ${window:-1}: GET /metrics $secs s" >>"$T/scrapes"
 	fi
 	hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")
 	printf "| %s | %s | %s | %.0f | %.0f | %.0f | %s | %s | %.1f | %s |\n" \
@@ -95,5 +101,6 @@ for i in $(seq "${IBND:-5}"); do
 		echo "ibnetdiscover failed" >&2
 	echo $(($(now_ms) - t0)) >>"$T/ibnd"
 done
+[ ! -f "$T/scrapes" ] || { echo; cat "$T/scrapes"; }
 echo
 echo "ibnetdiscover on the same ibsim: $(median <"$T/ibnd") ms (median of ${IBND:-5}), $(grep -c '^\(Ca\|Switch\)' "$T/ibnd.out") nodes"
