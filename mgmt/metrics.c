@@ -139,25 +139,33 @@ static void conn_close(struct conn *c)
 	free(c);
 }
 
+/* The reply's head, its body framed by 'framing' (a header line). */
+static void reply_head(struct conn *c, int code, const char *reason,
+		       const char *type, const char *framing)
+{
+	evbuffer_add_printf(bufferevent_get_output(c->bev),
+			    "HTTP/1.1 %d %s\r\n"
+			    "Content-Type: %s\r\n"
+			    "%s"
+			    "%s"
+			    "Connection: close\r\n\r\n",
+			    code, reason, type, framing,
+			    code == 405 ? "Allow: GET, HEAD\r\n" : "");
+	c->answered = true;
+	bufferevent_disable(c->bev, EV_READ);
+}
+
 /* A reply with 'body' (NULL: none); the connection closes once it went. */
 static void reply(struct conn *c, int code, const char *reason,
 		  const char *type, struct evbuffer *body, bool head_only)
 {
-	struct evbuffer *out = bufferevent_get_output(c->bev);
+	char length[48];
 
-	evbuffer_add_printf(out,
-			    "HTTP/1.1 %d %s\r\n"
-			    "Content-Type: %s\r\n"
-			    "Content-Length: %zu\r\n"
-			    "%s"
-			    "Connection: close\r\n\r\n",
-			    code, reason, type,
-			    body ? evbuffer_get_length(body) : 0,
-			    code == 405 ? "Allow: GET, HEAD\r\n" : "");
+	snprintf(length, sizeof(length), "Content-Length: %zu\r\n",
+		 body ? evbuffer_get_length(body) : 0);
+	reply_head(c, code, reason, type, length);
 	if (body && !head_only)
-		evbuffer_add_buffer(out, body);
-	c->answered = true;
-	bufferevent_disable(c->bev, EV_READ);
+		evbuffer_add_buffer(bufferevent_get_output(c->bev), body);
 }
 
 /* A short text reply: the error and why. */
@@ -193,7 +201,6 @@ static void stream_more(struct conn *c)
 {
 	struct ibfmd_metrics_reply *r = c->stream;
 	struct evbuffer *out = bufferevent_get_output(c->bev);
-	size_t len;
 
 	while (r->next < r->n &&
 	       evbuffer_get_length(out) < IBFMD_HTTP_STREAM_HIGH) {
@@ -201,12 +208,12 @@ static void stream_more(struct conn *c)
 
 		if (p->text)
 			evbuffer_add_buffer(r->work, p->text);
-		if (p->text ||
-		    !p->src->next(p->src, r->work,
-				  IBFMD_HTTP_STREAM_HIGH -
-					  evbuffer_get_length(out)))
+		if (p->text || !p->src->next(p->src, r->work,
+					     IBFMD_HTTP_STREAM_HIGH -
+						     evbuffer_get_length(out)))
 			r->next++;
-		len = evbuffer_get_length(r->work);
+		size_t len = evbuffer_get_length(r->work);
+
 		if (!len)
 			continue;
 		if (r->chunked)
@@ -233,27 +240,18 @@ static void stream_more(struct conn *c)
 static void reply_page(struct conn *c, struct ibfmd_metrics_reply *r,
 		       const char *type, const struct ibfmd_httpreq *req)
 {
-	struct evbuffer *out = bufferevent_get_output(c->bev);
-	size_t i;
-
 	if (!r->nsrc) {
-		for (i = 1; i < r->n; i++)
+		for (size_t i = 1; i < r->n; i++)
 			evbuffer_add_buffer(r->parts[0].text, r->parts[i].text);
 		reply(c, 200, "OK", type, r->n ? r->parts[0].text : NULL,
 		      req->method == IBFMD_HTTP_HEAD);
 		reply_free(r);
 		return;
 	}
+	/* HTTP/1.0 knows no chunks: the close ends the body. */
 	r->chunked = req->minor >= 1;
-	evbuffer_add_printf(out,
-			    "HTTP/1.1 200 OK\r\n"
-			    "Content-Type: %s\r\n"
-			    "%s"
-			    "Connection: close\r\n\r\n",
-			    type,
-			    r->chunked ? "Transfer-Encoding: chunked\r\n" : "");
-	c->answered = true;
-	bufferevent_disable(c->bev, EV_READ);
+	reply_head(c, 200, "OK", type,
+		   r->chunked ? "Transfer-Encoding: chunked\r\n" : "");
 	if (req->method == IBFMD_HTTP_HEAD) {
 		reply_free(r);
 		return;

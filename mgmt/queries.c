@@ -224,8 +224,8 @@ static void port_family(struct evbuffer *b, unsigned k)
 }
 
 /* Family k's series of port p, when read. */
-static void port_line(struct evbuffer *b, const struct ibfmd_gen *g,
-		      unsigned k, uint32_t p)
+static void port_line(struct evbuffer *b, const struct ibfmd_gen *g, unsigned k,
+		      uint32_t p)
 {
 	const struct ibfm_fabric *f = g->fabric;
 	const struct ibfm_node *n = &f->nodes[f->ports[p].node];
