@@ -449,7 +449,7 @@ static int build_lid_matrices(void *context)
 		return 1;
 	}
 	f = fabric_from_subnet(p);
-	if (!f || ibfm_lidmat_fill(p->osm, f, &p->drain, &nsw)) {
+	if (!f || ibfm_lidmat_fill(p->osm, f, &p->drain, p->threads, &nsw)) {
 		ibfm_fabric_destroy(f);
 		return 1;
 	}

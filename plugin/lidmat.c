@@ -12,6 +12,7 @@
 
 #include "plugin/lidmat.h"
 #include "routing/hops.h"
+#include "routing/par.h"
 
 /*
  * Marks the ports whose link OpenSM holds unhealthy (a port that
@@ -149,10 +150,55 @@ static int count_hops(osm_opensm_t *osm, const struct ibfm_fabric *f,
 	return 0;
 }
 
-int ibfm_lidmat_fill(osm_opensm_t *osm, const struct ibfm_fabric *f,
-		     const struct ibfm_drain *d, uint32_t *nsw)
+/* What the threads filling the matrices share. */
+struct fill {
+	osm_switch_t **sw;
+	uint32_t nsw;
+	const struct ibfm_fabric *f;
+	const struct ibfm_hops *h;
+	const bool *sick, *cut;
+	const struct target *tg;
+};
+
+#define FILL_TASK 16 /* switches a task */
+
+static void fill_task(void *ctx, uint32_t task, unsigned thread)
+{
+	const struct fill *c = ctx;
+	uint32_t i, end = (task + 1) * FILL_TASK;
+
+	(void)thread;
+	for (i = task * FILL_TASK; i < end && i < c->nsw; i++)
+		fill_switch(c->sw[i], c->f, c->h, c->sick, c->cut, c->tg);
+}
+
+/* Every switch of OpenSM's table, each filled once by one thread. */
+static int fill_all(osm_opensm_t *osm, struct fill *c, unsigned threads)
 {
 	cl_qmap_t *tbl = &osm->subn.sw_guid_tbl;
+	struct ibfm_par *par;
+	cl_map_item_t *it;
+
+	c->sw = malloc((cl_qmap_count(tbl) + 1) * sizeof(*c->sw));
+	par = c->sw ? ibfm_par_new(threads) : NULL;
+	if (!par) {
+		free(c->sw);
+		return -1;
+	}
+	c->nsw = 0;
+	for (it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
+	     it = cl_qmap_next(it))
+		c->sw[c->nsw++] = (osm_switch_t *)it;
+	ibfm_par_run(par, (c->nsw + FILL_TASK - 1) / FILL_TASK, fill_task, c);
+	ibfm_par_free(par);
+	free(c->sw);
+	return 0;
+}
+
+int ibfm_lidmat_fill(osm_opensm_t *osm, const struct ibfm_fabric *f,
+		     const struct ibfm_drain *d, unsigned threads,
+		     uint32_t *nsw)
+{
 	bool *sick = ibfm_lidmat_unhealthy(&osm->subn, f);
 	bool *cut = calloc((size_t)f->nports + 1, sizeof(*cut));
 	struct ibfm_hops h;
@@ -161,13 +207,14 @@ int ibfm_lidmat_fill(osm_opensm_t *osm, const struct ibfm_fabric *f,
 
 	if (sick && cut && !ibfm_drain_mark_hops(f, d, cut, sick) &&
 	    !count_hops(osm, f, sick, cut, &h, &tg)) {
-		for (cl_map_item_t *it = cl_qmap_head(tbl);
-		     it != cl_qmap_end(tbl); it = cl_qmap_next(it))
-			fill_switch((osm_switch_t *)it, f, &h, sick, cut, tg);
+		struct fill c = {
+			.f = f, .h = &h, .sick = sick, .cut = cut, .tg = tg
+		};
+
+		rc = fill_all(osm, &c, threads);
 		*nsw = h.nsw;
 		free(tg);
 		ibfm_hops_free(&h);
-		rc = 0;
 	}
 	free(sick);
 	free(cut);

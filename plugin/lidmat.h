@@ -33,10 +33,14 @@ bool *ibfm_lidmat_unhealthy(osm_subn_t *subn, const struct ibfm_fabric *f);
 
 /*
  * Fills every switch's LID matrix in 'osm' from 'f', its model, routed
- * around the drain list 'd'. 0 with the switch count in '*nsw'; -1
- * (logged as P10 when the counts fail) for OpenSM to build them.
+ * around the drain list 'd', the switches shared out over 'threads'
+ * threads (0: the online CPUs, up to 16; OpenSM's rows are a malloc
+ * each, and each thread allocates from its own arena). 0 with the
+ * switch count in '*nsw'; -1 (logged as P10 when the counts fail) for
+ * OpenSM to build them.
  */
 int ibfm_lidmat_fill(osm_opensm_t *osm, const struct ibfm_fabric *f,
-		     const struct ibfm_drain *d, uint32_t *nsw);
+		     const struct ibfm_drain *d, unsigned threads,
+		     uint32_t *nsw);
 
 #endif /* IBFM_LIDMAT_H */
