@@ -24,8 +24,9 @@
  *   sharp_trees=N          SHARP trees to build (default 16; 0: one per root)
  *   sharp_radix=N          max children per aggregation node (default: any)
  *   sharp_sl=SL            SL answered for AN-to-AN PathRecords (default: OpenSM's)
- *   threads=N              threads of a full route (default 0: online CPUs,
- *                          at most 16); the same tables for any N
+ *   threads=N              threads of a full route and of the LID matrices
+ *                          (default 0: online CPUs, at most 16); the same
+ *                          tables for any N
  *   drain_file=FILE        switches, hosts and links to route around
  *                          (default: state_dir/drain.list)
  *   jobs_file=FILE         running jobs whose rings get links of their own
