@@ -176,8 +176,8 @@ static int job_start(struct cc_state *d, bool apply, bool automatic,
 		return -EBUSY;
 	}
 	/* Applied from beside the master only: one writer of CC. */
-	if (apply && !ibfmd_statedir_beside_master(d->core->statedir,
-						   d->why, sizeof(d->why))) {
+	if (apply && !ibfmd_statedir_beside_master(d->core->statedir, d->why,
+						   sizeof(d->why))) {
 		*why = d->why;
 		return -EAGAIN;
 	}
