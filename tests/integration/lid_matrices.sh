@@ -2,7 +2,8 @@
 # The plugin fills OpenSM's min-hop LID matrices (multicast reads them)
 # instead of OpenSM's own builder: OpenSM's dump of them is the same
 # either way, on a full tree, a degraded one, and one ibfm refuses, where
-# minhop then routes on the plugin's matrices to the same tables.
+# minhop then routes on the plugin's matrices to the same tables; and the
+# same whatever the plugin's thread count.
 . "$TESTLIB"
 
 [ -x "${OPENSM:-}" ] || die "opensm not found (install opensm)"
@@ -29,6 +30,9 @@ compare() {
 	sim_start "$T/$name.topo"
 	one_sweep "$name-ibfm" "ibfm,minhop" "${EXTRA_OPTS:-}"
 	one_sweep "$name-osm" "ibfm,minhop" "lid_matrices=opensm${EXTRA_OPTS:+ $EXTRA_OPTS}"
+	# The plugin fills on its threads (the default: the CPUs): 1 and 5.
+	one_sweep "$name-t1" "ibfm,minhop" "threads=1${EXTRA_OPTS:+ $EXTRA_OPTS}"
+	one_sweep "$name-t5" "ibfm,minhop" "threads=5${EXTRA_OPTS:+ $EXTRA_OPTS}"
 	sim_cmd Quit
 	exec 3>&-
 	wait "$SIM_PID" 2>/dev/null
@@ -46,6 +50,13 @@ compare() {
 	check "$name: OpenSM's dump of both matrices is the same" \
 		cmp -s "$a/opensm-lid-matrix.dump" "$b/opensm-lid-matrix.dump"
 	check "$name: and so are the tables" cmp -s "$a/opensm-lfts.dump" "$b/opensm-lfts.dump"
+	check "$name: the plugin filled them on 1 and on 5 threads too" \
+		bash -c "grep -q 'ibfm: LID matrices of $nsw switches filled' '$T/$name-t1/opensm.log' &&
+			grep -q 'ibfm: LID matrices of $nsw switches filled' '$T/$name-t5/opensm.log'"
+	check "$name: the same matrices filled on 1 and on 5 threads" \
+		cmp -s "$T/$name-t1/opensm-lid-matrix.dump" "$T/$name-t5/opensm-lid-matrix.dump"
+	check "$name: and as on the default threads" \
+		cmp -s "$a/opensm-lid-matrix.dump" "$T/$name-t1/opensm-lid-matrix.dump"
 	check "$name: no ERR in OpenSM's log but ibfm's refusal" \
 		bash -c "! grep ' ERR ' '$a/opensm.log' | grep -v 'ERR P04 R01'"
 }
