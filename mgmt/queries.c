@@ -203,13 +203,25 @@ struct port_lines {
 	uint32_t p; /* 0: its HELP and TYPE next, else port p - 1 */
 };
 
+/*
+ * Family k's name and unit suffix; true for the data fields, which count
+ * 4-byte words and are served in bytes.
+ */
+static bool port_family_name(unsigned k, const char **name, const char **unit)
+{
+	bool data = k == IBFM_PC_XMIT_DATA || k == IBFM_PC_RCV_DATA;
+
+	*name = k == IBFM_PC_NFIELDS ? "errors" : ibfm_pc_name(k);
+	*unit = data ? "_bytes" : "";
+	return data;
+}
+
 /* Family k's HELP and TYPE. */
 static void port_family(struct evbuffer *b, unsigned k)
 {
-	bool data = k == IBFM_PC_XMIT_DATA || k == IBFM_PC_RCV_DATA;
-	const char *name = k == IBFM_PC_NFIELDS ? "errors" : ibfm_pc_name(k);
-	const char *unit = data ? "_bytes" : "";
+	const char *name, *unit;
 
+	port_family_name(k, &name, &unit);
 	if (k == IBFM_PC_NFIELDS)
 		evbuffer_add_printf(
 			b,
@@ -229,16 +241,16 @@ static void port_line(struct evbuffer *b, const struct ibfmd_gen *g, unsigned k,
 {
 	const struct ibfm_fabric *f = g->fabric;
 	const struct ibfm_node *n = &f->nodes[f->ports[p].node];
-	bool data = k == IBFM_PC_XMIT_DATA || k == IBFM_PC_RCV_DATA;
 	bool sum = k == IBFM_PC_NFIELDS;
+	const char *name, *unit;
+	bool data = port_family_name(k, &name, &unit);
 
 	if (!g->pc[p].valid)
 		return;
 	evbuffer_add_printf(b,
 			    "ibfm_port_%s%s_total{guid=\"0x%016" PRIx64
 			    "\",port=\"%u\",node=\"",
-			    sum ? "errors" : ibfm_pc_name(k),
-			    data ? "_bytes" : "", n->guid, f->ports[p].num);
+			    name, unit, n->guid, f->ports[p].num);
 	prom_label(b, ibfm_fabric_str(f, n->desc));
 	evbuffer_add_printf(b, "\"} %" PRIu64 "\n",
 			    sum ? ibfm_pc_errors(&g->pc[p])
