@@ -1,9 +1,10 @@
 #!/bin/bash
 # The plugin fills OpenSM's min-hop LID matrices (multicast reads them)
 # instead of OpenSM's own builder: OpenSM's dump of them is the same
-# either way, on a full tree, a degraded one, and one ibfm refuses, where
-# minhop then routes on the plugin's matrices to the same tables; and the
-# same whatever the plugin's thread count.
+# either way, on a full tree, every fabric of the test zoo, degraded
+# ones, and one ibfm refuses, where minhop then routes on the plugin's
+# matrices to the same tables; and the same whatever the plugin's
+# thread count.
 . "$TESTLIB"
 
 [ -x "${OPENSM:-}" ] || die "opensm not found (install opensm)"
@@ -62,6 +63,11 @@ compare() {
 }
 
 compare full ibfm -l 3 -k 8
+# Every shape of the test zoo: parallel links, scalable units, rails, a
+# core tier, oversubscription, mixed speeds, degradations.
+while read -r name args; do
+	compare "zoo-$name" ibfm $args
+done < <(grep -v '^#' "$(dirname "${BASH_SOURCE[0]}")/../zoo.list")
 compare degraded ibfm -l 3 -k 8 --remove-links 5 --seed 2
 # 25% of the links gone: leaves that share no spine, detoured.
 compare degraded25 ibfm -l 2 -k 8 --remove-links 25 --seed 2
