@@ -25,7 +25,7 @@
  * an SM numbers LIDs in its discovery order, and writing at each LID
  * scattered every span over every line of every row (LIDs in random
  * order took 1.6x as long as in order). At the end each row is put in
- * LID order (all threads, a row at a time in a scratch row).
+ * LID order (all threads, ROWS_AT_ONCE rows at a time in scratch rows).
  * Cost: O(switches x LIDs); the plan is O(switches x targets).
  */
 #include "routing/ftree.h"
@@ -44,6 +44,7 @@
 #define SPAN_WORDS (SPAN_DESTS / 64)
 #define NPLAN 4		 /* spans planned, at most, counting the one routed */
 #define ROWS_PER_TASK 16 /* the LID-order pass */
+#define ROWS_AT_ONCE 4	 /* and its rows a pass over the LIDs */
 #define SW_PER_TASK                                                            \
 	32 /* a rank's switches per task: their positions and
 			* struct sw share no cache line with another task's */
@@ -97,10 +98,10 @@ struct span {
 	/* a ring: span k routed from pl[k % NPLAN], spans up to pk planned */
 	struct plan pl[NPLAN], *cur;
 	uint32_t k, pk;
-	bool plan_task;		  /* the current rank's task 0 plans ahead */
-	uint32_t nroute, started; /* the rank's switch tasks; taken (atomic) */
-	uint64_t *flags;	  /* per thread, per flag: nsw x SPAN_WORDS */
-	struct vcache *vc;	  /* per thread */
+	bool plan_task;		   /* the current rank's task 0 plans ahead */
+	uint32_t nroute, finished; /* the rank's switch tasks; done (atomic) */
+	uint64_t *flags;	   /* per thread, per flag: nsw x SPAN_WORDS */
+	struct vcache *vc;	   /* per thread */
 	uint32_t *pcls; /* per switch: its parents' class, see classes */
 	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
 	const uint32_t *by_rank;
@@ -108,7 +109,7 @@ struct span {
 	/* the LID-order pass */
 	const uint32_t *col_of_lid; /* IBFM_NONE: no destination's */
 	uint32_t ncols;
-	uint8_t *scratch; /* per thread, a row */
+	uint8_t *scratch; /* per thread, ROWS_AT_ONCE rows */
 };
 
 static uint64_t *flag_words(const struct span *g, unsigned thread,
@@ -355,9 +356,29 @@ static uint32_t plain_leaf(const struct plain *p, const struct run *u,
 	return pos;
 }
 
+/* The first bit of 'set' in [j, end), or 'end'. */
+static inline uint32_t next_bit(const uint64_t *set, uint32_t j, uint32_t end)
+{
+	uint32_t w = j >> 6;
+	uint64_t m;
+
+	if (j >= end)
+		return end;
+	m = set[w] & ~0ULL << (j & 63);
+	while (!m) {
+		if (++w << 6 >= end)
+			return end;
+		m = set[w];
+	}
+	j = w << 6 | (uint32_t)__builtin_ctzll(m);
+	return j < end ? j : end;
+}
+
 /*
  * Run 'u' above the leaves: the port stays until compute traffic from
- * below crosses, then the position moves on.
+ * below crosses, then the position moves on. Few destinations are
+ * active at a switch above the leaves (a 32nd at a pod's spine), so the
+ * entries between two active ones are one fill, not a test each.
  */
 static uint32_t plain_upper(const struct plain *p, const struct run *u,
 			    uint32_t pos)
@@ -367,16 +388,17 @@ static uint32_t plain_upper(const struct plain *p, const struct run *u,
 	const struct hop *restrict up = p->up;
 	uint64_t *const *flag = p->flag;
 	const uint32_t nup = p->nup, step = p->step, j1 = u->j1;
-	uint32_t j;
+	uint32_t j = u->j0, a;
 
-	for (j = u->j0; j < j1; j++) {
-		at[j] = up[pos].port;
-		if (!ibfm_bit(act, j))
-			continue;
-		ibfm_bit_set(flag[pos], j);
+	for (;;) {
+		a = next_bit(act, j, j1);
+		memset(at + j, up[pos].port, (a < j1 ? a + 1 : j1) - j);
+		if (a == j1)
+			return pos;
+		ibfm_bit_set(flag[pos], a);
 		pos = step_position(pos, step, nup);
+		j = a + 1;
 	}
-	return pos;
 }
 
 /* Run 'u' not up: to the switch's own hosts, down, detour or none. */
@@ -523,12 +545,12 @@ static void route_task(void *ctx, uint32_t task, unsigned thread)
 		plan_ahead(g);
 		return;
 	}
-	__atomic_fetch_add(&g->started, 1, __ATOMIC_RELAXED);
 	i = g->lo + task * SW_PER_TASK;
 	uint32_t end = i + SW_PER_TASK < g->hi ? i + SW_PER_TASK : g->hi;
 
 	for (; i < end; i++)
 		route_switch(g, g->by_rank[i], thread);
+	__atomic_fetch_add(&g->finished, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -708,15 +730,17 @@ static bool plan_step(struct span *g)
 
 /*
  * Task 0 of a rank: spans ahead planned for as long as the other threads
- * have switches to take (a step is a destination: a target's visit at
- * most), so that planning, which one thread does, fills their time.
+ * have switches to route (a step is a destination: a target's visit at
+ * most), so that planning, which one thread does, fills their time: up
+ * to the end of the rank, as this thread has no switch left to take
+ * once the others took the last ones.
  */
 static void plan_ahead(struct span *g)
 {
 	double t0 = ibfm_clock_ms();
 
 	while (plan_step(g) &&
-	       __atomic_load_n(&g->started, __ATOMIC_RELAXED) < g->nroute)
+	       __atomic_load_n(&g->finished, __ATOMIC_ACQUIRE) < g->nroute)
 		;
 	g->t->stats.plan_ms += ibfm_clock_ms() - t0;
 }
@@ -787,7 +811,7 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 			g->hi = cut[c + 1];
 			g->nroute =
 				(g->hi - g->lo + SW_PER_TASK - 1) / SW_PER_TASK;
-			g->started = 0;
+			g->finished = 0;
 			g->plan_task = g->pl[g->pk % NPLAN].i < t->ndests;
 			ibfm_par_run(g->par, g->nroute + g->plan_task,
 				     route_task, g);
@@ -803,23 +827,52 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 	}
 }
 
+/*
+ * Rows r[0 .. n) from their copies c[] (destination order) into LID
+ * order: each column read once for all of them. Inlined with n fixed,
+ * the loop over rows unrolls.
+ */
+static inline __attribute__((always_inline)) void
+permute_rows(uint8_t *const *r, const uint8_t *const *c, unsigned n,
+	     const uint32_t *restrict col, uint32_t stride)
+{
+	for (uint32_t lid = 0; lid < stride; lid++) {
+		uint32_t i = col[lid];
+
+		for (unsigned k = 0; k < n; k++)
+			r[k][lid] = c[k][i];
+	}
+}
+
 /* Row 'task' block: from destination order into LID order. */
 static void lid_order_task(void *ctx, uint32_t task, unsigned thread)
 {
 	const struct span *g = ctx;
 	const struct ibfm_lfts *l = g->lfts;
 	/* A LID of no destination reads column ncols: unrouted. */
-	uint8_t *restrict tmp = g->scratch + (size_t)thread * (l->stride + 1);
-	const uint32_t *restrict col = g->col_of_lid;
-	uint32_t s = task * ROWS_PER_TASK, end, lid;
+	uint8_t *tmp =
+		g->scratch + (size_t)thread * ROWS_AT_ONCE * (l->stride + 1);
+	uint32_t s = task * ROWS_PER_TASK, end, k, n;
 
 	end = s + ROWS_PER_TASK < l->nsw ? s + ROWS_PER_TASK : l->nsw;
-	for (; s < end; s++) {
-		uint8_t *row = l->ports + (size_t)s * l->stride;
+	for (; s < end; s += n) {
+		uint8_t *r[ROWS_AT_ONCE];
+		const uint8_t *c[ROWS_AT_ONCE];
 
-		memcpy(tmp, row, g->ncols);
-		for (lid = 0; lid < l->stride; lid++)
-			row[lid] = tmp[col[lid]];
+		n = end - s < ROWS_AT_ONCE ? end - s : ROWS_AT_ONCE;
+		for (k = 0; k < n; k++) {
+			r[k] = l->ports + (size_t)(s + k) * l->stride;
+			c[k] = tmp + (size_t)k * (l->stride + 1);
+			memcpy(tmp + (size_t)k * (l->stride + 1), r[k],
+			       g->ncols);
+		}
+		if (n == ROWS_AT_ONCE)
+			permute_rows(r, c, ROWS_AT_ONCE, g->col_of_lid,
+				     l->stride);
+		else
+			for (k = 0; k < n; k++)
+				permute_rows(r + k, c + k, 1, g->col_of_lid,
+					     l->stride);
 	}
 }
 
@@ -940,7 +993,8 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 	g->flags = calloc(g->nthreads * NFLAGS * per + 1, sizeof(*g->flags));
 	g->vc = calloc(g->nthreads, sizeof(*g->vc));
 	g->pcls = malloc(((size_t)t->nsw + 1) * sizeof(*g->pcls));
-	g->scratch = malloc((size_t)g->nthreads * (lfts->stride + 1));
+	g->scratch =
+		malloc((size_t)g->nthreads * ROWS_AT_ONCE * (lfts->stride + 1));
 	g->col_of_lid =
 		malloc(((size_t)lfts->stride + 1) * sizeof(*g->col_of_lid));
 	if (!g->par || !g->flags || !g->vc || !g->pcls || !g->scratch ||
@@ -992,7 +1046,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	route_spans(&g, cut, ncut);
 	t0 = ibfm_clock_ms();
 	g.ncols = number_columns(t, lfts, (uint32_t *)g.col_of_lid);
-	for (i = 0; i < g.nthreads; i++)
+	for (i = 0; i < g.nthreads * ROWS_AT_ONCE; i++)
 		g.scratch[(size_t)i * (lfts->stride + 1) + g.ncols] =
 			IBFM_LFT_NONE;
 	ibfm_par_run(g.par, (lfts->nsw + ROWS_PER_TASK - 1) / ROWS_PER_TASK,
