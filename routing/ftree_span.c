@@ -7,11 +7,15 @@
  * but each switch's decisions depend only on its own positions and on
  * which of its children sent it compute traffic for that destination.
  * So the destinations are routed in spans of SPAN_DESTS:
- *   1. plan (one thread, up to NPLAN spans ahead, beside step 2 of
- *      earlier spans): every target of the span is visited
+ *   1. plan (one thread, ahead of step 2, beside it when there are
+ *      other threads): every target of the span is visited
  *      (ftree_route.c: ancestors, modes, detours) and each switch's mode
  *      and fixed port for it kept, a row per target; the destinations
- *      cut in runs of one target (a leaf's hosts);
+ *      cut in runs of one target (a leaf's hosts). Every span's rows
+ *      are kept (2 x switches x targets bytes, 40 MB at 45,056 hosts):
+ *      the planner then runs as far ahead as it gets, and, alone, in
+ *      one go, where interleaved with step 2 it found its own state
+ *      evicted at each span (planning took 2.3x as long);
  *   2. route (all threads), rank by rank, run by run: each switch runs
  *      its own d-mod-k positions over the span's destinations and
  *      marks, in its thread's own flag bitsets, the parents it sent
@@ -25,7 +29,7 @@
  * an SM numbers LIDs in its discovery order, and writing at each LID
  * scattered every span over every line of every row (LIDs in random
  * order took 1.6x as long as in order). At the end each row is put in
- * LID order (all threads, ROWS_AT_ONCE rows at a time in scratch rows).
+ * LID order (all threads, a row at a time in a scratch row).
  * Cost: O(switches x LIDs); the plan is O(switches x targets).
  */
 #include "routing/ftree.h"
@@ -37,14 +41,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "routing/bigmem.h"
 #include "routing/ftree_int.h"
 #include "routing/par.h"
 
 #define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
 #define SPAN_WORDS (SPAN_DESTS / 64)
-#define NPLAN 4		 /* spans planned, at most, counting the one routed */
 #define ROWS_PER_TASK 16 /* the LID-order pass */
-#define ROWS_AT_ONCE 4	 /* and its rows a pass over the LIDs */
 #define SW_PER_TASK                                                            \
 	32 /* a rank's switches per task: their positions and
 			* struct sw share no cache line with another task's */
@@ -94,10 +97,14 @@ struct span {
 	struct ibfm_par *par;
 	unsigned nthreads;
 	bool plain; /* one rail, no parallel links, one LID each */
-	/* the span being routed and the next one, planned meanwhile */
-	/* a ring: span k routed from pl[k % NPLAN], spans up to pk planned */
-	struct plan pl[NPLAN], *cur;
-	uint32_t k, pk;
+	/* span k routed from pl[k], spans up to pk planned */
+	struct plan *pl, *cur;
+	uint32_t npl, k, pk;
+	/* every span's target rows, span k's from row slot0[k]: their
+	 * modes, then their ports, 'rows' rows each */
+	uint8_t *rows;
+	size_t nrows;
+	uint32_t *slot0;
 	bool plan_task;		   /* the current rank's task 0 plans ahead */
 	uint32_t nroute, finished; /* the rank's switch tasks; done (atomic) */
 	uint64_t *flags;	   /* per thread, per flag: nsw x SPAN_WORDS */
@@ -109,7 +116,7 @@ struct span {
 	/* the LID-order pass */
 	const uint32_t *col_of_lid; /* IBFM_NONE: no destination's */
 	uint32_t ncols;
-	uint8_t *scratch; /* per thread, ROWS_AT_ONCE rows */
+	uint8_t *scratch; /* per thread, a row */
 };
 
 static uint64_t *flag_words(const struct span *g, unsigned thread,
@@ -388,10 +395,11 @@ static uint32_t plain_upper(const struct plain *p, const struct run *u,
 	const struct hop *restrict up = p->up;
 	uint64_t *const *flag = p->flag;
 	const uint32_t nup = p->nup, step = p->step, j1 = u->j1;
-	uint32_t j = u->j0, a;
+	uint32_t j = u->j0;
 
 	for (;;) {
-		a = next_bit(act, j, j1);
+		uint32_t a = next_bit(act, j, j1);
+
 		memset(at + j, up[pos].port, (a < j1 ? a + 1 : j1) - j);
 		if (a == j1)
 			return pos;
@@ -673,10 +681,14 @@ static void add_to_run(struct plan *pl, const struct dest *d, uint32_t j)
 	u->ncomp += d->compute;
 }
 
-/* Span 'pl' from destination 'd0', column 'col0': nothing planned yet. */
-static void plan_begin(const struct ibfm_ftree *t, struct plan *pl, uint32_t d0,
-		       uint32_t col0)
+/* Span k from destination 'd0', column 'col0': nothing planned yet. */
+static void plan_begin(struct span *g, uint32_t k, uint32_t d0, uint32_t col0)
 {
+	const struct ibfm_ftree *t = g->t;
+	struct plan *pl = &g->pl[k];
+
+	pl->mode = g->rows + (size_t)g->slot0[k] * t->nsw;
+	pl->port = pl->mode + g->nrows * t->nsw;
 	pl->d0 = pl->i = d0;
 	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
 	pl->col0 = pl->col1 = col0;
@@ -710,19 +722,18 @@ static void plan_dest(struct ibfm_ftree *t, struct plan *pl)
 
 /*
  * One more destination planned: in the span being planned, or the next
- * once that one is whole and the ring has room. False when none can be
- * (all planned, or the ring full).
+ * once that one is whole. False when all are planned.
  */
 static bool plan_step(struct span *g)
 {
-	struct plan *pl = &g->pl[g->pk % NPLAN];
+	struct plan *pl = &g->pl[g->pk];
 
 	if (pl->i == pl->d1) {
-		if (pl->d1 == g->t->ndests || g->pk + 1 >= g->k + NPLAN)
+		if (pl->d1 == g->t->ndests)
 			return false;
 		g->pk++;
-		plan_begin(g->t, &g->pl[g->pk % NPLAN], pl->d1, pl->col1);
-		pl = &g->pl[g->pk % NPLAN];
+		plan_begin(g, g->pk, pl->d1, pl->col1);
+		pl = &g->pl[g->pk];
 	}
 	plan_dest(g->t, pl);
 	return true;
@@ -751,11 +762,10 @@ static bool plan_span(struct span *g)
 	double t0 = ibfm_clock_ms();
 	bool ok = true;
 
-	while (ok &&
-	       (g->pk < g->k || g->pl[g->k % NPLAN].i < g->pl[g->k % NPLAN].d1))
+	while (ok && (g->pk < g->k || g->pl[g->k].i < g->pl[g->k].d1))
 		ok = plan_step(g);
 	g->t->stats.plan_ms += ibfm_clock_ms() - t0;
-	g->cur = &g->pl[g->k % NPLAN];
+	g->cur = &g->pl[g->k];
 	return ok && g->cur->d0 < g->cur->d1;
 }
 
@@ -791,8 +801,7 @@ one_by_one:
 
 /*
  * Steps 1-3 span after span. Planning runs ahead, as task 0 of each rank
- * (plan_ahead), up to NPLAN spans; what it has not done when a span
- * starts is done then, on one thread.
+ * (plan_ahead); what it has not done when a span starts is done then.
  */
 static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 {
@@ -802,7 +811,7 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 
 	g->by_rank = t->order;
 	g->k = g->pk = 0;
-	plan_begin(t, &g->pl[0], 0, 0);
+	plan_begin(g, 0, 0, 0);
 	for (; plan_span(g); g->k++) {
 		double t0 = ibfm_clock_ms(), t1;
 
@@ -812,7 +821,7 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 			g->nroute =
 				(g->hi - g->lo + SW_PER_TASK - 1) / SW_PER_TASK;
 			g->finished = 0;
-			g->plan_task = g->pl[g->pk % NPLAN].i < t->ndests;
+			g->plan_task = g->pl[g->pk].i < t->ndests;
 			ibfm_par_run(g->par, g->nroute + g->plan_task,
 				     route_task, g);
 		}
@@ -827,52 +836,23 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 	}
 }
 
-/*
- * Rows r[0 .. n) from their copies c[] (destination order) into LID
- * order: each column read once for all of them. Inlined with n fixed,
- * the loop over rows unrolls.
- */
-static inline __attribute__((always_inline)) void
-permute_rows(uint8_t *const *r, const uint8_t *const *c, unsigned n,
-	     const uint32_t *restrict col, uint32_t stride)
-{
-	for (uint32_t lid = 0; lid < stride; lid++) {
-		uint32_t i = col[lid];
-
-		for (unsigned k = 0; k < n; k++)
-			r[k][lid] = c[k][i];
-	}
-}
-
 /* Row 'task' block: from destination order into LID order. */
 static void lid_order_task(void *ctx, uint32_t task, unsigned thread)
 {
 	const struct span *g = ctx;
 	const struct ibfm_lfts *l = g->lfts;
 	/* A LID of no destination reads column ncols: unrouted. */
-	uint8_t *tmp =
-		g->scratch + (size_t)thread * ROWS_AT_ONCE * (l->stride + 1);
-	uint32_t s = task * ROWS_PER_TASK, end, k, n;
+	uint8_t *restrict tmp = g->scratch + (size_t)thread * (l->stride + 1);
+	const uint32_t *restrict col = g->col_of_lid;
+	uint32_t s = task * ROWS_PER_TASK, end, lid;
 
 	end = s + ROWS_PER_TASK < l->nsw ? s + ROWS_PER_TASK : l->nsw;
-	for (; s < end; s += n) {
-		uint8_t *r[ROWS_AT_ONCE];
-		const uint8_t *c[ROWS_AT_ONCE];
+	for (; s < end; s++) {
+		uint8_t *row = l->ports + (size_t)s * l->stride;
 
-		n = end - s < ROWS_AT_ONCE ? end - s : ROWS_AT_ONCE;
-		for (k = 0; k < n; k++) {
-			r[k] = l->ports + (size_t)(s + k) * l->stride;
-			c[k] = tmp + (size_t)k * (l->stride + 1);
-			memcpy(tmp + (size_t)k * (l->stride + 1), r[k],
-			       g->ncols);
-		}
-		if (n == ROWS_AT_ONCE)
-			permute_rows(r, c, ROWS_AT_ONCE, g->col_of_lid,
-				     l->stride);
-		else
-			for (k = 0; k < n; k++)
-				permute_rows(r + k, c + k, 1, g->col_of_lid,
-					     l->stride);
+		memcpy(tmp, row, g->ncols);
+		for (lid = 0; lid < l->stride; lid++)
+			row[lid] = tmp[col[lid]];
 	}
 }
 
@@ -956,12 +936,13 @@ static void number_classes(const struct ibfm_ftree *t, uint32_t *pcls)
 
 static void span_free(struct span *g)
 {
-	for (unsigned k = 0; k < NPLAN; k++) {
+	for (unsigned k = 0; g->pl && k < g->npl; k++) {
 		free(g->pl[k].tslot);
 		free(g->pl[k].runs);
-		free(g->pl[k].mode);
-		free(g->pl[k].port);
 	}
+	free(g->pl);
+	free(g->rows);
+	free(g->slot0);
 	free(g->flags);
 	free(g->vc);
 	free(g->pcls);
@@ -970,31 +951,71 @@ static void span_free(struct span *g)
 	ibfm_par_free(g->par);
 }
 
+/*
+ * The target rows of every span, as plan_dest numbers them (a new row
+ * where the target changes, and at each span's start): span k's first
+ * row in slot0[k]; how many rows in all.
+ */
+static size_t number_slots(const struct ibfm_ftree *t, uint32_t *slot0)
+{
+	uint32_t i, last = IBFM_NONE;
+	size_t n = 0;
+
+	for (i = 0; i < t->ndests; i++) {
+		if (i % SPAN_DESTS == 0) {
+			slot0[i / SPAN_DESTS] = (uint32_t)n;
+			last = IBFM_NONE;
+		}
+		if (t->dests[i].target != last)
+			n++;
+		last = t->dests[i].target;
+	}
+	return n;
+}
+
+/* A plan a span (and one past the last), their rows in one array. */
+static int plans_init(struct span *g)
+{
+	const struct ibfm_ftree *t = g->t;
+
+	g->npl = (t->ndests + SPAN_DESTS - 1) / SPAN_DESTS + 1;
+	g->pl = calloc(g->npl, sizeof(*g->pl));
+	g->slot0 = malloc(g->npl * sizeof(*g->slot0));
+	if (!g->pl || !g->slot0)
+		return -ENOMEM;
+	g->nrows = number_slots(t, g->slot0);
+	g->slot0[g->npl - 1] = (uint32_t)g->nrows;
+	/* One block: freed, it leaves glibc's mmap threshold alone where
+	 * two of 20 MB raised it (repairs after a route then faulted more). */
+	g->rows = ibfm_bigmem_alloc(2 * g->nrows * t->nsw);
+	if (!g->rows)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < g->npl; k++) {
+		struct plan *pl = &g->pl[k];
+
+		pl->tslot = malloc(SPAN_DESTS * sizeof(*pl->tslot));
+		pl->runs = malloc(SPAN_DESTS * sizeof(*pl->runs));
+		if (!pl->tslot || !pl->runs)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int span_init(struct span *g, struct ibfm_ftree *t,
 		     struct ibfm_lfts *lfts)
 {
 	size_t per = (size_t)t->nsw * SPAN_WORDS;
 
-	memset(g, 0, sizeof(*g));
 	g->t = t;
 	g->lfts = lfts;
 	g->par = ibfm_par_new(t->threads);
 	g->nthreads = ibfm_par_threads(g->par);
-	for (unsigned k = 0; k < NPLAN; k++) {
-		struct plan *pl = &g->pl[k];
-
-		pl->tslot = malloc(SPAN_DESTS * sizeof(*pl->tslot));
-		pl->runs = malloc(SPAN_DESTS * sizeof(*pl->runs));
-		pl->mode = malloc((size_t)t->nsw * SPAN_DESTS + 1);
-		pl->port = malloc((size_t)t->nsw * SPAN_DESTS + 1);
-		if (!pl->tslot || !pl->runs || !pl->mode || !pl->port)
-			return -ENOMEM;
-	}
+	if (plans_init(g))
+		return -ENOMEM;
 	g->flags = calloc(g->nthreads * NFLAGS * per + 1, sizeof(*g->flags));
 	g->vc = calloc(g->nthreads, sizeof(*g->vc));
 	g->pcls = malloc(((size_t)t->nsw + 1) * sizeof(*g->pcls));
-	g->scratch =
-		malloc((size_t)g->nthreads * ROWS_AT_ONCE * (lfts->stride + 1));
+	g->scratch = malloc((size_t)g->nthreads * (lfts->stride + 1));
 	g->col_of_lid =
 		malloc(((size_t)lfts->stride + 1) * sizeof(*g->col_of_lid));
 	if (!g->par || !g->flags || !g->vc || !g->pcls || !g->scratch ||
@@ -1007,7 +1028,7 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		     struct ibfm_err *err)
 {
-	struct span g;
+	struct span g = { 0 };
 	uint32_t *cut, *phase_of, ncut, i;
 	double t0;
 	int rc;
@@ -1046,7 +1067,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	route_spans(&g, cut, ncut);
 	t0 = ibfm_clock_ms();
 	g.ncols = number_columns(t, lfts, (uint32_t *)g.col_of_lid);
-	for (i = 0; i < g.nthreads * ROWS_AT_ONCE; i++)
+	for (i = 0; i < g.nthreads; i++)
 		g.scratch[(size_t)i * (lfts->stride + 1) + g.ncols] =
 			IBFM_LFT_NONE;
 	ibfm_par_run(g.par, (lfts->nsw + ROWS_PER_TASK - 1) / ROWS_PER_TASK,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/bigmem.h"
 #include "routing/detour.h"
 #include "routing/ftree_int.h"
 #include "routing/grow.h"
@@ -104,8 +105,10 @@ static int snapshot_take(const struct ibfm_ftree *t, struct snapshot *o)
 {
 	size_t bytes = (size_t)t->nsw * t->words * 8;
 
-	o->down = malloc(bytes + 8);
-	o->updown = malloc(bytes + 8);
+	/* Megabytes at the largest fabrics, each repair: huge pages, one
+	 * fault each, where 4 KB ones cost a repair a third more. */
+	o->down = ibfm_bigmem_alloc(bytes + 8);
+	o->updown = ibfm_bigmem_alloc(bytes + 8);
 	o->dir = malloc(t->f->nports + 1);
 	if (!o->down || !o->updown || !o->dir) {
 		snapshot_free(o);
@@ -488,12 +491,13 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		return reroute_all(t, lfts, NULL, delta, err);
 	x.stamp = calloc(t->nsw + 1, sizeof(*x.stamp));
 	x.list = calloc(t->nsw + 1, sizeof(*x.list));
-	x.dirty = calloc((size_t)t->nsw * x.nblocks + 1, 1);
+	x.dirty = ibfm_bigmem_alloc((size_t)t->nsw * x.nblocks + 1);
 	x.left = calloc(t->words + 1, 8);
 	x.bare = calloc(t->words + 1, 8);
 	if (!x.stamp || !x.list || !x.dirty || !x.left || !x.bare ||
 	    snapshot_take(t, &old))
 		goto out;
+	memset(x.dirty, 0, (size_t)t->nsw * x.nblocks + 1);
 	ibfm_ftree_build_adjacency(t);
 	ibfm_ftree_build_reach(t);
 	ncomp = t->ncomp;

@@ -1,32 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "routing/lft.h"
+#include "routing/bigmem.h"
 #include "routing/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-
-#define HUGE_PAGE (2UL << 20)
-
-/*
- * Routing writes one byte in every switch's row per LID: with 4 KB pages
- * each write is a TLB miss. Large tables go on transparent huge pages
- * (where the kernel allows them), which cuts routing time several-fold.
- */
-static uint8_t *alloc_tables(size_t bytes)
-{
-	size_t rounded = (bytes + HUGE_PAGE) & ~(HUGE_PAGE - 1);
-	void *p;
-
-	if (bytes < HUGE_PAGE)
-		return malloc(bytes + 1);
-	p = aligned_alloc(HUGE_PAGE, rounded);
-	if (p)
-		madvise(p, rounded, MADV_HUGEPAGE);
-	return p;
-}
 
 int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 		    uint32_t top_lid, struct ibfm_err *err)
@@ -43,7 +23,7 @@ int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 		(top_lid + IBFM_LFT_BLOCK) / IBFM_LFT_BLOCK * IBFM_LFT_BLOCK;
 	t->sw_node = malloc((t->nsw + 1) * sizeof(*t->sw_node));
 	t->node_sw = malloc((f->nnodes + 1) * sizeof(*t->node_sw));
-	t->ports = alloc_tables((size_t)t->nsw * t->stride);
+	t->ports = ibfm_bigmem_alloc((size_t)t->nsw * t->stride);
 	if (!t->sw_node || !t->node_sw || !t->ports) {
 		ibfm_lfts_free(t);
 		return ibfm_err_set(err, -ENOMEM,
@@ -85,7 +65,7 @@ int ibfm_lfts_subset(struct ibfm_lfts *dst, const struct ibfm_fabric *f,
 	dst->stride = src->stride;
 	dst->sw_node = malloc((src->nsw + 1) * sizeof(*dst->sw_node));
 	dst->node_sw = malloc((f->nnodes + 1) * sizeof(*dst->node_sw));
-	dst->ports = alloc_tables((size_t)src->nsw * src->stride + 1);
+	dst->ports = ibfm_bigmem_alloc((size_t)src->nsw * src->stride + 1);
 	if (!dst->sw_node || !dst->node_sw || !dst->ports) {
 		ibfm_lfts_free(dst);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
