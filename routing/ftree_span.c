@@ -79,8 +79,12 @@ struct plan {
 	uint32_t *tslot; /* per destination of the span: its target */
 	struct run *runs;
 	uint32_t nruns;
-	uint8_t *mode; /* per target slot, per switch: MODE_* */
-	uint8_t *port; /* and the port when it is fixed (down, detour) */
+	/* per switch, per target slot: MODE_*, and the port when it is
+	 * fixed (down, detour); a switch's row read in order by step 2 */
+	uint8_t *mode, *port;
+	/* the same per target slot, per switch, as planning writes them
+	 * (one span's at a time), put per switch when the span is whole */
+	uint8_t *tmode, *tport;
 };
 
 /* Per thread: which parents reach each target of a span, for a class. */
@@ -105,7 +109,8 @@ struct span {
 	uint8_t *rows;
 	size_t nrows;
 	uint32_t *slot0;
-	bool plan_task;		   /* the current rank's task 0 plans ahead */
+	uint8_t *stage; /* the span being planned, per target (tmode, tport) */
+	bool plan_task; /* the current rank's task 0 plans ahead */
 	uint32_t nroute, finished; /* the rank's switch tasks; done (atomic) */
 	uint64_t *flags;	   /* per thread, per flag: nsw x SPAN_WORDS */
 	struct vcache *vc;	   /* per thread */
@@ -437,8 +442,8 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	struct ibfm_ftree *t = g->t;
 	const struct sw *w = &t->sw[s];
 	const struct plan *c = g->cur;
-	const uint8_t *mode = c->mode + s, *port = c->port + s;
-	const size_t nsw = t->nsw;
+	const uint8_t *mode = c->mode + (size_t)s * c->ntg;
+	const uint8_t *port = c->port + (size_t)s * c->ntg;
 	const bool compute = w->compute && w->nup;
 	struct plain p; /* not an initializer: it would zero all of flag[] */
 	uint32_t pos = t->pos[s], r, h;
@@ -452,10 +457,10 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 		p.flag[h] = flag_words(g, thread, FLAG_ACTIVE, p.up[h].peer);
 	for (r = 0; r < c->nruns; r++) {
 		const struct run *u = &c->runs[r];
-		const uint8_t m = mode[u->tg * nsw];
+		const uint8_t m = mode[u->tg];
 
 		if (m != MODE_UP) {
-			plain_fixed(g, &p, u, m, port[u->tg * nsw]);
+			plain_fixed(g, &p, u, m, port[u->tg]);
 			if (compute)
 				pos = (pos + u->ncomp) % w->nup;
 		} else if (!w->uniform && !u->to_leaf)
@@ -480,8 +485,8 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 	struct ibfm_ftree *t = g->t;
 	struct sw *w = &t->sw[s];
 	const struct plan *c = g->cur;
-	const uint8_t *mode = c->mode + s, *port = c->port + s;
-	const size_t nsw = t->nsw;
+	const uint8_t *mode = c->mode + (size_t)s * c->ntg;
+	const uint8_t *port = c->port + (size_t)s * c->ntg;
 	const uint64_t *act = flag_words(g, 0, FLAG_ACTIVE, s);
 	const uint64_t *crs = flag_words(g, 0, FLAG_CROSS, s);
 	uint8_t *at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0;
@@ -507,7 +512,7 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 		from = *pos;
 		if (leaf_turn && w->nup && ++*pos == w->nup)
 			*pos = 0;
-		switch (mode[tg * nsw]) {
+		switch (mode[tg]) {
 		case MODE_UP:
 			/* Balance follows same-rail traffic only: cross-rail
 			 * flows are spread by the leaf, but move no higher
@@ -528,10 +533,10 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 				at += d->nlids;
 				continue;
 			}
-			e = port[tg * nsw];
+			e = port[tg];
 			break;
 		case MODE_DETOUR:
-			e = port[tg * nsw];
+			e = port[tg];
 			break;
 		default:
 			e = IBFM_LFT_NONE;
@@ -650,10 +655,10 @@ static void note_no_updown(struct ibfm_ftree *t, const struct dest *d,
 static void plan_target(struct ibfm_ftree *t, struct plan *pl, uint32_t x,
 			uint32_t tg, uint32_t *ndet, uint32_t *nnone)
 {
-	uint8_t *port = pl->port + (size_t)tg * t->nsw;
+	uint8_t *port = pl->tport + (size_t)tg * t->nsw;
 	uint32_t i, left = ibfm_ftree_visit_target(t, x);
 
-	memcpy(pl->mode + (size_t)tg * t->nsw, t->mode, t->nsw);
+	memcpy(pl->tmode + (size_t)tg * t->nsw, t->mode, t->nsw);
 	for (i = 0; i < t->nanc; i++)
 		port[t->anc[i]] = t->sw[t->anc[i]].dport;
 	for (i = 0; left < t->npend && i < t->npend; i++)
@@ -689,12 +694,36 @@ static void plan_begin(struct span *g, uint32_t k, uint32_t d0, uint32_t col0)
 
 	pl->mode = g->rows + (size_t)g->slot0[k] * t->nsw;
 	pl->port = pl->mode + g->nrows * t->nsw;
+	pl->tmode = g->stage;
+	pl->tport = g->stage + (size_t)SPAN_DESTS * t->nsw;
 	pl->d0 = pl->i = d0;
 	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
 	pl->col0 = pl->col1 = col0;
 	pl->ntg = pl->nruns = 0;
 	pl->last = IBFM_NONE;
 	pl->ndet = pl->nnone = 0;
+}
+
+/*
+ * The 'rows' x 'cols' bytes of 'from' as 'cols' x 'rows' into 'to', a
+ * tile at a time (the tile's rows of 'from' stay in cache).
+ */
+static void transpose(uint8_t *restrict to, const uint8_t *restrict from,
+		      uint32_t rows, uint32_t cols)
+{
+	enum { TILE = 64 };
+	uint32_t r0, c0, r, c;
+
+	for (r0 = 0; r0 < rows; r0 += TILE)
+		for (c0 = 0; c0 < cols; c0 += TILE) {
+			uint32_t r1 = r0 + TILE < rows ? r0 + TILE : rows;
+			uint32_t c1 = c0 + TILE < cols ? c0 + TILE : cols;
+
+			for (c = c0; c < c1; c++)
+				for (r = r0; r < r1; r++)
+					to[(size_t)c * rows + r] =
+						from[(size_t)r * cols + c];
+		}
 }
 
 /*
@@ -717,7 +746,13 @@ static void plan_dest(struct ibfm_ftree *t, struct plan *pl)
 	if (pl->nnone)
 		note_no_updown(t, d, pl->nnone);
 	pl->col1 += d->nlids;
-	pl->i++;
+	/* Whole: each switch's row of modes and ports, for step 2 (which
+	 * read a column of the targets' rows: a cache miss each where the
+	 * switches' LIDs make a target of each destination). */
+	if (++pl->i == pl->d1) {
+		transpose(pl->mode, pl->tmode, pl->ntg, t->nsw);
+		transpose(pl->port, pl->tport, pl->ntg, t->nsw);
+	}
 }
 
 /*
@@ -942,6 +977,7 @@ static void span_free(struct span *g)
 	}
 	free(g->pl);
 	free(g->rows);
+	free(g->stage);
 	free(g->slot0);
 	free(g->flags);
 	free(g->vc);
@@ -988,7 +1024,8 @@ static int plans_init(struct span *g)
 	/* One block: freed, it leaves glibc's mmap threshold alone where
 	 * two of 20 MB raised it (repairs after a route then faulted more). */
 	g->rows = ibfm_bigmem_alloc(2 * g->nrows * t->nsw);
-	if (!g->rows)
+	g->stage = ibfm_bigmem_alloc((size_t)2 * SPAN_DESTS * t->nsw);
+	if (!g->rows || !g->stage)
 		return -ENOMEM;
 	for (uint32_t k = 0; k < g->npl; k++) {
 		struct plan *pl = &g->pl[k];
