@@ -368,6 +368,30 @@ static uint32_t plain_leaf(const struct plain *p, const struct run *u,
 	return pos;
 }
 
+/*
+ * 'n' bytes 'v' from 'at': short fills (a switch LID's run is one
+ * entry) with a store or two, where a call to memset cost more than
+ * the bytes.
+ */
+static inline void fill(uint8_t *at, uint8_t v, uint32_t n)
+{
+	uint64_t w = v * 0x0101010101010101ULL;
+	uint32_t w4 = (uint32_t)w;
+
+	if (n > 16) {
+		memset(at, v, n);
+	} else if (n >= 8) {
+		memcpy(at, &w, 8);
+		memcpy(at + n - 8, &w, 8);
+	} else if (n >= 4) {
+		memcpy(at, &w4, 4);
+		memcpy(at + n - 4, &w4, 4);
+	} else {
+		for (uint32_t k = 0; k < n; k++)
+			at[k] = v;
+	}
+}
+
 /* The first bit of 'set' in [j, end), or 'end'. */
 static inline uint32_t next_bit(const uint64_t *set, uint32_t j, uint32_t end)
 {
@@ -405,7 +429,7 @@ static uint32_t plain_upper(const struct plain *p, const struct run *u,
 	for (;;) {
 		uint32_t a = next_bit(act, j, j1);
 
-		memset(at + j, up[pos].port, (a < j1 ? a + 1 : j1) - j);
+		fill(at + j, up[pos].port, (a < j1 ? a + 1 : j1) - j);
 		if (a == j1)
 			return pos;
 		ibfm_bit_set(flag[pos], a);
@@ -425,8 +449,8 @@ static void plain_fixed(const struct span *g, const struct plain *p,
 			p->at[j] = d[j].out;
 		return;
 	}
-	memset(p->at + u->j0, m == MODE_NONE ? IBFM_LFT_NONE : port,
-	       u->j1 - u->j0);
+	fill(p->at + u->j0, m == MODE_NONE ? IBFM_LFT_NONE : port,
+	     u->j1 - u->j0);
 }
 
 /*
