@@ -199,8 +199,7 @@ pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
 	const struct sw *w = &t->sw[s];
 	uint32_t i, valid = 0, h = from;
 
-	if ((w->uniform ||
-	     (w->uniform_leaves && t->rank[t->sw_node[x]] == 1)) &&
+	if ((w->uniform || (w->uniform_leaves && t->sw[x].rank == 1)) &&
 	    w->nup) {
 		h = from + skip % w->nup;
 		return h >= w->nup ? h - w->nup : h;

@@ -248,7 +248,7 @@ static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
 	uint32_t h;
 
 	if (w->nup <= 64 && !w->uniform &&
-	    !(w->uniform_leaves && t->rank[t->sw_node[x]] == 1) &&
+	    !(w->uniform_leaves && t->sw[x].rank == 1) &&
 	    (m = parents_reaching(g, thread, s, tg, x))) {
 		if (m >> from & 1)
 			return from;
