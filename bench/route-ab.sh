@@ -16,16 +16,17 @@ shift $(($# >= 2 ? 2 : 1))
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(-l 3 -k 64 -n 45056 -s 1)
 here=$(dirname "$0")/bench_route
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
 for r in $(seq "$rounds"); do
 	for j in 1 2; do
 		for v in before after; do
 			b=$base
 			[ $v = after ] && b=$here
-			out=$(taskset -c 0,1 "$b" "${args[@]}" -r 5 -q -j "$j" 2>"$here.err")
-			steps=$(grep '^route' "$here.err" | tail -1 | sed 's/^route [0-9.]* ms on [0-9]* threads: //')
+			out=$(taskset -c 0,1 "$b" "${args[@]}" -r 5 -q -j "$j" 2>"$err")
+			steps=$(grep '^route' "$err" | tail -1 | sed 's/^route [0-9.]* ms on [0-9]* threads: //')
 			echo "$out" | awk -F'|' -v v=$v -v j=$j -v r=$r -v s="$steps" \
 				'{ printf "%-6s %d thread(s) round %d: route%s bound%s reroute%s | %s\n", v, j, r, $6, $7, $8, s }'
 		done
 	done
 done
-rm -f "$here.err"

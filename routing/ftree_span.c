@@ -82,9 +82,6 @@ struct plan {
 	/* per switch, per target slot: MODE_*, and the port when it is
 	 * fixed (down, detour); a switch's row read in order by step 2 */
 	uint8_t *mode, *port;
-	/* the same per target slot, per switch, as planning writes them
-	 * (one span's at a time), put per switch when the span is whole */
-	uint8_t *tmode, *tport;
 };
 
 /* Per thread: which parents reach each target of a span, for a class. */
@@ -105,12 +102,15 @@ struct span {
 	struct plan *pl, *cur;
 	uint32_t npl, k, pk;
 	/* every span's target rows, span k's from row slot0[k]: their
-	 * modes, then their ports, 'rows' rows each */
+	 * modes, then their ports, 'nrows' rows each */
 	uint8_t *rows;
 	size_t nrows;
 	uint32_t *slot0;
-	uint8_t *stage; /* the span being planned, per target (tmode, tport) */
-	bool plan_task; /* the current rank's task 0 plans ahead */
+	/* the span being planned as planning writes it, per target slot,
+	 * per switch: SPAN_DESTS rows of modes, then of ports; put per
+	 * switch into its plan when the span is whole */
+	uint8_t *stage;
+	bool plan_task;		   /* the current rank's task 0 plans ahead */
 	uint32_t nroute, finished; /* the rank's switch tasks; done (atomic) */
 	uint64_t *flags;	   /* per thread, per flag: nsw x SPAN_WORDS */
 	struct vcache *vc;	   /* per thread */
@@ -673,16 +673,17 @@ static void note_no_updown(struct ibfm_ftree *t, const struct dest *d,
 
 /*
  * Target 'x' visited, and every switch's mode and fixed port for it kept
- * in slot 'tg' of 'pl'; how many switches go by detours ('*ndet') and
- * how many connected ones have no route ('*nnone').
+ * in slot 'tg' of 'stage' (struct span); how many switches go by detours
+ * ('*ndet') and how many connected ones have no route ('*nnone').
  */
-static void plan_target(struct ibfm_ftree *t, struct plan *pl, uint32_t x,
+static void plan_target(struct ibfm_ftree *t, uint8_t *stage, uint32_t x,
 			uint32_t tg, uint32_t *ndet, uint32_t *nnone)
 {
-	uint8_t *port = pl->tport + (size_t)tg * t->nsw;
+	uint8_t *mode = stage + (size_t)tg * t->nsw;
+	uint8_t *port = mode + (size_t)SPAN_DESTS * t->nsw;
 	uint32_t i, left = ibfm_ftree_visit_target(t, x);
 
-	memcpy(pl->tmode + (size_t)tg * t->nsw, t->mode, t->nsw);
+	memcpy(mode, t->mode, t->nsw);
 	for (i = 0; i < t->nanc; i++)
 		port[t->anc[i]] = t->sw[t->anc[i]].dport;
 	for (i = 0; left < t->npend && i < t->npend; i++)
@@ -718,8 +719,6 @@ static void plan_begin(struct span *g, uint32_t k, uint32_t d0, uint32_t col0)
 
 	pl->mode = g->rows + (size_t)g->slot0[k] * t->nsw;
 	pl->port = pl->mode + g->nrows * t->nsw;
-	pl->tmode = g->stage;
-	pl->tport = g->stage + (size_t)SPAN_DESTS * t->nsw;
 	pl->d0 = pl->i = d0;
 	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
 	pl->col0 = pl->col1 = col0;
@@ -752,16 +751,18 @@ static void transpose(uint8_t *restrict to, const uint8_t *restrict from,
 
 /*
  * Step 1, a destination at a time: the next of span 'pl', its target
- * visited first when it is a new one. It writes only 'pl' and what the
- * targets' visits use (ancestors, modes, detours, statistics), none of
- * which the switches of another span read: it runs beside them.
+ * visited first when it is a new one. It writes only 'pl', the stage and
+ * what the targets' visits use (ancestors, modes, detours, statistics),
+ * none of which the switches of another span read: it runs beside them.
  */
-static void plan_dest(struct ibfm_ftree *t, struct plan *pl)
+static void plan_dest(struct span *g, struct plan *pl)
 {
+	struct ibfm_ftree *t = g->t;
 	const struct dest *d = &t->dests[pl->i];
 
 	if (d->target != pl->last) {
-		plan_target(t, pl, d->target, pl->ntg++, &pl->ndet, &pl->nnone);
+		plan_target(t, g->stage, d->target, pl->ntg++, &pl->ndet,
+			    &pl->nnone);
 		pl->last = d->target;
 	}
 	pl->tslot[pl->i - pl->d0] = pl->ntg - 1;
@@ -774,8 +775,9 @@ static void plan_dest(struct ibfm_ftree *t, struct plan *pl)
 	 * read a column of the targets' rows: a cache miss each where the
 	 * switches' LIDs make a target of each destination). */
 	if (++pl->i == pl->d1) {
-		transpose(pl->mode, pl->tmode, pl->ntg, t->nsw);
-		transpose(pl->port, pl->tport, pl->ntg, t->nsw);
+		transpose(pl->mode, g->stage, pl->ntg, t->nsw);
+		transpose(pl->port, g->stage + (size_t)SPAN_DESTS * t->nsw,
+			  pl->ntg, t->nsw);
 	}
 }
 
@@ -794,7 +796,7 @@ static bool plan_step(struct span *g)
 		plan_begin(g, g->pk, pl->d1, pl->col1);
 		pl = &g->pl[g->pk];
 	}
-	plan_dest(g->t, pl);
+	plan_dest(g, pl);
 	return true;
 }
 
