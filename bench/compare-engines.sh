@@ -27,8 +27,11 @@
 # before and after in one run.
 # OSM_ARGS adds options to every OpenSM run (e.g. "--maxsmps 64": how
 # many SMPs OpenSM keeps on the wire, 4 by default; its LFT blocks go
-# out that many at a time); OSM_ENV sets variables in its environment
-# (e.g. "GLIBC_TUNABLES=glibc.malloc.hugetlb=1").
+# out that many at a time; 64 changed nothing at 45,056 hosts); OSM_ENV
+# sets variables in its environment (e.g. the glibc tunables of
+# docs/plugin.md, "Large subnets: OpenSM's allocator":
+# "GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864").
+# Unset, OpenSM runs as Debian starts it, for every engine alike.
 set -u
 cd "$(dirname "$0")/.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp nue}
@@ -95,7 +98,7 @@ for e in $engines; do
 		"$OPENSM" "${conf[@]}" ${OSM_ARGS:-} -o -R "$name" -D $flags -f "$d/opensm.log" >/dev/null 2>&1)
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
 	# Where the time went, on stderr: the bracket, the hop matrices, the plugin.
-	grep -E "STARTING SWITCH TABLE|Min Hop Table Assignment|ibfm: (LID matrices|routed)|tables configured on" \
+	grep -E "STARTING SWITCH TABLE|Min Hop Table Assignment|ibfm: (LID matrices|routed|P19)|tables configured on" \
 		"$d/opensm.log" | sed "s/^/# $e: /" | cut -c1-160 >&2
 	if [ "$flags" = 0x07 ]; then
 		echo "| $e | ${used:-none} | $(log_ms "$d/opensm.log") | (not dumped) | - |"

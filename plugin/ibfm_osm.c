@@ -100,6 +100,7 @@ struct ibfm_osm {
 	bool drain_known;	 /* 'drain' was read (now or before) */
 	bool drain_read;	 /* read for this pass, with the matrices */
 	bool told_osm_matrices;	 /* P14 logged */
+	bool told_allocator;	 /* P19 logged */
 	pthread_t watcher;
 	bool watching;
 	/* The fast path's thread changes 'route' (a repair) under
@@ -423,6 +424,30 @@ static void tell_osm_matrices(struct ibfm_osm *p)
 }
 
 /*
+ * P19, once: a subnet of this many switches or more makes OpenSM
+ * allocate millions of hop rows and LFT MADs from its threads' glibc
+ * heaps, grown 4 KB (an mprotect) at a time unless its environment says
+ * otherwise (docs/plugin.md, "Large subnets: OpenSM's allocator").
+ */
+#define LARGE_SUBNET_SWITCHES 1024
+
+static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
+{
+	const char *tun = getenv("GLIBC_TUNABLES");
+
+	if (p->told_allocator || nsw < LARGE_SUBNET_SWITCHES ||
+	    (tun && strstr(tun, "glibc.malloc.top_pad=")))
+		return;
+	p->told_allocator = true;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"P19 %u switches: OpenSM's first pass allocates faster with "
+		"GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864 "
+		"in its environment (docs/plugin.md, contrib/opensm/ibfm-malloc.conf)\n",
+		nsw);
+}
+
+/*
  * OpenSM's min-hop LID matrices, which multicast routing reads, filled
  * from one breadth-first search per switch instead of OpenSM's
  * relaxation: the same counts (a test compares OpenSM's dump of both),
@@ -458,6 +483,7 @@ static int build_lid_matrices(void *context)
 		LOG_PREFIX
 		"LID matrices of %u switches filled in %.1f ms (drain list: %zu elements)\n",
 		nsw, ibfm_clock_ms() - t0, p->drain.n);
+	hint_allocator(p, nsw);
 	ibfm_fabric_destroy(p->pass);
 	p->pass = f;
 	return 0;
