@@ -424,30 +424,6 @@ static void tell_osm_matrices(struct ibfm_osm *p)
 }
 
 /*
- * P19, once: a subnet of this many switches or more makes OpenSM
- * allocate millions of hop rows and LFT MADs from its threads' glibc
- * heaps, grown 4 KB (an mprotect) at a time unless its environment says
- * otherwise (docs/plugin.md, "Large subnets: OpenSM's allocator").
- */
-#define LARGE_SUBNET_SWITCHES 1024
-
-static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
-{
-	const char *tun = getenv("GLIBC_TUNABLES");
-
-	if (p->told_allocator || nsw < LARGE_SUBNET_SWITCHES ||
-	    (tun && strstr(tun, "glibc.malloc.top_pad=")))
-		return;
-	p->told_allocator = true;
-	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-		LOG_PREFIX
-		"P19 %u switches: OpenSM's first pass allocates faster with "
-		"GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864 "
-		"in its environment (docs/plugin.md, contrib/opensm/ibfm-malloc.conf)\n",
-		nsw);
-}
-
-/*
  * OpenSM's min-hop LID matrices, which multicast routing reads, filled
  * from one breadth-first search per switch instead of OpenSM's
  * relaxation: the same counts (a test compares OpenSM's dump of both),
@@ -483,7 +459,6 @@ static int build_lid_matrices(void *context)
 		LOG_PREFIX
 		"LID matrices of %u switches filled in %.1f ms (drain list: %zu elements)\n",
 		nsw, ibfm_clock_ms() - t0, p->drain.n);
-	hint_allocator(p, nsw);
 	ibfm_fabric_destroy(p->pass);
 	p->pass = f;
 	return 0;
@@ -651,6 +626,32 @@ static void settle_fast_path(struct ibfm_osm *p)
 	ibfm_fastpath_note(p->fast, "fast-reroute-differs", json);
 }
 
+/*
+ * P19, once: a subnet of this many switches or more makes OpenSM
+ * allocate millions of hop rows and LFT MADs from its threads' glibc
+ * heaps, grown 4 KB (an mprotect) at a time unless its environment sets
+ * both tunables (either alone gained nothing: docs/plugin.md, "Large
+ * subnets: OpenSM's allocator"), whoever fills the LID matrices.
+ */
+#define LARGE_SUBNET_SWITCHES 1024
+
+static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
+{
+	const char *tun = getenv("GLIBC_TUNABLES");
+
+	if (p->told_allocator || nsw < LARGE_SUBNET_SWITCHES ||
+	    (tun && strstr(tun, "glibc.malloc.top_pad=") &&
+	     strstr(tun, "glibc.malloc.hugetlb=")))
+		return;
+	p->told_allocator = true;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"P19 %u switches: OpenSM's first pass allocates faster with "
+		"GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864 "
+		"in its environment (docs/plugin.md, contrib/opensm/ibfm-malloc.conf)\n",
+		nsw);
+}
+
 /* The routing pass proper, under the route lock. */
 static int route_pass(struct ibfm_osm *p)
 {
@@ -718,6 +719,7 @@ static int route_pass(struct ibfm_osm *p)
 		st->rails ? ", rail-aware" : "", t_pub - t0, t_route - t0,
 		st->threads ? st->threads : 1, t_copy - t_route, t_pub - t_copy,
 		blocks, total, st->detours, st->turns, p->generation);
+	hint_allocator(p, p->route->fabric->nswitches);
 	return 0;
 }
 
