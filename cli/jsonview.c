@@ -14,7 +14,8 @@
 
 #include "routing/json.h"
 
-#define JV_DEPTH 32
+/* No deeper than the writer can write back (it keeps level 0 for the top). */
+#define JV_DEPTH (IBFM_JSON_DEPTH - 1)
 
 struct parser {
 	const char *s;

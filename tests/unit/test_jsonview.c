@@ -28,6 +28,22 @@ static void test_reads_a_reply(void **state)
 	cli_jv_free(v);
 }
 
+/* What cli_jv_write writes for v, compact; the caller frees it. */
+static char *written(const struct cli_jv *v)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct ibfm_json j;
+
+	assert_non_null(f);
+	ibfm_json_init(&j, f, false);
+	cli_jv_write(&j, NULL, v);
+	ibfm_json_finish(&j);
+	fclose(f);
+	return out;
+}
+
 static void test_refuses_what_is_not_json(void **state)
 {
 	static const char *const bad[] = {
@@ -49,6 +65,33 @@ static void test_refuses_what_is_not_json(void **state)
 	assert_null(cli_jv_parse(deep));
 }
 
+/* Nesting parses exactly as deep as the writer can write it back: one
+ * level more crashed the writer (found by the jsonview fuzzer). */
+static void test_nesting_the_writer_can_write(void **state)
+{
+	char text[2 * IBFM_JSON_DEPTH + 1];
+	struct cli_jv *v;
+	char *out;
+	size_t n;
+
+	(void)state;
+	for (n = IBFM_JSON_DEPTH - 1; n <= IBFM_JSON_DEPTH; n++) {
+		memset(text, '[', n);
+		memset(text + n, ']', n);
+		text[2 * n] = '\0';
+		v = cli_jv_parse(text);
+		if (n == IBFM_JSON_DEPTH) {
+			assert_null(v);
+			break;
+		}
+		assert_non_null(v);
+		out = written(v);
+		assert_int_equal(strncmp(out, text, 2 * n), 0);
+		free(out);
+		cli_jv_free(v);
+	}
+}
+
 static void test_writes_what_it_read(void **state)
 {
 	static const char text[] =
@@ -56,30 +99,18 @@ static void test_writes_what_it_read(void **state)
 		"\"ok\":true,\"none\":null,\"ratio\":0.5,\"big\":4294967296,"
 		"\"why\":\"a \\\"quoted\\\" word\",\"changes\":[]}],\"n\":-3}\n";
 	struct cli_jv *v = cli_jv_parse(text);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	struct ibfm_json j;
+	char *out;
 
 	(void)state;
 	assert_non_null(v);
-	assert_non_null(f);
-	ibfm_json_init(&j, f, false);
-	cli_jv_write(&j, NULL, v);
-	ibfm_json_finish(&j);
-	fclose(f);
+	out = written(v);
 	assert_string_equal(out, text);
 	free(out);
 	cli_jv_free(v);
 	/* Past int64 (found by the fuzzer: the cast was undefined). */
 	v = cli_jv_parse("[1e35,-5]");
 	assert_non_null(v);
-	f = open_memstream(&out, &len);
-	assert_non_null(f);
-	ibfm_json_init(&j, f, false);
-	cli_jv_write(&j, NULL, v);
-	ibfm_json_finish(&j);
-	fclose(f);
+	out = written(v);
 	assert_non_null(strstr(out, "e+35,-5]"));
 	free(out);
 	cli_jv_free(v);
@@ -90,6 +121,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_a_reply),
 		cmocka_unit_test(test_refuses_what_is_not_json),
+		cmocka_unit_test(test_nesting_the_writer_can_write),
 		cmocka_unit_test(test_writes_what_it_read),
 	};
 
