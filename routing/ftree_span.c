@@ -212,12 +212,12 @@ static uint64_t valid_parents(const struct ibfm_ftree *t, uint32_t s,
 }
 
 /*
- * valid_parents for the span's target slot 'tg', kept per thread for
- * a class of switches with the same parents (consecutive in rank
- * order: a pod's leaves), so that each of them does not scan again.
+ * Thread 'thread''s cache of valid_parents for switch 's''s class (the
+ * switches with the same parents, consecutive in rank order: a pod's
+ * leaves) in the current span, so that each of them does not scan again.
  */
-static uint64_t parents_reaching(const struct span *g, unsigned thread,
-				 uint32_t s, uint32_t tg, uint32_t x)
+static struct vcache *class_cache(const struct span *g, unsigned thread,
+				  uint32_t s)
 {
 	struct vcache *c = &g->vc[thread];
 
@@ -226,11 +226,40 @@ static uint64_t parents_reaching(const struct span *g, unsigned thread,
 		c->cls = g->pcls[s];
 		c->gen++;
 	}
+	return c;
+}
+
+/* valid_parents of 's' towards 'x', the span's target slot 'tg', cached. */
+static inline uint64_t cached_parents(struct vcache *c,
+				      const struct ibfm_ftree *t, uint32_t s,
+				      uint32_t tg, uint32_t x)
+{
 	if (c->stamp[tg] != c->gen) {
 		c->stamp[tg] = c->gen;
-		c->mask[tg] = valid_parents(g->t, s, x);
+		c->mask[tg] = valid_parents(t, s, x);
 	}
 	return c->mask[tg];
+}
+
+/*
+ * The parent from position 'pos' among those in mask 'm' (bit h: parent
+ * h reaches the target): 'pos' when it is one, else the first from
+ * 'spill', cyclically, and 'spill' moved on past it, so that what a
+ * hole displaces is spread over every valid port.
+ */
+static inline uint32_t spill_to(uint64_t m, uint32_t pos, uint32_t nup,
+				uint32_t *spill)
+{
+	uint64_t rot;
+	uint32_t h;
+
+	if (m >> pos & 1)
+		return pos;
+	rot = *spill ? m >> *spill | m << (nup - *spill) : m;
+	h = *spill + (uint32_t)__builtin_ctzll(rot);
+	h = h >= nup ? h - nup : h;
+	*spill = h + 1 == nup ? 0 : h + 1;
+	return h;
 }
 
 /*
@@ -249,21 +278,17 @@ static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
 
 	if (w->nup <= 64 && !w->uniform &&
 	    !(w->uniform_leaves && t->sw[x].rank == 1) &&
-	    (m = parents_reaching(g, thread, s, tg, x))) {
-		if (m >> from & 1)
-			return from;
-		/* The first valid one from 'spill', cyclically. */
-		uint64_t rot =
-			w->spill ? m >> w->spill | m << (w->nup - w->spill) : m;
+	    (m = cached_parents(class_cache(g, thread, s), t, s, tg, x))) {
+		uint32_t spill = w->spill;
 
-		h = w->spill + (uint32_t)__builtin_ctzll(rot);
-		h = h >= w->nup ? h - w->nup : h;
-	} else {
-		h = pick_up(t, s, x, from, 0);
-		if (h == from || w->nup <= 1)
-			return h;
-		h = pick_up(t, s, x, w->spill, 0);
+		h = spill_to(m, from, w->nup, &spill);
+		w->spill = (uint16_t)spill;
+		return h;
 	}
+	h = pick_up(t, s, x, from, 0);
+	if (h == from || w->nup <= 1)
+		return h;
+	h = pick_up(t, s, x, w->spill, 0);
 	w->spill = h + 1 == w->nup ? 0 : h + 1;
 	return h;
 }
@@ -454,6 +479,54 @@ static void plain_fixed(const struct span *g, const struct plain *p,
 }
 
 /*
+ * Runs from 'r' of one destination each and no compute host (switch
+ * LIDs: each its own target) while no compute traffic crosses (the
+ * position stays): an entry each, the run dispatch and the reloads
+ * after each byte store out of the loop. The same entries as the runs'
+ * own paths; it stops where a run needs them (the run it stops at).
+ */
+static uint32_t plain_singles(const struct span *g, uint32_t s, unsigned thread,
+			      const struct plain *p, uint32_t r, uint32_t pos)
+{
+	const struct plan *c = g->cur;
+	const struct dest *d = g->t->dests + c->d0;
+	struct sw *w = &g->t->sw[s];
+	const uint8_t *mode = c->mode + (size_t)s * c->ntg;
+	const uint8_t *port = c->port + (size_t)s * c->ntg;
+	const struct run *runs = c->runs;
+	uint8_t *restrict at = p->at;
+	const uint64_t *restrict act = p->act;
+	const uint8_t up_port = p->nup ? p->up[pos].port : 0;
+	const uint32_t nruns = c->nruns, nup = p->nup;
+	const bool spread = !w->uniform && nup <= 64;
+	struct vcache *vc = class_cache(g, thread, s);
+	uint32_t spill = w->spill;
+
+	for (; r < nruns; r++) {
+		const struct run *u = &runs[r];
+		const uint32_t j = u->j0;
+		const uint8_t m = mode[u->tg];
+		uint64_t mask;
+
+		if (u->j1 != j + 1 || u->ncomp || ibfm_bit(act, j))
+			break;
+		if (m != MODE_UP)
+			at[j] = m == MODE_SELF	 ? d[j].out
+				: m == MODE_NONE ? IBFM_LFT_NONE
+						 : port[u->tg];
+		else if (w->uniform || u->to_leaf)
+			at[j] = up_port;
+		else if (spread && (mask = cached_parents(vc, g->t, s, u->tg,
+							  d[j].target)))
+			at[j] = p->up[spill_to(mask, pos, nup, &spill)].port;
+		else
+			break;
+	}
+	w->spill = (uint16_t)spill;
+	return r;
+}
+
+/*
  * route_switch for the common case, a switch whose parents all reach
  * the same (or the same leaves: a leaf of a 3-level tree), one rail, no
  * parallel links, one LID a destination. The span goes run by run (a
@@ -482,10 +555,17 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	for (r = 0; r < c->nruns; r++) {
 		const struct run *u = &c->runs[r];
 		const uint8_t m = mode[u->tg];
+		uint32_t r1;
 
+		if (u->j1 - u->j0 == 1 && !u->ncomp &&
+		    (r1 = plain_singles(g, s, thread, &p, r, pos)) > r) {
+			r = r1 - 1;
+			continue;
+		}
 		if (m != MODE_UP) {
 			plain_fixed(g, &p, u, m, port[u->tg]);
-			if (compute)
+			/* No division where no host moves it (a switch LID). */
+			if (compute && u->ncomp)
 				pos = (pos + u->ncomp) % w->nup;
 		} else if (!w->uniform && !u->to_leaf)
 			pos = plain_entries(g, s, thread, &p, u, compute, pos);
