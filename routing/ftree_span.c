@@ -84,12 +84,18 @@ struct plan {
 	uint8_t *mode, *port;
 };
 
-/* Per thread: which parents reach each target of a span, for a class. */
+/*
+ * Per thread, for a class of switches (the same parents in the same
+ * order) in a span: which parents reach each target, and which runs'
+ * flags a leaf of the class already passed up from which position.
+ */
 struct vcache {
 	uint32_t d0, cls; /* the span, the switches' class */
 	uint32_t gen;	  /* stamp[tg] == gen: mask[tg] holds */
 	uint32_t stamp[SPAN_DESTS];
 	uint64_t mask[SPAN_DESTS];
+	uint32_t rstamp[SPAN_DESTS]; /* rstamp[r] == gen: run r flagged */
+	uint16_t rpos[SPAN_DESTS];   /* ... from this position */
 };
 
 struct span {
@@ -341,6 +347,7 @@ struct plain {
 	const uint64_t *restrict act;
 	const struct hop *restrict up;
 	uint64_t *flag[IBFM_MAX_PORTS]; /* per parent: its ACTIVE words */
+	uint8_t port[IBFM_MAX_PORTS];	/* per parent: the port to it */
 	uint32_t nup, step;
 };
 
@@ -391,6 +398,37 @@ static uint32_t plain_leaf(const struct plain *p, const struct run *u,
 			pos = 0;
 	}
 	return pos;
+}
+
+/*
+ * plain_leaf where a leaf of the same class already passed this run's
+ * flags up, in this thread, from the same position: the same parents
+ * took the same destinations, so only the ports are written.
+ */
+static uint32_t plain_leaf_ports(const struct plain *p, const struct run *u,
+				 uint32_t pos)
+{
+	uint8_t *restrict at = p->at;
+	const uint8_t *restrict port = p->port;
+	const uint32_t nup = p->nup, j1 = u->j1;
+	uint32_t j;
+
+	for (j = u->j0; j < j1; j++) {
+		at[j] = port[pos];
+		if (++pos == nup)
+			pos = 0;
+	}
+	return pos;
+}
+
+/* Whether run 'r''s flags went up from 'pos' already; noted if not. */
+static bool flagged(struct vcache *vc, uint32_t r, uint32_t pos)
+{
+	if (vc->rstamp[r] == vc->gen && vc->rpos[r] == pos)
+		return true;
+	vc->rstamp[r] = vc->gen;
+	vc->rpos[r] = (uint16_t)pos;
+	return false;
 }
 
 /*
@@ -485,8 +523,9 @@ static void plain_fixed(const struct span *g, const struct plain *p,
  * after each byte store out of the loop. The same entries as the runs'
  * own paths; it stops where a run needs them (the run it stops at).
  */
-static uint32_t plain_singles(const struct span *g, uint32_t s, unsigned thread,
-			      const struct plain *p, uint32_t r, uint32_t pos)
+static uint32_t plain_singles(const struct span *g, uint32_t s,
+			      struct vcache *vc, const struct plain *p,
+			      uint32_t r, uint32_t pos)
 {
 	const struct plan *c = g->cur;
 	const struct dest *d = g->t->dests + c->d0;
@@ -499,7 +538,6 @@ static uint32_t plain_singles(const struct span *g, uint32_t s, unsigned thread,
 	const uint8_t up_port = p->nup ? p->up[pos].port : 0;
 	const uint32_t nruns = c->nruns, nup = p->nup;
 	const bool spread = !w->uniform && nup <= 64;
-	struct vcache *vc = class_cache(g, thread, s);
 	uint32_t spill = w->spill;
 
 	for (; r < nruns; r++) {
@@ -542,6 +580,7 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	const uint8_t *mode = c->mode + (size_t)s * c->ntg;
 	const uint8_t *port = c->port + (size_t)s * c->ntg;
 	const bool compute = w->compute && w->nup;
+	struct vcache *vc = class_cache(g, thread, s);
 	struct plain p; /* not an initializer: it would zero all of flag[] */
 	uint32_t pos = t->pos[s], r, h;
 
@@ -550,15 +589,17 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	p.up = t->hops + w->up0;
 	p.nup = w->nup;
 	p.step = w->step;
-	for (h = 0; h < w->nup; h++)
+	for (h = 0; h < w->nup; h++) {
 		p.flag[h] = flag_words(g, thread, FLAG_ACTIVE, p.up[h].peer);
+		p.port[h] = p.up[h].port;
+	}
 	for (r = 0; r < c->nruns; r++) {
 		const struct run *u = &c->runs[r];
 		const uint8_t m = mode[u->tg];
 		uint32_t r1;
 
 		if (u->j1 - u->j0 == 1 && !u->ncomp &&
-		    (r1 = plain_singles(g, s, thread, &p, r, pos)) > r) {
+		    (r1 = plain_singles(g, s, vc, &p, r, pos)) > r) {
 			r = r1 - 1;
 			continue;
 		}
@@ -571,10 +612,12 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 			pos = plain_entries(g, s, thread, &p, u, compute, pos);
 		else if (!compute)
 			pos = plain_upper(&p, u, pos);
-		else if (u->ncomp == u->j1 - u->j0)
-			pos = plain_leaf(&p, u, pos);
-		else
+		else if (u->ncomp != u->j1 - u->j0)
 			pos = plain_entries(g, s, thread, &p, u, compute, pos);
+		else if (flagged(vc, r, pos))
+			pos = plain_leaf_ports(&p, u, pos);
+		else
+			pos = plain_leaf(&p, u, pos);
 	}
 	t->pos[s] = (uint16_t)pos;
 }
