@@ -535,7 +535,7 @@ static uint32_t plain_singles(const struct span *g, uint32_t s,
 	const struct run *runs = c->runs;
 	uint8_t *restrict at = p->at;
 	const uint64_t *restrict act = p->act;
-	const uint8_t up_port = p->nup ? p->up[pos].port : 0;
+	const uint8_t up_port = p->nup ? p->port[pos] : 0;
 	const uint32_t nruns = c->nruns, nup = p->nup;
 	const bool spread = !w->uniform && nup <= 64;
 	uint32_t spill = w->spill;
@@ -556,7 +556,7 @@ static uint32_t plain_singles(const struct span *g, uint32_t s,
 			at[j] = up_port;
 		else if (spread && (mask = cached_parents(vc, g->t, s, u->tg,
 							  d[j].target)))
-			at[j] = p->up[spill_to(mask, pos, nup, &spill)].port;
+			at[j] = p->port[spill_to(mask, pos, nup, &spill)];
 		else
 			break;
 	}

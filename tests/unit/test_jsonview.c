@@ -65,6 +65,14 @@ static void test_refuses_what_is_not_json(void **state)
 	assert_null(cli_jv_parse(deep));
 }
 
+/* 'n' arrays, each in the one before, into 'text'. */
+static void nest(char *text, size_t n)
+{
+	memset(text, '[', n);
+	memset(text + n, ']', n);
+	text[2 * n] = '\0';
+}
+
 /* Nesting parses exactly as deep as the writer can write it back: one
  * level more crashed the writer (found by the jsonview fuzzer). */
 static void test_nesting_the_writer_can_write(void **state)
@@ -72,24 +80,17 @@ static void test_nesting_the_writer_can_write(void **state)
 	char text[2 * IBFM_JSON_DEPTH + 1];
 	struct cli_jv *v;
 	char *out;
-	size_t n;
 
 	(void)state;
-	for (n = IBFM_JSON_DEPTH - 1; n <= IBFM_JSON_DEPTH; n++) {
-		memset(text, '[', n);
-		memset(text + n, ']', n);
-		text[2 * n] = '\0';
-		v = cli_jv_parse(text);
-		if (n == IBFM_JSON_DEPTH) {
-			assert_null(v);
-			break;
-		}
-		assert_non_null(v);
-		out = written(v);
-		assert_int_equal(strncmp(out, text, 2 * n), 0);
-		free(out);
-		cli_jv_free(v);
-	}
+	nest(text, IBFM_JSON_DEPTH - 1);
+	v = cli_jv_parse(text);
+	assert_non_null(v);
+	out = written(v);
+	assert_int_equal(strncmp(out, text, strlen(text)), 0);
+	free(out);
+	cli_jv_free(v);
+	nest(text, IBFM_JSON_DEPTH);
+	assert_null(cli_jv_parse(text));
 }
 
 static void test_writes_what_it_read(void **state)
