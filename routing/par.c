@@ -4,10 +4,19 @@
  *
  * Workers sleep on a condition variable between runs (a full route makes
  * a few hundred runs, so starting threads per run would cost more than
- * the wake-up). A run publishes its function and task count under the
- * lock with a new run number; every thread, the caller included, takes
- * tasks from an atomic counter until none is left; the caller then
- * waits until every worker has finished the run.
+ * the wake-up), after spinning a little while (SPIN_MS): the runs of a
+ * route come back to back, and a wake-up cost ~40 us a run here, a
+ * tenth of a run's work at 45,056 hosts. A run publishes its function
+ * and its tasks under the lock with a new run number. The tasks are
+ * dealt out in blocks, one per thread, in order; each thread takes from
+ * the front of its own block, then from the back of the others' (one
+ * at a time, so a thread held up by a long task leaves the rest to the
+ * others). A task of a given number then lands on the same thread run
+ * after run, and so does what it touches: the full route's switches'
+ * positions and flags stayed in one core's cache, where one shared
+ * counter moved them between cores at each span (rows took 1.36x the
+ * work on 2 threads). The caller waits until every worker has finished
+ * the run.
  */
 #include "routing/par.h"
 
@@ -16,7 +25,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "routing/clock.h"
+
 #define PAR_MAX_THREADS 16
+#define SPIN_MS 0.1 /* a wait spins this long before it sleeps */
+
+/* A thread's block of the run's tasks: [front, back), on a line of its
+ * own (front in the low half, back in the high). */
+struct block {
+	_Alignas(64) uint64_t range;
+};
 
 struct worker {
 	struct ibfm_par *pool;
@@ -29,13 +47,12 @@ struct ibfm_par {
 	struct worker *w;
 	pthread_mutex_t lock;
 	pthread_cond_t go, done;
-	uint64_t run;  /* number of the current run */
-	unsigned busy; /* workers still in the current run */
-	bool stop;
+	uint64_t run;  /* number of the current run (atomic) */
+	uint64_t busy; /* workers still in the current run (atomic) */
+	bool stop;     /* (atomic) */
 	ibfm_par_fn fn;
 	void *ctx;
-	uint32_t ntasks;
-	uint32_t next; /* next task to take (atomic) */
+	struct block blk[PAR_MAX_THREADS];
 };
 
 unsigned ibfm_par_default_threads(void)
@@ -45,14 +62,67 @@ unsigned ibfm_par_default_threads(void)
 	return n < 1 ? 1 : n > PAR_MAX_THREADS ? PAR_MAX_THREADS : (unsigned)n;
 }
 
-/* Takes tasks of the current run until none is left. */
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/*
+ * Spins until '*word' is 'want' or '*stop' (if any) is set, for SPIN_MS
+ * at most; whether it came. The clock is read every 64 turns, as it
+ * costs more than a turn.
+ */
+static bool spin_until(const uint64_t *word, uint64_t want, const bool *stop)
+{
+	double end = ibfm_clock_ms() + SPIN_MS;
+	unsigned i;
+
+	for (i = 1;; i++) {
+		if (__atomic_load_n(word, __ATOMIC_ACQUIRE) == want ||
+		    (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)))
+			return true;
+		if (!(i & 63) && ibfm_clock_ms() > end)
+			return false;
+		cpu_relax();
+	}
+}
+
+/* A task off the front of block 'b' (owner) or its back (another
+ * thread); false when it is empty. */
+static bool take_one(struct block *b, bool front, uint32_t *task)
+{
+	uint64_t r = __atomic_load_n(&b->range, __ATOMIC_RELAXED), n;
+	uint32_t lo, hi;
+
+	do {
+		lo = (uint32_t)r;
+		hi = (uint32_t)(r >> 32);
+		if (lo >= hi)
+			return false;
+		n = front ? r + 1 : r - (1ULL << 32);
+	} while (!__atomic_compare_exchange_n(
+		&b->range, &r, n, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*task = front ? lo : hi - 1;
+	return true;
+}
+
+/* Takes tasks of the current run until none is left: its own block's,
+ * then the next threads' in turn. */
 static void take_tasks(struct ibfm_par *p, unsigned thread)
 {
 	uint32_t k;
+	unsigned i;
 
-	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) <
-	       p->ntasks)
-		p->fn(p->ctx, k, thread);
+	for (i = 0; i < p->n; i++) {
+		unsigned v = (thread + i) % p->n;
+
+		while (take_one(&p->blk[v], i == 0, &k))
+			p->fn(p->ctx, k, thread);
+	}
 }
 
 static void *work(void *arg)
@@ -61,20 +131,27 @@ static void *work(void *arg)
 	struct ibfm_par *p = w->pool;
 	uint64_t seen = 0;
 
-	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!p->stop && p->run == seen)
-			pthread_cond_wait(&p->go, &p->lock);
-		if (p->stop)
+		/* The next run is seen + 1: the caller waits for every
+		 * worker before it starts another. */
+		if (!spin_until(&p->run, seen + 1, &p->stop)) {
+			pthread_mutex_lock(&p->lock);
+			while (!p->stop && p->run == seen)
+				pthread_cond_wait(&p->go, &p->lock);
+			pthread_mutex_unlock(&p->lock);
+		}
+		if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
 			break;
-		seen = p->run;
-		pthread_mutex_unlock(&p->lock);
+		seen = __atomic_load_n(&p->run, __ATOMIC_ACQUIRE);
 		take_tasks(p, w->index);
-		pthread_mutex_lock(&p->lock);
-		if (--p->busy == 0)
+		/* The last one out wakes the caller, under the lock: it
+		 * checked 'busy' under it before it slept. */
+		if (__atomic_sub_fetch(&p->busy, 1, __ATOMIC_ACQ_REL) == 0) {
+			pthread_mutex_lock(&p->lock);
 			pthread_cond_signal(&p->done);
+			pthread_mutex_unlock(&p->lock);
+		}
 	}
-	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -112,6 +189,8 @@ unsigned ibfm_par_threads(const struct ibfm_par *p)
 void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
 		  void *ctx)
 {
+	unsigned i;
+
 	if (!p || p->n == 1 || ntasks < 2) {
 		for (uint32_t k = 0; k < ntasks; k++)
 			fn(ctx, k, 0);
@@ -120,17 +199,21 @@ void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
 	pthread_mutex_lock(&p->lock);
 	p->fn = fn;
 	p->ctx = ctx;
-	p->ntasks = ntasks;
-	p->next = 0;
+	for (i = 0; i < p->n; i++)
+		p->blk[i].range = (uint64_t)(ntasks * (i + 1ULL) / p->n) << 32 |
+				  (uint32_t)(ntasks * (uint64_t)i / p->n);
 	p->busy = p->n - 1;
-	p->run++;
+	/* Release: a worker that sees the new number sees the run. */
+	__atomic_store_n(&p->run, p->run + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->lock);
 	take_tasks(p, 0);
-	pthread_mutex_lock(&p->lock);
-	while (p->busy)
-		pthread_cond_wait(&p->done, &p->lock);
-	pthread_mutex_unlock(&p->lock);
+	if (!spin_until(&p->busy, 0, NULL)) {
+		pthread_mutex_lock(&p->lock);
+		while (__atomic_load_n(&p->busy, __ATOMIC_ACQUIRE))
+			pthread_cond_wait(&p->done, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+	}
 }
 
 void ibfm_par_free(struct ibfm_par *p)
@@ -140,7 +223,7 @@ void ibfm_par_free(struct ibfm_par *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->lock);
-	p->stop = true;
+	__atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i + 1 < p->n; i++)

@@ -8,6 +8,7 @@
  */
 #include "test_common.h"
 
+#include "routing/clock.h"
 #include "routing/ftree.h"
 #include "routing/par.h"
 #include "routing/rail.h"
@@ -89,7 +90,7 @@ static void test_threads_lmc(void **state)
 	each_zoo_fabric(2, 0);
 }
 
-/* Every task runs once, whatever the pool's size. */
+/* Every task runs once, whatever the pool's size and the task count. */
 static void count_task(void *ctx, uint32_t task, unsigned thread)
 {
 	uint32_t *hits = ctx;
@@ -100,32 +101,79 @@ static void count_task(void *ctx, uint32_t task, unsigned thread)
 
 static void test_par_runs_each_task_once(void **state)
 {
+	static const uint32_t ntasks[] = { 0, 1, 2, 3, 5, 17, 1000 };
 	uint32_t hits[1000], k;
-	unsigned n;
+	unsigned n, i;
 
 	(void)state;
-	for (n = 1; n <= 4; n++) {
+	for (n = 1; n <= 5; n++) {
 		struct ibfm_par *p = ibfm_par_new(n);
 		int run;
 
 		assert_non_null(p);
 		assert_int_equal(ibfm_par_threads(p), n);
-		for (run = 0; run < 50; run++) {
-			memset(hits, 0, sizeof(hits));
-			ibfm_par_run(p, 1000, count_task, hits);
-			for (k = 0; k < 1000; k++)
-				assert_int_equal(hits[k], 1);
-		}
+		for (run = 0; run < 20; run++)
+			for (i = 0; i < sizeof(ntasks) / sizeof(*ntasks); i++) {
+				memset(hits, 0, sizeof(hits));
+				ibfm_par_run(p, ntasks[i], count_task, hits);
+				for (k = 0; k < 1000; k++)
+					assert_int_equal(hits[k],
+							 k < ntasks[i]);
+			}
 		ibfm_par_free(p);
 	}
 	assert_true(ibfm_par_default_threads() >= 1 &&
 		    ibfm_par_default_threads() <= 16);
 }
 
+/*
+ * Task 0 waits until every other task has run: its thread's other
+ * tasks (the first of the pool's blocks) must be taken by the others.
+ * Bounded: a pool that leaves them waiting fails, after 10 s.
+ */
+struct held {
+	uint32_t ntasks, done;
+	bool all_done;
+};
+
+static void held_task(void *ctx, uint32_t task, unsigned thread)
+{
+	struct held *h = ctx;
+	double end = ibfm_clock_ms() + 10e3;
+
+	(void)thread;
+	if (task) {
+		__atomic_fetch_add(&h->done, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) < h->ntasks - 1 &&
+	       ibfm_clock_ms() < end)
+		;
+	h->all_done =
+		__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) == h->ntasks - 1;
+}
+
+static void test_par_held_thread_tasks_taken_by_others(void **state)
+{
+	unsigned n;
+
+	(void)state;
+	for (n = 2; n <= 4; n++) {
+		struct ibfm_par *p = ibfm_par_new(n);
+		struct held h = { .ntasks = 64 };
+
+		assert_non_null(p);
+		ibfm_par_run(p, h.ntasks, held_task, &h);
+		assert_true(h.all_done);
+		ibfm_par_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_par_runs_each_task_once),
+		cmocka_unit_test(test_par_held_thread_tasks_taken_by_others),
 		cmocka_unit_test(test_threads_lids_in_order),
 		cmocka_unit_test(test_threads_lids_shuffled),
 		cmocka_unit_test(test_threads_lmc),
