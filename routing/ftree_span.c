@@ -48,6 +48,7 @@
 #define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
 #define SPAN_WORDS (SPAN_DESTS / 64)
 #define ROWS_PER_TASK 16 /* the LID-order pass */
+#define TRANSPOSE_TILE 64
 #define SW_PER_TASK                                                            \
 	32 /* a rank's switches per task: their positions and
 			* struct sw share no cache line with another task's */
@@ -76,6 +77,7 @@ struct plan {
 	uint32_t last, ndet,
 		nnone;	 /* the last target: what plan_target found */
 	uint32_t ntg;	 /* targets planned */
+	uint32_t tdone;	 /* their rows put per switch (plan_transpose) */
 	uint32_t *tslot; /* per destination of the span: its target */
 	struct run *runs;
 	uint32_t nruns;
@@ -845,31 +847,58 @@ static void plan_begin(struct span *g, uint32_t k, uint32_t d0, uint32_t col0)
 	pl->d0 = pl->i = d0;
 	pl->d1 = t->ndests - d0 < SPAN_DESTS ? t->ndests : d0 + SPAN_DESTS;
 	pl->col0 = pl->col1 = col0;
-	pl->ntg = pl->nruns = 0;
+	pl->ntg = pl->nruns = pl->tdone = 0;
 	pl->last = IBFM_NONE;
 	pl->ndet = pl->nnone = 0;
 }
 
 /*
- * The 'rows' x 'cols' bytes of 'from' as 'cols' x 'rows' into 'to', a
- * tile at a time (the tile's rows of 'from' stay in cache).
+ * Rows [r0, r1) of the 'rows' x 'cols' bytes of 'from' into their
+ * columns of 'to' ('cols' x 'rows'), a tile at a time (the tile's rows
+ * of 'from' stay in cache).
  */
-static void transpose(uint8_t *restrict to, const uint8_t *restrict from,
-		      uint32_t rows, uint32_t cols)
+static void transpose_band(uint8_t *restrict to, const uint8_t *restrict from,
+			   uint32_t rows, uint32_t cols, uint32_t r0,
+			   uint32_t r1)
 {
-	enum { TILE = 64 };
-	uint32_t r0, c0, r, c;
+	uint32_t c0, r, c;
 
-	for (r0 = 0; r0 < rows; r0 += TILE)
-		for (c0 = 0; c0 < cols; c0 += TILE) {
-			uint32_t r1 = r0 + TILE < rows ? r0 + TILE : rows;
-			uint32_t c1 = c0 + TILE < cols ? c0 + TILE : cols;
+	for (c0 = 0; c0 < cols; c0 += TRANSPOSE_TILE) {
+		uint32_t c1 =
+			c0 + TRANSPOSE_TILE < cols ? c0 + TRANSPOSE_TILE : cols;
 
-			for (c = c0; c < c1; c++)
-				for (r = r0; r < r1; r++)
-					to[(size_t)c * rows + r] =
-						from[(size_t)r * cols + c];
-		}
+		for (c = c0; c < c1; c++)
+			for (r = r0; r < r1; r++)
+				to[(size_t)c * rows + r] =
+					from[(size_t)r * cols + c];
+	}
+}
+
+/*
+ * The next band of the span's target rows into each switch's row of
+ * modes and ports, for step 2 (which read a column of the targets' rows:
+ * a cache miss each where the switches' LIDs make a target of each
+ * destination). A band a step, not the whole span: the planner, beside
+ * a rank's switches, stops as soon as they are done, and a whole span
+ * of switch LIDs (1,024 targets) kept the other threads waiting up to
+ * 7 ms at 45,056 hosts.
+ */
+static void plan_transpose(struct span *g, struct plan *pl)
+{
+	const uint32_t nsw = g->t->nsw, r0 = pl->tdone;
+	const uint32_t r1 =
+		pl->ntg - r0 < TRANSPOSE_TILE ? pl->ntg : r0 + TRANSPOSE_TILE;
+
+	transpose_band(pl->mode, g->stage, pl->ntg, nsw, r0, r1);
+	transpose_band(pl->port, g->stage + (size_t)SPAN_DESTS * nsw, pl->ntg,
+		       nsw, r0, r1);
+	pl->tdone = r1;
+}
+
+/* Whether span 'pl' is planned whole, its rows put per switch. */
+static bool plan_whole(const struct plan *pl)
+{
+	return pl->i == pl->d1 && pl->tdone == pl->ntg;
 }
 
 /*
@@ -894,24 +923,22 @@ static void plan_dest(struct span *g, struct plan *pl)
 	if (pl->nnone)
 		note_no_updown(t, d, pl->nnone);
 	pl->col1 += d->nlids;
-	/* Whole: each switch's row of modes and ports, for step 2 (which
-	 * read a column of the targets' rows: a cache miss each where the
-	 * switches' LIDs make a target of each destination). */
-	if (++pl->i == pl->d1) {
-		transpose(pl->mode, g->stage, pl->ntg, t->nsw);
-		transpose(pl->port, g->stage + (size_t)SPAN_DESTS * t->nsw,
-			  pl->ntg, t->nsw);
-	}
+	pl->i++;
 }
 
 /*
- * One more destination planned: in the span being planned, or the next
- * once that one is whole. False when all are planned.
+ * One more step of planning: the next destination of the span being
+ * planned, or a band of its rows once all are, or the next span's first
+ * destination once it is whole. False when all are planned.
  */
 static bool plan_step(struct span *g)
 {
 	struct plan *pl = &g->pl[g->pk];
 
+	if (pl->i == pl->d1 && pl->tdone < pl->ntg) {
+		plan_transpose(g, pl);
+		return true;
+	}
 	if (pl->i == pl->d1) {
 		if (pl->d1 == g->t->ndests)
 			return false;
@@ -946,7 +973,7 @@ static bool plan_span(struct span *g)
 	double t0 = ibfm_clock_ms();
 	bool ok = true;
 
-	while (ok && (g->pk < g->k || g->pl[g->k].i < g->pl[g->k].d1))
+	while (ok && (g->pk < g->k || !plan_whole(&g->pl[g->k])))
 		ok = plan_step(g);
 	g->t->stats.plan_ms += ibfm_clock_ms() - t0;
 	g->cur = &g->pl[g->k];
