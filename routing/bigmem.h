@@ -15,4 +15,7 @@
  */
 void *ibfm_bigmem_alloc(size_t bytes);
 
+/* ibfm_bigmem_alloc of 'n' x 'size' bytes, zeroed; NULL on overflow. */
+void *ibfm_bigmem_calloc(size_t n, size_t size);
+
 #endif /* IBFM_BIGMEM_H */

@@ -1225,7 +1225,8 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 	g->nthreads = ibfm_par_threads(g->par);
 	if (plans_init(g))
 		return -ENOMEM;
-	g->flags = calloc(g->nthreads * NFLAGS * per + 1, sizeof(*g->flags));
+	g->flags = ibfm_bigmem_calloc(g->nthreads * NFLAGS * per + 1,
+				      sizeof(*g->flags));
 	g->vc = calloc(g->nthreads, sizeof(*g->vc));
 	g->pcls = malloc(((size_t)t->nsw + 1) * sizeof(*g->pcls));
 	g->scratch = malloc((size_t)g->nthreads * (lfts->stride + 1));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/bigmem.h"
 #include "routing/grow.h"
 #include "routing/idx.h"
 
@@ -328,9 +329,13 @@ int ibfm_rail_detect(const struct ibfm_fabric *f, const char *pattern,
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	s.raw = malloc((f->nports + 1) * sizeof(*s.raw));
-	r->port_rail = malloc((f->nports + 1) * sizeof(*r->port_rail));
-	r->port_server = malloc((f->nports + 1) * sizeof(*r->port_server));
+	/* Per port, written whole: on huge pages (3.5 MB at 45,056 hosts
+	 * faulted 850 times, ~8 ms, on this VM). */
+	s.raw = ibfm_bigmem_alloc((f->nports + 1) * sizeof(*s.raw));
+	r->port_rail =
+		ibfm_bigmem_alloc((f->nports + 1) * sizeof(*r->port_rail));
+	r->port_server =
+		ibfm_bigmem_alloc((f->nports + 1) * sizeof(*r->port_server));
 	if (!s.raw || !r->port_rail || !r->port_server ||
 	    ibfm_idx_init(&s.by_name, 64)) {
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
