@@ -99,7 +99,7 @@ for e in $engines; do
 	used=$(sed -n 's/.* \([a-z0-9]*\) tables configured on all switches/\1/p' "$d/opensm.log" | tail -1)
 	# Where the time went, on stderr: the bracket, the hop matrices, the plugin.
 	grep -E "STARTING SWITCH TABLE|Min Hop Table Assignment|ibfm: (LID matrices|routed|P19)|tables configured on" \
-		"$d/opensm.log" | sed "s/^/# $e: /" | cut -c1-160 >&2
+		"$d/opensm.log" | sed "s/^/# $e: /" | cut -c1-600 >&2
 	if [ "$flags" = 0x07 ]; then
 		echo "| $e | ${used:-none} | $(log_ms "$d/opensm.log") | (not dumped) | - |"
 		continue
