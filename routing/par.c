@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "routing/clock.h"
@@ -157,11 +158,14 @@ static void *work(void *arg)
 
 struct ibfm_par *ibfm_par_new(unsigned n)
 {
-	struct ibfm_par *p = calloc(1, sizeof(*p));
+	/* Aligned as its blocks are (calloc's 16 bytes are not enough). */
+	struct ibfm_par *p = aligned_alloc(_Alignof(struct ibfm_par),
+					   sizeof(struct ibfm_par));
 	unsigned i;
 
 	if (!p)
 		return NULL;
+	memset(p, 0, sizeof(*p));
 	if (!n)
 		n = ibfm_par_default_threads();
 	if (n > PAR_MAX_THREADS)
