@@ -116,7 +116,7 @@ struct span {
 	uint32_t *slot0;
 	/* the span being planned as planning writes it, per target slot,
 	 * per switch: SPAN_DESTS rows of modes, then of ports; put per
-	 * switch into its plan when the span is whole */
+	 * switch into its plan a band at a time once all are planned */
 	uint8_t *stage;
 	bool plan_task;		   /* the current rank's task 0 plans ahead */
 	uint32_t nroute, finished; /* the rank's switch tasks; done (atomic) */
@@ -952,8 +952,8 @@ static bool plan_step(struct span *g)
 
 /*
  * Task 0 of a rank: spans ahead planned for as long as the other threads
- * have switches to route (a step is a destination: a target's visit at
- * most), so that planning, which one thread does, fills their time: up
+ * have switches to route (a step is a destination, a target's visit at
+ * most, or a band of 64 rows put per switch), so that planning, which one thread does, fills their time: up
  * to the end of the rank, as this thread has no switch left to take
  * once the others took the last ones.
  */
@@ -1032,7 +1032,9 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 			g->nroute =
 				(g->hi - g->lo + SW_PER_TASK - 1) / SW_PER_TASK;
 			g->finished = 0;
-			g->plan_task = g->pl[g->pk].i < t->ndests;
+			/* Whatever plan_step has left, bands included. */
+			g->plan_task = !(plan_whole(&g->pl[g->pk]) &&
+					 g->pl[g->pk].d1 == t->ndests);
 			ibfm_par_run(g->par, g->nroute + g->plan_task,
 				     route_task, g);
 		}

@@ -9,10 +9,11 @@
  * of one call to ibfm_par_run, each task once, in no set order; the
  * call returns when all are done. Thread i takes the i-th nth of the
  * tasks first, so a task of the same number tends to run on the same
- * thread run after run (its data stays in that core's cache). What a task computes must not depend
- * on which thread runs it or when: the callers make results identical
- * for every thread count (each task owns what it writes; per-thread
- * scratch is indexed by the thread number handed in).
+ * thread run after run (its data stays in that core's cache). What a
+ * task computes must not depend on which thread runs it or when: the
+ * callers make results identical for every thread count (each task
+ * owns what it writes; per-thread scratch is indexed by the thread
+ * number handed in).
  */
 
 #include <stdint.h>
