@@ -19,9 +19,10 @@
  *   2. route (all threads), rank by rank, run by run: each switch runs
  *      its own d-mod-k positions over the span's destinations and
  *      marks, in its thread's own flag bitsets, the parents it sent
- *      compute traffic to; a parent ORs every thread's flags when its rank comes. A
- *      switch writes only its own row and positions, so the tables do
- *      not depend on how many threads there are, or which ran what;
+ *      compute traffic to; a parent ORs every thread's flags when its
+ *      rank comes. A switch writes only its own row and positions, so
+ *      the tables do not depend on how many threads there are, or
+ *      which ran what;
  *   3. down parallel links (one thread, only when the fabric has them):
  *      route_down, which follows each destination's ancestors in turn.
  * Rows are written in destination order, the span's columns next to
@@ -47,8 +48,8 @@
 
 #define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
 #define SPAN_WORDS (SPAN_DESTS / 64)
-#define ROWS_PER_TASK 16 /* the LID-order pass */
-#define TRANSPOSE_TILE 64
+#define ROWS_PER_TASK 16  /* the LID-order pass */
+#define TRANSPOSE_TILE 64 /* bytes a side; a planning step's band of rows */
 #define SW_PER_TASK                                                            \
 	32 /* a rank's switches per task: their positions and
 			* struct sw share no cache line with another task's */
@@ -901,6 +902,14 @@ static bool plan_whole(const struct plan *pl)
 	return pl->i == pl->d1 && pl->tdone == pl->ntg;
 }
 
+/* Whether planning has a step left: the last span is not whole yet. */
+static bool plan_left(const struct span *g)
+{
+	const struct plan *pl = &g->pl[g->pk];
+
+	return !plan_whole(pl) || pl->d1 != g->t->ndests;
+}
+
 /*
  * Step 1, a destination at a time: the next of span 'pl', its target
  * visited first when it is a new one. It writes only 'pl', the stage and
@@ -935,13 +944,13 @@ static bool plan_step(struct span *g)
 {
 	struct plan *pl = &g->pl[g->pk];
 
+	if (!plan_left(g))
+		return false;
 	if (pl->i == pl->d1 && pl->tdone < pl->ntg) {
 		plan_transpose(g, pl);
 		return true;
 	}
 	if (pl->i == pl->d1) {
-		if (pl->d1 == g->t->ndests)
-			return false;
 		g->pk++;
 		plan_begin(g, g->pk, pl->d1, pl->col1);
 		pl = &g->pl[g->pk];
@@ -953,9 +962,9 @@ static bool plan_step(struct span *g)
 /*
  * Task 0 of a rank: spans ahead planned for as long as the other threads
  * have switches to route (a step is a destination, a target's visit at
- * most, or a band of 64 rows put per switch), so that planning, which one thread does, fills their time: up
- * to the end of the rank, as this thread has no switch left to take
- * once the others took the last ones.
+ * most, or a band of 64 rows put per switch), so that planning, which
+ * one thread does, fills their time: up to the end of the rank, as this
+ * thread has no switch left to take once the others took the last ones.
  */
 static void plan_ahead(struct span *g)
 {
@@ -1032,9 +1041,7 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 			g->nroute =
 				(g->hi - g->lo + SW_PER_TASK - 1) / SW_PER_TASK;
 			g->finished = 0;
-			/* Whatever plan_step has left, bands included. */
-			g->plan_task = !(plan_whole(&g->pl[g->pk]) &&
-					 g->pl[g->pk].d1 == t->ndests);
+			g->plan_task = plan_left(g);
 			ibfm_par_run(g->par, g->nroute + g->plan_task,
 				     route_task, g);
 		}
