@@ -457,6 +457,8 @@ static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
 		return 0;
 	}
 	o.sharp = NULL; /* OpenSM's pass builds the trees */
+	if (fp->c.changing)
+		fp->c.changing(fp->c.changing_ctx);
 	if (ibfm_fastplan_repair(fp->c.route, rd->dead, rd->ndead, &o,
 				 &rd->plan, &err)) {
 		ibfm_log(&fp->c.log, IBFM_LOG_ERR,

@@ -53,6 +53,10 @@ struct ibfm_fastpath_conf {
 	struct ibfm_log log;	   /* called from the fast path's thread */
 	pthread_mutex_t *lock;	   /* the plugin's lock over the next two */
 	struct ibfm_route **route; /* the last pass */
+	/* called under 'lock' before a repair changes *route (the plugin's
+	 * publisher may still have to copy it); NULL: nothing to call */
+	void (*changing)(void *ctx);
+	void *changing_ctx;
 	/* the pass's options (read under 'lock'; SHARP trees are left to
 	 * OpenSM's pass) */
 	const struct ibfm_route_opts *opts;

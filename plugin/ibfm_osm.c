@@ -10,12 +10,12 @@
  * incremental when only links went away) with the drain list and the
  * links OpenSM holds unhealthy, and copies the tables into every
  * switch's new_lft; OpenSM then sends only the 64-entry blocks that
- * differ from what the switch has. The SHARP trees and the snapshot are
- * built and written from a copy of the pass by a thread of the plugin
- * (plugin/publish.h) once OpenSM's lock is let go: under the lock only
- * what the tables need. Anything it cannot route it refuses with a logged reason and a
- * negative return, and OpenSM's next engine routes instead: the plugin
- * never takes OpenSM down.
+ * differ from what the switch has. A thread of the plugin
+ * (plugin/publish.h) copies the pass once OpenSM's lock is let go and
+ * builds and writes the SHARP trees and the snapshot from the copy:
+ * under the lock only what the tables need. Anything it cannot route it
+ * refuses with a logged reason and a negative return, and OpenSM's next
+ * engine routes instead: the plugin never takes OpenSM down.
  *
  * Options, in opensm.conf's event_plugin_options, space separated:
  *   state_dir=DIR          where snapshot.json and lfts.dump go
@@ -505,23 +505,9 @@ static bool *nodes_here(struct ibfm_osm *p, uint32_t *gone_sw, uint32_t *gone)
 }
 
 /*
- * The LIDs of nodes gone from the subnet taken out of the published
- * copy's fabric: readers match the snapshot's LIDs to what they swept.
- */
-static int forget_gone(struct ibfm_fabric *f, const bool *keep)
-{
-	struct ibfm_err err;
-	uint32_t n, i;
-
-	for (n = 0; n < f->nnodes; n++)
-		for (i = 0; !keep[n] && i <= f->nodes[n].nports; i++)
-			f->ports[f->nodes[n].port0 + i].lid = 0;
-	return ibfm_fabric_finish(f, &err);
-}
-
-/*
- * Hands a copy of the pass to the publisher (plugin/publish.h): the
- * SHARP trees and the snapshot are written after OpenSM's lock.
+ * Lends the pass to the publisher (plugin/publish.h), which copies it
+ * after OpenSM's lock and writes the SHARP trees and the snapshot from
+ * the copy.
  */
 static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 			 double ms)
@@ -535,33 +521,26 @@ static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 		.blocks_total = total,
 		.sharp_sl = p->sharp_sl,
 	};
-	struct ibfm_lfts here = { 0 };
-	struct ibfm_route *copy;
-	struct ibfm_err err;
 	uint32_t gone_sw = 0, gone = 0;
 	bool *keep;
 
 	if (!p->pub)
 		return;
-	copy = ibfm_route_copy(p->route);
 	/* A node gone from OpenSM's subnet is not published: which are
 	 * here is OpenSM's to say, so it is asked now, under its lock. */
-	keep = copy ? nodes_here(p, &gone_sw, &gone) : NULL;
-	if (!copy || !keep ||
-	    (gone_sw && ibfm_lfts_subset(&here, p->route->fabric,
-					 &p->route->lfts, keep, &err)) ||
-	    (gone && forget_gone(copy->fabric, keep))) {
+	keep = nodes_here(p, &gone_sw, &gone);
+	if (!keep) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 generation %" PRIu64
 				   " not published: out of memory\n",
 			p->generation);
-		free(keep);
-		ibfm_lfts_free(&here);
-		ibfm_route_destroy(copy);
 		return;
 	}
-	free(keep);
-	ibfm_pub_post(p->pub, copy, gone_sw ? &here : NULL, &snap);
+	if (!gone) {
+		free(keep);
+		keep = NULL;
+	}
+	ibfm_pub_lend(p->pub, p->route, &p->route_lock, keep, &snap);
 }
 
 /*
@@ -671,9 +650,16 @@ static int route_pass(struct ibfm_osm *p)
 	struct ibfm_fabric *now;
 	struct ibfm_err err;
 	uint64_t blocks, total, floor;
-	double t0 = ibfm_clock_ms(), ms, t_route, t_copy, t_pub;
+	double t_lent = ibfm_clock_ms(), t0, ms, t_route, t_copy, t_pub;
+	char lent[64] = "";
 	bool *sick;
 
+	/* The last pass, lent to the publisher, is about to change. */
+	if (ibfm_pub_reclaim(p->pub))
+		snprintf(lent, sizeof(lent),
+			 ", the last generation copied for it first %.1f ms",
+			 ibfm_clock_ms() - t_lent);
+	t0 = ibfm_clock_ms();
 	now = p->pass ? p->pass : fabric_from_subnet(p);
 	p->pass = NULL;
 	if (!now)
@@ -710,15 +696,15 @@ static int route_pass(struct ibfm_osm *p)
 		LOG_PREFIX
 		"routed %u switches, %u LIDs (%s%s) in %.1f ms (model and "
 		"routing %.1f ms on %u threads, into OpenSM's tables %.1f ms, "
-		"copy for the publisher %.1f ms); LFT blocks to "
+		"to the publisher %.1f ms%s); LFT blocks to "
 		"send: %" PRIu64 " of %" PRIu64 "; detours %" PRIu64
 		" (switch, LID) entries, %u turn points; generation %" PRIu64
 		"\n",
 		p->route->fabric->nswitches, st->lids,
 		p->route->incremental ? "incremental" : "full",
-		st->rails ? ", rail-aware" : "", t_pub - t0, t_route - t0,
+		st->rails ? ", rail-aware" : "", t_pub - t_lent, t_route - t0,
 		st->threads ? st->threads : 1, t_copy - t_route, t_pub - t_copy,
-		blocks, total, st->detours, st->turns, p->generation);
+		lent, blocks, total, st->detours, st->turns, p->generation);
 	hint_allocator(p, p->route->fabric->nswitches);
 	return 0;
 }
@@ -866,6 +852,14 @@ static void stop_watcher(struct ibfm_osm *p)
 }
 
 /* Starts the fast path unless fast_reroute=off (P18 when it cannot). */
+/* The fast path is about to repair the pass, maybe lent: see publish.h. */
+static void reclaim_pass(void *ctx)
+{
+	const struct ibfm_osm *p = ctx;
+
+	ibfm_pub_reclaim(p->pub);
+}
+
 static void start_fast_path(struct ibfm_osm *p)
 {
 	struct ibfm_fastpath_conf *c = &p->fast_conf;
@@ -880,6 +874,8 @@ static void start_fast_path(struct ibfm_osm *p)
 	c->log = (struct ibfm_log){ log_note, p };
 	c->lock = &p->route_lock;
 	c->route = &p->route;
+	c->changing = reclaim_pass;
+	c->changing_ctx = p;
 	c->opts = &p->fast_opts;
 	rc = ibfm_fastpath_start(c, &p->fast);
 	if (rc)

@@ -2,11 +2,12 @@
 /*
  * DOC: the plugin's publisher thread (plugin/publish.h).
  *
- * A one-slot mailbox under a mutex: ibfm_pub_post puts a pass in the
- * slot (freeing one still waiting there) and wakes the thread; the
- * thread takes it out, builds the SHARP trees, writes sharp.json, then
- * the snapshot, and logs what each cost. OpenSM's log is safe to write
- * from any thread.
+ * A one-slot mailbox under a mutex: ibfm_pub_lend lends the plugin's
+ * pass (dropping one still waiting) and wakes the thread; the thread
+ * copies it under the plugin's lock, then, on its own, builds the SHARP
+ * trees, writes sharp.json, then the snapshot, and logs what each cost.
+ * Locks: the plugin's before p->lock, never the other way. OpenSM's log
+ * is safe to write from any thread.
  */
 #include "plugin/publish.h"
 #include "routing/clock.h"
@@ -14,6 +15,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,7 +36,13 @@ struct ibfm_pub {
 	struct ibfm_route *slot; /* waiting to be published */
 	struct ibfm_lfts tables; /* the snapshot's, nsw 0: slot's own */
 	struct ibfm_snapshot snap;
-	bool busy; /* the thread is writing one */
+	/* Lent, not yet copied into 'slot': the lender's pass, the lock it
+	 * changes it under, the nodes OpenSM has (NULL: all) */
+	struct ibfm_route *lent;
+	pthread_mutex_t *lent_lock;
+	bool *keep;
+	double copy_ms; /* the last copy's; -1: taken in the lender's time */
+	bool busy;	/* the thread is writing one */
 	bool stop;
 };
 
@@ -80,14 +88,17 @@ static void publish_trees(struct ibfm_pub *p, struct ibfm_route *r)
 
 /* Publishes one pass: trees, then the snapshot, timed; frees both. */
 static void publish(struct ibfm_pub *p, struct ibfm_route *r,
-		    struct ibfm_lfts *tables, const struct ibfm_snapshot *snap)
+		    struct ibfm_lfts *tables, const struct ibfm_snapshot *snap,
+		    double copy_ms)
 {
 	double t0 = ibfm_clock_ms(), t1;
-	char why[256];
+	char why[256], copied[48] = "";
 
 	if (p->trees)
 		publish_trees(p, r);
 	t1 = ibfm_clock_ms();
+	if (copy_ms >= 0)
+		snprintf(copied, sizeof(copied), "copy %.1f ms, ", copy_ms);
 	if (ibfm_snapshot_publish(p->dir, r->fabric,
 				  tables->nsw ? tables : &r->lfts, snap, why,
 				  sizeof(why)))
@@ -96,11 +107,79 @@ static void publish(struct ibfm_pub *p, struct ibfm_route *r,
 	else
 		OSM_LOG(p->log, OSM_LOG_INFO,
 			LOG_PREFIX "generation %" PRIu64
-				   " published after OpenSM's lock: SHARP "
+				   " published after OpenSM's lock: %sSHARP "
 				   "trees %.1f ms, snapshot %.1f ms\n",
-			snap->generation, t1 - t0, ibfm_clock_ms() - t1);
+			snap->generation, copied, t1 - t0,
+			ibfm_clock_ms() - t1);
 	ibfm_lfts_free(tables);
 	ibfm_route_destroy(r);
+}
+
+/*
+ * The LIDs of nodes gone from the subnet taken out of the published
+ * copy's fabric: readers match the snapshot's LIDs to what they swept.
+ */
+static int forget_gone(struct ibfm_fabric *f, const bool *keep)
+{
+	struct ibfm_err err;
+	uint32_t n, i;
+
+	for (n = 0; n < f->nnodes; n++)
+		for (i = 0; !keep[n] && i <= f->nodes[n].nports; i++)
+			f->ports[f->nodes[n].port0 + i].lid = 0;
+	return ibfm_fabric_finish(f, &err);
+}
+
+/*
+ * The lent pass copied into the slot, with the nodes OpenSM no longer
+ * has left out (their switches' rows, their LIDs). Under p->lock, the
+ * lender's lock held; the lent pass is let go either way.
+ */
+static void take_copy(struct ibfm_pub *p)
+{
+	struct ibfm_route *r = p->lent;
+	const struct ibfm_fabric *f = r->fabric;
+	double t0 = ibfm_clock_ms();
+	struct ibfm_lfts here = { 0 };
+	struct ibfm_route *copy = ibfm_route_copy(r);
+	struct ibfm_err err;
+	uint32_t n, gone = 0, gone_sw = 0;
+
+	for (n = 0; p->keep && n < f->nnodes; n++) {
+		gone += !p->keep[n];
+		gone_sw += !p->keep[n] && ibfm_node_is_switch(&f->nodes[n]);
+	}
+	if (!copy ||
+	    (gone_sw && ibfm_lfts_subset(&here, f, &r->lfts, p->keep, &err)) ||
+	    (gone && forget_gone(copy->fabric, p->keep))) {
+		OSM_LOG(p->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P06 generation %" PRIu64
+				   " not published: out of memory\n",
+			p->snap.generation);
+		ibfm_lfts_free(&here);
+		ibfm_route_destroy(copy);
+		copy = NULL;
+	}
+	free(p->keep);
+	p->keep = NULL;
+	p->lent = NULL;
+	p->slot = copy;
+	p->tables = here;
+	p->copy_ms = ibfm_clock_ms() - t0;
+}
+
+/* A lent pass copied on this thread, under the lender's lock. */
+static void copy_lent(struct ibfm_pub *p)
+{
+	pthread_mutex_t *lock = p->lent_lock;
+
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_lock(lock);
+	pthread_mutex_lock(&p->lock);
+	/* Lent meanwhile under another lock: the next turn takes that. */
+	if (p->lent && p->lent_lock == lock)
+		take_copy(p);
+	pthread_mutex_unlock(lock);
 }
 
 static void *run(void *arg)
@@ -112,19 +191,28 @@ static void *run(void *arg)
 		struct ibfm_route *r;
 		struct ibfm_lfts tables;
 		struct ibfm_snapshot snap;
+		double copy_ms;
 
-		while (!p->slot && !p->stop)
+		while (!p->slot && !p->lent && !p->stop)
 			pthread_cond_wait(&p->wake, &p->lock);
-		if (!p->slot)
-			break;
+		if (p->lent)
+			copy_lent(p);
+		if (!p->slot) {
+			/* Nothing copied (out of memory) or nothing left. */
+			pthread_cond_broadcast(&p->idle);
+			if (p->stop && !p->lent)
+				break;
+			continue;
+		}
 		r = p->slot;
 		tables = p->tables;
 		snap = p->snap;
+		copy_ms = p->copy_ms;
 		p->slot = NULL;
 		memset(&p->tables, 0, sizeof(p->tables));
 		p->busy = true;
 		pthread_mutex_unlock(&p->lock);
-		publish(p, r, &tables, &snap);
+		publish(p, r, &tables, &snap, copy_ms);
 		pthread_mutex_lock(&p->lock);
 		p->busy = false;
 		pthread_cond_broadcast(&p->idle);
@@ -156,37 +244,63 @@ struct ibfm_pub *ibfm_pub_start(const char *state_dir, osm_log_t *log,
 	return p;
 }
 
-void ibfm_pub_post(struct ibfm_pub *p, struct ibfm_route *copy,
-		   struct ibfm_lfts *tables, const struct ibfm_snapshot *snap)
+/* Drops what waits in the slot, lent or copied: a newer one came. */
+static void drop_waiting(struct ibfm_pub *p)
 {
-	struct ibfm_lfts mine = { 0 }, old_tables;
-	struct ibfm_route *old;
-	uint64_t old_gen;
+	if (!p->slot && !p->lent)
+		return;
+	OSM_LOG(p->log, OSM_LOG_INFO,
+		LOG_PREFIX "generation %" PRIu64
+			   " not published: a newer one came first\n",
+		p->snap.generation);
+	ibfm_lfts_free(&p->tables);
+	ibfm_route_destroy(p->slot);
+	free(p->keep);
+	p->slot = NULL;
+	p->lent = NULL;
+	p->keep = NULL;
+}
 
-	if (tables) {
-		mine = *tables;
-		memset(tables, 0, sizeof(*tables));
-	}
+void ibfm_pub_lend(struct ibfm_pub *p, struct ibfm_route *pass,
+		   pthread_mutex_t *lock, bool *keep,
+		   const struct ibfm_snapshot *snap)
+{
+	pthread_mutex_lock(&p->lock);
+	drop_waiting(p);
+	p->lent = pass;
+	p->lent_lock = lock;
+	p->keep = keep;
+	p->snap = *snap;
 	if (!p->threaded) {
-		publish(p, copy, &mine, snap);
+		/* No thread: copied and published now, as the lender waits. */
+		take_copy(p);
+		p->copy_ms = -1;
+		pthread_mutex_unlock(&p->lock);
+		if (p->slot)
+			publish(p, p->slot, &p->tables, &p->snap, -1);
+		p->slot = NULL;
+		memset(&p->tables, 0, sizeof(p->tables));
 		return;
 	}
-	pthread_mutex_lock(&p->lock);
-	old = p->slot;
-	old_tables = p->tables;
-	old_gen = p->snap.generation;
-	p->slot = copy;
-	p->tables = mine;
-	p->snap = *snap;
 	pthread_cond_signal(&p->wake);
 	pthread_mutex_unlock(&p->lock);
-	if (old)
-		OSM_LOG(p->log, OSM_LOG_INFO,
-			LOG_PREFIX "generation %" PRIu64
-				   " not published: a newer one came first\n",
-			old_gen);
-	ibfm_lfts_free(&old_tables);
-	ibfm_route_destroy(old);
+}
+
+bool ibfm_pub_reclaim(struct ibfm_pub *p)
+{
+	bool lent;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	lent = p->lent != NULL;
+	if (lent) {
+		take_copy(p);
+		/* Taken in the lender's time: its log line says. */
+		p->copy_ms = -1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return lent;
 }
 
 void ibfm_pub_flush(struct ibfm_pub *p)
@@ -194,7 +308,7 @@ void ibfm_pub_flush(struct ibfm_pub *p)
 	if (!p || !p->threaded)
 		return;
 	pthread_mutex_lock(&p->lock);
-	while (p->slot || p->busy)
+	while (p->slot || p->lent || p->busy)
 		pthread_cond_wait(&p->idle, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -212,6 +326,7 @@ void ibfm_pub_stop(struct ibfm_pub *p)
 	}
 	ibfm_route_destroy(p->slot);
 	ibfm_lfts_free(&p->tables);
+	free(p->keep);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->wake);
 	pthread_cond_destroy(&p->idle);

@@ -3,6 +3,7 @@
 #define IBFM_TEST_COMMON_H
 
 /* What every cmocka test file includes, in the order cmocka needs. */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,20 @@ static inline const char *tmpfile_with(const char *text)
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
 	return path;
+}
+
+/* Removes 'dir' and the files in it (no subdirectory). */
+static inline void remove_all(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			assert_int_equal(unlinkat(dirfd(d), e->d_name, 0), 0);
+	closedir(d);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* A JSON writer into memory, to compare what was written with a string. */

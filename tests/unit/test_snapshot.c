@@ -82,20 +82,6 @@ static void test_text_only_while_small(void **state)
 	rmdir(dir);
 }
 
-/* Removes 'dir' and the files in it (no subdirectory). */
-static void remove_all(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			assert_int_equal(unlinkat(dirfd(d), e->d_name, 0), 0);
-	closedir(d);
-	assert_int_equal(rmdir(dir), 0);
-}
-
 /*
  * A file named as the temporary file once was (".NAME.PID.tmp") is not
  * followed: a symlink there cannot make the writer overwrite another
