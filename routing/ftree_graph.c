@@ -102,10 +102,31 @@ static void link_down_runs(struct ibfm_ftree *t)
 }
 
 /* Parents, children, port directions and the rank order, from the links. */
+/*
+ * The switches of rank 1 and up in rank order, by number within a rank:
+ * a counting sort (a pass per rank read every switch 255 times).
+ */
+static void order_by_rank(struct ibfm_ftree *t)
+{
+	uint32_t at[IBFM_RANK_NONE + 1] = { 0 }, i, r, k = 0;
+
+	for (i = 0; i < t->nsw; i++)
+		at[t->sw[i].rank]++;
+	for (r = 1; r <= IBFM_RANK_NONE; r++) {
+		uint32_t n = at[r];
+
+		at[r] = k;
+		k += n;
+	}
+	for (i = 0; i < t->nsw; i++)
+		if (t->sw[i].rank)
+			t->order[at[t->sw[i].rank]++] = i;
+}
+
 int ibfm_ftree_build_adjacency(struct ibfm_ftree *t)
 {
 	const struct ibfm_fabric *f = t->f;
-	uint32_t s, nh = 0, nc = 0, i, r, k = 0;
+	uint32_t s, nh = 0, nc = 0, i;
 
 	memset(t->port_dir, DIR_NONE, f->nports);
 	t->parallel = false;
@@ -163,10 +184,7 @@ int ibfm_ftree_build_adjacency(struct ibfm_ftree *t)
 	}
 	link_down_runs(t);
 	build_slots(t);
-	for (r = 1; r <= IBFM_RANK_NONE; r++)
-		for (i = 0; i < t->nsw; i++)
-			if (t->sw[i].rank == r)
-				t->order[k++] = i;
+	order_by_rank(t);
 	return 0;
 }
 

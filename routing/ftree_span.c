@@ -143,15 +143,27 @@ static uint64_t *flag_words(const struct span *g, unsigned thread,
 }
 
 /*
+ * Flags in use: FLAG_CROSS only where parallel links are (route_up sets
+ * it, route_down reads it).
+ */
+static unsigned flags_used(const struct span *g)
+{
+	return g->t->parallel ? NFLAGS : FLAG_ACTIVE + 1;
+}
+
+/*
  * Switch 's''s flags from every thread into thread 0's words, the other
  * threads' cleared for the next span: its children, all of lower rank,
- * are done with it.
+ * are done with it. A switch without switch children (a leaf) has none:
+ * its words are not read, saving the lines another core wrote.
  */
 static void gather_flags(const struct span *g, uint32_t s)
 {
 	unsigned th, f, k;
 
-	for (f = 0; f < NFLAGS; f++) {
+	if (!g->t->sd[s].ndn)
+		return;
+	for (f = 0; f < flags_used(g); f++) {
 		uint64_t *to = flag_words(g, 0, f, s);
 
 		for (th = 1; th < g->nthreads; th++) {
@@ -163,6 +175,18 @@ static void gather_flags(const struct span *g, uint32_t s)
 			}
 		}
 	}
+}
+
+/*
+ * Switch 's''s gathered FLAG_ACTIVE words cleared once it has routed
+ * the span (no other switch reads them), on the thread that gathered
+ * them, rather than every switch's at the span's end on one thread.
+ */
+static void clear_active(const struct span *g, uint32_t s)
+{
+	if (g->t->sd[s].ndn)
+		memset(flag_words(g, 0, FLAG_ACTIVE, s), 0,
+		       SPAN_WORDS * sizeof(*g->flags));
 }
 
 /*
@@ -711,8 +735,10 @@ static void route_task(void *ctx, uint32_t task, unsigned thread)
 	i = g->lo + task * SW_PER_TASK;
 	uint32_t end = i + SW_PER_TASK < g->hi ? i + SW_PER_TASK : g->hi;
 
-	for (; i < end; i++)
+	for (; i < end; i++) {
 		route_switch(g, g->by_rank[i], thread);
+		clear_active(g, g->by_rank[i]);
+	}
 	__atomic_fetch_add(&g->finished, 1, __ATOMIC_RELEASE);
 }
 
@@ -1051,8 +1077,10 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 			route_span_down(g);
 		t->stats.switches_ms += t1 - t0;
 		t->stats.down_ms += ibfm_clock_ms() - t1;
-		/* Thread 0's words hold what each switch gathered. */
-		memset(g->flags, 0, NFLAGS * per * sizeof(*g->flags));
+		/* Thread 0's FLAG_CROSS words, which route_down read. */
+		if (t->parallel)
+			memset(flag_words(g, 0, FLAG_CROSS, 0), 0,
+			       per * sizeof(*g->flags));
 	}
 }
 
