@@ -565,6 +565,11 @@ uint8_t ibfm_detour_port(const struct ibfm_detour *d, uint32_t s)
 	return d->xport[s];
 }
 
+const uint8_t *ibfm_detour_ports(const struct ibfm_detour *d)
+{
+	return d->xport;
+}
+
 const struct ibfm_detour_stats *ibfm_detour_stats(const struct ibfm_detour *d)
 {
 	return &d->stats;

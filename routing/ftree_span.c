@@ -45,11 +45,12 @@
 #include "routing/bigmem.h"
 #include "routing/ftree_int.h"
 #include "routing/par.h"
+#include "routing/transpose.h"
 
 #define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
 #define SPAN_WORDS (SPAN_DESTS / 64)
-#define ROWS_PER_TASK 16  /* the LID-order pass */
-#define TRANSPOSE_TILE 64 /* bytes a side; a planning step's band of rows */
+#define ROWS_PER_TASK 16 /* the LID-order pass */
+#define BAND_TARGETS 64	 /* target rows a planning step puts per switch */
 #define SW_PER_TASK                                                            \
 	32 /* a rank's switches per task: their positions and
 			* struct sw share no cache line with another task's */
@@ -834,13 +835,17 @@ static void plan_target(struct ibfm_ftree *t, uint8_t *stage, uint32_t x,
 	uint8_t *mode = stage + (size_t)tg * t->nsw;
 	uint8_t *port = mode + (size_t)SPAN_DESTS * t->nsw;
 	uint32_t i, left = ibfm_ftree_visit_target(t, x);
+	const uint8_t *xport = ibfm_detour_ports(t->det);
 
 	memcpy(mode, t->mode, t->nsw);
 	for (i = 0; i < t->nanc; i++)
 		port[t->anc[i]] = t->sw[t->anc[i]].dport;
-	for (i = 0; left < t->npend && i < t->npend; i++)
-		if (t->mode[t->pend[i]] == MODE_DETOUR)
-			port[t->pend[i]] = ibfm_detour_port(t->det, t->pend[i]);
+	for (i = 0; left < t->npend && i < t->npend; i++) {
+		uint32_t s = t->pend[i];
+
+		if (t->mode[s] == MODE_DETOUR)
+			port[s] = xport[s];
+	}
 	/* Pending: connected, no up/down route; what detours left, none. */
 	*ndet = t->npend - left;
 	*nnone = left;
@@ -880,28 +885,6 @@ static void plan_begin(struct span *g, uint32_t k, uint32_t d0, uint32_t col0)
 }
 
 /*
- * Rows [r0, r1) of the 'rows' x 'cols' bytes of 'from' into their
- * columns of 'to' ('cols' x 'rows'), a tile at a time (the tile's rows
- * of 'from' stay in cache).
- */
-static void transpose_band(uint8_t *restrict to, const uint8_t *restrict from,
-			   uint32_t rows, uint32_t cols, uint32_t r0,
-			   uint32_t r1)
-{
-	uint32_t c0, r, c;
-
-	for (c0 = 0; c0 < cols; c0 += TRANSPOSE_TILE) {
-		uint32_t c1 =
-			c0 + TRANSPOSE_TILE < cols ? c0 + TRANSPOSE_TILE : cols;
-
-		for (c = c0; c < c1; c++)
-			for (r = r0; r < r1; r++)
-				to[(size_t)c * rows + r] =
-					from[(size_t)r * cols + c];
-	}
-}
-
-/*
  * The next band of the span's target rows into each switch's row of
  * modes and ports, for step 2 (which read a column of the targets' rows:
  * a cache miss each where the switches' LIDs make a target of each
@@ -914,11 +897,11 @@ static void plan_transpose(struct span *g, struct plan *pl)
 {
 	const uint32_t nsw = g->t->nsw, r0 = pl->tdone;
 	const uint32_t r1 =
-		pl->ntg - r0 < TRANSPOSE_TILE ? pl->ntg : r0 + TRANSPOSE_TILE;
+		pl->ntg - r0 < BAND_TARGETS ? pl->ntg : r0 + BAND_TARGETS;
 
-	transpose_band(pl->mode, g->stage, pl->ntg, nsw, r0, r1);
-	transpose_band(pl->port, g->stage + (size_t)SPAN_DESTS * nsw, pl->ntg,
-		       nsw, r0, r1);
+	ibfm_transpose_band(pl->mode, g->stage, pl->ntg, nsw, r0, r1);
+	ibfm_transpose_band(pl->port, g->stage + (size_t)SPAN_DESTS * nsw,
+			    pl->ntg, nsw, r0, r1);
 	pl->tdone = r1;
 }
 
