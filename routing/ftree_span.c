@@ -375,7 +375,8 @@ struct plain {
 	const uint64_t *restrict act;
 	const struct hop *restrict up;
 	uint64_t *flag[IBFM_MAX_PORTS]; /* per parent: its ACTIVE words */
-	uint8_t port[IBFM_MAX_PORTS];	/* per parent: the port to it */
+	/* per parent: the port to it, twice over (plain_leaf_ports) */
+	uint8_t port[2 * IBFM_MAX_PORTS];
 	uint32_t nup, step;
 };
 
@@ -436,15 +437,19 @@ static uint32_t plain_leaf(const struct plain *p, const struct run *u,
 static uint32_t plain_leaf_ports(const struct plain *p, const struct run *u,
 				 uint32_t pos)
 {
-	uint8_t *restrict at = p->at;
-	const uint8_t *restrict port = p->port;
-	const uint32_t nup = p->nup, j1 = u->j1;
-	uint32_t j;
+	uint8_t *at = p->at + u->j0;
+	uint32_t n = u->j1 - u->j0;
 
-	for (j = u->j0; j < j1; j++) {
-		at[j] = port[pos];
-		if (++pos == nup)
-			pos = 0;
+	/* The ports from 'pos' on, wrapping: a copy of up to nup bytes of
+	 * the ports written twice over (a byte and a test each were 40% of
+	 * the rows' time). */
+	while (n) {
+		uint32_t k = n < p->nup ? n : p->nup;
+
+		memcpy(at, p->port + pos, k);
+		at += k;
+		n -= k;
+		pos = (pos + k) % p->nup;
 	}
 	return pos;
 }
@@ -619,7 +624,7 @@ static void route_switch_plain(const struct span *g, uint32_t s,
 	p.step = w->step;
 	for (h = 0; h < w->nup; h++) {
 		p.flag[h] = flag_words(g, thread, FLAG_ACTIVE, p.up[h].peer);
-		p.port[h] = p.up[h].port;
+		p.port[h] = p.port[w->nup + h] = p.up[h].port;
 	}
 	for (r = 0; r < c->nruns; r++) {
 		const struct run *u = &c->runs[r];
