@@ -44,6 +44,7 @@
 
 #include "routing/bigmem.h"
 #include "routing/ftree_int.h"
+#include "routing/gather.h"
 #include "routing/par.h"
 #include "routing/transpose.h"
 
@@ -1072,23 +1073,27 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 	}
 }
 
+/* A thread's scratch row: a column past the last, and a gather's pad. */
+static size_t scratch_len(const struct ibfm_lfts *l)
+{
+	return (size_t)l->stride + 1 + IBFM_GATHER_PAD;
+}
+
 /* Row 'task' block: from destination order into LID order. */
 static void lid_order_task(void *ctx, uint32_t task, unsigned thread)
 {
 	const struct span *g = ctx;
 	const struct ibfm_lfts *l = g->lfts;
 	/* A LID of no destination reads column ncols: unrouted. */
-	uint8_t *restrict tmp = g->scratch + (size_t)thread * (l->stride + 1);
-	const uint32_t *restrict col = g->col_of_lid;
-	uint32_t s = task * ROWS_PER_TASK, end, lid;
+	uint8_t *tmp = g->scratch + (size_t)thread * scratch_len(l);
+	uint32_t s = task * ROWS_PER_TASK, end;
 
 	end = s + ROWS_PER_TASK < l->nsw ? s + ROWS_PER_TASK : l->nsw;
 	for (; s < end; s++) {
 		uint8_t *row = l->ports + (size_t)s * l->stride;
 
 		memcpy(tmp, row, g->ncols);
-		for (lid = 0; lid < l->stride; lid++)
-			row[lid] = tmp[col[lid]];
+		ibfm_gather_bytes(row, tmp, g->col_of_lid, l->stride);
 	}
 }
 
@@ -1254,7 +1259,7 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 				      sizeof(*g->flags));
 	g->vc = calloc(g->nthreads, sizeof(*g->vc));
 	g->pcls = malloc(((size_t)t->nsw + 1) * sizeof(*g->pcls));
-	g->scratch = malloc((size_t)g->nthreads * (lfts->stride + 1));
+	g->scratch = calloc(g->nthreads, scratch_len(lfts));
 	g->col_of_lid =
 		malloc(((size_t)lfts->stride + 1) * sizeof(*g->col_of_lid));
 	if (!g->par || !g->flags || !g->vc || !g->pcls || !g->scratch ||
@@ -1307,8 +1312,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	t0 = ibfm_clock_ms();
 	g.ncols = number_columns(t, lfts, (uint32_t *)g.col_of_lid);
 	for (i = 0; i < g.nthreads; i++)
-		g.scratch[(size_t)i * (lfts->stride + 1) + g.ncols] =
-			IBFM_LFT_NONE;
+		g.scratch[i * scratch_len(lfts) + g.ncols] = IBFM_LFT_NONE;
 	ibfm_par_run(g.par, (lfts->nsw + ROWS_PER_TASK - 1) / ROWS_PER_TASK,
 		     lid_order_task, &g);
 	t->stats.order_ms = ibfm_clock_ms() - t0;

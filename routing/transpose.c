@@ -11,7 +11,8 @@
 
 #include <stddef.h>
 
-#ifdef __SSE2__
+/* IBFM_NO_SIMD: the portable path only (its tests build it so). */
+#if defined(__SSE2__) && !defined(IBFM_NO_SIMD)
 #include <emmintrin.h>
 #endif
 
@@ -29,7 +30,7 @@ static void bytes(uint8_t *restrict to, const uint8_t *restrict from,
 			to[(size_t)c * rows + r] = from[(size_t)r * cols + c];
 }
 
-#ifdef __SSE2__
+#if defined(__SSE2__) && !defined(IBFM_NO_SIMD)
 /*
  * One 16 x 16 block: 16 rows of 'from' ('fs' apart) into 16 columns of
  * 'to' ('ts' apart). Each round interleaves units of twice the size of
