@@ -78,6 +78,11 @@ struct ibfm_detour {
 	 * update on a 3-level fabric that lost a spine-core link).
 	 */
 	uint64_t (*refused)[4];
+	/* The switch behind each switch port (port0 of switch s at
+	 * peer[pbase[s]]), read from the fabric at creation, at each reset
+	 * and when links go: a turn point's reach reads every port of
+	 * every switch up to four times, through five loads a port. */
+	uint32_t *pbase, *peer;
 	struct ibfm_detour_stats stats;
 };
 
@@ -102,15 +107,36 @@ static const struct ibfm_node *node_of(const struct ibfm_detour *d, uint32_t s)
 /* The ranked switch behind port 'p' of switch 's', or IBFM_NONE. */
 static uint32_t peer_sw(const struct ibfm_detour *d, uint32_t s, unsigned p)
 {
-	const struct ibfm_fabric *f = d->g.f;
-	uint32_t q = f->ports[node_of(d, s)->port0 + p].peer, m;
+	uint32_t m = d->peer[d->pbase[s] + p];
 
-	if (q == IBFM_NONE)
-		return IBFM_NONE;
-	m = d->g.node_sw[f->ports[q].node];
 	if (m == IBFM_NONE || rank_of(d, m) == IBFM_RANK_NONE)
 		return IBFM_NONE;
 	return m;
+}
+
+/* The ports of switch 's'. */
+static unsigned nports_of(const struct ibfm_detour *d, uint32_t s)
+{
+	return d->pbase[s + 1] - d->pbase[s] - 1;
+}
+
+/* The switch behind every switch port, as the fabric has them now. */
+static void read_peers(struct ibfm_detour *d)
+{
+	const struct ibfm_fabric *f = d->g.f;
+	uint32_t s, p;
+
+	for (s = 0; s < d->g.nsw; s++) {
+		const struct ibfm_node *n = node_of(d, s);
+
+		for (p = 0; p <= n->nports; p++) {
+			uint32_t q = f->ports[n->port0 + p].peer;
+
+			d->peer[d->pbase[s] + p] =
+				q == IBFM_NONE ? IBFM_NONE
+					       : d->g.node_sw[f->ports[q].node];
+		}
+	}
 }
 
 /* The port number at the far end of port 'p' of switch 's'. */
@@ -141,15 +167,25 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	d->queue = calloc(n, sizeof(*d->queue));
 	d->queued = calloc(n, sizeof(*d->queued));
 	d->refused = calloc(n, sizeof(*d->refused));
+	d->pbase = calloc(n + 1, sizeof(*d->pbase));
 	if (!d->rank || !d->turns || !d->turn_of || !d->xport || !d->xdown ||
 	    !d->xlen || !d->seen || !d->chain || !d->queue || !d->queued ||
-	    !d->refused) {
+	    !d->refused || !d->pbase) {
 		ibfm_detour_destroy(d);
 		return -ENOMEM;
 	}
 	memset(d->turn_of, 0xff, n * sizeof(*d->turn_of));
-	for (n = 0; n < g->nsw; n++)
+	for (n = 0; n < g->nsw; n++) {
 		d->rank[n] = g->rank[g->sw_node[n]];
+		d->pbase[n + 1] =
+			d->pbase[n] + g->f->nodes[g->sw_node[n]].nports + 1;
+	}
+	d->peer = malloc(((size_t)d->pbase[g->nsw] + 1) * sizeof(*d->peer));
+	if (!d->peer) {
+		ibfm_detour_destroy(d);
+		return -ENOMEM;
+	}
+	read_peers(d);
 	*out = d;
 	return 0;
 }
@@ -164,7 +200,8 @@ static void turn_free(struct turn *t)
 	memset(t, 0, sizeof(*t));
 }
 
-void ibfm_detour_reset(struct ibfm_detour *d)
+/* No turn point, no hub: what a reset leaves and destroy frees. */
+static void drop_turns_and_hubs(struct ibfm_detour *d)
 {
 	uint32_t i;
 
@@ -185,12 +222,18 @@ void ibfm_detour_reset(struct ibfm_detour *d)
 	memset(d->refused, 0, (size_t)d->g.nsw * sizeof(*d->refused));
 }
 
+void ibfm_detour_reset(struct ibfm_detour *d)
+{
+	drop_turns_and_hubs(d);
+	read_peers(d);
+}
+
 void ibfm_detour_destroy(struct ibfm_detour *d)
 {
 	if (!d)
 		return;
 	if (d->turns)
-		ibfm_detour_reset(d);
+		drop_turns_and_hubs(d);
 	free(d->rank);
 	free(d->turns);
 	free(d->turn_of);
@@ -202,6 +245,8 @@ void ibfm_detour_destroy(struct ibfm_detour *d)
 	free(d->queue);
 	free(d->queued);
 	free(d->refused);
+	free(d->pbase);
+	free(d->peer);
 	free(d);
 }
 
@@ -266,7 +311,7 @@ static void reach_run(struct ibfm_detour *d, struct reach *r)
 		d->qhead = (d->qhead + 1) % d->g.nsw;
 		d->qlen--;
 		d->queued[x] = false;
-		for (p = 1; p <= node_of(d, x)->nports; p++) {
+		for (p = 1; p <= nports_of(d, x); p++) {
 			uint32_t w = peer_sw(d, x, p);
 
 			if (w != IBFM_NONE && reached(d, r, x, w) &&
@@ -283,7 +328,7 @@ static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
 
 	if (reach_clear(d, r))
 		return -ENOMEM;
-	for (p = 1; p <= node_of(d, v)->nports; p++) {
+	for (p = 1; p <= nports_of(d, v); p++) {
 		uint32_t w = peer_sw(d, v, p);
 
 		if (w != IBFM_NONE && key_up(d, v, w) && enter(d, r, v, w))
@@ -314,7 +359,7 @@ static int back_build(struct ibfm_detour *d, struct turn *t)
 
 	if (reach_clear(d, &t->back))
 		return -ENOMEM;
-	for (p = 1; p <= node_of(d, t->sw)->nports; p++) {
+	for (p = 1; p <= nports_of(d, t->sw); p++) {
 		uint32_t a = peer_sw(d, t->sw, p);
 
 		if (a != IBFM_NONE && allowed(t, p))
@@ -330,7 +375,7 @@ static bool reaches_turn(const struct ibfm_detour *d, uint32_t i, uint32_t j)
 	const struct turn *tj = &d->turns[j];
 	unsigned p;
 
-	for (p = 1; p <= node_of(d, tj->sw)->nports; p++) {
+	for (p = 1; p <= nports_of(d, tj->sw); p++) {
 		uint32_t a = peer_sw(d, tj->sw, p);
 
 		if (a != IBFM_NONE && allowed(tj, p) &&
@@ -495,6 +540,7 @@ void ibfm_detour_links_lost(struct ibfm_detour *d)
 {
 	uint32_t i;
 
+	read_peers(d);
 	for (i = 0; i < d->nturns; i++)
 		d->turns[i].back_ok = false;
 }
@@ -668,7 +714,7 @@ static void follow_hub(struct ibfm_detour *d, const struct hub *h,
  */
 static bool join_by_turn(struct ibfm_detour *d, uint32_t s)
 {
-	unsigned p, nports = node_of(d, s)->nports;
+	unsigned p, nports = nports_of(d, s);
 	int pass;
 
 	for (pass = 0; pass < 2; pass++)
@@ -700,7 +746,7 @@ static bool join_round(struct ibfm_detour *d, const uint32_t *pend,
 
 	for (j = 0; j < npend; j++) {
 		uint32_t s = pend[j], up = IBFM_NONE;
-		unsigned p, nports = node_of(d, s)->nports, up_p = 0;
+		unsigned p, nports = nports_of(d, s), up_p = 0;
 
 		if (d->mode[s] != IBFM_MODE_NONE)
 			continue;
