@@ -130,6 +130,7 @@ int ibfm_ftree_build_adjacency(struct ibfm_ftree *t)
 
 	memset(t->port_dir, DIR_NONE, f->nports);
 	t->parallel = false;
+	t->walk_last = IBFM_NONE; /* the ancestors walked may be others now */
 	for (s = 0; s < t->nsw; s++) {
 		const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
 		unsigned my = t->rank[t->sw_node[s]], p;

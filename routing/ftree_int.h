@@ -120,6 +120,12 @@ struct ibfm_ftree {
 	uint32_t *drr; /* per group (first dhop): next link to use */
 	uint32_t *anc; /* the target's ancestors, in BFS order */
 	uint32_t nanc;
+	/* The target 'anc' was walked from (IBFM_NONE: none, or the links
+	 * changed since), and which of its up-hops reached each parent
+	 * first: a target with the same parents has the same ancestors. */
+	uint32_t walk_last;
+	uint8_t walk_first[IBFM_MAX_PORTS];
+	uint32_t walk_nfirst;
 	uint32_t *order;	 /* switch indexes by rank, unranked last */
 	uint32_t *node_sw;	 /* fabric node -> switch index */
 	uint8_t *port_dir;	 /* fabric port -> DIR_* */

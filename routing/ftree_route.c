@@ -115,11 +115,48 @@ static void set_modes_words(struct ibfm_ftree *t, uint32_t x)
  * Marks the ancestors of switch 'x' (the switches whose down[] holds it)
  * with their port down towards it: one walk up from 'x'.
  */
+/* Ancestor 'a' reached down through up-hop 'h' (an index into hops). */
+static void reach_down(struct ibfm_ftree *t, uint32_t a, uint32_t h)
+{
+	t->sd[a].dgrp = t->hop_run[h];
+	t->sd[a].dcnt = t->hop_runlen[h];
+	t->sw[a].dport = t->dhops[t->hop_run[h]].port;
+}
+
+/*
+ * The last walk again for 'x', whose parents are the last target's, in
+ * the same order (a pod's leaves, one after another): the same
+ * ancestors in the same order, the same marks; only the parents' ways
+ * down differ. Whether it could.
+ */
+static bool walk_again(struct ibfm_ftree *t, uint32_t x)
+{
+	const struct sw *c = &t->sw[x], *l;
+	uint32_t i;
+
+	if (t->walk_last == IBFM_NONE || t->walk_last == x)
+		return false;
+	l = &t->sw[t->walk_last];
+	if (!c->nup || !ibfm_ftree_same_peers(t->hops + c->up0, c->nup,
+					      t->hops + l->up0, l->nup))
+		return false;
+	for (i = 0; i < t->walk_nfirst; i++) {
+		uint32_t h = c->up0 + t->walk_first[i];
+
+		reach_down(t, t->hops[h].peer, h);
+	}
+	t->walk_last = x;
+	return true;
+}
+
 void ibfm_ftree_walk_ancestors(struct ibfm_ftree *t, uint32_t x)
 {
 	uint32_t head = 0, tail = 0, h;
 
+	if (walk_again(t, x))
+		return;
 	t->dgen++;
+	t->walk_nfirst = 0;
 	t->queue[tail++] = x;
 	while (head < tail) {
 		const struct sw *c = &t->sw[t->queue[head++]];
@@ -131,15 +168,16 @@ void ibfm_ftree_walk_ancestors(struct ibfm_ftree *t, uint32_t x)
 			if (p->dgen == t->dgen || hp->peer == x)
 				continue;
 			p->dgen = t->dgen;
-			t->sd[hp->peer].dgrp = t->hop_run[c->up0 + h];
-			t->sd[hp->peer].dcnt = t->hop_runlen[c->up0 + h];
-			p->dport = t->dhops[t->hop_run[c->up0 + h]].port;
+			reach_down(t, hp->peer, c->up0 + h);
+			if (head == 1)
+				t->walk_first[t->walk_nfirst++] = (uint8_t)h;
 			t->queue[tail++] = hp->peer;
 		}
 	}
 	/* Parents before children, read backwards: see route_down. */
 	t->nanc = tail - 1;
 	memcpy(t->anc, t->queue + 1, t->nanc * sizeof(*t->anc));
+	t->walk_last = x;
 }
 
 void ibfm_ftree_walk_up_from(struct ibfm_ftree *t, uint32_t x)
