@@ -54,10 +54,16 @@ void ibfm_pub_lend(struct ibfm_pub *p, struct ibfm_route *pass,
  */
 bool ibfm_pub_reclaim(struct ibfm_pub *p);
 
-/* Waits until nothing is pending or being written. */
+/*
+ * Waits until nothing is pending or being written. Not with the
+ * lender's lock held while a pass is lent: the thread needs it to copy.
+ */
 void ibfm_pub_flush(struct ibfm_pub *p);
 
-/* Publishes what is pending, stops the thread, frees. NULL is fine. */
+/*
+ * Publishes what is pending, stops the thread, frees. NULL is fine. Not
+ * with the lender's lock held (as ibfm_pub_flush).
+ */
 void ibfm_pub_stop(struct ibfm_pub *p);
 
 #endif /* IBFM_PLUGIN_PUBLISH_H */

@@ -101,7 +101,6 @@ static void link_down_runs(struct ibfm_ftree *t)
 		}
 }
 
-/* Parents, children, port directions and the rank order, from the links. */
 /*
  * The switches of rank 1 and up in rank order, by number within a rank:
  * a counting sort (a pass per rank read every switch 255 times).
@@ -123,6 +122,7 @@ static void order_by_rank(struct ibfm_ftree *t)
 			t->order[at[t->sw[i].rank]++] = i;
 }
 
+/* Parents, children, port directions and the rank order, from the links. */
 int ibfm_ftree_build_adjacency(struct ibfm_ftree *t)
 {
 	const struct ibfm_fabric *f = t->f;

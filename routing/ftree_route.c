@@ -111,10 +111,6 @@ static void set_modes_words(struct ibfm_ftree *t, uint32_t x)
 	t->npend = n;
 }
 
-/*
- * Marks the ancestors of switch 'x' (the switches whose down[] holds it)
- * with their port down towards it: one walk up from 'x'.
- */
 /* Ancestor 'a' reached down through up-hop 'h' (an index into hops). */
 static void reach_down(struct ibfm_ftree *t, uint32_t a, uint32_t h)
 {
@@ -149,6 +145,10 @@ static bool walk_again(struct ibfm_ftree *t, uint32_t x)
 	return true;
 }
 
+/*
+ * Marks the ancestors of switch 'x' (the switches whose down[] holds it)
+ * with their port down towards it: one walk up from 'x'.
+ */
 void ibfm_ftree_walk_ancestors(struct ibfm_ftree *t, uint32_t x)
 {
 	uint32_t head = 0, tail = 0, h;
