@@ -178,6 +178,80 @@ static void test_newer_lent_replaces_older(void **state)
 	remove_all(dir);
 }
 
+/* Little-endian 'n'-byte number at 'b'. */
+static uint64_t le(const uint8_t *b, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | b[n];
+	return v;
+}
+
+/*
+ * Nodes OpenSM no longer has, left out by the thread's copy: a gone
+ * switch's row is not in lfts.bin, and no LID names a gone node.
+ */
+static void test_gone_nodes_left_out(void **state)
+{
+	char dir[] = "/tmp/ibfm-pub-XXXXXX", path[300];
+	struct ibfm_snapshot snap = { .generation = 6, .engine = "ibfm" };
+	struct ibfm_pub *pub = start(dir);
+	struct ibfm_route *r = route_tree();
+	const struct ibfm_fabric *f = r->fabric;
+	bool *keep = calloc(f->nnodes, sizeof(*keep));
+	uint32_t n, lid, sw = IBFM_NONE, ca = IBFM_NONE, other = 0;
+	uint32_t sw_lid = 0, ca_lid = 0;
+	uint8_t head[24], *guids;
+	FILE *in;
+
+	(void)state;
+	assert_non_null(keep);
+	for (n = 0; n < f->nnodes; n++) {
+		keep[n] = true;
+		if (ibfm_node_is_switch(&f->nodes[n]) && sw == IBFM_NONE)
+			sw = n;
+		else if (!ibfm_node_is_switch(&f->nodes[n]) && ca == IBFM_NONE)
+			ca = n;
+	}
+	keep[sw] = keep[ca] = false;
+	for (lid = 1; lid <= r->lfts.top_lid; lid++) {
+		uint32_t p = ibfm_fabric_port_by_lid(f, lid);
+
+		if (p == IBFM_NONE)
+			continue;
+		if (f->ports[p].node == sw)
+			sw_lid = lid;
+		else if (f->ports[p].node == ca)
+			ca_lid = lid;
+		else if (!ibfm_node_is_switch(&f->nodes[f->ports[p].node]))
+			other = lid;
+	}
+	assert_true(sw_lid && ca_lid && other);
+	pthread_mutex_lock(&pass_lock);
+	ibfm_pub_lend(pub, r, &pass_lock, keep, &snap);
+	pthread_mutex_unlock(&pass_lock);
+	ibfm_pub_flush(pub);
+	snprintf(path, sizeof(path), "%s/lfts.bin", dir);
+	in = fopen(path, "rb");
+	assert_non_null(in);
+	assert_int_equal(fread(head, 1, 24, in), 24);
+	assert_int_equal(le(head + 8, 4), r->lfts.nsw - 1);
+	assert_int_equal(le(head + 16, 8), 6);
+	guids = malloc(((size_t)le(head + 12, 4) + 1) * 8);
+	assert_non_null(guids);
+	assert_int_equal(fread(guids, 8, le(head + 12, 4) + 1, in),
+			 le(head + 12, 4) + 1);
+	fclose(in);
+	assert_int_equal(le(guids + (size_t)sw_lid * 8, 8), 0);
+	assert_int_equal(le(guids + (size_t)ca_lid * 8, 8), 0);
+	assert_int_not_equal(le(guids + (size_t)other * 8, 8), 0);
+	free(guids);
+	ibfm_pub_stop(pub);
+	ibfm_route_destroy(r);
+	remove_all(dir);
+}
+
 /* Stopped with a pass still lent: it is copied and published first. */
 static void test_stop_publishes_what_is_lent(void **state)
 {
@@ -202,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_copied_after_the_lock),
 		cmocka_unit_test(test_reclaimed_before_a_change),
 		cmocka_unit_test(test_newer_lent_replaces_older),
+		cmocka_unit_test(test_gone_nodes_left_out),
 		cmocka_unit_test(test_stop_publishes_what_is_lent),
 	};
 
