@@ -479,29 +479,35 @@ static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 }
 
 /*
- * The nodes of the routed fabric that OpenSM has ('*gone_sw' counts the
- * switches it has not, '*gone' every node): a node gone from the subnet
- * stays in the routed fabric, unlinked, while passes repair
- * (routing/route.h), but is not published. NULL when out of memory.
+ * The nodes of the routed fabric that OpenSM has, into '*keep' (NULL:
+ * all of them): a node gone from the subnet stays in the routed fabric,
+ * unlinked, while passes repair (routing/route.h), but is not
+ * published. -ENOMEM.
  */
-static bool *nodes_here(struct ibfm_osm *p, uint32_t *gone_sw, uint32_t *gone)
+static int nodes_here(struct ibfm_osm *p, bool **keep)
 {
 	const struct ibfm_fabric *f = p->route->fabric;
-	bool *keep = calloc(f->nnodes + 1, sizeof(*keep));
+	bool *k = calloc(f->nnodes + 1, sizeof(*k)), all = true;
 	uint32_t n;
 
-	*gone_sw = *gone = 0;
-	for (n = 0; keep && n < f->nnodes; n++) {
+	*keep = NULL;
+	if (!k)
+		return -ENOMEM;
+	for (n = 0; n < f->nnodes; n++) {
 		ib_net64_t guid = cl_hton64(f->nodes[n].guid);
-		bool sw = ibfm_node_is_switch(&f->nodes[n]);
 
-		keep[n] =
-			sw ? osm_get_switch_by_guid(&p->osm->subn, guid) != NULL
-			   : osm_get_node_by_guid(&p->osm->subn, guid) != NULL;
-		*gone_sw += sw && !keep[n];
-		*gone += !keep[n];
+		k[n] = ibfm_node_is_switch(&f->nodes[n])
+			       ? osm_get_switch_by_guid(&p->osm->subn, guid) !=
+					 NULL
+			       : osm_get_node_by_guid(&p->osm->subn, guid) !=
+					 NULL;
+		all = all && k[n];
 	}
-	return keep;
+	if (all)
+		free(k);
+	else
+		*keep = k;
+	return 0;
 }
 
 /*
@@ -521,24 +527,18 @@ static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 		.blocks_total = total,
 		.sharp_sl = p->sharp_sl,
 	};
-	uint32_t gone_sw = 0, gone = 0;
 	bool *keep;
 
 	if (!p->pub)
 		return;
 	/* A node gone from OpenSM's subnet is not published: which are
 	 * here is OpenSM's to say, so it is asked now, under its lock. */
-	keep = nodes_here(p, &gone_sw, &gone);
-	if (!keep) {
+	if (nodes_here(p, &keep)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 generation %" PRIu64
 				   " not published: out of memory\n",
 			p->generation);
 		return;
-	}
-	if (!gone) {
-		free(keep);
-		keep = NULL;
 	}
 	ibfm_pub_lend(p->pub, p->route, &p->route_lock, keep, &snap);
 }
@@ -868,7 +868,6 @@ static void reclaim_pass(void *ctx)
 }
 
 /* Starts the fast path unless fast_reroute=off (P18 when it cannot). */
-
 static void start_fast_path(struct ibfm_osm *p)
 {
 	struct ibfm_fastpath_conf *c = &p->fast_conf;

@@ -606,11 +606,6 @@ uint32_t ibfm_detour_hub(const struct ibfm_detour *d, unsigned i)
 	return d->hubs[i].sw;
 }
 
-uint8_t ibfm_detour_port(const struct ibfm_detour *d, uint32_t s)
-{
-	return d->xport[s];
-}
-
 const uint8_t *ibfm_detour_ports(const struct ibfm_detour *d)
 {
 	return d->xport;

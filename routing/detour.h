@@ -58,7 +58,7 @@ enum ibfm_mode {
 	IBFM_MODE_SELF,	    /* the target itself */
 	IBFM_MODE_DOWN,	    /* up/down route, going down */
 	IBFM_MODE_UP,	    /* up/down route, going up */
-	IBFM_MODE_DETOUR,   /* a detour (ibfm_detour_port) */
+	IBFM_MODE_DETOUR,   /* a detour (ibfm_detour_ports) */
 };
 
 #define IBFM_DETOUR_HUBS 4 /* hubs at most */
@@ -129,18 +129,15 @@ uint32_t ibfm_detour_hub(const struct ibfm_detour *d, unsigned i);
  * Plans detours to one target. 'mode' holds every switch's mode
  * (NONE, SELF, DOWN or UP); 'pend' lists the switches in the target's
  * component with mode NONE. Those it routes get IBFM_MODE_DETOUR and a
- * port (ibfm_detour_port). Returns how many are left unrouted.
+ * port (ibfm_detour_ports). Returns how many are left unrouted.
  */
 uint32_t ibfm_detour_plan(struct ibfm_detour *d, uint8_t *mode,
 			  const uint32_t *pend, uint32_t npend);
 
-/* The port switch 's' leaves by, after a plan gave it IBFM_MODE_DETOUR. */
-uint8_t ibfm_detour_port(const struct ibfm_detour *d, uint32_t s);
-
 /*
- * ibfm_detour_port of every switch, by switch (a call per switch was a
- * tenth of planning at 45,056 hosts): valid where the plan gave
- * IBFM_MODE_DETOUR, until the next plan.
+ * The port each switch leaves by, by switch, where the last plan gave it
+ * IBFM_MODE_DETOUR (elsewhere meaningless); valid until the next plan.
+ * An array, not a call per switch: planning reads millions.
  */
 const uint8_t *ibfm_detour_ports(const struct ibfm_detour *d);
 

@@ -68,7 +68,7 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 	if (s == x)
 		return d->out;
 	if (t->mode[s] == MODE_DETOUR)
-		return ibfm_detour_port(t->det, s);
+		return ibfm_detour_ports(t->det)[s];
 	if (w->rank == IBFM_RANK_NONE)
 		return IBFM_LFT_NONE;
 	if (w->dgen == t->dgen)
@@ -274,7 +274,7 @@ static void fix_pend(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		uint32_t s = t->pend[j];
 		uint8_t *row = ibfm_lfts_row(lfts, s);
 		uint8_t e = !gone && t->mode[s] == MODE_DETOUR
-				    ? ibfm_detour_port(t->det, s)
+				    ? ibfm_detour_ports(t->det)[s]
 				    : IBFM_LFT_NONE;
 
 		for (k = 0; k < d->nlids; k++)
