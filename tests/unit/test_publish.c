@@ -86,6 +86,31 @@ static struct ibfm_pub *start(char *dir)
 	return pub;
 }
 
+/*
+ * 'dir' holds generation 'gen' and, in lfts.bin, the rows 'want' (as
+ * rows_of lays them out; freed here) of a pass shaped like 'r'.
+ */
+static void check_published(const char *dir, const struct ibfm_route *r,
+			    uint64_t gen, uint8_t *want)
+{
+	uint8_t *got;
+
+	assert_int_equal(ibfm_snapshot_last_generation(dir), gen);
+	got = published_rows(dir, r);
+	assert_memory_equal(got, want,
+			    (size_t)r->lfts.nsw * (r->lfts.top_lid + 1));
+	free(got);
+	free(want);
+}
+
+/* The publisher stopped, the pass freed, the directory removed. */
+static void finish(struct ibfm_pub *pub, struct ibfm_route *r, const char *dir)
+{
+	ibfm_pub_stop(pub);
+	ibfm_route_destroy(r);
+	remove_all(dir);
+}
+
 /* Lent, copied by the thread once the lender lets its lock go. */
 static void test_copied_after_the_lock(void **state)
 {
@@ -93,7 +118,7 @@ static void test_copied_after_the_lock(void **state)
 	struct ibfm_snapshot snap = { .generation = 5, .engine = "ibfm" };
 	struct ibfm_pub *pub = start(dir);
 	struct ibfm_route *r = route_tree();
-	uint8_t *want = rows_of(r), *got;
+	uint8_t *want = rows_of(r);
 
 	(void)state;
 	pthread_mutex_lock(&pass_lock);
@@ -104,15 +129,8 @@ static void test_copied_after_the_lock(void **state)
 	pthread_mutex_lock(&pass_lock);
 	assert_false(ibfm_pub_reclaim(pub));
 	pthread_mutex_unlock(&pass_lock);
-	assert_int_equal(ibfm_snapshot_last_generation(dir), 5);
-	got = published_rows(dir, r);
-	assert_memory_equal(got, want,
-			    (size_t)r->lfts.nsw * (r->lfts.top_lid + 1));
-	free(got);
-	free(want);
-	ibfm_pub_stop(pub);
-	ibfm_route_destroy(r);
-	remove_all(dir);
+	check_published(dir, r, 5, want);
+	finish(pub, r, dir);
 }
 
 /*
@@ -126,7 +144,7 @@ static void test_reclaimed_before_a_change(void **state)
 	struct ibfm_snapshot snap = { .generation = 7, .engine = "ibfm" };
 	struct ibfm_pub *pub = start(dir);
 	struct ibfm_route *r = route_tree();
-	uint8_t *want = rows_of(r), *got;
+	uint8_t *want = rows_of(r);
 
 	(void)state;
 	pthread_mutex_lock(&pass_lock);
@@ -137,15 +155,8 @@ static void test_reclaimed_before_a_change(void **state)
 	change_pass(r, 3);
 	pthread_mutex_unlock(&pass_lock);
 	ibfm_pub_flush(pub);
-	assert_int_equal(ibfm_snapshot_last_generation(dir), 7);
-	got = published_rows(dir, r);
-	assert_memory_equal(got, want,
-			    (size_t)r->lfts.nsw * (r->lfts.top_lid + 1));
-	free(got);
-	free(want);
-	ibfm_pub_stop(pub);
-	ibfm_route_destroy(r);
-	remove_all(dir);
+	check_published(dir, r, 7, want);
+	finish(pub, r, dir);
 }
 
 /* A newer pass lent while an older one waits: the newer is published. */
@@ -155,7 +166,7 @@ static void test_newer_lent_replaces_older(void **state)
 	struct ibfm_snapshot snap = { .generation = 9, .engine = "ibfm" };
 	struct ibfm_pub *pub = start(dir);
 	struct ibfm_route *r = route_tree();
-	uint8_t *got, *want;
+	uint8_t *want;
 
 	(void)state;
 	pthread_mutex_lock(&pass_lock);
@@ -167,15 +178,8 @@ static void test_newer_lent_replaces_older(void **state)
 	ibfm_pub_lend(pub, r, &pass_lock, NULL, &snap);
 	pthread_mutex_unlock(&pass_lock);
 	ibfm_pub_flush(pub);
-	assert_int_equal(ibfm_snapshot_last_generation(dir), 10);
-	got = published_rows(dir, r);
-	assert_memory_equal(got, want,
-			    (size_t)r->lfts.nsw * (r->lfts.top_lid + 1));
-	free(got);
-	free(want);
-	ibfm_pub_stop(pub);
-	ibfm_route_destroy(r);
-	remove_all(dir);
+	check_published(dir, r, 10, want);
+	finish(pub, r, dir);
 }
 
 /* Little-endian 'n'-byte number at 'b'. */
@@ -247,9 +251,7 @@ static void test_gone_nodes_left_out(void **state)
 	assert_int_equal(le(guids + (size_t)ca_lid * 8, 8), 0);
 	assert_int_not_equal(le(guids + (size_t)other * 8, 8), 0);
 	free(guids);
-	ibfm_pub_stop(pub);
-	ibfm_route_destroy(r);
-	remove_all(dir);
+	finish(pub, r, dir);
 }
 
 /* Stopped with a pass still lent: it is copied and published first. */
