@@ -40,6 +40,7 @@
 #include "routing/fabric.h"
 #include "routing/ftree.h"
 #include "routing/lft.h"
+#include "routing/par.h"
 #include "routing/rail.h"
 #include "routing/rank.h"
 
@@ -157,9 +158,12 @@ struct ibfm_ftree {
 	uint32_t *lid_dest; /* LID -> dest index */
 	uint32_t top_lid;
 	uint32_t stamp, dgen;
-	unsigned threads; /* for the full route; 0: online CPUs, <= 16 */
-	uint8_t *rank;	  /* per fabric node */
-	bool *io;	  /* per fabric port: an I/O node's port */
+	struct ibfm_par *par; /* the full route's threads */
+	/* tables for the first full route, faulted in by the workers while
+	 * the engine is built (empty with one thread) */
+	struct ibfm_lfts fresh;
+	uint8_t *rank; /* per fabric node */
+	bool *io;      /* per fabric port: an I/O node's port */
 	struct ibfm_ftree_stats stats;
 };
 

@@ -1190,7 +1190,6 @@ static void span_free(struct span *g)
 	free(g->pcls);
 	free(g->scratch);
 	free((void *)g->col_of_lid);
-	ibfm_par_free(g->par);
 }
 
 /*
@@ -1251,7 +1250,7 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 
 	g->t = t;
 	g->lfts = lfts;
-	g->par = ibfm_par_new(t->threads);
+	g->par = t->par;
 	g->nthreads = ibfm_par_threads(g->par);
 	if (plans_init(g))
 		return -ENOMEM;
@@ -1262,10 +1261,43 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 	g->scratch = calloc(g->nthreads, scratch_len(lfts));
 	g->col_of_lid =
 		malloc(((size_t)lfts->stride + 1) * sizeof(*g->col_of_lid));
-	if (!g->par || !g->flags || !g->vc || !g->pcls || !g->scratch ||
-	    !g->col_of_lid)
+	if (!g->flags || !g->vc || !g->pcls || !g->scratch || !g->col_of_lid)
 		return -ENOMEM;
 	number_classes(t, g->pcls);
+	return 0;
+}
+
+/*
+ * Tables for the route: those the workers faulted in while the engine
+ * was built, once they are done, when the destinations' top LID keeps
+ * their row length; new ones otherwise.
+ */
+static int route_tables(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			struct ibfm_err *err)
+{
+	ibfm_par_join(t->par);
+	if (t->fresh.ports && ibfm_lfts_lower_top(&t->fresh, t->top_lid)) {
+		*lfts = t->fresh;
+		memset(&t->fresh, 0, sizeof(t->fresh));
+		return 0;
+	}
+	ibfm_lfts_free(&t->fresh);
+	return ibfm_lfts_alloc(lfts, t->f, t->top_lid, err);
+}
+
+/* What the spans read of the whole fabric, before the first. */
+static int set_up(struct ibfm_ftree *t, uint32_t *cut, uint32_t *phase_of,
+		  uint32_t *ncut)
+{
+	*ncut = cut_ranks(t, cut, phase_of);
+	reset_positions(t);
+	ibfm_ftree_build_reach(t);
+	t->ncomp = build_components(t);
+	if (ibfm_ftree_choose_hubs(t))
+		return -ENOMEM;
+	t->stats.detours = 0;
+	t->stats.cdg_filled = 0;
+	t->stats.plan_ms = t->stats.switches_ms = t->stats.down_ms = 0;
 	return 0;
 }
 
@@ -1274,37 +1306,25 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 {
 	struct span g = { 0 };
 	uint32_t *cut, *phase_of, ncut, i;
-	double t0;
+	double t0 = ibfm_clock_ms();
 	int rc;
 
 	ibfm_lfts_free(lfts);
-	/* Every entry is written: in destination order, then in LID order. */
-	rc = ibfm_lfts_alloc(lfts, t->f, t->top_lid, err);
-	if (rc)
-		return rc;
 	cut = malloc(((size_t)t->nsw + 2) * sizeof(*cut));
 	phase_of = malloc(((size_t)t->nsw + 1) * sizeof(*phase_of));
-	if (!cut || !phase_of || span_init(&g, t, lfts)) {
-		free(cut);
-		free(phase_of);
-		span_free(&g);
-		ibfm_lfts_free(lfts);
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	}
-	t0 = ibfm_clock_ms();
-	ncut = cut_ranks(t, cut, phase_of);
-	reset_positions(t);
-	ibfm_ftree_build_reach(t);
-	t->ncomp = build_components(t);
-	if (ibfm_ftree_choose_hubs(t)) {
-		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	t->stats.detours = 0;
-	t->stats.cdg_filled = 0;
-	t->stats.threads = g.nthreads;
-	t->stats.plan_ms = t->stats.switches_ms = t->stats.down_ms = 0;
+	/* The set-up while the workers may still fault the tables in. */
+	rc = cut && phase_of ? set_up(t, cut, phase_of, &ncut) : -ENOMEM;
 	t->stats.setup_ms = ibfm_clock_ms() - t0;
+	if (!rc)
+		rc = route_tables(t, lfts, err);
+	else
+		ibfm_err_set(err, rc, "out of memory");
+	/* Every entry is written: in destination order, then in LID order. */
+	if (!rc && span_init(&g, t, lfts))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+	if (rc)
+		goto out;
+	t->stats.threads = g.nthreads;
 	g.plain = t->nrails == 1 && !t->parallel;
 	for (i = 0; g.plain && i < t->ndests; i++)
 		g.plain = t->dests[i].nlids == 1;

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static uint32_t row_len(uint32_t top_lid)
+{
+	return (top_lid + IBFM_LFT_BLOCK) / IBFM_LFT_BLOCK * IBFM_LFT_BLOCK;
+}
+
 int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 		    uint32_t top_lid, struct ibfm_err *err)
 {
@@ -19,8 +24,7 @@ int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 			IBFM_LID_UNICAST_MAX);
 	t->nsw = f->nswitches;
 	t->top_lid = top_lid;
-	t->stride =
-		(top_lid + IBFM_LFT_BLOCK) / IBFM_LFT_BLOCK * IBFM_LFT_BLOCK;
+	t->stride = row_len(top_lid);
 	t->sw_node = malloc((t->nsw + 1) * sizeof(*t->sw_node));
 	t->node_sw = malloc((f->nnodes + 1) * sizeof(*t->node_sw));
 	t->ports = ibfm_bigmem_alloc((size_t)t->nsw * t->stride);
@@ -32,6 +36,14 @@ int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 	}
 	ibfm_fabric_number_switches(f, t->sw_node, t->node_sw);
 	return 0;
+}
+
+bool ibfm_lfts_lower_top(struct ibfm_lfts *t, uint32_t top_lid)
+{
+	if (top_lid > t->top_lid || row_len(top_lid) != t->stride)
+		return false;
+	t->top_lid = top_lid;
+	return true;
 }
 
 int ibfm_lfts_init(struct ibfm_lfts *t, const struct ibfm_fabric *f,

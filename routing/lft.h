@@ -50,6 +50,13 @@ int ibfm_lfts_alloc(struct ibfm_lfts *t, const struct ibfm_fabric *f,
 		    uint32_t top_lid, struct ibfm_err *err);
 
 /*
+ * Tables from ibfm_lfts_alloc for a higher top LID made tables up to
+ * 'top_lid' when that keeps the row length: true then, false (and
+ * nothing changed) when rows of 'top_lid' are shorter.
+ */
+bool ibfm_lfts_lower_top(struct ibfm_lfts *t, uint32_t top_lid);
+
+/*
  * Makes 'dst' a copy of 'src', tables of 'f', that shares nothing with
  * it. 0 or -ENOMEM.
  */

@@ -16,7 +16,8 @@
  * positions and flags stayed in one core's cache, where one shared
  * counter moved them between cores at each span (rows took 1.36x the
  * work on 2 threads). The caller waits until every worker has finished
- * the run.
+ * the run; started (ibfm_par_start), the run goes on without it until it
+ * joins (the engine's tables are faulted in so while it is built).
  */
 #include "routing/par.h"
 
@@ -48,11 +49,12 @@ struct ibfm_par {
 	struct worker *w;
 	pthread_mutex_t lock;
 	pthread_cond_t go, done;
-	uint64_t run;  /* number of the current run (atomic) */
-	uint64_t busy; /* workers still in the current run (atomic) */
-	bool stop;     /* (atomic) */
-	ibfm_par_fn fn;
+	uint64_t run;	/* number of the current run (atomic) */
+	uint64_t busy;	/* workers still in the current run (atomic) */
+	bool stop;	/* (atomic) */
+	ibfm_par_fn fn; /* NULL: no run started and not joined */
 	void *ctx;
+	uint32_t ntasks;
 	struct block blk[PAR_MAX_THREADS];
 };
 
@@ -190,19 +192,17 @@ unsigned ibfm_par_threads(const struct ibfm_par *p)
 	return p ? p->n : 1;
 }
 
-void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
-		  void *ctx)
+void ibfm_par_start(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
+		    void *ctx)
 {
 	unsigned i;
 
-	if (!p || p->n == 1 || ntasks < 2) {
-		for (uint32_t k = 0; k < ntasks; k++)
-			fn(ctx, k, 0);
-		return;
-	}
-	pthread_mutex_lock(&p->lock);
 	p->fn = fn;
 	p->ctx = ctx;
+	p->ntasks = ntasks;
+	if (p->n == 1 || ntasks < 2)
+		return; /* ibfm_par_join runs them */
+	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < p->n; i++)
 		p->blk[i].range = (uint64_t)(ntasks * (i + 1ULL) / p->n) << 32 |
 				  (uint32_t)(ntasks * (uint64_t)i / p->n);
@@ -211,6 +211,18 @@ void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
 	__atomic_store_n(&p->run, p->run + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void ibfm_par_join(struct ibfm_par *p)
+{
+	if (!p->fn)
+		return;
+	if (p->n == 1 || p->ntasks < 2) {
+		for (uint32_t k = 0; k < p->ntasks; k++)
+			p->fn(p->ctx, k, 0);
+		p->fn = NULL;
+		return;
+	}
 	take_tasks(p, 0);
 	if (!spin_until(&p->busy, 0, NULL)) {
 		pthread_mutex_lock(&p->lock);
@@ -218,6 +230,19 @@ void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
 			pthread_cond_wait(&p->done, &p->lock);
 		pthread_mutex_unlock(&p->lock);
 	}
+	p->fn = NULL;
+}
+
+void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
+		  void *ctx)
+{
+	if (!p) {
+		for (uint32_t k = 0; k < ntasks; k++)
+			fn(ctx, k, 0);
+		return;
+	}
+	ibfm_par_start(p, ntasks, fn, ctx);
+	ibfm_par_join(p);
 }
 
 void ibfm_par_free(struct ibfm_par *p)
@@ -226,6 +251,7 @@ void ibfm_par_free(struct ibfm_par *p)
 
 	if (!p)
 		return;
+	ibfm_par_join(p);
 	pthread_mutex_lock(&p->lock);
 	__atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);

@@ -40,6 +40,17 @@ unsigned ibfm_par_threads(const struct ibfm_par *p);
 void ibfm_par_run(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
 		  void *ctx);
 
+/*
+ * ibfm_par_run in two halves, so that the caller does work of its own
+ * while the workers take the tasks: start hands them to the workers and
+ * returns at once; join takes what they left (all of them when the pool
+ * has no worker) and waits for the rest. One run at a time: every start
+ * is joined before the next start or run (ibfm_par_free joins too).
+ */
+void ibfm_par_start(struct ibfm_par *p, uint32_t ntasks, ibfm_par_fn fn,
+		    void *ctx);
+void ibfm_par_join(struct ibfm_par *p);
+
 /* Stops the workers and frees the pool. NULL is fine. */
 void ibfm_par_free(struct ibfm_par *p);
 

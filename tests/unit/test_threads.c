@@ -10,6 +10,7 @@
 
 #include "routing/clock.h"
 #include "routing/ftree.h"
+#include "routing/gen.h"
 #include "routing/par.h"
 #include "routing/rail.h"
 #include "zoo.h"
@@ -90,6 +91,52 @@ static void test_threads_lmc(void **state)
 	each_zoo_fabric(2, 0);
 }
 
+/*
+ * The engine's tables faulted in while it is built are the route's only
+ * when the destinations' top LID gives their row length: a CA with the
+ * fabric's highest LID but no link (no destination) lengthens the
+ * fabric's rows by a block, and the tables keep the row length of the
+ * destinations', as one thread (which faults nothing in) gives them.
+ * A second route on the same engine has no fresh tables: the same.
+ */
+static void test_threads_fresh_tables_row_length(void **state)
+{
+	const struct ibfm_gen_params p = { .levels = 2, .radix = 8 };
+	struct ibfm_fabric *f;
+	struct ibfm_ftree_opts o = { .threads = 2 };
+	struct ibfm_ftree *t;
+	struct ibfm_lfts ref, l = { 0 };
+	struct ibfm_err err;
+	uint32_t n, ca = IBFM_NONE;
+
+	(void)state;
+	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
+		fail_msg("%s", err.msg);
+	for (n = 0; n < f->nnodes && ca == IBFM_NONE; n++)
+		if (!ibfm_node_is_switch(&f->nodes[n]))
+			ca = ibfm_fabric_port(f, n, 1);
+	ibfm_fabric_unlink(f, ca);
+	f->ports[ca].lid = (uint16_t)(f->max_lid + 100);
+	if (ibfm_fabric_finish(f, &err))
+		fail_msg("%s", err.msg);
+	route_on(f, NULL, 1, &ref);
+	assert_true(ref.stride < f->max_lid);
+	if (ibfm_ftree_create(f, &o, &t, &err))
+		fail_msg("%s", err.msg);
+	for (int pass = 0; pass < 2; pass++) {
+		if (ibfm_ftree_route(t, &l, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(l.stride, ref.stride);
+		assert_int_equal(l.top_lid, ref.top_lid);
+		assert_memory_equal(l.ports, ref.ports,
+				    (size_t)ref.nsw * ref.stride);
+	}
+	ibfm_ftree_destroy(t);
+	ibfm_lfts_free(&l);
+	ibfm_lfts_free(&ref);
+	ibfm_fabric_destroy(f);
+}
+
 /* Every task runs once, whatever the pool's size and the task count. */
 static void count_task(void *ctx, uint32_t task, unsigned thread)
 {
@@ -124,6 +171,42 @@ static void test_par_runs_each_task_once(void **state)
 	}
 	assert_true(ibfm_par_default_threads() >= 1 &&
 		    ibfm_par_default_threads() <= 16);
+}
+
+/*
+ * A run started, the caller away: the workers take its tasks without it
+ * (with workers: bounded, 10 s), join takes the rest and waits, each
+ * task once; freeing a pool joins a run started and not joined.
+ */
+static void test_par_start_join(void **state)
+{
+	static uint32_t hits[1000];
+	unsigned n;
+	uint32_t k;
+
+	(void)state;
+	for (n = 1; n <= 4; n++) {
+		struct ibfm_par *p = ibfm_par_new(n);
+		double end = ibfm_clock_ms() + 10e3;
+		uint32_t some = 0;
+
+		assert_non_null(p);
+		memset(hits, 0, sizeof(hits));
+		ibfm_par_start(p, 1000, count_task, hits);
+		while (n > 1 && !some && ibfm_clock_ms() < end)
+			for (k = 0; k < 1000; k++)
+				some += __atomic_load_n(&hits[k],
+							__ATOMIC_RELAXED);
+		assert_true(n == 1 || some);
+		ibfm_par_join(p);
+		for (k = 0; k < 1000; k++)
+			assert_int_equal(hits[k], 1);
+		memset(hits, 0, sizeof(hits));
+		ibfm_par_start(p, 1000, count_task, hits);
+		ibfm_par_free(p);
+		for (k = 0; k < 1000; k++)
+			assert_int_equal(hits[k], 1);
+	}
 }
 
 /*
@@ -174,6 +257,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_par_runs_each_task_once),
 		cmocka_unit_test(test_par_held_thread_tasks_taken_by_others),
+		cmocka_unit_test(test_par_start_join),
+		cmocka_unit_test(test_threads_fresh_tables_row_length),
 		cmocka_unit_test(test_threads_lids_in_order),
 		cmocka_unit_test(test_threads_lids_shuffled),
 		cmocka_unit_test(test_threads_lmc),
