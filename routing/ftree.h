@@ -128,7 +128,10 @@ struct ibfm_ftree_delta {
 /*
  * Prepares routing of 'f' (which must have LIDs: see
  * ibfm_fabric_assign_lids). The fabric must outlive the engine. -EINVAL
- * when 'f' has no leaf, or a root GUID is not a switch.
+ * when 'f' has no leaf, or a root GUID is not a switch. With more than
+ * one thread, the engine's threads fault in the memory of the tables of
+ * the ibfm_ftree_route that is to follow (the engine holds them until
+ * then: create an engine to route).
  */
 int ibfm_ftree_create(const struct ibfm_fabric *f,
 		      const struct ibfm_ftree_opts *opts,
