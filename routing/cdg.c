@@ -21,8 +21,13 @@ struct cdg {
 	uint32_t *head;		 /* per channel: first dependency or NONE */
 	uint32_t *to, *next;	 /* per dependency */
 	size_t to_cap, next_cap; /* ibfm_grow capacities */
-	uint32_t *stamp, gen;	 /* per channel: visited in search 'gen' */
-	uint32_t *stack;
+	/* the same dependencies into each channel, newest first */
+	uint32_t *rhead, *from, *rnext;
+	size_t from_cap, rnext_cap;
+	/* per channel: reached forward (stamp) or backward (rstamp) in
+	 * search 'gen'; each way's stack */
+	uint32_t *stamp, *rstamp, gen;
+	uint32_t *stack, *rstack;
 };
 
 static uint64_t mix(uint64_t k)
@@ -79,12 +84,20 @@ static int add_dep(struct cdg *g, uint32_t a, uint32_t b)
 	if ((n + 1) * 2 > g->set_cap && set_grow(g))
 		return -ENOMEM;
 	if (ibfm_grow((void **)&g->to, &g->to_cap, n + 1, sizeof(*g->to)) ||
-	    ibfm_grow((void **)&g->next, &g->next_cap, n + 1, sizeof(*g->next)))
+	    ibfm_grow((void **)&g->next, &g->next_cap, n + 1,
+		      sizeof(*g->next)) ||
+	    ibfm_grow((void **)&g->from, &g->from_cap, n + 1,
+		      sizeof(*g->from)) ||
+	    ibfm_grow((void **)&g->rnext, &g->rnext_cap, n + 1,
+		      sizeof(*g->rnext)))
 		return -ENOMEM;
 	g->set[slot(g, key_of(a, b))] = key_of(a, b);
 	g->to[n] = b;
 	g->next[n] = g->head[a];
 	g->head[a] = (uint32_t)n;
+	g->from[n] = a;
+	g->rnext[n] = g->rhead[b];
+	g->rhead[b] = (uint32_t)n;
 	g->ndeps++;
 	return 0;
 }
@@ -96,6 +109,7 @@ static void drop_last(struct cdg *g, uint32_t a, uint32_t b)
 
 	g->ndeps--;
 	g->head[a] = g->next[g->ndeps];
+	g->rhead[b] = g->rnext[g->ndeps];
 	/* Backward-shift deletion keeps the probe chains whole. */
 	g->set[i] = 0;
 	for (j = (i + 1) & (g->set_cap - 1); g->set[j];
@@ -107,28 +121,68 @@ static void drop_last(struct cdg *g, uint32_t a, uint32_t b)
 	}
 }
 
-/* Whether channel 'from' reaches channel 'to' in the graph. */
-static bool reaches(struct cdg *g, uint32_t from, uint32_t to)
+/* A new search's mark (every stamp cleared when the count wraps). */
+static void new_mark(struct cdg *g)
 {
-	uint32_t n = 0, e;
-
 	if (++g->gen == 0) {
 		memset(g->stamp, 0, g->f->nports * sizeof(*g->stamp));
+		memset(g->rstamp, 0, g->f->nports * sizeof(*g->rstamp));
 		g->gen = 1;
 	}
-	g->stamp[from] = g->gen;
-	g->stack[n++] = from;
-	while (n) {
-		uint32_t c = g->stack[--n];
+}
 
-		if (c == to)
+/*
+ * One channel of a search's stack expanded: its dependencies (forward,
+ * or into it backward) pushed unless seen this way. True when one was
+ * seen the other way: a path joins the two ends.
+ */
+static bool expand(struct cdg *g, bool forward, uint32_t *n)
+{
+	const uint32_t *head = forward ? g->head : g->rhead;
+	const uint32_t *link = forward ? g->next : g->rnext;
+	const uint32_t *end = forward ? g->to : g->from;
+	uint32_t *mine = forward ? g->stamp : g->rstamp;
+	const uint32_t *theirs = forward ? g->rstamp : g->stamp;
+	uint32_t *stack = forward ? g->stack : g->rstack;
+	uint32_t c = stack[--*n], e;
+
+	for (e = head[c]; e != IBFM_NONE; e = link[e]) {
+		uint32_t d = end[e];
+
+		if (theirs[d] == g->gen)
 			return true;
-		for (e = g->head[c]; e != IBFM_NONE; e = g->next[e])
-			if (g->stamp[g->to[e]] != g->gen) {
-				g->stamp[g->to[e]] = g->gen;
-				g->stack[n++] = g->to[e];
-			}
+		if (mine[d] != g->gen) {
+			mine[d] = g->gen;
+			stack[(*n)++] = d;
+		}
 	}
+	return false;
+}
+
+/*
+ * Whether channel 'from' reaches channel 'to' in the graph: searched
+ * from both ends in turn, a channel a side, until they meet or one side
+ * has nothing left. From an up channel nearly the whole graph is
+ * downstream, and into a low one nearly nothing is upstream (or the
+ * other way round): one search from 'from' alone walked the big side,
+ * up to the whole graph per candidate (over 10 minutes for 2,464 pairs
+ * at 45,056 hosts with 0.7% of the links down); the two in turn stop
+ * after twice the small side.
+ */
+static bool reaches(struct cdg *g, uint32_t from, uint32_t to)
+{
+	uint32_t nf = 0, nb = 0;
+
+	if (from == to)
+		return true;
+	new_mark(g);
+	g->stamp[from] = g->gen;
+	g->rstamp[to] = g->gen;
+	g->stack[nf++] = from;
+	g->rstack[nb++] = to;
+	while (nf && nb)
+		if (expand(g, true, &nf) || expand(g, false, &nb))
+			return true;
 	return false;
 }
 
@@ -138,8 +192,13 @@ static void cdg_free(struct cdg *g)
 	free(g->head);
 	free(g->to);
 	free(g->next);
+	free(g->rhead);
+	free(g->from);
+	free(g->rnext);
 	free(g->stamp);
+	free(g->rstamp);
 	free(g->stack);
+	free(g->rstack);
 }
 
 static int cdg_init(struct cdg *g, const struct ibfm_fabric *f)
@@ -147,11 +206,16 @@ static int cdg_init(struct cdg *g, const struct ibfm_fabric *f)
 	memset(g, 0, sizeof(*g));
 	g->f = f;
 	g->head = malloc((f->nports + 1) * sizeof(*g->head));
+	g->rhead = malloc((f->nports + 1) * sizeof(*g->rhead));
 	g->stamp = calloc(f->nports + 1, sizeof(*g->stamp));
 	g->stack = malloc((f->nports + 1) * sizeof(*g->stack));
-	if (!g->head || !g->stamp || !g->stack || set_grow(g))
+	g->rstamp = calloc(f->nports + 1, sizeof(*g->rstamp));
+	g->rstack = malloc((f->nports + 1) * sizeof(*g->rstack));
+	if (!g->head || !g->rhead || !g->stamp || !g->rstamp || !g->stack ||
+	    !g->rstack || set_grow(g))
 		return -ENOMEM;
 	memset(g->head, 0xff, (f->nports + 1) * sizeof(*g->head));
+	memset(g->rhead, 0xff, (f->nports + 1) * sizeof(*g->rhead));
 	return 0;
 }
 

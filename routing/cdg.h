@@ -19,9 +19,10 @@
  * forward that LID into the joining one (tables from elsewhere), their
  * channels into it depend on its new one too: those are checked alike.
  *
- * Cost: O(switches x LIDs) to build the graph, then a search of the
- * graph (O(dependencies)) per candidate tried; only run when pairs are
- * left, which on full and lightly degraded trees they are not.
+ * Cost: O(switches x LIDs) to build the graph, then a search per
+ * candidate tried, from both of its ends in turn (at most twice the
+ * smaller side's dependencies); only run when pairs are left, which on
+ * full and lightly degraded trees they are not.
  */
 
 #include <stdint.h>
