@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/bits.h"
 #include "routing/grow.h"
 
 /*
@@ -245,23 +246,45 @@ static uint32_t head_sw(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return t->node_sw[f->ports[f->ports[c].peer].node];
 }
 
+/* LIDs a pass over the tables takes at once: a cache line of a row. */
+#define LID_BLOCK 64
+
+/*
+ * The dependencies of the tables, a block of LIDs at a time: the rows'
+ * lines of a block stay in cache while every switch reads them (a LID
+ * at a time over every switch missed the cache at each entry: 188 M at
+ * 45,056 hosts). 'seen' (a bit per channel and port of the switch it
+ * leads to) finds a dependency already added without the hash set.
+ */
 static int build(struct cdg *g, const struct ibfm_lfts *t)
 {
 	const struct ibfm_fabric *f = g->f;
-	uint32_t lid, s;
+	uint64_t *seen = calloc((size_t)f->nports + 1, 32);
+	uint32_t base, lid, end, s;
+	int rc = 0;
 
-	for (lid = 1; lid <= t->top_lid; lid++)
-		for (s = 0; s < t->nsw; s++) {
-			uint32_t a = out_channel(f, t, s, lid), b;
+	if (!seen)
+		return -ENOMEM;
+	for (base = 0; base <= t->top_lid && !rc; base += LID_BLOCK) {
+		end = base + LID_BLOCK <= t->top_lid ? base + LID_BLOCK
+						     : t->top_lid + 1;
+		for (s = 0; s < t->nsw && !rc; s++)
+			for (lid = base ? base : 1; lid < end && !rc; lid++) {
+				uint32_t a = out_channel(f, t, s, lid), b;
+				uint64_t *bits = seen + (size_t)a * 4;
 
-			if (a == IBFM_NONE)
-				continue;
-			b = out_channel(f, t, head_sw(f, t, a), lid);
-			if (b != IBFM_NONE && !has_dep(g, a, b) &&
-			    add_dep(g, a, b))
-				return -ENOMEM;
-		}
-	return 0;
+				if (a == IBFM_NONE)
+					continue;
+				b = out_channel(f, t, head_sw(f, t, a), lid);
+				if (b == IBFM_NONE ||
+				    ibfm_bit(bits, f->ports[b].num))
+					continue;
+				ibfm_bit_set(bits, f->ports[b].num);
+				rc = add_dep(g, a, b);
+			}
+	}
+	free(seen);
+	return rc;
 }
 
 /*
@@ -328,9 +351,12 @@ static bool routed(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return e != IBFM_LFT_NONE && e <= f->nodes[t->sw_node[v]].nports;
 }
 
-/* Rounds over the switches without an entry for 'lid'. */
+/*
+ * Rounds over the switches without an entry for 'lid' ('cand', 'ncand'
+ * of them, by GUID).
+ */
 static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
-		    const uint32_t *comp, const uint32_t *by_guid,
+		    const uint32_t *comp, const uint32_t *cand, uint32_t ncand,
 		    uint32_t *todo, uint8_t *dirty, uint64_t *filled,
 		    uint64_t *left)
 {
@@ -349,12 +375,9 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 	x = t->node_sw[x];
 	if (x == IBFM_NONE || !routed(f, t, x, lid))
 		return 0;
-	for (i = 0; i < t->nsw; i++) {
-		uint32_t s = by_guid[i];
-
-		if (s != x && comp[s] == comp[x] && !routed(f, t, s, lid))
-			todo[n++] = s;
-	}
+	for (i = 0; i < ncand; i++)
+		if (cand[i] != x && comp[cand[i]] == comp[x])
+			todo[n++] = cand[i];
 	while (n && progress) {
 		progress = false;
 		for (i = 0; i < n; i++) {
@@ -392,12 +415,36 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 	return 0;
 }
 
+/*
+ * The switches without an entry for each LID of the block from 'base'
+ * (LID k's, by GUID, at cand[k * nsw], ncand[k] of them): read a row's
+ * line at a time, not a column.
+ */
+static void unrouted_by_lid(const struct ibfm_fabric *f,
+			    const struct ibfm_lfts *t, const uint32_t *by_guid,
+			    uint32_t base, uint32_t *cand, uint32_t *ncand)
+{
+	uint32_t i, k, n = t->top_lid + 1 - base;
+
+	if (n > LID_BLOCK)
+		n = LID_BLOCK;
+	memset(ncand, 0, LID_BLOCK * sizeof(*ncand));
+	for (i = 0; i < t->nsw; i++) {
+		uint32_t s = by_guid[i];
+
+		for (k = 0; k < n; k++)
+			if (!routed(f, t, s, base + k))
+				cand[(size_t)k * t->nsw + ncand[k]++] = s;
+	}
+}
+
 int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 		      struct ibfm_cdg_fill *out, struct ibfm_err *err)
 {
 	uint32_t *comp = malloc((t->nsw + 1) * sizeof(*comp));
-	uint32_t *todo = malloc((t->nsw + 1) * sizeof(*todo)), lid;
+	uint32_t *todo = malloc((t->nsw + 1) * sizeof(*todo));
 	uint32_t *by_guid = malloc((t->nsw + 1) * sizeof(*by_guid));
+	uint32_t *cand = NULL, ncand[LID_BLOCK], base, k;
 	struct cdg g = { 0 };
 	int rc = -ENOMEM;
 
@@ -410,15 +457,27 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 		goto out;
 	ibfm_fabric_switch_components(f, t->nsw, t->sw_node, t->node_sw, comp,
 				      todo);
-	for (lid = 1; lid <= t->top_lid; lid++) {
-		uint32_t p = ibfm_fabric_port_by_lid(f, lid);
-		bool sw = p != IBFM_NONE && f->ports[p].num == 0;
+	cand = malloc((size_t)LID_BLOCK * (t->nsw + 1) * sizeof(*cand));
+	if (!cand)
+		goto out;
+	for (base = 0; base <= t->top_lid; base += LID_BLOCK) {
+		unrouted_by_lid(f, t, by_guid, base, cand, ncand);
+		for (k = 0; k < LID_BLOCK && base + k <= t->top_lid; k++) {
+			uint32_t lid = base + k, p;
+			bool sw;
 
-		rc = fill_lid(&g, t, lid, comp, by_guid, todo, dirty,
-			      sw ? &out->filled_sw : &out->filled_ca,
-			      sw ? &out->left_sw : &out->left_ca);
-		if (rc)
-			goto out;
+			if (!lid || !ncand[k])
+				continue;
+			p = ibfm_fabric_port_by_lid(f, lid);
+			sw = p != IBFM_NONE && f->ports[p].num == 0;
+			rc = fill_lid(&g, t, lid, comp,
+				      cand + (size_t)k * t->nsw, ncand[k], todo,
+				      dirty,
+				      sw ? &out->filled_sw : &out->filled_ca,
+				      sw ? &out->left_sw : &out->left_ca);
+			if (rc)
+				goto out;
+		}
 	}
 	rc = 0;
 out:
@@ -426,5 +485,6 @@ out:
 	free(comp);
 	free(todo);
 	free(by_guid);
+	free(cand);
 	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
 }
