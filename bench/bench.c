@@ -15,7 +15,7 @@ void bench_parse(int argc, char **argv, const char *name, struct bench_args *a)
 	a->quiet = 0;
 	a->shuffle = 0;
 	a->threads = 1;
-	while ((c = getopt(argc, argv, "l:k:n:r:s:j:q")) != -1) {
+	while ((c = getopt(argc, argv, "l:k:n:r:s:j:x:q")) != -1) {
 		switch (c) {
 		case 'l':
 			a->gen.levels = (unsigned)atoi(optarg);
@@ -35,12 +35,18 @@ void bench_parse(int argc, char **argv, const char *name, struct bench_args *a)
 		case 'j':
 			a->threads = (unsigned)atoi(optarg);
 			break;
+		case 'x':
+			/* Links removed, at random from a fixed seed: the
+			 * same degraded fabric run after run. */
+			a->gen.remove_links = atof(optarg);
+			a->gen.seed = 5;
+			break;
 		case 'q':
 			a->quiet = 1;
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-j THREADS] [-q]\n",
+				"usage: %s [-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-j THREADS] [-x PCT] [-q]\n",
 				name);
 			exit(2);
 		}

@@ -8,7 +8,7 @@
 #include "routing/gen.h"
 
 struct bench_args {
-	struct ibfm_gen_params gen; /* -l -k -n */
+	struct ibfm_gen_params gen; /* -l -k -n; -x PCT: links removed */
 	int runs;		    /* -r, 1..16 (default 5) */
 	int quiet;		    /* -q */
 	unsigned shuffle;	    /* -s SEED: LIDs in random order, as an
@@ -16,8 +16,8 @@ struct bench_args {
 	unsigned threads;	    /* -j N: threads of a full route (1) */
 };
 
-/* Parses "[-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-j N] [-q]"; exits 2
- * on others. */
+/* Parses "[-l L] [-k K] [-n HOSTS] [-r RUNS] [-s SEED] [-j N] [-x PCT] [-q]";
+ * exits 2 on others. */
 void bench_parse(int argc, char **argv, const char *name, struct bench_args *a);
 
 /* Sorts 'v' in place and returns its median. */
