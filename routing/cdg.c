@@ -29,6 +29,9 @@ struct cdg {
 	 * search 'gen'; each way's stack */
 	uint32_t *stamp, *rstamp, gen;
 	uint32_t *stack, *rstack;
+	/* per switch and LFT entry (256 a switch): the channel the entry
+	 * sends into, IBFM_NONE where it delivers or there is none */
+	uint32_t *chan;
 };
 
 static uint64_t mix(uint64_t k)
@@ -221,22 +224,43 @@ static int cdg_init(struct cdg *g, const struct ibfm_fabric *f)
 }
 
 /*
+ * Each switch's channel per LFT entry, in g->chan: read once, not ten
+ * dependent loads per entry of the tables. -ENOMEM.
+ */
+static int number_channels(struct cdg *g, const struct ibfm_lfts *t)
+{
+	const struct ibfm_fabric *f = g->f;
+	uint32_t s, e;
+
+	g->chan = malloc((size_t)t->nsw * 256 * sizeof(*g->chan));
+	if (!g->chan)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++) {
+		const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
+
+		for (e = 0; e < 256; e++) {
+			uint32_t q = e && e <= nd->nports
+					     ? f->ports[nd->port0 + e].peer
+					     : IBFM_NONE;
+			bool sw = q != IBFM_NONE &&
+				  ibfm_node_is_switch(
+					  &f->nodes[f->ports[q].node]);
+
+			g->chan[(size_t)s * 256 + e] =
+				sw ? nd->port0 + e : IBFM_NONE;
+		}
+	}
+	return 0;
+}
+
+/*
  * The channel switch 's' sends LID 'lid' on, if it leads to another
  * switch; IBFM_NONE otherwise (no entry, or it delivers).
  */
-static uint32_t out_channel(const struct ibfm_fabric *f,
-			    const struct ibfm_lfts *t, uint32_t s, uint32_t lid)
+static uint32_t out_channel(const struct cdg *g, const struct ibfm_lfts *t,
+			    uint32_t s, uint32_t lid)
 {
-	const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
-	uint8_t e = ibfm_lfts_row(t, s)[lid];
-	uint32_t q;
-
-	if (e == IBFM_LFT_NONE || e == 0 || e > nd->nports)
-		return IBFM_NONE;
-	q = f->ports[nd->port0 + e].peer;
-	if (q == IBFM_NONE || !ibfm_node_is_switch(&f->nodes[f->ports[q].node]))
-		return IBFM_NONE;
-	return nd->port0 + e;
+	return g->chan[(size_t)s * 256 + ibfm_lfts_row(t, s)[lid]];
 }
 
 /* The switch index at the far end of channel 'c'. */
@@ -250,34 +274,6 @@ static uint32_t head_sw(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 #define LID_BLOCK 64
 
 /*
- * Per switch and LFT entry (256 of them), the channel out_channel
- * gives: read once, not ten dependent loads per entry of the tables.
- */
-static uint32_t *channels_by_entry(const struct ibfm_fabric *f,
-				   const struct ibfm_lfts *t)
-{
-	uint32_t *ch = malloc((size_t)t->nsw * 256 * sizeof(*ch));
-	uint32_t s, e;
-
-	for (s = 0; ch && s < t->nsw; s++) {
-		const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
-
-		for (e = 0; e < 256; e++) {
-			uint32_t q = e && e <= nd->nports
-					     ? f->ports[nd->port0 + e].peer
-					     : IBFM_NONE;
-			bool sw = q != IBFM_NONE &&
-				  ibfm_node_is_switch(
-					  &f->nodes[f->ports[q].node]);
-
-			ch[(size_t)s * 256 + e] =
-				sw ? nd->port0 + e : IBFM_NONE;
-		}
-	}
-	return ch;
-}
-
-/*
  * The dependencies of the tables, a block of LIDs at a time: the rows'
  * lines of a block stay in cache while every switch reads them (a LID
  * at a time over every switch missed the cache at each entry: 188 M at
@@ -288,26 +284,26 @@ static int build(struct cdg *g, const struct ibfm_lfts *t)
 {
 	const struct ibfm_fabric *f = g->f;
 	uint64_t *seen = calloc((size_t)f->nports + 1, 32);
-	uint32_t *ch = channels_by_entry(f, t);
-	uint32_t base, lid, end, s;
-	int rc = seen && ch ? 0 : -ENOMEM;
+	uint32_t base, lid, s;
+	int rc = seen ? number_channels(g, t) : -ENOMEM;
 
 	for (base = 0; base <= t->top_lid && !rc; base += LID_BLOCK) {
-		end = base + LID_BLOCK <= t->top_lid ? base + LID_BLOCK
-						     : t->top_lid + 1;
+		uint32_t end = base + LID_BLOCK <= t->top_lid ? base + LID_BLOCK
+							      : t->top_lid + 1;
+
 		for (s = 0; s < t->nsw && !rc; s++) {
+			/* out_channel's lookup with the row and table of
+			 * 's' read once: the inner loop of the build */
 			const uint8_t *row = ibfm_lfts_row(t, s);
-			const uint32_t *out = ch + (size_t)s * 256;
+			const uint32_t *out = g->chan + (size_t)s * 256;
 
 			for (lid = base ? base : 1; lid < end && !rc; lid++) {
-				uint32_t a = out[row[lid]], w, b;
+				uint32_t a = out[row[lid]], b;
 				uint64_t *bits = seen + (size_t)a * 4;
 
 				if (a == IBFM_NONE)
 					continue;
-				w = head_sw(f, t, a);
-				b = ch[(size_t)w * 256 +
-				       ibfm_lfts_row(t, w)[lid]];
+				b = out_channel(g, t, head_sw(f, t, a), lid);
 				if (b == IBFM_NONE ||
 				    ibfm_bit(bits, f->ports[b].num))
 					continue;
@@ -317,7 +313,6 @@ static int build(struct cdg *g, const struct ibfm_lfts *t)
 		}
 	}
 	free(seen);
-	free(ch);
 	return rc;
 }
 
@@ -325,15 +320,16 @@ static int build(struct cdg *g, const struct ibfm_lfts *t)
  * The channel by which the switch behind port 'q' of 'nd' forwards
  * 'lid' into 'nd', or IBFM_NONE.
  */
-static uint32_t into(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+static uint32_t into(const struct cdg *g, const struct ibfm_lfts *t,
 		     const struct ibfm_node *nd, unsigned q, uint32_t lid)
 {
+	const struct ibfm_fabric *f = g->f;
 	uint32_t pq = f->ports[nd->port0 + q].peer, w;
 
 	if (pq == IBFM_NONE)
 		return IBFM_NONE;
 	w = t->node_sw[f->ports[pq].node];
-	if (w == IBFM_NONE || out_channel(f, t, w, lid) != pq)
+	if (w == IBFM_NONE || out_channel(g, t, w, lid) != pq)
 		return IBFM_NONE;
 	return pq;
 }
@@ -350,12 +346,12 @@ static int try_port(struct cdg *g, struct ibfm_lfts *t, uint32_t s,
 	const struct ibfm_fabric *f = g->f;
 	const struct ibfm_node *nd = &f->nodes[t->sw_node[s]];
 	uint32_t c = nd->port0 + p, added[IBFM_MAX_PORTS + 1][2], n = 0;
-	uint32_t nx = out_channel(f, t, head_sw(f, t, c), lid);
+	uint32_t nx = out_channel(g, t, head_sw(f, t, c), lid);
 	unsigned q;
 	int rc = 1;
 
 	for (q = 0; q <= nd->nports && rc == 1; q++) {
-		uint32_t a = q ? into(f, t, nd, q, lid) : c, b = q ? c : nx;
+		uint32_t a = q ? into(g, t, nd, q, lid) : c, b = q ? c : nx;
 
 		if (a == IBFM_NONE || b == IBFM_NONE || has_dep(g, a, b))
 			continue;
