@@ -203,6 +203,7 @@ static void cdg_free(struct cdg *g)
 	free(g->rstamp);
 	free(g->stack);
 	free(g->rstack);
+	free(g->chan);
 }
 
 static int cdg_init(struct cdg *g, const struct ibfm_fabric *f)
