@@ -7,10 +7,17 @@
  * that reach the most such targets going up, then down, chosen greedily
  * (best first, by GUID between equals) until every such target and every
  * switch missing one is served, or there are IBFM_DETOUR_HUBS. Each
- * hub's up/down route from every switch is handed to the planner. A
+ * hub's up/down route from every switch is handed to the planner. The
+ * targets only a later hub reaches are planned once right away, before
+ * any other: their turns at that hub are then in place before the first
+ * hub's turns take every way in that would close a cycle with them (a
+ * degraded 3-level tree: a top switch that lost its link into the first
+ * hub's pod was left unreachable from most switches). Not when CA pairs
+ * need detours too (leaf to leaf): those keep the first hub's order. A
  * full route chooses the hubs afresh; an update keeps them and routes
  * to them again. Cost: O(switches x switches / 64) to choose, one walk
- * up and one pass over the switches per hub.
+ * up and one pass over the switches per hub, one target's planning per
+ * target only a later hub reaches.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -34,6 +41,7 @@ struct hub_plan {
 	uint64_t *needy;   /* switches missing some target */
 	uint64_t *served;  /* of those, switches that reach a hub */
 	uint64_t *comp;	   /* scratch: one component's switches */
+	uint64_t *fresh;   /* scratch: targets only the last hub reaches */
 	uint64_t *cand;	   /* candidates: ~score << 32 | switch, best first */
 };
 
@@ -44,6 +52,7 @@ static void hub_plan_free(struct hub_plan *pl)
 	free(pl->needy);
 	free(pl->served);
 	free(pl->comp);
+	free(pl->fresh);
 	free(pl->cand);
 }
 
@@ -76,6 +85,33 @@ static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
 		}
 	}
 	return any;
+}
+
+/*
+ * Whether some leaf has no up/down route to another leaf of its
+ * component: CA pairs need detours, and their planning keeps the first
+ * hub's order (planning others first cost more CA pairs than it gave
+ * switch pairs, on a 2-level tree less 65% of its links). 'pl->fresh'
+ * is scratch.
+ */
+static bool leaf_pairs_detoured(const struct ibfm_ftree *t, struct hub_plan *pl)
+{
+	uint32_t s, w;
+
+	memset(pl->fresh, 0, t->words * 8);
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].rank == 1)
+			ibfm_bit_set(pl->fresh, s);
+	for (s = 0; s < t->nsw; s++) {
+		const uint64_t *ud = row_of(t, t->updown, s);
+
+		if (t->sw[s].rank != 1)
+			continue;
+		for (w = 0; w < t->words; w++)
+			if (pl->fresh[w] & pl->want[w] & ~ud[w])
+				return true;
+	}
+	return false;
 }
 
 /* Candidates by wanted targets reached up/down, best first; how many. */
@@ -136,8 +172,10 @@ static void hub_serve(const struct ibfm_ftree *t, struct hub_plan *pl,
 	const uint64_t *ud = row_of(t, t->updown, c);
 	uint32_t w, s;
 
-	for (w = 0; w < t->words; w++)
+	for (w = 0; w < t->words; w++) {
+		pl->fresh[w] = ud[w] & pl->want[w] & ~pl->covered[w];
 		pl->covered[w] |= ud[w] & pl->want[w];
+	}
 	for (s = 0; s < t->nsw; s++)
 		if (ibfm_bit(pl->needy, s) &&
 		    ibfm_bit(row_of(t, t->updown, s), c))
@@ -166,6 +204,19 @@ static int hub_route(struct ibfm_ftree *t, unsigned i, uint32_t c)
 	return ibfm_detour_set_hub(t->det, i, c, t->hub_next, t->hub_port);
 }
 
+/*
+ * Plans the targets only the hub just served reaches (a hub after the
+ * first), for the turns they take at it: see the DOC above.
+ */
+static void plan_fresh(struct ibfm_ftree *t, const struct hub_plan *pl)
+{
+	uint32_t x;
+
+	for (x = 0; x < t->nsw; x++)
+		if (ibfm_bit(pl->fresh, x))
+			ibfm_ftree_visit_target(t, x);
+}
+
 /* Chooses the hubs afresh (a full route). */
 int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 {
@@ -173,6 +224,7 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 	uint32_t n, i;
 	unsigned nh = 0;
 	int rc = -ENOMEM;
+	bool later_first;
 
 	ibfm_detour_reset(t->det);
 	pl.want = calloc(t->words + 1, 8);
@@ -180,14 +232,16 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 	pl.needy = calloc(t->words + 1, 8);
 	pl.served = calloc(t->words + 1, 8);
 	pl.comp = calloc(t->words + 1, 8);
+	pl.fresh = calloc(t->words + 1, 8);
 	pl.cand = calloc(t->nsw + 1, sizeof(*pl.cand));
 	if (!pl.want || !pl.covered || !pl.needy || !pl.served || !pl.comp ||
-	    !pl.cand)
+	    !pl.fresh || !pl.cand)
 		goto out;
 	rc = 0;
 	if (!find_needs(t, &pl))
 		goto out;
 	n = rank_candidates(t, &pl);
+	later_first = !leaf_pairs_detoured(t, &pl);
 	for (i = 0;
 	     !rc && i < n && nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl);
 	     i++) {
@@ -197,6 +251,8 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 			continue;
 		rc = hub_route(t, nh++, c);
 		hub_serve(t, &pl, c);
+		if (!rc && nh > 1 && later_first)
+			plan_fresh(t, &pl);
 	}
 out:
 	hub_plan_free(&pl);

@@ -344,6 +344,32 @@ static void test_heavily_degraded_tree_routed_without_credit_loop(void **state)
 	done(&r);
 }
 
+/*
+ * Degraded 3-level trees where no leaf reaches every top switch going up,
+ * then down, so detours need a second hub, and a top switch lost its
+ * link into the first hub's pod: its LID was left unreachable from most
+ * switches (190 and 969 switches here) when the first hub's turns came
+ * first. Every pair is routed now, with no credit loop.
+ */
+static void test_second_hub_keeps_top_switches_reachable(void **state)
+{
+	static const struct ibfm_gen_params trees[] = {
+		{ .levels = 3, .radix = 16, .remove_links = 5, .seed = 2 },
+		{ .levels = 3, .radix = 20, .remove_links = 8, .seed = 1 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(trees) / sizeof(*trees); i++) {
+		struct routed r;
+
+		route_gen(&r, &trees[i], 0);
+		assert_true(connected(r.f));
+		assert_clean(&r);
+		done(&r);
+	}
+}
+
 static void test_one_spine_gone_still_balanced(void **state)
 {
 	/* 2-level radix 16 without one of its 8 spines: 7 up-ports per
@@ -656,6 +682,7 @@ int main(void)
 			test_degraded_fabrics_keep_updown_reachability),
 		cmocka_unit_test(
 			test_heavily_degraded_tree_routed_without_credit_loop),
+		cmocka_unit_test(test_second_hub_keeps_top_switches_reachable),
 		cmocka_unit_test(test_one_spine_gone_still_balanced),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_lid_order_does_not_change_routes),
