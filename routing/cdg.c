@@ -19,8 +19,9 @@ struct cdg {
 	const struct ibfm_fabric *f;
 	uint64_t *set; /* open addressing; 0 is empty (port 0 sends none) */
 	size_t set_cap, ndeps;
-	uint32_t *head;		 /* per channel: first dependency or NONE */
-	uint32_t *to, *next;	 /* per dependency */
+	size_t nclosing;     /* also in 'set', as REFUSED | key: see try_port */
+	uint32_t *head;	     /* per channel: first dependency or NONE */
+	uint32_t *to, *next; /* per dependency */
 	size_t to_cap, next_cap; /* ibfm_grow capacities */
 	/* the same dependencies into each channel, newest first */
 	uint32_t *rhead, *from, *rnext;
@@ -75,6 +76,9 @@ static uint64_t key_of(uint32_t a, uint32_t b)
 	return (uint64_t)a << 32 | b;
 }
 
+/* A key's mark in the set for a dependency known to close a cycle. */
+#define REFUSED (1ULL << 63)
+
 static bool has_dep(const struct cdg *g, uint32_t a, uint32_t b)
 {
 	return g->set[slot(g, key_of(a, b))] != 0;
@@ -85,7 +89,7 @@ static int add_dep(struct cdg *g, uint32_t a, uint32_t b)
 {
 	size_t n = g->ndeps;
 
-	if ((n + 1) * 2 > g->set_cap && set_grow(g))
+	if ((n + g->nclosing + 1) * 2 > g->set_cap && set_grow(g))
 		return -ENOMEM;
 	if (ibfm_grow((void **)&g->to, &g->to_cap, n + 1, sizeof(*g->to)) ||
 	    ibfm_grow((void **)&g->next, &g->next_cap, n + 1,
@@ -336,6 +340,29 @@ static uint32_t into(const struct cdg *g, const struct ibfm_lfts *t,
 }
 
 /*
+ * Whether the dependency a -> b would close a cycle. The graph only grows
+ * (but for a try's own dependencies, taken back when refused), so a
+ * cycle found before a try added any ('keep') is remembered: other LIDs'
+ * candidates meet the same dependency again and again (30 refusals a
+ * pair filled, ~850 channels expanded each, on a degraded tree).
+ */
+static bool closes(struct cdg *g, uint32_t a, uint32_t b, bool keep)
+{
+	uint64_t k = REFUSED | key_of(a, b);
+
+	if (g->set[slot(g, k)])
+		return true;
+	if (!reaches(g, b, a))
+		return false;
+	if (keep &&
+	    ((g->ndeps + g->nclosing + 1) * 2 <= g->set_cap || !set_grow(g))) {
+		g->set[slot(g, k)] = k;
+		g->nclosing++;
+	}
+	return true;
+}
+
+/*
  * Tries to route 's' (no entry for 'lid') through its port 'p', whose
  * channel is c: the dependencies that adds (c, then the next channel;
  * into c from any switch that already forwards to s) must close no
@@ -356,7 +383,7 @@ static int try_port(struct cdg *g, struct ibfm_lfts *t, uint32_t s,
 
 		if (a == IBFM_NONE || b == IBFM_NONE || has_dep(g, a, b))
 			continue;
-		if (reaches(g, b, a)) {
+		if (closes(g, a, b, n == 0)) {
 			rc = 0;
 		} else if (add_dep(g, a, b)) {
 			rc = -ENOMEM;

@@ -21,7 +21,8 @@
  *
  * Cost: O(switches x LIDs) to build the graph, then a search per
  * candidate tried, from both of its ends in turn (at most twice the
- * smaller side's dependencies); only run when pairs are left, which on
+ * smaller side's dependencies), none for a dependency already found to
+ * close a cycle (remembered); only run when pairs are left, which on
  * full and lightly degraded trees they are not.
  */
 
