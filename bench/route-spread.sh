@@ -9,13 +9,9 @@ set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 ROUNDS BENCH_ROUTE... [-- ARGS]" >&2; exit 2; }
 rounds=$1
 shift
-builds=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do
-	builds+=("$1")
-	shift
-done
-[ "${1:-}" = -- ] && shift
-args=("$@")
+# shellcheck source=bench/builds.sh
+. "$(dirname "$0")/builds.sh"
+split_builds "$@"
 [ ${#args[@]} -gt 0 ] || args=(-l 3 -k 64 -n 45056 -s 1)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

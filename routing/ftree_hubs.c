@@ -12,8 +12,12 @@
  * any other: their turns at that hub are then in place before the first
  * hub's turns take every way in that would close a cycle with them (a
  * degraded 3-level tree: a top switch that lost its link into the first
- * hub's pod was left unreachable from most switches). Not when CA pairs
- * need detours too (leaf to leaf): those keep the first hub's order. A
+ * hub's pod was left unreachable from most switches). With 3 hubs or
+ * more, later hubs go in the order they were chosen, or from the last
+ * (t->hubs_backward): which leaves fewer pairs depends on the fabric, and
+ * ibfm_ftree_route tries the second when the first leaves some. Not when
+ * CA pairs need detours too (leaf to leaf): those keep the first hub's
+ * order. A
  * full route chooses the hubs afresh; an update keeps them and routes
  * to them again. Cost: O(switches x switches / 64) to choose, one walk
  * up and one pass over the switches per hub, one target's planning per
@@ -41,7 +45,7 @@ struct hub_plan {
 	uint64_t *needy;   /* switches missing some target */
 	uint64_t *served;  /* of those, switches that reach a hub */
 	uint64_t *comp;	   /* scratch: one component's switches */
-	uint64_t *fresh;   /* scratch: targets only the last hub reaches */
+	uint64_t *fresh;   /* scratch: targets only a later hub reaches */
 	uint64_t *cand;	   /* candidates: ~score << 32 | switch, best first */
 };
 
@@ -172,10 +176,8 @@ static void hub_serve(const struct ibfm_ftree *t, struct hub_plan *pl,
 	const uint64_t *ud = row_of(t, t->updown, c);
 	uint32_t w, s;
 
-	for (w = 0; w < t->words; w++) {
-		pl->fresh[w] = ud[w] & pl->want[w] & ~pl->covered[w];
+	for (w = 0; w < t->words; w++)
 		pl->covered[w] |= ud[w] & pl->want[w];
-	}
 	for (s = 0; s < t->nsw; s++)
 		if (ibfm_bit(pl->needy, s) &&
 		    ibfm_bit(row_of(t, t->updown, s), c))
@@ -205,13 +207,23 @@ static int hub_route(struct ibfm_ftree *t, unsigned i, uint32_t c)
 }
 
 /*
- * Plans the targets only the hub just served reaches (a hub after the
- * first), for the turns they take at it: see the DOC above.
+ * Plans the targets hub 'i' reaches and no earlier one, for the turns
+ * they take at it (see the DOC above).
  */
-static void plan_fresh(struct ibfm_ftree *t, const struct hub_plan *pl)
+static void plan_hub_targets(struct ibfm_ftree *t, struct hub_plan *pl,
+			     unsigned i)
 {
-	uint32_t x;
+	const uint64_t *ud = row_of(t, t->updown, ibfm_detour_hub(t->det, i));
+	uint32_t w, x;
+	unsigned j;
 
+	for (w = 0; w < t->words; w++)
+		pl->fresh[w] = ud[w] & pl->want[w];
+	for (j = 0; j < i; j++) {
+		ud = row_of(t, t->updown, ibfm_detour_hub(t->det, j));
+		for (w = 0; w < t->words; w++)
+			pl->fresh[w] &= ~ud[w];
+	}
 	for (x = 0; x < t->nsw; x++)
 		if (ibfm_bit(pl->fresh, x))
 			ibfm_ftree_visit_target(t, x);
@@ -227,6 +239,7 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 	bool later_first;
 
 	ibfm_detour_reset(t->det);
+	t->hubs_ordered = false;
 	pl.want = calloc(t->words + 1, 8);
 	pl.covered = calloc(t->words + 1, 8);
 	pl.needy = calloc(t->words + 1, 8);
@@ -251,9 +264,13 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 			continue;
 		rc = hub_route(t, nh++, c);
 		hub_serve(t, &pl, c);
-		if (!rc && nh > 1 && later_first)
-			plan_fresh(t, &pl);
+		/* Forward: each as it is chosen, before the next exists. */
+		if (!rc && nh > 1 && later_first && !t->hubs_backward)
+			plan_hub_targets(t, &pl, nh - 1);
 	}
+	while (!rc && later_first && t->hubs_backward && nh-- > 1)
+		plan_hub_targets(t, &pl, nh);
+	t->hubs_ordered = !rc && later_first && ibfm_detour_hubs(t->det) > 2;
 out:
 	hub_plan_free(&pl);
 	return rc;

@@ -1301,8 +1301,8 @@ static int set_up(struct ibfm_ftree *t, uint32_t *cut, uint32_t *phase_of,
 	return 0;
 }
 
-int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
-		     struct ibfm_err *err)
+static int route_once(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		      struct ibfm_err *err)
 {
 	struct span g = { 0 };
 	uint32_t *cut, *phase_of, ncut, i;
@@ -1349,4 +1349,35 @@ out:
 	if (rc)
 		ibfm_lfts_free(lfts);
 	return rc;
+}
+
+static uint64_t pairs_left(const struct ibfm_ftree *t)
+{
+	return t->stats.no_updown + t->stats.no_updown_sw;
+}
+
+/*
+ * The pairs a degraded tree leaves depend on the order in which the
+ * later hubs' targets took their turns (routing/ftree_hubs.c): when some
+ * are left and that order was chosen among 3 hubs or more, the route is
+ * tried with the other, and the better kept (routed a third time when it
+ * was the first, so that the engine's turn points are its tables').
+ */
+int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		     struct ibfm_err *err)
+{
+	uint64_t left;
+	int rc;
+
+	/* Forward first whatever the engine routed before: same tables. */
+	t->hubs_backward = false;
+	rc = route_once(t, lfts, err);
+	if (rc || !t->hubs_ordered || !(left = pairs_left(t)))
+		return rc;
+	t->hubs_backward = !t->hubs_backward;
+	rc = route_once(t, lfts, err);
+	if (rc || pairs_left(t) <= left)
+		return rc;
+	t->hubs_backward = !t->hubs_backward;
+	return route_once(t, lfts, err);
 }

@@ -348,14 +348,17 @@ static void test_heavily_degraded_tree_routed_without_credit_loop(void **state)
  * Degraded 3-level trees where no leaf reaches every top switch going up,
  * then down, so detours need a second hub, and a top switch lost its
  * link into the first hub's pod: its LID was left unreachable from most
- * switches (190 and 969 switches here) when the first hub's turns came
- * first. Every pair is routed now, with no credit loop.
+ * switches (190, 969 and 3,197 switches here) when the first hub's turns
+ * came first. The third needs 3 hubs, and the later hubs' targets planned
+ * from the last (440 pairs left from the second). Every pair is routed
+ * now, with no credit loop.
  */
 static void test_second_hub_keeps_top_switches_reachable(void **state)
 {
 	static const struct ibfm_gen_params trees[] = {
 		{ .levels = 3, .radix = 16, .remove_links = 5, .seed = 2 },
 		{ .levels = 3, .radix = 20, .remove_links = 8, .seed = 1 },
+		{ .levels = 3, .radix = 24, .remove_links = 8, .seed = 6 },
 	};
 	size_t i;
 

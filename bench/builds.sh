@@ -1,0 +1,15 @@
+# shellcheck shell=bash
+# builds.sh: sourced by the bench scripts that compare builds.
+# split_builds ARGS...: the arguments before "--" into builds[], those
+# after it into args[].
+# shellcheck disable=SC2034
+split_builds() {
+	builds=()
+	args=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		builds+=("$1")
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	args=("$@")
+}
