@@ -388,6 +388,7 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_uint(&j, "detour_cdg_entries", r.stats.cdg_filled);
 		ibfm_json_uint(&j, "detour_max_hops", r.stats.detour_hops);
 		ibfm_json_uint(&j, "turn_points", r.stats.turns);
+		ibfm_json_uint(&j, "full_routes", r.stats.routes);
 		if (a.jobs) {
 			ibfm_json_obj_begin(&j, "jobs");
 			ibfm_json_uint(&j, "flows", r.jobs.flows);

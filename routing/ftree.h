@@ -94,9 +94,9 @@ struct ibfm_ftree_opts {
 };
 
 struct ibfm_ftree_stats {
-	unsigned levels;	 /* switch levels */
-	unsigned rails;		 /* rails routed apart, 0: plain fat tree */
-	unsigned threads;	 /* the full route ran on */
+	unsigned levels;  /* switch levels */
+	unsigned rails;	  /* rails routed apart, 0: plain fat tree */
+	unsigned threads; /* the full route ran on */
 	/* the full route's time by step (ms): set-up (reach, hubs),
 	 * planning targets (one thread), routing the switches (all
 	 * threads), down parallel links (one thread), LID order (all) */
@@ -115,6 +115,9 @@ struct ibfm_ftree_stats {
 				    * dependency graph (routing/cdg.h) */
 	unsigned detour_hops;	   /* longest detour before an up/down
 				    * route takes over */
+	unsigned routes;	   /* full routes the last one took: more
+				    * than 1 when pairs were left and other
+				    * orders of the hubs' turns were tried */
 };
 
 /* What an incremental update changed. */

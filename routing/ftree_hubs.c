@@ -12,12 +12,13 @@
  * any other: their turns at that hub are then in place before the first
  * hub's turns take every way in that would close a cycle with them (a
  * degraded 3-level tree: a top switch that lost its link into the first
- * hub's pod was left unreachable from most switches). With 3 hubs or
- * more, later hubs go in the order they were chosen, or from the last
- * (t->hubs_backward): which leaves fewer pairs depends on the fabric, and
- * ibfm_ftree_route tries the second when the first leaves some. Not when
- * CA pairs need detours too (leaf to leaf): those keep the first hub's
- * order. A
+ * hub's pod was left unreachable from most switches): each hub's as it
+ * is chosen (forward), or from the last hub's (backward, with 3 hubs or
+ * more), or not at all. Which leaves fewest pairs depends on the fabric:
+ * ibfm_ftree_route tries the others in turn (t->hub_try) while pairs are
+ * left, and keeps the best. Forward first, but not when CA pairs need
+ * detours (leaf to leaf): none first then (on a 2-level tree less 65% of
+ * its links, forward left 759 pairs, none 0). A
  * full route chooses the hubs afresh; an update keeps them and routes
  * to them again. Cost: O(switches x switches / 64) to choose, one walk
  * up and one pass over the switches per hub, one target's planning per
@@ -93,10 +94,7 @@ static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
 
 /*
  * Whether some leaf has no up/down route to another leaf of its
- * component: CA pairs need detours, and their planning keeps the first
- * hub's order (planning others first cost more CA pairs than it gave
- * switch pairs, on a 2-level tree less 65% of its links). 'pl->fresh'
- * is scratch.
+ * component (CA pairs need detours). 'pl->fresh' is scratch.
  */
 static bool leaf_pairs_detoured(const struct ibfm_ftree *t, struct hub_plan *pl)
 {
@@ -116,6 +114,22 @@ static bool leaf_pairs_detoured(const struct ibfm_ftree *t, struct hub_plan *pl)
 				return true;
 	}
 	return false;
+}
+
+/* The orders of the later hubs' targets (see the DOC above). */
+enum hub_order { ORDER_NONE, ORDER_FORWARD, ORDER_BACKWARD };
+
+/* Try 'k' (of ibfm_ftree_hub_tries) with 'nh' hubs: backward needs 3. */
+static enum hub_order hub_order(unsigned k, bool leafy, unsigned nh)
+{
+	static const enum hub_order plain[] = { ORDER_FORWARD, ORDER_BACKWARD,
+						ORDER_NONE };
+	static const enum hub_order leaf[] = { ORDER_NONE, ORDER_FORWARD,
+					       ORDER_BACKWARD };
+
+	if (leafy)
+		return leaf[k % 3];
+	return k == 1 && nh < 3 ? ORDER_NONE : plain[k % 3];
 }
 
 /* Candidates by wanted targets reached up/down, best first; how many. */
@@ -236,10 +250,10 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 	uint32_t n, i;
 	unsigned nh = 0;
 	int rc = -ENOMEM;
-	bool later_first;
+	bool leafy;
 
 	ibfm_detour_reset(t->det);
-	t->hubs_ordered = false;
+	t->hub_tries = 1;
 	pl.want = calloc(t->words + 1, 8);
 	pl.covered = calloc(t->words + 1, 8);
 	pl.needy = calloc(t->words + 1, 8);
@@ -254,7 +268,7 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 	if (!find_needs(t, &pl))
 		goto out;
 	n = rank_candidates(t, &pl);
-	later_first = !leaf_pairs_detoured(t, &pl);
+	leafy = leaf_pairs_detoured(t, &pl);
 	for (i = 0;
 	     !rc && i < n && nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl);
 	     i++) {
@@ -265,12 +279,14 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 		rc = hub_route(t, nh++, c);
 		hub_serve(t, &pl, c);
 		/* Forward: each as it is chosen, before the next exists. */
-		if (!rc && nh > 1 && later_first && !t->hubs_backward)
+		if (!rc && nh > 1 &&
+		    hub_order(t->hub_try, leafy, nh) == ORDER_FORWARD)
 			plan_hub_targets(t, &pl, nh - 1);
 	}
-	while (!rc && later_first && t->hubs_backward && nh-- > 1)
+	t->hub_tries = nh < 2 ? 1 : nh < 3 ? 2 : 3;
+	while (!rc && hub_order(t->hub_try, leafy, nh) == ORDER_BACKWARD &&
+	       nh-- > 1)
 		plan_hub_targets(t, &pl, nh);
-	t->hubs_ordered = !rc && later_first && ibfm_detour_hubs(t->det) > 2;
 out:
 	hub_plan_free(&pl);
 	return rc;

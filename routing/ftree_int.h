@@ -150,10 +150,10 @@ struct ibfm_ftree {
 	bool guid_sorted;	 /* by_guid is 0, 1, 2...: skip it */
 	uint32_t *hub_next;	 /* scratch: a hub's route, next switch */
 	uint8_t *hub_port;	 /* and port */
-	bool hubs_backward;	 /* later hubs' targets: the last hub's first */
-	bool hubs_ordered; /* the last choice planned them, 3 hubs or more */
-	unsigned nrails;   /* 1 when the fabric has no rails */
-	uint16_t *pos;	   /* per (switch, rail): next parent to use */
+	unsigned hub_try;	 /* the order of later hubs' targets, of */
+	unsigned hub_tries; /* as many as differ (ibfm_ftree_choose_hubs) */
+	unsigned nrails;    /* 1 when the fabric has no rails */
+	uint16_t *pos;	    /* per (switch, rail): next parent to use */
 	const struct ibfm_rails *rails; /* the caller's, or NULL */
 	struct dest *dests;
 	uint32_t ndests;

@@ -1351,33 +1351,42 @@ out:
 	return rc;
 }
 
-static uint64_t pairs_left(const struct ibfm_ftree *t)
+/* Whether the last route left fewer pairs than 'ca', 'sw' (CA first). */
+static bool fewer_left(const struct ibfm_ftree *t, uint64_t ca, uint64_t sw)
 {
-	return t->stats.no_updown + t->stats.no_updown_sw;
+	return t->stats.no_updown < ca ||
+	       (t->stats.no_updown == ca && t->stats.no_updown_sw < sw);
 }
 
 /*
- * The pairs a degraded tree leaves depend on the order in which the
- * later hubs' targets took their turns (routing/ftree_hubs.c): when some
- * are left and that order was chosen among 3 hubs or more, the route is
- * tried with the other, and the better kept (routed a third time when it
- * was the first, so that the engine's turn points are its tables').
+ * The pairs a degraded tree leaves depend on the order in which the later
+ * hubs' targets took their turns (routing/ftree_hubs.c): while some are
+ * left, the route is tried with the other orders, and the best kept
+ * (routed once more when it was not the last, so that the engine's turn
+ * points are its tables'). Fewer CA pairs left first, then switch pairs.
  */
 int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		     struct ibfm_err *err)
 {
-	uint64_t left;
-	int rc;
+	uint64_t ca = UINT64_MAX, sw = UINT64_MAX;
+	unsigned k, best = 0;
+	int rc = 0;
 
-	/* Forward first whatever the engine routed before: same tables. */
-	t->hubs_backward = false;
-	rc = route_once(t, lfts, err);
-	if (rc || !t->hubs_ordered || !(left = pairs_left(t)))
+	for (k = 0; !rc && (!k || k < t->hub_tries) && (ca || sw); k++) {
+		/* From try 0 whatever the engine routed before. */
+		t->hub_try = k;
+		rc = route_once(t, lfts, err);
+		if (!rc && fewer_left(t, ca, sw)) {
+			ca = t->stats.no_updown;
+			sw = t->stats.no_updown_sw;
+			best = k;
+		}
+	}
+	t->stats.routes = k;
+	if (rc || best == k - 1)
 		return rc;
-	t->hubs_backward = !t->hubs_backward;
+	t->hub_try = best;
 	rc = route_once(t, lfts, err);
-	if (rc || pairs_left(t) <= left)
-		return rc;
-	t->hubs_backward = !t->hubs_backward;
-	return route_once(t, lfts, err);
+	t->stats.routes = k + 1;
+	return rc;
 }
