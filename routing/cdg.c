@@ -416,7 +416,7 @@ static bool routed(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 		    const uint32_t *comp, const uint32_t *cand, uint32_t ncand,
 		    uint32_t *todo, uint8_t *dirty, uint64_t *filled,
-		    uint64_t *left)
+		    uint64_t *left, struct ibfm_cdg_fill *out)
 {
 	const struct ibfm_fabric *f = g->f;
 	uint32_t port = ibfm_fabric_port_by_lid(f, lid), x, n = 0, i;
@@ -470,6 +470,10 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 		}
 	}
 	*left += n;
+	if (n && out->left_from == IBFM_NONE) {
+		out->left_from = t->sw_node[todo[0]];
+		out->left_to = f->ports[port].node;
+	}
 	return 0;
 }
 
@@ -510,6 +514,7 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 
 	memset(out, 0, sizeof(*out));
 	out->dirty = dirty;
+	out->left_from = out->left_to = IBFM_NONE;
 	if (!comp || !todo || !by_guid || cdg_init(&g, f) || build(&g, t) ||
 	    ibfm_fabric_sort_by_guid(f, t->sw_node, t->nsw, by_guid))
 		goto out;
@@ -532,7 +537,7 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 				      cand + (size_t)k * t->nsw, ncand[k], todo,
 				      dirty,
 				      sw ? &out->filled_sw : &out->filled_ca,
-				      sw ? &out->left_sw : &out->left_ca);
+				      sw ? &out->left_sw : &out->left_ca, out);
 			if (rc)
 				goto out;
 		}

@@ -40,6 +40,9 @@ struct ibfm_cdg_fill {
 	uint64_t left_ca;   /* (switch, CA LID) pairs still unrouted whose
 			     * switch is connected to the LID's */
 	uint64_t left_sw;   /* the same for switch LIDs */
+	uint32_t left_from; /* an example of a pair left: the switch's
+			     * fabric node, IBFM_NONE when none is left */
+	uint32_t left_to;   /* and the node whose port has the LID */
 };
 
 /*

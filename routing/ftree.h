@@ -108,7 +108,8 @@ struct ibfm_ftree_stats {
 				 * detoured (see the DOC above) */
 	uint64_t no_updown_sw;	 /* the same for (switch, switch LID) pairs */
 	uint32_t no_updown_leaf; /* an example of those: the switch node */
-	uint32_t no_updown_target; /* and the destination's switch node */
+	uint32_t no_updown_target; /* and the node of the destination's
+				    * port (the switch, or the CA) */
 	uint32_t turns;		   /* detours' turn points */
 	uint64_t detours;	   /* (switch, LID) entries routed by detour */
 	uint64_t cdg_filled;	   /* of those, found by a search of the

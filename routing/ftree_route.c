@@ -228,6 +228,10 @@ int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		return rc;
 	t->stats.no_updown = fill.left_ca;
 	t->stats.no_updown_sw = fill.left_sw;
+	if (fill.left_from != IBFM_NONE) {
+		t->stats.no_updown_leaf = fill.left_from;
+		t->stats.no_updown_target = fill.left_to;
+	}
 	t->stats.cdg_filled = fill.filled_ca + fill.filled_sw;
 	t->stats.detours += t->stats.cdg_filled;
 	return 0;

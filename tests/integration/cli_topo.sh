@@ -62,6 +62,10 @@ check "route: a full tree exits 0" "$IBFM" route --topo "$T/full.topo" --dump-lf
 "$IBFM" route --topo "$T/h65.topo" --dump-lfts "$T/h65.lfts" >/dev/null 2>"$T/h65.err"
 check "route: pairs left unrouted exit 1" test $? = 1
 check "route: saying R03" grep -q 'warning R03: ' "$T/h65.err"
+# Its example is a pair the tables do leave unrouted.
+ex=$(sed -n 's/.*e\.g\. "\([^"]*\)" to "\([^"]*\)".*/\1|\2/p' "$T/h65.err")
+"$IBFM" path "${ex%%|*}" "${ex#*|}" --topo "$T/h65.topo" --lfts "$T/h65.lfts" >/dev/null 2>&1
+check "route: R03's example pair is one left unrouted ($ex)" test $? = 1
 check "route: the tables written all the same" test -s "$T/h65.lfts"
 # ibfm eval: 0 when every flow arrives, 1 when some do not (the loads
 # still printed), 3 when nothing was evaluated.

@@ -164,6 +164,16 @@ static void test_leaves_a_pair_rather_than_close_a_cycle(void **state)
 	assert_int_equal(fill.filled_ca + fill.filled_sw, 0);
 	assert_int_equal(fill.left_ca, 1);
 	assert_int_equal(fill.left_sw, 1);
+	/* The example names a pair that is left: c, and a or its host. */
+	assert_int_equal(fill.left_from, q.t.sw_node[q.sw[C]]);
+	{
+		const struct ibfm_node *to = &q.f->nodes[fill.left_to];
+		uint32_t p = to->port0 + !ibfm_node_is_switch(to);
+
+		assert_int_equal(
+			ibfm_lfts_row(&q.t, q.sw[C])[q.f->ports[p].lid],
+			IBFM_LFT_NONE);
+	}
 	sq_free(&q);
 }
 
