@@ -631,6 +631,20 @@ static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
 		nsw);
 }
 
+/*
+ * For the pass's line: the full routes it took when more than one (pairs
+ * were left, and other orders of the hubs' turns tried), else "".
+ */
+static const char *routes_note(const struct ibfm_ftree_stats *st, char *buf,
+			       size_t len)
+{
+	if (st->routes < 2)
+		return "";
+	snprintf(buf, len, ", %u full routes (orders of the hubs' turns)",
+		 st->routes);
+	return buf;
+}
+
 /* The routing pass proper, under the route lock. */
 static int route_pass(struct ibfm_osm *p)
 {
@@ -651,7 +665,7 @@ static int route_pass(struct ibfm_osm *p)
 	struct ibfm_err err;
 	uint64_t blocks, total, floor;
 	double t_lent = ibfm_clock_ms(), t0, ms, t_route, t_copy, t_pub;
-	char lent[64] = "";
+	char lent[64] = "", note[64];
 	bool *sick;
 
 	/* The last pass, lent to the publisher, is about to change. */
@@ -698,13 +712,14 @@ static int route_pass(struct ibfm_osm *p)
 		"routing %.1f ms on %u threads, into OpenSM's tables %.1f ms, "
 		"to the publisher %.1f ms%s); LFT blocks to "
 		"send: %" PRIu64 " of %" PRIu64 "; detours %" PRIu64
-		" (switch, LID) entries, %u turn points; generation %" PRIu64
+		" (switch, LID) entries, %u turn points%s; generation %" PRIu64
 		"\n",
 		p->route->fabric->nswitches, st->lids,
 		p->route->incremental ? "incremental" : "full",
 		st->rails ? ", rail-aware" : "", t_pub - t_lent, t_route - t0,
 		st->threads ? st->threads : 1, t_copy - t_route, t_pub - t_copy,
-		lent, blocks, total, st->detours, st->turns, p->generation);
+		lent, blocks, total, st->detours, st->turns,
+		routes_note(st, note, sizeof(note)), p->generation);
 	hint_allocator(p, p->route->fabric->nswitches);
 	return 0;
 }
