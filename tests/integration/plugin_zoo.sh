@@ -2,7 +2,8 @@
 # The plugin inside real OpenSM on two zoo fabrics built as clusters are:
 # a DGX SuperPOD H100-shaped one (leaves cabled to every spine with
 # parallel links, 8 rails) and the same with 5% of its switch links
-# gone. The tables are read back from the simulated switches with
+# gone; and a 3-level tree less 20% of its links, whose detours need
+# their hubs' turns in another order (66 pairs were left). The tables are read back from the simulated switches with
 # ibroute: they are ibfm's, every pair is reached (switches as sources
 # too), no credit loop closes on one VL, and on the full fabric every
 # link of a parallel group carries its share.
@@ -52,4 +53,7 @@ check "superpod: all-to-all puts no link above a host link ($((hosts - 1)))" \
 	test "$(json_num "$T/a2a.json" max_load)" = $((hosts - 1))
 
 zoo superpod-links5 --preset superpod-h100 --units 2 --remove-links 5 --seed 3
+zoo tree8-links20 -l 3 -k 8 --remove-links 20 --seed 2
+check "tree8-links20: the pass says it tried another order" \
+	grep -q "turn points, 2 full routes" "$T/tree8-links20.opensm.log"
 finish
