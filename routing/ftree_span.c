@@ -247,6 +247,51 @@ static uint64_t valid_parents(const struct ibfm_ftree *t, uint32_t s,
 }
 
 /*
+ * How many ways parent 'p' has on to 'x': all of them (UINT32_MAX) when
+ * 'x' is below it or it has no parent, else its parents that reach 'x'.
+ */
+static uint32_t ways_on(const struct ibfm_ftree *t, uint32_t p, uint32_t x)
+{
+	const uint64_t *rx = row_of(t, t->updown, x);
+	const struct sw *w = &t->sw[p];
+	uint32_t k, n = 0;
+
+	if (!w->nup || ibfm_bit(row_of(t, t->down, p), x))
+		return UINT32_MAX;
+	for (k = 0; k < w->nup; k++) {
+		uint32_t q = t->hops[w->up0 + k].peer;
+
+		n += rx[q >> 6] >> (q & 63) & 1;
+	}
+	return n;
+}
+
+/*
+ * The parents of 's' (a mask from valid_parents, towards 'x') with at
+ * least half the ways on of the best: a degraded tree's parent that kept
+ * 2 ways up into the target's spines where the others kept 7 to 12
+ * would take its full share of the destinations, all onto those 2 links
+ * (a shift put 14 flows on one, on a radix-24 tree less 10% of its
+ * links; 9 now). All of 'm' when none is weaker.
+ */
+static uint64_t strong_parents(const struct ibfm_ftree *t, uint32_t s,
+			       uint32_t x, uint64_t m)
+{
+	const struct hop *up = t->hops + t->sw[s].up0;
+	uint32_t ways[64], best = 0, h;
+	uint64_t strong = 0;
+
+	for (h = 0; h < t->sw[s].nup; h++) {
+		ways[h] = m >> h & 1 ? ways_on(t, up[h].peer, x) : 0;
+		best = ways[h] > best ? ways[h] : best;
+	}
+	for (h = 0; h < t->sw[s].nup; h++)
+		if (m >> h & 1 && (uint64_t)ways[h] * 2 >= best)
+			strong |= 1ULL << h;
+	return strong;
+}
+
+/*
  * Thread 'thread''s cache of valid_parents for switch 's''s class (the
  * switches with the same parents, consecutive in rank order: a pod's
  * leaves) in the current span, so that each of them does not scan again.
@@ -271,7 +316,7 @@ static inline uint64_t cached_parents(struct vcache *c,
 {
 	if (c->stamp[tg] != c->gen) {
 		c->stamp[tg] = c->gen;
-		c->mask[tg] = valid_parents(t, s, x);
+		c->mask[tg] = strong_parents(t, s, x, valid_parents(t, s, x));
 	}
 	return c->mask[tg];
 }

@@ -376,6 +376,27 @@ static void test_second_hub_keeps_top_switches_reachable(void **state)
 	}
 }
 
+/*
+ * A radix-24 tree less 10% of its links: the spines above one pod's
+ * leaves at one position kept 7 of their 12 core links, the spines of
+ * another pod there 7 too, 2 of them in common. Leaves gave that
+ * position its full share of the other pod's destinations, and a shift
+ * put 14 flows on one core link (minhop and dfsssp: 12 in OpenSM). A
+ * parent with less than half the ways on of the best takes none now.
+ */
+static void test_parent_with_few_ways_on_takes_no_share(void **state)
+{
+	struct ibfm_gen_params p = {
+		.levels = 3, .radix = 24, .remove_links = 10, .seed = 1
+	};
+	struct routed r;
+
+	(void)state;
+	route_gen(&r, &p, 0);
+	assert_true(shift_max(&r, NULL, 0) <= 9);
+	done(&r);
+}
+
 static void test_one_spine_gone_still_balanced(void **state)
 {
 	/* 2-level radix 16 without one of its 8 spines: 7 up-ports per
@@ -689,6 +710,7 @@ int main(void)
 		cmocka_unit_test(
 			test_heavily_degraded_tree_routed_without_credit_loop),
 		cmocka_unit_test(test_second_hub_keeps_top_switches_reachable),
+		cmocka_unit_test(test_parent_with_few_ways_on_takes_no_share),
 		cmocka_unit_test(test_one_spine_gone_still_balanced),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_lid_order_does_not_change_routes),
