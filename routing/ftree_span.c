@@ -733,6 +733,7 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 		 * nodes or uneven leaves break the host count per leaf. */
 		bool leaf_turn = w->compute && d->compute;
 		uint16_t *pos = &t->pos[(size_t)s * t->nrails + d->rail];
+		bool same;
 		uint8_t e;
 
 		from = *pos;
@@ -742,11 +743,20 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 		case MODE_UP:
 			/* Balance follows same-rail traffic only: cross-rail
 			 * flows are spread by the leaf, but move no higher
-			 * position. */
-			route_up(g, s, d, j, leaf_turn, from,
-				 ibfm_bit(act, j) ||
-					 (leaf_turn &&
-					  (!rails || w->rail == d->rail)),
+			 * position. Destinations only they reach here take
+			 * turns of their own: at one position, those a
+			 * degraded leaf no longer sends in step with the
+			 * same-rail leaf would all take one link. */
+			same = ibfm_bit(act, j) ||
+			       (leaf_turn && (!rails || w->rail == d->rail));
+			if (rails && !same && !leaf_turn && w->nup) {
+				uint16_t *x = pos + (size_t)t->nsw * t->nrails;
+
+				from = *x;
+				*x = (uint16_t)step_position(*x, w->step,
+							     w->nup);
+			}
+			route_up(g, s, d, j, leaf_turn, from, same,
 				 parallel && (ibfm_bit(crs, j) || leaf_turn),
 				 at, thread);
 			at += d->nlids;
@@ -1185,8 +1195,10 @@ static void reset_positions(struct ibfm_ftree *t)
 			w->step = (uint16_t)t->nrails;
 		for (r = 0; r < t->nrails; r++)
 			t->pos[(size_t)s * t->nrails + r] =
-				(uint16_t)(w->rank > 1 && w->nup ? r % w->nup
-								 : 0);
+				t->pos[((size_t)t->nsw + s) * t->nrails + r] =
+					(uint16_t)(w->rank > 1 && w->nup
+							   ? r % w->nup
+							   : 0);
 	}
 	memset(t->up_rr, 0,
 	       (t->sw[t->nsw - 1].up0 + t->sw[t->nsw - 1].nup) *

@@ -190,6 +190,29 @@ static void test_parallel_links_share_the_load(void **state)
 	}
 }
 
+/*
+ * A core tier with 1% of its links gone (B200-style, 4 units): a spine
+ * gave every destination that only cross-rail flows brought it the same
+ * same-rail position, so when a leaf that lost a link no longer sent a
+ * destination in step with its same-rail leaf, those flows all took one
+ * core link: a shift put 11 flows on it (16 at 8 units). They take turns
+ * of their own now; the rails' own patterns keep their balance.
+ */
+static void test_core_tier_few_links_gone_cross_rail(void **state)
+{
+	static const struct zoo_fabric z = { "b200-3tier-u4-links1",
+					     "b200-3tier",
+					     4,
+					     { .remove_links = 1, .seed = 1 } };
+	struct zrouted r;
+
+	(void)state;
+	zroute(&r, &z);
+	assert_true(zload(&r, IBFM_PATTERN_SHIFT, NULL) <= 5);
+	assert_true(zload(&r, IBFM_PATTERN_RAIL_SHIFT, NULL) <= 4);
+	zdone(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_full_fabrics_balanced),
 		cmocka_unit_test(test_parallel_links_share_the_load),
 		cmocka_unit_test(test_uneven_runs),
+		cmocka_unit_test(test_core_tier_few_links_gone_cross_rail),
 	};
 
 	return cmocka_run_group_tests_name("zoo", tests, NULL, NULL);
