@@ -116,6 +116,8 @@ struct ibfm_ftree {
 	uint32_t *slots;   /* per leaf (at up0): its parents, each as
 			       * often as it has links to it, interleaved */
 	bool uneven;	   /* leaves' parallel runs differ in length */
+	bool weigh;	   /* some switch lost a quarter of its up-links:
+			    * parents are weighed by their ways on */
 	uint8_t *hop_runlen;
 	bool parallel; /* some switch has parallel links down */
 	uint32_t *drr; /* per group (first dhop): next link to use */

@@ -316,7 +316,9 @@ static inline uint64_t cached_parents(struct vcache *c,
 {
 	if (c->stamp[tg] != c->gen) {
 		c->stamp[tg] = c->gen;
-		c->mask[tg] = strong_parents(t, s, x, valid_parents(t, s, x));
+		c->mask[tg] = valid_parents(t, s, x);
+		if (t->weigh)
+			c->mask[tg] = strong_parents(t, s, x, c->mask[tg]);
 	}
 	return c->mask[tg];
 }
@@ -1342,6 +1344,26 @@ static int route_tables(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	return ibfm_lfts_alloc(lfts, t->f, t->top_lid, err);
 }
 
+/*
+ * Whether parents need weighing (strong_parents): only when some switch
+ * kept less than 3/4 of the most up-links of its rank. Otherwise any
+ * two switches of a rank share at least half of those parents, so no
+ * parent can have less than half the ways on of another, and the
+ * weighing (a scan of each parent's parents per target) is skipped.
+ */
+static bool needs_weighing(const struct ibfm_ftree *t)
+{
+	uint32_t most[256] = { 0 }, s;
+
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].nup > most[t->sw[s].rank])
+			most[t->sw[s].rank] = t->sw[s].nup;
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].nup && 4 * t->sw[s].nup < 3 * most[t->sw[s].rank])
+			return true;
+	return false;
+}
+
 /* What the spans read of the whole fabric, before the first. */
 static int set_up(struct ibfm_ftree *t, uint32_t *cut, uint32_t *phase_of,
 		  uint32_t *ncut)
@@ -1350,6 +1372,7 @@ static int set_up(struct ibfm_ftree *t, uint32_t *cut, uint32_t *phase_of,
 	reset_positions(t);
 	ibfm_ftree_build_reach(t);
 	t->ncomp = build_components(t);
+	t->weigh = needs_weighing(t);
 	if (ibfm_ftree_choose_hubs(t))
 		return -ENOMEM;
 	t->stats.detours = 0;
