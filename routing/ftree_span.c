@@ -220,9 +220,18 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
  * on, modulo its up-ports (the rails' interleaving, init in
  * reset_positions).
  */
+/*
+ * The next position: 'step' on; past the last up-port, d-mod-k wraps to
+ * the start of the rail's ports (with rails: step R, rail r on ports r,
+ * r + R, ...), so that on a switch that lost up-links, its up-ports no
+ * longer a multiple of R, each rail keeps to its own ports rather than
+ * drifting onto the others'.
+ */
 static inline uint32_t step_position(uint32_t pos, uint32_t step, uint32_t nup)
 {
 	pos += step;
+	if (step > 1 && pos >= nup)
+		return pos % step;
 	while (pos >= nup)
 		pos -= nup;
 	return pos;
@@ -1188,10 +1197,10 @@ static void reset_positions(struct ibfm_ftree *t)
 		w->spill = 0;
 		/* Start positions: leaves count each rail's hosts from port
 		 * 0; a higher switch with at least R up-ports starts rail r
-		 * at port r and moves R ports at a time (modulo its
-		 * up-ports: a switch that lost up-links keeps the rails out
-		 * of step), so the rails interleave and each keeps its own
-		 * turn, untouched by the others' failures. */
+		 * at port r and moves R ports at a time, back to port r
+		 * past the last (step_position), so the rails interleave
+		 * and each keeps its own ports and turn, untouched by the
+		 * others' failures. */
 		w->step = 1;
 		if (t->nrails > 1 && w->rank > 1 && w->nup >= t->nrails)
 			w->step = (uint16_t)t->nrails;
