@@ -119,7 +119,7 @@ static bool leaf_pairs_detoured(const struct ibfm_ftree *t, struct hub_plan *pl)
 /* The orders of the later hubs' targets (see the DOC above). */
 enum hub_order { ORDER_NONE, ORDER_FORWARD, ORDER_BACKWARD };
 
-/* Try 'k' (of ibfm_ftree_hub_tries) with 'nh' hubs: backward needs 3. */
+/* Try 'k' (of t->hub_tries) with 'nh' hubs: backward needs 3. */
 static enum hub_order hub_order(unsigned k, bool leafy, unsigned nh)
 {
 	static const enum hub_order plain[] = { ORDER_FORWARD, ORDER_BACKWARD,
@@ -284,9 +284,9 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 			plan_hub_targets(t, &pl, nh - 1);
 	}
 	t->hub_tries = nh < 2 ? 1 : nh < 3 ? 2 : 3;
-	while (!rc && hub_order(t->hub_try, leafy, nh) == ORDER_BACKWARD &&
-	       nh-- > 1)
-		plan_hub_targets(t, &pl, nh);
+	if (!rc && hub_order(t->hub_try, leafy, nh) == ORDER_BACKWARD)
+		while (nh-- > 1)
+			plan_hub_targets(t, &pl, nh);
 out:
 	hub_plan_free(&pl);
 	return rc;
