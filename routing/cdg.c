@@ -84,12 +84,18 @@ static bool has_dep(const struct cdg *g, uint32_t a, uint32_t b)
 	return g->set[slot(g, key_of(a, b))] != 0;
 }
 
+/* Room in the set for one more key, at most half full. -ENOMEM. */
+static int set_room(struct cdg *g)
+{
+	return (g->ndeps + g->nclosing + 1) * 2 > g->set_cap ? set_grow(g) : 0;
+}
+
 /* Adds the dependency a -> b (new). -ENOMEM. */
 static int add_dep(struct cdg *g, uint32_t a, uint32_t b)
 {
 	size_t n = g->ndeps;
 
-	if ((n + g->nclosing + 1) * 2 > g->set_cap && set_grow(g))
+	if (set_room(g))
 		return -ENOMEM;
 	if (ibfm_grow((void **)&g->to, &g->to_cap, n + 1, sizeof(*g->to)) ||
 	    ibfm_grow((void **)&g->next, &g->next_cap, n + 1,
@@ -304,10 +310,11 @@ static int build(struct cdg *g, const struct ibfm_lfts *t)
 
 			for (lid = base ? base : 1; lid < end && !rc; lid++) {
 				uint32_t a = out[row[lid]], b;
-				uint64_t *bits = seen + (size_t)a * 4;
+				uint64_t *bits;
 
 				if (a == IBFM_NONE)
 					continue;
+				bits = seen + (size_t)a * 4;
 				b = out_channel(g, t, head_sw(f, t, a), lid);
 				if (b == IBFM_NONE ||
 				    ibfm_bit(bits, f->ports[b].num))
@@ -354,8 +361,7 @@ static bool closes(struct cdg *g, uint32_t a, uint32_t b, bool keep)
 		return true;
 	if (!reaches(g, b, a))
 		return false;
-	if (keep &&
-	    ((g->ndeps + g->nclosing + 1) * 2 <= g->set_cap || !set_grow(g))) {
+	if (keep && !set_room(g)) {
 		g->set[slot(g, k)] = k;
 		g->nclosing++;
 	}
@@ -411,19 +417,22 @@ static bool routed(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 
 /*
  * Rounds over the switches without an entry for 'lid' ('cand', 'ncand'
- * of them, by GUID).
+ * of them, by GUID), counted into 'out' as a switch's or a CA's LID.
  */
 static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 		    const uint32_t *comp, const uint32_t *cand, uint32_t ncand,
-		    uint32_t *todo, uint8_t *dirty, uint64_t *filled,
-		    uint64_t *left, struct ibfm_cdg_fill *out)
+		    uint32_t *todo, struct ibfm_cdg_fill *out)
 {
 	const struct ibfm_fabric *f = g->f;
 	uint32_t port = ibfm_fabric_port_by_lid(f, lid), x, n = 0, i;
-	bool progress = true;
+	bool progress = true, sw;
+	uint64_t *filled, *left;
 
 	if (port == IBFM_NONE)
 		return 0;
+	sw = f->ports[port].num == 0;
+	filled = sw ? &out->filled_sw : &out->filled_ca;
+	left = sw ? &out->left_sw : &out->left_ca;
 	x = f->ports[port].node;
 	if (!ibfm_node_is_switch(&f->nodes[x])) {
 		if (f->ports[port].peer == IBFM_NONE)
@@ -458,10 +467,11 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 				return rc;
 			if (rc) {
 				(*filled)++;
-				if (dirty)
-					dirty[(size_t)todo[i] * (t->stride /
-								 IBFM_LFT_BLOCK) +
-					      lid / IBFM_LFT_BLOCK] = 1;
+				if (out->dirty)
+					out->dirty[(size_t)todo[i] *
+							   (t->stride /
+							    IBFM_LFT_BLOCK) +
+						   lid / IBFM_LFT_BLOCK] = 1;
 				memmove(todo + i, todo + i + 1,
 					(--n - i) * sizeof(*todo));
 				i--;
@@ -526,18 +536,11 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 	for (base = 0; base <= t->top_lid; base += LID_BLOCK) {
 		unrouted_by_lid(f, t, by_guid, base, cand, ncand);
 		for (k = 0; k < LID_BLOCK && base + k <= t->top_lid; k++) {
-			uint32_t lid = base + k, p;
-			bool sw;
-
-			if (!lid || !ncand[k])
+			if (!(base + k) || !ncand[k])
 				continue;
-			p = ibfm_fabric_port_by_lid(f, lid);
-			sw = p != IBFM_NONE && f->ports[p].num == 0;
-			rc = fill_lid(&g, t, lid, comp,
+			rc = fill_lid(&g, t, base + k, comp,
 				      cand + (size_t)k * t->nsw, ncand[k], todo,
-				      dirty,
-				      sw ? &out->filled_sw : &out->filled_ca,
-				      sw ? &out->left_sw : &out->left_ca, out);
+				      out);
 			if (rc)
 				goto out;
 		}
