@@ -318,8 +318,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	mark_io(t, opts);
 	t->rails = opts ? opts->rails : NULL;
 	t->nrails = t->rails && t->rails->nrails >= 2 ? t->rails->nrails : 1;
-	/* Then as many for the cross-rail positions (route_switch). */
 	t->pos = calloc(2 * (size_t)t->nsw * t->nrails + 1, sizeof(*t->pos));
+	t->xpos = t->pos + (size_t)t->nsw * t->nrails;
 	if (!t->pos) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");

@@ -152,10 +152,12 @@ struct ibfm_ftree {
 	bool guid_sorted;	 /* by_guid is 0, 1, 2...: skip it */
 	uint32_t *hub_next;	 /* scratch: a hub's route, next switch */
 	uint8_t *hub_port;	 /* and port */
-	unsigned hub_try;	 /* the order of later hubs' targets, of */
-	unsigned hub_tries; /* as many as differ (ibfm_ftree_choose_hubs) */
+	unsigned hub_try;	 /* which order of the later hubs' targets */
+	unsigned hub_tries; /* orders that differ (ibfm_ftree_choose_hubs) */
 	unsigned nrails;    /* 1 when the fabric has no rails */
 	uint16_t *pos;	    /* per (switch, rail): next parent to use */
+	uint16_t *xpos;	    /* the same for cross-rail flows alone (in
+			     * pos's block, after it: route_switch) */
 	const struct ibfm_rails *rails; /* the caller's, or NULL */
 	struct dest *dests;
 	uint32_t ndests;

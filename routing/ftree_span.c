@@ -216,16 +216,12 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 }
 
 /*
- * A higher switch's position after compute traffic crossed it: 'step'
- * on, modulo its up-ports (the rails' interleaving, init in
- * reset_positions).
- */
-/*
- * The next position: 'step' on; past the last up-port, d-mod-k wraps to
- * the start of the rail's ports (with rails: step R, rail r on ports r,
- * r + R, ...), so that on a switch that lost up-links, its up-ports no
- * longer a multiple of R, each rail keeps to its own ports rather than
- * drifting onto the others'.
+ * A higher switch's position after compute traffic crossed it (the
+ * rails' interleaving, init in reset_positions): 'step' on; past the
+ * last up-port, back to the start of the rail's ports (with rails: step
+ * R, rail r on ports r, r + R, ...), so that on a switch that lost
+ * up-links, its up-ports no longer a multiple of R, each rail keeps to
+ * its own ports rather than drifting onto the others'.
  */
 static inline uint32_t step_position(uint32_t pos, uint32_t step, uint32_t nup)
 {
@@ -761,7 +757,8 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 			same = ibfm_bit(act, j) ||
 			       (leaf_turn && (!rails || w->rail == d->rail));
 			if (rails && !same && !leaf_turn && w->nup) {
-				uint16_t *x = pos + (size_t)t->nsw * t->nrails;
+				uint16_t *x = &t->xpos[(size_t)s * t->nrails +
+						       d->rail];
 
 				from = *x;
 				*x = (uint16_t)step_position(*x, w->step,
@@ -1206,7 +1203,7 @@ static void reset_positions(struct ibfm_ftree *t)
 			w->step = (uint16_t)t->nrails;
 		for (r = 0; r < t->nrails; r++)
 			t->pos[(size_t)s * t->nrails + r] =
-				t->pos[((size_t)t->nsw + s) * t->nrails + r] =
+				t->xpos[(size_t)s * t->nrails + r] =
 					(uint16_t)(w->rank > 1 && w->nup
 							   ? r % w->nup
 							   : 0);
