@@ -94,23 +94,20 @@ static bool find_needs(const struct ibfm_ftree *t, struct hub_plan *pl)
 
 /*
  * Whether some leaf has no up/down route to another leaf of its
- * component (CA pairs need detours). 'pl->fresh' is scratch.
+ * component (CA pairs need detours).
  */
-static bool leaf_pairs_detoured(const struct ibfm_ftree *t, struct hub_plan *pl)
+static bool leaf_pairs_detoured(const struct ibfm_ftree *t,
+				const struct hub_plan *pl)
 {
 	uint32_t s, w;
 
-	memset(pl->fresh, 0, t->words * 8);
-	for (s = 0; s < t->nsw; s++)
-		if (t->sw[s].rank == 1)
-			ibfm_bit_set(pl->fresh, s);
 	for (s = 0; s < t->nsw; s++) {
 		const uint64_t *ud = row_of(t, t->updown, s);
 
-		if (t->sw[s].rank != 1)
+		if (!ibfm_bit(t->leaves, s))
 			continue;
 		for (w = 0; w < t->words; w++)
-			if (pl->fresh[w] & pl->want[w] & ~ud[w])
+			if (t->leaves[w] & pl->want[w] & ~ud[w])
 				return true;
 	}
 	return false;
