@@ -116,9 +116,11 @@ struct ibfm_ftree_stats {
 				    * dependency graph (routing/cdg.h) */
 	unsigned detour_hops;	   /* longest detour before an up/down
 				    * route takes over */
-	unsigned routes;	   /* full routes the last one took: more
+	unsigned routes;	   /* full routes the last pass took: more
 				    * than 1 when pairs were left and other
-				    * orders of the hubs' turns were tried */
+				    * orders of the hubs' turns were tried;
+				    * 0 for an update that did not route
+				    * afresh */
 };
 
 /* What an incremental update changed. */

@@ -487,6 +487,8 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	/* Tables completed by a graph search hold dependencies the turn
 	 * rules do not know of: only a new search is safe with them. */
 	memset(delta, 0, sizeof(*delta));
+	/* No full route yet (the plugin's line would repeat the last's). */
+	t->stats.routes = 0;
 	if (t->stats.cdg_filled)
 		return reroute_all(t, lfts, NULL, delta, err);
 	x.stamp = calloc(t->nsw + 1, sizeof(*x.stamp));
