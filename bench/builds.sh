@@ -13,3 +13,13 @@ split_builds() {
 	[ "${1:-}" = -- ] && shift
 	args=("$@")
 }
+
+# fabrics_from_args: one fabric's `ibfm topo gen` arguments in args[]
+# replace the list in fabrics[]; a scratch directory in $dir, removed on
+# exit.
+# shellcheck disable=SC2034
+fabrics_from_args() {
+	[ ${#args[@]} -eq 0 ] || fabrics=("${args[*]}")
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+}

@@ -27,9 +27,7 @@ fabrics+=(
 	"-l 3 -k 32 -n 4096 -r 8 --remove-links 10 --seed 5"
 	"-l 3 -k 32 -n 4096 -r 8 --remove-links 2 --seed 1"
 )
-[ ${#args[@]} -gt 0 ] && fabrics=("${args[*]}")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+fabrics_from_args
 head="| fabric (ibfm topo gen) |"
 rule="|---|"
 for b in "${builds[@]}"; do

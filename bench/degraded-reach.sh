@@ -33,9 +33,7 @@ fabrics=(
 	"--preset b200-3tier --units 4 --remove-links 3 --seed 1"
 	"--preset b200-3tier --units 16 --remove-links 10 --seed 2"
 )
-[ ${#args[@]} -gt 0 ] && fabrics=("${args[*]}")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+fabrics_from_args
 echo "| fabric (ibfm topo gen) | build | unreachable pairs | from switches | credit loops | check s | shift max / mean | EBB |"
 echo "|---|---|---|---|---|---|---|---|"
 for fab in "${fabrics[@]}"; do
