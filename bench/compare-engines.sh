@@ -25,6 +25,8 @@
 # An engine "ibfm-base[:OPTS]" is ibfm with the plugin of another build
 # (BASE_PLUGIN_DIR=path/to/plugin/.libs, e.g. of a worktree of main):
 # before and after in one run.
+# KEEP=DIR keeps the fabric (DIR/f.topo) and each engine's LFT dump
+# (DIR/ENGINE.dump) for a closer look (ibfm eval --lfts, ibfm path).
 # OSM_ARGS adds options to every OpenSM run (e.g. "--maxsmps 64": how
 # many SMPs OpenSM keeps on the wire, 4 by default; its LFT blocks go
 # out that many at a time; 64 changed nothing at 45,056 hosts); OSM_ENV
@@ -145,6 +147,8 @@ for e in $engines; do
 			"$(sed -n 's/^    "job_speed": \([0-9.]*\),$/\1/p' "$d/j.json")"
 	fi
 	echo
+	[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$T/f.topo" "$KEEP/f.topo" &&
+		cp "$d/opensm-lfts.dump" "$KEEP/$e.dump"
 	rm -f "$d/opensm-lfts.dump" "$d/opensm-lid-matrix.dump"
 	echo -n "$e " >&2
 done

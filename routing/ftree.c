@@ -248,7 +248,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->slots = calloc(links + 1, sizeof(*t->slots));
 	t->hop_runlen = calloc(links + 1, 1);
 	t->dhops = calloc(links + 1, sizeof(*t->dhops));
-	t->drr = calloc(links + 1, sizeof(*t->drr));
+	t->drr = calloc((links + 1) * DRR_CLASSES, sizeof(*t->drr));
+	t->dmost = calloc(links + 1, sizeof(*t->dmost));
 	t->anc = calloc(t->nsw + 1, sizeof(*t->anc));
 	t->order = calloc(t->nsw + 1, sizeof(*t->order));
 	t->node_sw = calloc(f->nnodes + 1, sizeof(*t->node_sw));
@@ -275,11 +276,11 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
 	if (!t->sw || !t->sd || !t->hops || !t->hop_run || !t->hop_runlen ||
 	    !t->uhops || !t->up_rr || !t->slots || !t->dhops || !t->drr ||
-	    !t->anc || !t->order || !t->node_sw || !t->port_dir || !t->down ||
-	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
-	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
-	    !t->hub_port || !t->dests || !t->rank || !t->io || !t->leaves ||
-	    !t->ranked || !t->ancbits) {
+	    !t->dmost || !t->anc || !t->order || !t->node_sw || !t->port_dir ||
+	    !t->down || !t->updown || !t->queue || !t->comp || !t->mode ||
+	    !t->pend || !t->sw_node || !t->by_guid || !t->guid_rank ||
+	    !t->hub_next || !t->hub_port || !t->dests || !t->rank || !t->io ||
+	    !t->leaves || !t->ranked || !t->ancbits) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -352,6 +353,7 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->slots);
 	free(t->dhops);
 	free(t->drr);
+	free(t->dmost);
 	free(t->anc);
 	free(t->order);
 	free(t->node_sw);

@@ -67,15 +67,20 @@ struct hop {
  * within 32 bytes (two a cache line). The rest is in struct swdown and
  * ibfm_ftree.sw_node.
  */
+/* Turns down parallel links, per group: see route_down. */
+#define DRR_CLASSES 4
+
 struct sw {
 	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
 	uint16_t step;	   /* how far a position moves per destination */
 	uint16_t spill;	   /* next port for destinations displaced by a hole */
 	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
-	uint32_t cross;	   /* == stamp: carries compute traffic, any
-			    * (route_down, parallel links) */
-	uint32_t dgen;	   /* == t->dgen: an ancestor of the target */
-	uint8_t dport;	   /* its first link down towards the target */
+	uint32_t cross;	   /* == stamp: 'above' holds the flows that come
+			    * down to it for the target (route_down) */
+	uint32_t above;
+	uint32_t main; /* == stamp: same-rail traffic comes down too */
+	uint32_t dgen; /* == t->dgen: an ancestor of the target */
+	uint8_t dport; /* its first link down towards the target */
 	uint8_t rank;
 	bool compute;	     /* a leaf with compute hosts */
 	bool uniform;	     /* every parent reaches the same switches */
@@ -120,8 +125,10 @@ struct ibfm_ftree {
 			    * parents are weighed by their ways on */
 	uint8_t *hop_runlen;
 	bool parallel; /* some switch has parallel links down */
-	uint32_t *drr; /* per group (first dhop): next link to use */
-	uint32_t *anc; /* the target's ancestors, in BFS order */
+	/* per group (first dhop), per class (route_down): next link */
+	uint32_t *drr;
+	uint32_t *dmost; /* per group: the most flows of one destination */
+	uint32_t *anc;	 /* the target's ancestors, in BFS order */
 	uint32_t nanc;
 	/* The target 'anc' was walked from (IBFM_NONE: none, or the links
 	 * changed since), and which of its up-hops reached each parent

@@ -57,7 +57,7 @@
 			* struct sw share no cache line with another task's */
 
 /* A flag per (switch, destination of the span): bitsets per thread. */
-enum { FLAG_ACTIVE, FLAG_CROSS, NFLAGS };
+enum { FLAG_ACTIVE, NFLAGS };
 
 /*
  * A run of a span's destinations: one target, all to CAs or none (a
@@ -124,8 +124,13 @@ struct span {
 	bool plan_task;		   /* the current rank's task 0 plans ahead */
 	uint32_t nroute, finished; /* the rank's switch tasks; done (atomic) */
 	uint64_t *flags;	   /* per thread, per flag: nsw x SPAN_WORDS */
-	struct vcache *vc;	   /* per thread */
-	uint32_t *pcls; /* per switch: its parents' class, see classes */
+	/* with parallel links, per thread, nsw x SPAN_DESTS: how many
+	 * compute leaves' traffic for the destination comes up to the
+	 * switch (route_down weighs its parallel links with them; fewer
+	 * than the switches, so 16 bits hold them) */
+	uint16_t *flows;
+	struct vcache *vc; /* per thread */
+	uint32_t *pcls;	   /* per switch: its parents' class, see classes */
 	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
 	const uint32_t *by_rank;
 	uint32_t lo, hi;
@@ -144,19 +149,15 @@ static uint64_t *flag_words(const struct span *g, unsigned thread,
 	       (size_t)s * SPAN_WORDS;
 }
 
-/*
- * Flags in use: FLAG_CROSS only where parallel links are (route_up sets
- * it, route_down reads it).
- */
-static unsigned flags_used(const struct span *g)
+static uint16_t *flow_counts(const struct span *g, unsigned thread, uint32_t s)
 {
-	return g->t->parallel ? NFLAGS : FLAG_ACTIVE + 1;
+	return g->flows + ((size_t)thread * g->t->nsw + s) * SPAN_DESTS;
 }
 
 /*
- * Switch 's''s flags from every thread into thread 0's words, the other
- * threads' cleared for the next span: its children, all of lower rank,
- * are done with it. A switch without switch children (a leaf) has none:
+ * Switch 's''s flags and flows from every thread into thread 0's, the
+ * other threads' cleared for the next span: its children, all of lower
+ * rank, are done with it. A switch without switch children (a leaf) has none:
  * its words are not read, saving the lines another core wrote.
  */
 static void gather_flags(const struct span *g, uint32_t s)
@@ -165,7 +166,16 @@ static void gather_flags(const struct span *g, uint32_t s)
 
 	if (!g->t->sd[s].ndn)
 		return;
-	for (f = 0; f < flags_used(g); f++) {
+	for (th = 1; g->flows && th < g->nthreads; th++) {
+		uint16_t *to = flow_counts(g, 0, s),
+			 *from = flow_counts(g, th, s);
+
+		for (k = 0; k < SPAN_DESTS; k++) {
+			to[k] += from[k];
+			from[k] = 0;
+		}
+	}
+	for (f = 0; f < NFLAGS; f++) {
 		uint64_t *to = flag_words(g, 0, f, s);
 
 		for (th = 1; th < g->nthreads; th++) {
@@ -383,12 +393,13 @@ static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
 /*
  * The up entries of switch 's' for destination 'd' (the j-th of the
  * span), from the position 'from': d-mod-k, holes spread, the flags
- * passed on to the parent chosen. 'active' and 'cross': whether compute
- * traffic reaches 's' for 'd' (moving its position; any).
+ * passed on to the parent chosen. 'active': whether same-rail compute
+ * traffic reaches 's' for 'd' (moving its position); 'flows': how many
+ * compute leaves' traffic does (parallel links only).
  */
 static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 		     uint32_t j, bool leaf_turn, uint32_t from, bool active,
-		     bool cross, uint8_t *at, unsigned thread)
+		     uint32_t flows, uint8_t *at, unsigned thread)
 {
 	struct ibfm_ftree *t = g->t;
 	struct sw *w = &t->sw[s];
@@ -412,8 +423,8 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 			*pos = (uint16_t)step_position(*pos, w->step, w->nup);
 		ibfm_bit_set(flag_words(g, thread, FLAG_ACTIVE, up->peer), j);
 	}
-	if (cross)
-		ibfm_bit_set(flag_words(g, thread, FLAG_CROSS, up->peer), j);
+	if (flows)
+		flow_counts(g, thread, up->peer)[j] += (uint16_t)flows;
 	at[0] = up->port;
 	for (k = 1; k < d->nlids; k++)
 		at[k] = t->hops[w->up0 + pick_up(t, s, x, h, k)].port;
@@ -721,7 +732,7 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 	const uint8_t *mode = c->mode + (size_t)s * c->ntg;
 	const uint8_t *port = c->port + (size_t)s * c->ntg;
 	const uint64_t *act = flag_words(g, 0, FLAG_ACTIVE, s);
-	const uint64_t *crs = flag_words(g, 0, FLAG_CROSS, s);
+	const uint16_t *flows = g->flows ? flow_counts(g, 0, s) : NULL;
 	uint8_t *at = g->lfts->ports + (size_t)s * g->lfts->stride + c->col0;
 	const bool parallel = t->parallel, rails = t->nrails > 1;
 	uint32_t j;
@@ -765,8 +776,7 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 							     w->nup);
 			}
 			route_up(g, s, d, j, leaf_turn, from, same,
-				 parallel && (ibfm_bit(crs, j) || leaf_turn),
-				 at, thread);
+				 flows ? flows[j] + leaf_turn : 0, at, thread);
 			at += d->nlids;
 			continue;
 		case MODE_SELF:
@@ -807,21 +817,42 @@ static void route_task(void *ctx, uint32_t task, unsigned thread)
 
 	for (; i < end; i++) {
 		route_switch(g, g->by_rank[i], thread);
-		clear_active(g, g->by_rank[i]);
+		/* With parallel links route_down reads them at the span's end. */
+		if (!g->t->parallel)
+			clear_active(g, g->by_rank[i]);
 	}
 	__atomic_fetch_add(&g->finished, 1, __ATOMIC_RELEASE);
 }
 
 /*
+ * Which turn a destination that 'f' flows bring to parallel group 'grp'
+ * takes (DRR_CLASSES): same-rail traffic reaches it ('main') or only
+ * cross-rail; at least half the most flows a destination brought to the
+ * group so far, or fewer (those a few degraded leaves send this way).
+ */
+static uint32_t down_class(struct ibfm_ftree *t, uint32_t grp, uint32_t f,
+			   bool main)
+{
+	uint32_t *most = &t->dmost[grp];
+
+	if (f > *most)
+		*most = f;
+	return (main ? 2 : 0) + (2 * f >= *most);
+}
+
+/*
  * The down entries, ancestors before their children (the BFS order of
- * ibfm_ftree_walk_ancestors read backwards), so that a switch knows
- * whether compute traffic reaches it from above as well as from below.
+ * ibfm_ftree_walk_ancestors read backwards), so that a switch knows how
+ * much compute traffic reaches it from above as well as from below.
  * Parallel links to a child (a PGFT: a leaf cabled to each spine with
  * several links) take the destinations that really cross them in turn,
  * so each link carries its share; taking the first link of the run
- * loaded spine down-links 2:1 on a DGX SuperPOD-shaped fabric.
- * Destinations no compute traffic crosses spread by LID; LMC paths take
- * the next links.
+ * loaded spine down-links 2:1 on a DGX SuperPOD-shaped fabric. Turns go
+ * by class (down_class), each its own round robin: one turn for all
+ * let the few flows that degraded leaves send across a core push the
+ * destinations every leaf sends out of step, onto one link (a B200-style
+ * core's links to a spine: 7 flows where 5 would do). Destinations no
+ * compute traffic crosses spread by LID; LMC paths take the next links.
  */
 static void route_down(const struct span *g, const struct dest *d, uint32_t j,
 		       uint32_t col)
@@ -834,18 +865,28 @@ static void route_down(const struct span *g, const struct dest *d, uint32_t j,
 		struct sw *w = &t->sw[s];
 		const struct swdown *sd = &t->sd[s];
 		const struct hop *dh = &t->dhops[sd->dgrp];
+		struct sw *c = &t->sw[dh->peer];
 		uint8_t *at =
 			g->lfts->ports + (size_t)s * g->lfts->stride + col;
-		bool cross = w->cross == stamp ||
-			     ibfm_bit(flag_words(g, 0, FLAG_CROSS, s), j);
+		uint32_t f = (w->cross == stamp ? w->above : 0) +
+			     flow_counts(g, 0, s)[j];
+		bool main = w->main == stamp ||
+			    ibfm_bit(flag_words(g, 0, FLAG_ACTIVE, s), j);
 
-		if (cross)
-			t->sw[dh->peer].cross = stamp;
+		if (c->cross != stamp) {
+			c->cross = stamp;
+			c->above = 0;
+		}
+		c->above += f;
+		if (main)
+			c->main = stamp;
 		if (sd->dcnt == 1) {
 			memset(at, dh->port, d->nlids);
 			continue;
 		}
-		base = cross ? t->drr[sd->dgrp]++ : d->lid;
+		base = f ? t->drr[(size_t)sd->dgrp * DRR_CLASSES +
+				  down_class(t, sd->dgrp, f, main)]++
+			 : d->lid;
 		for (k = 0; k < d->nlids; k++)
 			at[k] = dh[(base + k) % sd->dcnt].port;
 	}
@@ -1104,7 +1145,6 @@ one_by_one:
 static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 {
 	struct ibfm_ftree *t = g->t;
-	size_t per = (size_t)t->nsw * SPAN_WORDS;
 	uint32_t c;
 
 	g->by_rank = t->order;
@@ -1129,10 +1169,13 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 			route_span_down(g);
 		t->stats.switches_ms += t1 - t0;
 		t->stats.down_ms += ibfm_clock_ms() - t1;
-		/* Thread 0's FLAG_CROSS words, which route_down read. */
-		if (t->parallel)
-			memset(flag_words(g, 0, FLAG_CROSS, 0), 0,
-			       per * sizeof(*g->flags));
+		/* Thread 0's flows and flags, which route_down read. */
+		if (t->parallel) {
+			memset(flow_counts(g, 0, 0), 0,
+			       (size_t)t->nsw * SPAN_DESTS * sizeof(*g->flows));
+			memset(flag_words(g, 0, FLAG_ACTIVE, 0), 0,
+			       (size_t)t->nsw * SPAN_WORDS * sizeof(*g->flags));
+		}
 	}
 }
 
@@ -1212,8 +1255,11 @@ static void reset_positions(struct ibfm_ftree *t)
 	       (t->sw[t->nsw - 1].up0 + t->sw[t->nsw - 1].nup) *
 		       sizeof(*t->up_rr));
 	memset(t->drr, 0,
-	       (t->sd[t->nsw - 1].dn0 + t->sd[t->nsw - 1].ndn) *
+	       (t->sd[t->nsw - 1].dn0 + t->sd[t->nsw - 1].ndn) * DRR_CLASSES *
 		       sizeof(*t->drr));
+	memset(t->dmost, 0,
+	       (t->sd[t->nsw - 1].dn0 + t->sd[t->nsw - 1].ndn) *
+		       sizeof(*t->dmost));
 	t->stamp = 0;
 	t->stats.no_updown = 0;
 	t->stats.no_updown_sw = 0;
@@ -1251,6 +1297,7 @@ static void span_free(struct span *g)
 	free(g->stage);
 	free(g->slot0);
 	free(g->flags);
+	free(g->flows);
 	free(g->vc);
 	free(g->pcls);
 	free(g->scratch);
@@ -1321,6 +1368,13 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 		return -ENOMEM;
 	g->flags = ibfm_bigmem_calloc(g->nthreads * NFLAGS * per + 1,
 				      sizeof(*g->flags));
+	if (t->parallel) {
+		g->flows = ibfm_bigmem_calloc(
+			(size_t)g->nthreads * t->nsw * SPAN_DESTS + 1,
+			sizeof(*g->flows));
+		if (!g->flows)
+			return -ENOMEM;
+	}
 	g->vc = calloc(g->nthreads, sizeof(*g->vc));
 	g->pcls = malloc(((size_t)t->nsw + 1) * sizeof(*g->pcls));
 	g->scratch = calloc(g->nthreads, scratch_len(lfts));

@@ -237,6 +237,22 @@ static void test_rails_keep_their_ports_on_a_degraded_spine(void **state)
 	assert_b200_load(8, 3, IBFM_PATTERN_RAIL_RING, 2);
 }
 
+/*
+ * A core's parallel links down to a spine, B200-style at 8 units with
+ * 1% of the links gone: the destinations every leaf sends across the
+ * core, and the few a degraded leaf sends there instead, took one round
+ * robin; the few pushed the many out of step, onto one link (shift 7,
+ * the rails' shifts at once 6, rings 3; OpenSM's dfsssp 5, 5 and 2).
+ * Each class takes its own turns now.
+ */
+static void test_core_links_down_take_turns_by_class(void **state)
+{
+	(void)state;
+	assert_b200_load(8, 1, IBFM_PATTERN_SHIFT, 5);
+	assert_b200_load(8, 1, IBFM_PATTERN_RAIL_SHIFT, 4);
+	assert_b200_load(8, 1, IBFM_PATTERN_RAIL_RING, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_core_tier_few_links_gone_cross_rail),
 		cmocka_unit_test(
 			test_rails_keep_their_ports_on_a_degraded_spine),
+		cmocka_unit_test(test_core_links_down_take_turns_by_class),
 	};
 
 	return cmocka_run_group_tests_name("zoo", tests, NULL, NULL);
