@@ -25,7 +25,7 @@
 # An engine "ibfm-base[:OPTS]" is ibfm with the plugin of another build
 # (BASE_PLUGIN_DIR=path/to/plugin/.libs, e.g. of a worktree of main):
 # before and after in one run.
-# KEEP=DIR keeps the fabric (DIR/f.topo) and each engine's LFT dump
+# KEEP_DUMPS=DIR keeps the fabric (DIR/f.topo) and each engine's LFT dump
 # (DIR/ENGINE.dump) for a closer look (ibfm eval --lfts, ibfm path).
 # OSM_ARGS adds options to every OpenSM run (e.g. "--maxsmps 64": how
 # many SMPs OpenSM keeps on the wire, 4 by default; its LFT blocks go
@@ -147,8 +147,8 @@ for e in $engines; do
 			"$(sed -n 's/^    "job_speed": \([0-9.]*\),$/\1/p' "$d/j.json")"
 	fi
 	echo
-	[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$T/f.topo" "$KEEP/f.topo" &&
-		cp "$d/opensm-lfts.dump" "$KEEP/$e.dump"
+	[ -n "${KEEP_DUMPS:-}" ] && mkdir -p "$KEEP_DUMPS" && cp "$T/f.topo" "$KEEP_DUMPS/f.topo" &&
+		cp "$d/opensm-lfts.dump" "$KEEP_DUMPS/$e.dump"
 	rm -f "$d/opensm-lfts.dump" "$d/opensm-lid-matrix.dump"
 	echo -n "$e " >&2
 done

@@ -5,6 +5,7 @@
 # base worktree's cli/ibfm, then this tree's) and loaded with `ibfm eval`:
 # shift over every host, and each rail's own shift and ring (all rails at
 # once). Prints one markdown row per fabric: max / mean load per build.
+# PATTERNS picks others (e.g. "shift bisection": EBB for bisection).
 # GEN-ARGS: one fabric's `ibfm topo gen` arguments instead of the list.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 IBFM... [-- GEN-ARGS]" >&2; exit 2; }
@@ -28,11 +29,15 @@ fabrics+=(
 	"-l 3 -k 32 -n 4096 -r 8 --remove-links 2 --seed 1"
 )
 fabrics_from_args
+read -ra patterns <<<"${PATTERNS:-shift rail-shift rail-ring}"
 head="| fabric (ibfm topo gen) |"
 rule="|---|"
 for b in "${builds[@]}"; do
-	head="$head $b: shift | rail-shift | rail-ring |"
-	rule="$rule---|---|---|"
+	for p in "${patterns[@]}"; do
+		[ "$p" = "${patterns[0]}" ] && head="$head $b:"
+		head="$head $p |"
+		rule="$rule---|"
+	done
 done
 echo "$head"
 echo "$rule"
@@ -42,11 +47,14 @@ for fab in "${fabrics[@]}"; do
 	"${builds[0]}" topo gen $fab -o "$dir/f.topo" >/dev/null
 	row="| \`$fab\` |"
 	for b in "${builds[@]}"; do
-		for p in shift rail-shift rail-ring; do
+		for p in "${patterns[@]}"; do
 			"$b" eval --topo "$dir/f.topo" --pattern "$p" --json >"$dir/e.json"
 			row="$row $(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print("%g / %.3f" % (d["max_load"], d["mean_load"]))' "$dir/e.json") |"
+if "ebb" in d:
+    print("%.3f" % d["ebb"])
+else:
+    print("%g / %.3f" % (d["max_load"], d["mean_load"]))' "$dir/e.json") |"
 		done
 	done
 	echo "$row"

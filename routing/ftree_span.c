@@ -803,6 +803,24 @@ static void route_switch(const struct span *g, uint32_t s, unsigned thread)
 
 static void plan_ahead(struct span *g);
 
+/*
+ * Thread 0's flows and flags of a task's switches, which route_down
+ * read, cleared for the next span (over the threads: 2.6 MB a span on
+ * a 16,384-host PGFT).
+ */
+static void clear_task(void *ctx, uint32_t task, unsigned thread)
+{
+	const struct span *g = ctx;
+	uint32_t s = task * SW_PER_TASK,
+		 n = g->t->nsw - s < SW_PER_TASK ? g->t->nsw - s : SW_PER_TASK;
+
+	(void)thread;
+	memset(flow_counts(g, 0, s), 0,
+	       (size_t)n * SPAN_DESTS * sizeof(*g->flows));
+	memset(flag_words(g, 0, FLAG_ACTIVE, s), 0,
+	       (size_t)n * SPAN_WORDS * sizeof(*g->flags));
+}
+
 static void route_task(void *ctx, uint32_t task, unsigned thread)
 {
 	struct span *g = ctx;
@@ -1169,13 +1187,10 @@ static void route_spans(struct span *g, const uint32_t *cut, uint32_t ncut)
 			route_span_down(g);
 		t->stats.switches_ms += t1 - t0;
 		t->stats.down_ms += ibfm_clock_ms() - t1;
-		/* Thread 0's flows and flags, which route_down read. */
-		if (t->parallel) {
-			memset(flow_counts(g, 0, 0), 0,
-			       (size_t)t->nsw * SPAN_DESTS * sizeof(*g->flows));
-			memset(flag_words(g, 0, FLAG_ACTIVE, 0), 0,
-			       (size_t)t->nsw * SPAN_WORDS * sizeof(*g->flags));
-		}
+		if (t->parallel)
+			ibfm_par_run(g->par,
+				     (t->nsw + SW_PER_TASK - 1) / SW_PER_TASK,
+				     clear_task, g);
 	}
 }
 
