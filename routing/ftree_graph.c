@@ -6,7 +6,8 @@
  * (dhops[], sorted by child so that parallel links to one child are a
  * run), each port's direction, and the switches in rank order. For
  * PGFTs: each parent link's run back down, and on leaves whose runs
- * differ in length the spine-first slots (build_slots). Then the reach:
+ * differ in length the spine-first slots (build_slots), and on three
+ * levels the spines' positions (number_positions). Then the reach:
  * down[s], the switches s reaches going only down, and updown[s], those
  * it reaches going up, then down, as bitsets built in rank order, and
  * whether a switch's parents all reach the same (then any parent does).
@@ -16,6 +17,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "routing/ftree_int.h"
@@ -55,6 +57,7 @@ static void build_slots(struct ibfm_ftree *t)
 	uint32_t s, i, r, len, nup_max = 0;
 
 	t->uneven = false;
+	t->short_rails = 0;
 	for (s = 0; s < t->nsw; s++)
 		if (t->sw[s].rank == 1 && t->sw[s].nup > nup_max)
 			nup_max = t->sw[s].nup;
@@ -72,6 +75,11 @@ static void build_slots(struct ibfm_ftree *t)
 		if (w->rank != 1)
 			continue;
 		t->uneven = t->uneven || (w->nup && w->nup != nup_max);
+		t->leaf_nup = nup_max;
+		if (w->nup < nup_max)
+			t->short_rails |= 1ULL << (w->rail == IBFM_RAIL_NONE
+							   ? 0
+							   : w->rail % 64);
 		/* Slots: round r takes every parent with more than r links. */
 		for (r = 0; n < w->nup; r++)
 			for (i = 0; i < w->nup; i += len) {
@@ -84,6 +92,111 @@ static void build_slots(struct ibfm_ftree *t)
 					t->slots[w->up0 + n++] = u[i].peer;
 			}
 	}
+}
+
+static uint32_t position_root(uint32_t *p, uint32_t x)
+{
+	while (p[x] != x)
+		x = p[x] = p[p[x]];
+	return x;
+}
+
+/* Whether every position has as many spines as the others. */
+static bool same_spines_each(const struct ibfm_ftree *t)
+{
+	uint32_t *n = calloc(t->npos + 1, sizeof(*n)), s, first = IBFM_NONE;
+	bool same = n != NULL;
+
+	for (s = 0; same && s < t->nsw; s++)
+		if (t->sw[s].rank == 2)
+			n[t->spos[s]]++;
+	for (s = 0; same && s < t->npos; s++) {
+		if (first == IBFM_NONE)
+			first = n[s];
+		same = n[s] == first;
+	}
+	free(n);
+	return same;
+}
+
+/* Each leaf's parent at each position; false if one has two there. */
+static bool list_at_positions(struct ibfm_ftree *t)
+{
+	uint32_t s, h;
+
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t *at = t->at_pos + (size_t)s * t->npos;
+
+		if (t->sw[s].rank != 1)
+			continue;
+		for (h = 0; h < t->npos; h++)
+			at[h] = IBFM_NONE;
+		for (h = 0; h < t->sw[s].nup; h++) {
+			uint32_t q = t->hops[t->sw[s].up0 + h].peer;
+			uint32_t *a = &at[t->spos[q]];
+
+			if (t->sw[q].rank != 2 || (*a != IBFM_NONE && *a != q))
+				return false;
+			*a = q;
+		}
+	}
+	return true;
+}
+
+/*
+ * Spine positions (pick_by_slot on three levels): each switch of rank 2
+ * joined with its parents, the spines of one set of cores are one
+ * position, numbered in switch order. Off where the spines have no
+ * parents (two levels), a leaf has two parents at one position (cores
+ * that every spine reaches), a leaf's parent is not a spine, the table
+ * would pass 64 M entries, or a switch above the leaves is gone (a
+ * position with fewer spines than the others, or one split in two by
+ * its cores: there job-aware routes onto the slots' links loaded an
+ * all-to-all 1.5 times; d-mod-k as before).
+ */
+static void number_positions(struct ibfm_ftree *t)
+{
+	uint32_t s, h, *p = t->spos, *num;
+	bool three = false;
+
+	t->npos = 0;
+	for (s = 0; s < t->nsw; s++)
+		p[s] = s;
+	for (s = 0; s < t->nsw; s++)
+		for (h = 0; t->sw[s].rank == 2 && h < t->sw[s].nup; h++) {
+			uint32_t a = position_root(p, s),
+				 b = position_root(
+					 p, t->hops[t->sw[s].up0 + h].peer);
+
+			three = true;
+			if (a != b)
+				p[a < b ? b : a] = a < b ? a : b;
+		}
+	free(t->at_pos);
+	t->at_pos = NULL;
+	if (!three)
+		return;
+	/* Numbered as the spines come: at_pos holds the roots' numbers. */
+	num = malloc((size_t)t->nsw * sizeof(*num));
+	if (!num)
+		return;
+	for (s = 0; s < t->nsw; s++)
+		num[s] = IBFM_NONE;
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t r = position_root(p, s);
+
+		if (t->sw[s].rank == 2 && num[r] == IBFM_NONE)
+			num[r] = t->npos++;
+		num[s] = num[r];
+	}
+	memcpy(p, num, (size_t)t->nsw * sizeof(*p));
+	free(num);
+	if (!same_spines_each(t))
+		t->npos = 0;
+	else if ((uint64_t)t->nsw * t->npos <= 1ULL << 26)
+		t->at_pos = malloc((size_t)t->nsw * t->npos * sizeof(*p));
+	if (!t->at_pos || !list_at_positions(t))
+		t->npos = 0;
 }
 
 /* For each parent link, the run of the parent's links back down. */
@@ -185,6 +298,7 @@ int ibfm_ftree_build_adjacency(struct ibfm_ftree *t)
 	}
 	link_down_runs(t);
 	build_slots(t);
+	number_positions(t);
 	order_by_rank(t);
 	return 0;
 }

@@ -121,7 +121,16 @@ struct ibfm_ftree {
 	uint32_t *slots;   /* per leaf (at up0): its parents, each as
 			       * often as it has links to it, interleaved */
 	bool uneven;	   /* leaves' parallel runs differ in length */
-	bool weigh;	   /* some switch lost a quarter of its up-links:
+	/* Three levels: a spine's position (the spines of every pod that
+	 * share cores), 0 .. npos - 1 (number_positions); each leaf's
+	 * parent at each position, at_pos[leaf * npos + position], or
+	 * IBFM_NONE. npos 0: none (two levels, or cores shared by all). */
+	uint32_t *spos;
+	uint32_t *at_pos;
+	uint32_t npos;
+	uint32_t leaf_nup;    /* the most up-links of a leaf */
+	uint64_t short_rails; /* bit r: a leaf of rail r has fewer */
+	bool weigh;	      /* some switch lost a quarter of its up-links:
 			    * parents are weighed by their ways on */
 	uint8_t *hop_runlen;
 	bool parallel; /* some switch has parallel links down */

@@ -202,8 +202,51 @@ static void clear_active(const struct span *g, uint32_t s)
 }
 
 /*
+ * Three levels: leaf 's''s spine at the position of 'd''s slot on its
+ * leaf 'x' (number_positions), the slot shifted by d's rail so that the
+ * rails' first hosts take different spines. Where s has no spine there
+ * that reaches x (it lost all its links to that one), later slots,
+ * m + 1 on for the m-th of the slots at that position, so that those
+ * destinations spread over the other positions rather than all take
+ * the next.
+ * IBFM_NONE if none serves, or where no leaf of d's rail lost links
+ * and s did not either: failures on one rail leave the others' routes.
+ */
+static uint32_t spine_at_slot(const struct ibfm_ftree *t, uint32_t s,
+			      const struct dest *d)
+{
+	const struct sw *x = &t->sw[d->target];
+	const struct hop *u = t->uhops + x->up0;
+	uint32_t i, k, h, np = 0;
+
+	if (!t->npos || (!(t->short_rails >> d->rail % 64 & 1) &&
+			 t->sw[s].nup == t->leaf_nup))
+		return IBFM_NONE;
+	i = (d->slot + d->rail) % x->nup;
+	for (k = 0; k < x->nup; k++) {
+		uint32_t j, q;
+
+		/* x's slots name its np parents in turn */
+		for (h = 0; k == 1 && h < x->nup; h++)
+			np += !h || u[h].peer != u[h - 1].peer;
+		j = t->slots[x->up0 + (i + k * (1 + (k ? i / np : 0))) % x->nup];
+		q = t->at_pos[(size_t)s * t->npos + t->spos[j]];
+		if (q != IBFM_NONE &&
+		    ibfm_bit(row_of(t, t->updown, q), d->target))
+			return q;
+	}
+	return IBFM_NONE;
+}
+
+/*
  * The parent index of leaf 's' for compute destination 'd' on a fabric
- * of uneven runs (build_slots), or IBFM_NONE to choose as usual.
+ * of uneven runs (build_slots), or IBFM_NONE to choose as usual. Where a
+ * leaf lost links, d-mod-k over each leaf's own up-ports sent one
+ * destination up different spines from different leaves, onto links
+ * down that others took too, and gave the leaf that lost them as many
+ * destinations down each spine as before: every leaf now takes the
+ * spine (on three levels, the spine at the position: its cores lead to
+ * that one) that a slot of the destination's leaf names.
  */
 static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 			     const struct dest *d)
@@ -215,9 +258,11 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 	if (!x->nup || d->target == s)
 		return IBFM_NONE;
 	j = t->slots[x->up0 + d->slot % x->nup];
-	/* Two levels only: above, spines of other pods are other spines,
-	 * and d-mod-k over ports did better (a B200-style core tier). */
-	if (t->sw[j].nup || !ibfm_bit(row_of(t, t->updown, j), d->target))
+	if (t->sw[j].nup)
+		j = spine_at_slot(t, s, d);
+	else if (!ibfm_bit(row_of(t, t->updown, j), d->target))
+		j = IBFM_NONE;
+	if (j == IBFM_NONE)
 		return IBFM_NONE;
 	lo = find_run(u, w->nup, j, &n);
 	if (!n)

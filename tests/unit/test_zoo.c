@@ -253,6 +253,23 @@ static void test_core_links_down_take_turns_by_class(void **state)
 	assert_b200_load(8, 1, IBFM_PATTERN_RAIL_RING, 2);
 }
 
+/*
+ * Leaves that lost links on a three-level fabric, B200-style at 8 units
+ * with 1% of the links gone: d-mod-k over each leaf's own up-ports sent
+ * a destination up other spines from the leaves that lost links than
+ * from the rest, and as many destinations down each spine to a leaf
+ * that lost links as to one that did not (shift 5, the rails' shifts 4,
+ * rings 2). Every leaf now takes the spine at the position that a slot
+ * of the destination's leaf names.
+ */
+static void test_leaves_take_the_slot_position_on_three_levels(void **state)
+{
+	(void)state;
+	assert_b200_load(8, 2, IBFM_PATTERN_SHIFT, 3);
+	assert_b200_load(8, 2, IBFM_PATTERN_RAIL_SHIFT, 3);
+	assert_b200_load(8, 2, IBFM_PATTERN_RAIL_RING, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +281,8 @@ int main(void)
 		cmocka_unit_test(
 			test_rails_keep_their_ports_on_a_degraded_spine),
 		cmocka_unit_test(test_core_links_down_take_turns_by_class),
+		cmocka_unit_test(
+			test_leaves_take_the_slot_position_on_three_levels),
 	};
 
 	return cmocka_run_group_tests_name("zoo", tests, NULL, NULL);
