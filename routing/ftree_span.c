@@ -204,38 +204,26 @@ static void clear_active(const struct span *g, uint32_t s)
 /*
  * Three levels: leaf 's''s spine at the position of 'd''s slot on its
  * leaf 'x' (number_positions), the slot shifted by d's rail so that the
- * rails' first hosts take different spines. Where s has no spine there
- * that reaches x (it lost all its links to that one), later slots,
- * m + 1 on for the m-th of the slots at that position, so that those
- * destinations spread over the other positions rather than all take
- * the next.
- * IBFM_NONE if none serves, or where no leaf of d's rail lost links
- * and s did not either: failures on one rail leave the others' routes.
+ * rails' first hosts take different spines. IBFM_NONE where s has no
+ * spine there that reaches x (its own turn then spreads those: later
+ * slots' spines took them all, up to twice their share on a leaf that
+ * lost links), or where no leaf of d's rail lost links and s did not
+ * either: failures on one rail leave the others' routes.
  */
 static uint32_t spine_at_slot(const struct ibfm_ftree *t, uint32_t s,
 			      const struct dest *d)
 {
 	const struct sw *x = &t->sw[d->target];
-	const struct hop *u = t->uhops + x->up0;
-	uint32_t i, k, h, np = 0;
+	uint32_t j, q;
 
 	if (!t->npos || (!(t->short_rails >> d->rail % 64 & 1) &&
 			 t->sw[s].nup == t->leaf_nup))
 		return IBFM_NONE;
-	i = (d->slot + d->rail) % x->nup;
-	for (k = 0; k < x->nup; k++) {
-		uint32_t j, q;
-
-		/* x's slots name its np parents in turn */
-		for (h = 0; k == 1 && h < x->nup; h++)
-			np += !h || u[h].peer != u[h - 1].peer;
-		j = t->slots[x->up0 + (i + k * (1 + (k ? i / np : 0))) % x->nup];
-		q = t->at_pos[(size_t)s * t->npos + t->spos[j]];
-		if (q != IBFM_NONE &&
-		    ibfm_bit(row_of(t, t->updown, q), d->target))
-			return q;
-	}
-	return IBFM_NONE;
+	j = t->slots[x->up0 + (d->slot + d->rail) % x->nup];
+	q = t->at_pos[(size_t)s * t->npos + t->spos[j]];
+	return q != IBFM_NONE && ibfm_bit(row_of(t, t->updown, q), d->target)
+		       ? q
+		       : IBFM_NONE;
 }
 
 /*
