@@ -147,8 +147,9 @@ for e in $engines; do
 			"$(sed -n 's/^    "job_speed": \([0-9.]*\),$/\1/p' "$d/j.json")"
 	fi
 	echo
-	[ -n "${KEEP_DUMPS:-}" ] && mkdir -p "$KEEP_DUMPS" && cp "$T/f.topo" "$KEEP_DUMPS/f.topo" &&
-		cp "$d/opensm-lfts.dump" "$KEEP_DUMPS/$e.dump"
+	[ -n "${KEEP_DUMPS:-}" ] && [ -s "$d/opensm-lfts.dump" ] && mkdir -p "$KEEP_DUMPS" &&
+		cp "$T/f.topo" "$KEEP_DUMPS/f.topo" &&
+		cp "$d/opensm-lfts.dump" "$KEEP_DUMPS/${e//[^A-Za-z0-9_.:=-]/_}.dump"
 	rm -f "$d/opensm-lfts.dump" "$d/opensm-lid-matrix.dump"
 	echo -n "$e " >&2
 done

@@ -30,6 +30,7 @@ fabrics+=(
 )
 fabrics_from_args
 read -ra patterns <<<"${PATTERNS:-shift rail-shift rail-ring}"
+[ ${#patterns[@]} -gt 0 ] || { echo "$0: PATTERNS names no pattern" >&2; exit 2; }
 head="| fabric (ibfm topo gen) |"
 rule="|---|"
 for b in "${builds[@]}"; do

@@ -133,11 +133,13 @@ static bool list_at_positions(struct ibfm_ftree *t)
 			at[h] = IBFM_NONE;
 		for (h = 0; h < t->sw[s].nup; h++) {
 			uint32_t q = t->hops[t->sw[s].up0 + h].peer;
-			uint32_t *a = &at[t->spos[q]];
 
-			if (t->sw[q].rank != 2 || (*a != IBFM_NONE && *a != q))
+			/* rank first: only spines have a position */
+			if (t->sw[q].rank != 2 ||
+			    (at[t->spos[q]] != IBFM_NONE &&
+			     at[t->spos[q]] != q))
 				return false;
-			*a = q;
+			at[t->spos[q]] = q;
 		}
 	}
 	return true;
@@ -187,16 +189,23 @@ static void number_positions(struct ibfm_ftree *t)
 
 		if (t->sw[s].rank == 2 && num[r] == IBFM_NONE)
 			num[r] = t->npos++;
-		num[s] = num[r];
+		if (t->sw[s].rank == 2)
+			num[s] = num[r];
 	}
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].rank != 2)
+			num[s] = IBFM_NONE;
 	memcpy(p, num, (size_t)t->nsw * sizeof(*p));
 	free(num);
 	if (!same_spines_each(t))
 		t->npos = 0;
 	else if ((uint64_t)t->nsw * t->npos <= 1ULL << 26)
 		t->at_pos = malloc((size_t)t->nsw * t->npos * sizeof(*p));
-	if (!t->at_pos || !list_at_positions(t))
+	if (!t->at_pos || !list_at_positions(t)) {
+		free(t->at_pos);
+		t->at_pos = NULL;
 		t->npos = 0;
+	}
 }
 
 /* For each parent link, the run of the parent's links back down. */

@@ -62,35 +62,36 @@ struct hop {
 	uint8_t at;	   /* in uhops[]: its parent index in hops[] */
 };
 
+/* Turns down parallel links, per group: see route_down. */
+#define DRR_CLASSES 4
+
 /*
  * What the routing loop reads of a switch, once per destination: kept
  * within 32 bytes (two a cache line). The rest is in struct swdown and
  * ibfm_ftree.sw_node.
  */
-/* Turns down parallel links, per group: see route_down. */
-#define DRR_CLASSES 4
-
 struct sw {
 	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
 	uint16_t step;	   /* how far a position moves per destination */
 	uint16_t spill;	   /* next port for destinations displaced by a hole */
 	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
-	uint32_t cross;	   /* == stamp: 'above' holds the flows that come
-			    * down to it for the target (route_down) */
-	uint32_t above;
-	uint32_t main; /* == stamp: same-rail traffic comes down too */
-	uint32_t dgen; /* == t->dgen: an ancestor of the target */
-	uint8_t dport; /* its first link down towards the target */
+	uint32_t dgen;	   /* == t->dgen: an ancestor of the target */
+	uint8_t dport;	   /* its first link down towards the target */
 	uint8_t rank;
 	bool compute;	     /* a leaf with compute hosts */
 	bool uniform;	     /* every parent reaches the same switches */
 	bool uniform_leaves; /* every parent reaches the same leaves */
+	uint32_t pad;	     /* 32 bytes: no switch across two lines */
 };
 
 /* A switch's links down, and which of them lead to the current target. */
 struct swdown {
 	uint32_t dn0, ndn; /* children: dhops[dn0 .. dn0 + ndn), by child */
 	uint32_t dgrp;	   /* dhops[dgrp .. dgrp + dcnt): links to that child */
+	/* route_down, for the destination at 'stamp': the flows that come
+	 * down to the switch, and whether same-rail ones do */
+	uint32_t stamp, above;
+	bool main;
 	uint8_t dcnt;
 };
 
@@ -122,7 +123,8 @@ struct ibfm_ftree {
 			       * often as it has links to it, interleaved */
 	bool uneven;	   /* leaves' parallel runs differ in length */
 	/* Three levels: a spine's position (the spines of every pod that
-	 * share cores), 0 .. npos - 1 (number_positions); each leaf's
+	 * share cores), 0 .. npos - 1, IBFM_NONE for switches of other
+	 * ranks (number_positions); each leaf's
 	 * parent at each position, at_pos[leaf * npos + position], or
 	 * IBFM_NONE. npos 0: none (two levels, or cores shared by all). */
 	uint32_t *spos;

@@ -129,6 +129,7 @@ struct span {
 	 * switch (route_down weighs its parallel links with them; fewer
 	 * than the switches, so 16 bits hold them) */
 	uint16_t *flows;
+	uint32_t *wrote;   /* per thread, per switch: span k + 1 wrote flows */
 	struct vcache *vc; /* per thread */
 	uint32_t *pcls;	   /* per switch: its parents' class, see classes */
 	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
@@ -170,6 +171,8 @@ static void gather_flags(const struct span *g, uint32_t s)
 		uint16_t *to = flow_counts(g, 0, s),
 			 *from = flow_counts(g, th, s);
 
+		if (g->wrote[(size_t)th * g->t->nsw + s] != g->k + 1)
+			continue;
 		for (k = 0; k < SPAN_DESTS; k++) {
 			to[k] += from[k];
 			from[k] = 0;
@@ -456,8 +459,10 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 			*pos = (uint16_t)step_position(*pos, w->step, w->nup);
 		ibfm_bit_set(flag_words(g, thread, FLAG_ACTIVE, up->peer), j);
 	}
-	if (flows)
+	if (flows) {
 		flow_counts(g, thread, up->peer)[j] += (uint16_t)flows;
+		g->wrote[(size_t)thread * t->nsw + up->peer] = g->k + 1;
+	}
 	at[0] = up->port;
 	for (k = 1; k < d->nlids; k++)
 		at[k] = t->hops[w->up0 + pick_up(t, s, x, h, k)].port;
@@ -913,24 +918,23 @@ static void route_down(const struct span *g, const struct dest *d, uint32_t j,
 
 	for (i = t->nanc; i-- > 0;) {
 		uint32_t s = t->anc[i], base;
-		struct sw *w = &t->sw[s];
 		const struct swdown *sd = &t->sd[s];
 		const struct hop *dh = &t->dhops[sd->dgrp];
-		struct sw *c = &t->sw[dh->peer];
+		struct swdown *c = &t->sd[dh->peer];
 		uint8_t *at =
 			g->lfts->ports + (size_t)s * g->lfts->stride + col;
-		uint32_t f = (w->cross == stamp ? w->above : 0) +
-			     flow_counts(g, 0, s)[j];
-		bool main = w->main == stamp ||
+		bool now = sd->stamp == stamp;
+		uint32_t f = (now ? sd->above : 0) + flow_counts(g, 0, s)[j];
+		bool main = (now && sd->main) ||
 			    ibfm_bit(flag_words(g, 0, FLAG_ACTIVE, s), j);
 
-		if (c->cross != stamp) {
-			c->cross = stamp;
+		if (c->stamp != stamp) {
+			c->stamp = stamp;
 			c->above = 0;
+			c->main = false;
 		}
 		c->above += f;
-		if (main)
-			c->main = stamp;
+		c->main |= main;
 		if (sd->dcnt == 1) {
 			memset(at, dh->port, d->nlids);
 			continue;
@@ -1281,7 +1285,7 @@ static void reset_positions(struct ibfm_ftree *t)
 	for (s = 0; s < t->nsw; s++) {
 		struct sw *w = &t->sw[s];
 
-		w->cross = 0;
+		t->sd[s].stamp = 0;
 		w->spill = 0;
 		/* Start positions: leaves count each rail's hosts from port
 		 * 0; a higher switch with at least R up-ports starts rail r
@@ -1346,6 +1350,7 @@ static void span_free(struct span *g)
 	free(g->slot0);
 	free(g->flags);
 	free(g->flows);
+	free(g->wrote);
 	free(g->vc);
 	free(g->pcls);
 	free(g->scratch);
@@ -1420,7 +1425,9 @@ static int span_init(struct span *g, struct ibfm_ftree *t,
 		g->flows = ibfm_bigmem_calloc(
 			(size_t)g->nthreads * t->nsw * SPAN_DESTS + 1,
 			sizeof(*g->flows));
-		if (!g->flows)
+		g->wrote = calloc((size_t)g->nthreads * t->nsw + 1,
+				  sizeof(*g->wrote));
+		if (!g->flows || !g->wrote)
 			return -ENOMEM;
 	}
 	g->vc = calloc(g->nthreads, sizeof(*g->vc));
