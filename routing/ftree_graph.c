@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "routing/ftree_int.h"
+#include "routing/uf.h"
 
 /*
  * Sorts a list of links by peer, then port, so that the parallel links
@@ -61,6 +62,7 @@ static void build_slots(struct ibfm_ftree *t)
 	for (s = 0; s < t->nsw; s++)
 		if (t->sw[s].rank == 1 && t->sw[s].nup > nup_max)
 			nup_max = t->sw[s].nup;
+	t->leaf_nup = nup_max;
 	for (s = 0; s < t->nsw; s++) {
 		const struct sw *w = &t->sw[s];
 		struct hop *u = t->uhops + w->up0;
@@ -75,7 +77,6 @@ static void build_slots(struct ibfm_ftree *t)
 		if (w->rank != 1)
 			continue;
 		t->uneven = t->uneven || (w->nup && w->nup != nup_max);
-		t->leaf_nup = nup_max;
 		if (w->nup < nup_max)
 			t->short_rails |= 1ULL << (w->rail == IBFM_RAIL_NONE
 							   ? 0
@@ -92,13 +93,6 @@ static void build_slots(struct ibfm_ftree *t)
 					t->slots[w->up0 + n++] = u[i].peer;
 			}
 	}
-}
-
-static uint32_t position_root(uint32_t *p, uint32_t x)
-{
-	while (p[x] != x)
-		x = p[x] = p[p[x]];
-	return x;
 }
 
 /* Whether every position has as many spines as the others. */
@@ -166,8 +160,8 @@ static void number_positions(struct ibfm_ftree *t)
 		p[s] = s;
 	for (s = 0; s < t->nsw; s++)
 		for (h = 0; t->sw[s].rank == 2 && h < t->sw[s].nup; h++) {
-			uint32_t a = position_root(p, s),
-				 b = position_root(
+			uint32_t a = ibfm_uf_find(p, s),
+				 b = ibfm_uf_find(
 					 p, t->hops[t->sw[s].up0 + h].peer);
 
 			three = true;
@@ -178,24 +172,20 @@ static void number_positions(struct ibfm_ftree *t)
 	t->at_pos = NULL;
 	if (!three)
 		return;
-	/* Numbered as the spines come: at_pos holds the roots' numbers. */
+	/* Each switch's root, then the roots numbered as the spines come
+	 * (num, by root), then each spine its root's number. */
 	num = malloc((size_t)t->nsw * sizeof(*num));
 	if (!num)
 		return;
-	for (s = 0; s < t->nsw; s++)
-		num[s] = IBFM_NONE;
 	for (s = 0; s < t->nsw; s++) {
-		uint32_t r = position_root(p, s);
-
-		if (t->sw[s].rank == 2 && num[r] == IBFM_NONE)
-			num[r] = t->npos++;
-		if (t->sw[s].rank == 2)
-			num[s] = num[r];
+		p[s] = ibfm_uf_find(p, s);
+		num[s] = IBFM_NONE;
 	}
 	for (s = 0; s < t->nsw; s++)
-		if (t->sw[s].rank != 2)
-			num[s] = IBFM_NONE;
-	memcpy(p, num, (size_t)t->nsw * sizeof(*p));
+		if (t->sw[s].rank == 2 && num[p[s]] == IBFM_NONE)
+			num[p[s]] = t->npos++;
+	for (s = 0; s < t->nsw; s++)
+		p[s] = t->sw[s].rank == 2 ? num[p[s]] : IBFM_NONE;
 	free(num);
 	if (!same_spines_each(t))
 		t->npos = 0;

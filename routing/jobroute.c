@@ -15,12 +15,7 @@
 
 #include "routing/jobroute_int.h"
 #include "routing/rank.h"
-static uint32_t uf_find(uint32_t *up, uint32_t x)
-{
-	while (up[x] != x)
-		x = up[x] = up[up[x]];
-	return x;
-}
+#include "routing/uf.h"
 
 /* The parent node behind port 'p' of switch 'n', or IBFM_NONE. */
 static uint32_t parent_of(const struct jr *r, uint32_t n, uint32_t p)
@@ -87,7 +82,8 @@ static int build_colours(struct jr *r)
 			if (first == IBFM_NONE)
 				first = c;
 			else
-				up[uf_find(up, c)] = uf_find(up, first);
+				up[ibfm_uf_find(up, c)] =
+					ibfm_uf_find(up, first);
 		}
 	}
 	for (n = 0; n < f->nnodes; n++) {
@@ -119,8 +115,8 @@ static int build_colours(struct jr *r)
 
 			if (m == IBFM_NONE)
 				continue;
-			u[cnt++] = (struct uplink){ uf_find(up, m), p, m,
-						    uf_find(up, m) };
+			u[cnt++] = (struct uplink){ ibfm_uf_find(up, m), p, m,
+						    ibfm_uf_find(up, m) };
 		}
 		qsort(u, cnt, sizeof(*u), cmp_uplink);
 		for (i = 0; i < cnt; i += run) {
