@@ -4,25 +4,19 @@
 #include "routing/clock.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "plugin/smplink.h"
 #include "plugin/smpwire.h"
 #include "routing/fastplan.h"
 #include "routing/file.h"
 #include "routing/snapshot.h"
-
-extern char **environ;
 
 #define ATTR_PORT_INFO 0x15
 #define ATTR_LFT 0x19
@@ -60,10 +54,8 @@ struct ibfm_fastpath {
 	pthread_cond_t idle; /* signalled when inflight ends */
 	struct written *w;
 	size_t nw, wcap;
-	/* the helper; only the thread uses these */
-	pid_t helper;
-	int to, from; /* its input and output */
-	bool told;    /* the helper's failure logged once */
+	/* the helper; only the thread uses it */
+	struct ibfm_smplink helper;
 	/* the lock of the log file; only the thread and the pass write */
 	pthread_mutex_t note_lock;
 };
@@ -95,87 +87,6 @@ void ibfm_fastpath_note(struct ibfm_fastpath *fp, const char *kind,
 }
 
 /*
- * Stops the helper: closing its input ends it (and it gives ibsim its
- * client slot back); SIGTERM after a second.
- */
-static void helper_stop(struct ibfm_fastpath *fp)
-{
-	int i;
-
-	if (fp->helper <= 0)
-		return;
-	close(fp->to);
-	close(fp->from);
-	for (i = 0; i < 100; i++) {
-		if (waitpid(fp->helper, NULL, WNOHANG) == fp->helper) {
-			fp->helper = 0;
-			return;
-		}
-		usleep(10000);
-	}
-	kill(fp->helper, SIGTERM);
-	waitpid(fp->helper, NULL, 0);
-	fp->helper = 0;
-}
-
-/* Starts the helper on the SM's port; 0 when it said it is ready. */
-static int helper_start(struct ibfm_fastpath *fp, uint64_t guid, uint64_t mkey)
-{
-	char a_guid[24], a_win[16], a_to[16], a_retry[16], a_mkey[24];
-	char *argv[] = {
-		(char *)fp->c.helper, a_guid, a_win, a_to, a_retry, a_mkey, NULL
-	};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	struct ibfm_smpwire_reply ready;
-	sigset_t none;
-	int in[2], out[2], rc;
-
-	snprintf(a_guid, sizeof(a_guid), "0x%016" PRIx64, guid);
-	snprintf(a_win, sizeof(a_win), "%u", fp->c.window);
-	snprintf(a_to, sizeof(a_to), "%u", fp->c.timeout_ms);
-	snprintf(a_retry, sizeof(a_retry), "%u", fp->c.retries);
-	snprintf(a_mkey, sizeof(a_mkey), "0x%016" PRIx64, mkey);
-	if (pipe2(in, O_CLOEXEC))
-		return -errno;
-	if (pipe2(out, O_CLOEXEC)) {
-		close(in[0]);
-		close(in[1]);
-		return -errno;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-	/* Nothing else of OpenSM's: its umad (libumad2sim's sockets),
-	 * its log, whatever its parent left open. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	/* OpenSM's threads block signals: the helper must not. */
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawn(&fp->helper, fp->c.helper, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	close(in[0]);
-	close(out[1]);
-	fp->to = in[1];
-	fp->from = out[0];
-	if (rc) {
-		fp->helper = 0;
-		close(fp->to);
-		close(fp->from);
-		return -rc;
-	}
-	rc = ibfm_smpwire_read(fp->from, &ready, sizeof(ready), 10000);
-	if (!rc && (ready.id != IBFM_SMPWIRE_READY || ready.status))
-		rc = ready.status ? ready.status : -EPROTO;
-	if (rc)
-		helper_stop(fp);
-	return rc;
-}
-
-/*
  * Sends 'n' requests through the helper, their replies into 'rep' (by
  * index: request ids are indexes). Stops sending when OpenSM's pass
  * cancels ('*sent' says how many went). 0, or -errno when the helper
@@ -194,7 +105,7 @@ static int exchange(struct ibfm_fastpath *fp,
 	while (got < out || out < n) {
 		while (out < n && out - got < ahead &&
 		       !__atomic_load_n(&fp->cancel, __ATOMIC_ACQUIRE)) {
-			rc = ibfm_smpwire_write(fp->to, &req[out],
+			rc = ibfm_smpwire_write(fp->helper.fd, &req[out],
 						sizeof(req[out]));
 			if (rc)
 				goto fail;
@@ -202,7 +113,7 @@ static int exchange(struct ibfm_fastpath *fp,
 		}
 		if (got == out)
 			break; /* cancelled: nothing more in flight */
-		rc = ibfm_smpwire_read(fp->from, &r, sizeof(r),
+		rc = ibfm_smpwire_read(fp->helper.fd, &r, sizeof(r),
 				       reply_wait_ms(fp));
 		if (rc)
 			goto fail;
@@ -216,10 +127,11 @@ static int exchange(struct ibfm_fastpath *fp,
 			*last_ms = ibfm_clock_ms();
 	}
 	*sent = out;
+	ibfm_smplink_ok(&fp->helper);
 	return 0;
 fail:
 	*sent = out;
-	helper_stop(fp);
+	ibfm_smplink_failed(&fp->helper);
 	return rc;
 }
 
@@ -640,25 +552,16 @@ static void tell(struct ibfm_fastpath *fp, const struct round *rd)
 /* Makes sure the helper runs on the SM's port; false when it cannot. */
 static bool helper_ready(struct ibfm_fastpath *fp)
 {
-	uint64_t guid, mkey;
-	int rc;
+	struct ibfm_smpwire_conf conf = { .magic = IBFM_SMPWIRE_MAGIC,
+					  .window = fp->c.window,
+					  .timeout_ms = fp->c.timeout_ms,
+					  .retries = fp->c.retries };
 
-	if (fp->helper > 0)
-		return true;
 	pthread_mutex_lock(fp->c.lock);
-	guid = fp->sm_guid;
-	mkey = fp->mkey;
+	conf.port_guid = fp->sm_guid;
+	conf.mkey = fp->mkey;
 	pthread_mutex_unlock(fp->c.lock);
-	if (!guid)
-		return false;
-	rc = helper_start(fp, guid, mkey);
-	if (rc && !fp->told)
-		ibfm_log(&fp->c.log, IBFM_LOG_ERR,
-			 "P18 fast path: cannot start %s on port 0x%016" PRIx64
-			 ": %s; OpenSM's passes repair alone",
-			 fp->c.helper, guid, strerror(-rc));
-	fp->told = rc != 0;
-	return !rc;
+	return conf.port_guid && !ibfm_smplink_ready(&fp->helper, &conf);
 }
 
 /* One round: the traps queued, handled. */
@@ -701,6 +604,13 @@ static void *run(void *arg)
 {
 	struct ibfm_fastpath *fp = arg;
 	uint16_t lids[MAX_TRAPS];
+	sigset_t pipe;
+
+	/* Writes to the helper say MSG_NOSIGNAL; should one ever not,
+	 * SIGPIPE waits here, blocked, instead of ending OpenSM. */
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
 
 	pthread_mutex_lock(&fp->qlock);
 	while (!fp->stop) {
@@ -732,11 +642,21 @@ int ibfm_fastpath_start(const struct ibfm_fastpath_conf *c,
 			struct ibfm_fastpath **out)
 {
 	struct ibfm_fastpath *fp = calloc(1, sizeof(*fp));
+	char why[512];
 	int rc;
 
 	if (!fp)
 		return -ENOMEM;
 	fp->c = *c;
+	fp->helper.path = c->helper;
+	fp->helper.log = c->log;
+	/* Said at load, not first at a trap; each start checks again. */
+	if (ibfm_smplink_check(c->helper, why, sizeof(why))) {
+		ibfm_log(&c->log, IBFM_LOG_ERR,
+			 "P20 fast path: %s: the helper will not be started",
+			 why);
+		fp->helper.told = true;
+	}
 	pthread_mutex_init(&fp->qlock, NULL);
 	pthread_mutex_init(&fp->note_lock, NULL);
 	pthread_cond_init(&fp->qcond, NULL);
@@ -760,7 +680,7 @@ void ibfm_fastpath_stop(struct ibfm_fastpath *fp)
 	pthread_mutex_unlock(&fp->qlock);
 	__atomic_store_n(&fp->cancel, 1, __ATOMIC_RELEASE);
 	pthread_join(fp->thread, NULL);
-	helper_stop(fp);
+	ibfm_smplink_stop(&fp->helper);
 	free(fp->w);
 	free(fp);
 }

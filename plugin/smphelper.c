@@ -10,20 +10,26 @@
  * sweep, and never registers a second agent inside OpenSM's process
  * (libumad2sim, which runs OpenSM on ibsim, hands every answer of a
  * management class to the last agent registered for it, which would
- * steal OpenSM's own answers). It exits when its input closes.
+ * steal OpenSM's own answers). It exits when its input closes, and the
+ * kernel ends it when the thread that started it goes (OpenSM killed):
+ * none outlives its SM.
  *
  * The SMPs go through mgmt/madwin (a window of MADs in flight, answers
  * matched by transaction ID, bounded retries), as ibfmd's do.
  *
- * Usage: ibfm-smp-helper PORT_GUID WINDOW TIMEOUT_MS RETRIES [MKEY]
+ * Usage: ibfm-smp-helper, with no argument: its port, window and the
+ * SM's M_Key come as the first record on its input (struct
+ * ibfm_smpwire_conf), never on its command line.
  */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <endian.h>
@@ -221,31 +227,47 @@ static int open_window(uint64_t guid, const struct ibfm_madwin_opts *o,
 	return rc;
 }
 
+/* The plugin's first record: what to open, how. 0 or -errno. */
+static int read_conf(struct ibfm_smpwire_conf *c, struct ibfm_madwin_opts *o)
+{
+	/* No poll: libumad2sim's would not see a non-umad descriptor. */
+	if (ibfm_smpwire_read(STDIN_FILENO, c, sizeof(*c), -1))
+		return -EIO;
+	if (c->magic != IBFM_SMPWIRE_MAGIC)
+		return -EPROTO;
+	o->window = c->window;
+	o->timeout_ms = c->timeout_ms;
+	o->retries = c->retries;
+	o->no_retries = !c->retries;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibfm_madwin_opts o = { 0 };
+	struct ibfm_smpwire_conf conf;
 	struct ibfm_smpwire_reply ready = { .id = IBFM_SMPWIRE_READY };
 	struct inbox in = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			    .cond = PTHREAD_COND_INITIALIZER };
 	struct helper h = { .in = &in };
 	struct ibfm_madwin *w = NULL;
 	pthread_t reader;
-	uint64_t guid;
+	pid_t parent = getppid();
 
-	if (argc < 5 || argc > 6) {
+	if (argc != 1) {
 		fprintf(stderr,
-			"usage: %s PORT_GUID WINDOW TIMEOUT_MS RETRIES "
-			"[MKEY]\n",
+			"usage: %s (no arguments: the plugin sends them on "
+			"standard input)\n",
 			argv[0]);
 		return 2;
 	}
-	guid = strtoull(argv[1], NULL, 0);
-	o.window = (unsigned)strtoul(argv[2], NULL, 0);
-	o.timeout_ms = (unsigned)strtoul(argv[3], NULL, 0);
-	o.retries = (unsigned)strtoul(argv[4], NULL, 0);
-	o.no_retries = !o.retries;
-	h.mkey = argc > 5 ? strtoull(argv[5], NULL, 0) : 0;
-	ready.status = open_window(guid, &o, &w);
+	/* Ended with OpenSM; and it may have gone before we asked. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		return 1;
+	ready.status = read_conf(&conf, &o);
+	if (!ready.status)
+		ready.status = open_window(conf.port_guid, &o, &w);
+	h.mkey = conf.mkey;
 	write_all(&ready, sizeof(ready));
 	if (ready.status)
 		return 1;

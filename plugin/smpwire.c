@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Moves 'len' bytes to or from 'fd'; with ms >= 0, each wait bounded. */
@@ -24,7 +25,9 @@ static int move(int fd, char *p, size_t len, int ms, bool out)
 			if (rc == 0)
 				return -ETIMEDOUT;
 		}
-		n = out ? write(fd, p, len) : read(fd, p, len);
+		n = out ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
+		if (n < 0 && out && errno == ENOTSOCK)
+			n = write(fd, p, len); /* a pipe, by hand */
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

@@ -14,20 +14,10 @@
 
 HOSTS="node001 node017 node032"
 log() { cat "$T/state/fast-reroute.log" 2>/dev/null; }
-nfast() { log | grep -c '"kind":"fast-reroute"'; }
 lastfast() { log | grep '"kind":"fast-reroute"' | tail -1; }
 field() { lastfast | sed -n "s/.*\"$1\":\\([^,}]*\\).*/\\1/p" | tr -d '"'; }
 gen() { sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$T/state/snapshot.json"; }
 id_of() { sed -n "s/^Switch.*\"\\(S-[0-9a-f]*\\)\"\\t\\t# \"$1\".*/\\1/p" "$T/f.topo"; }
-# more_fast N: until fast-reroute.log has more than N lines (3 s).
-more_fast() {
-	local i
-	for i in $(seq 30); do
-		[ "$(nfast)" -gt "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # The switches' tables now, and whether they reach every CA from every
 # CA over the fabric as it is (ibnetdiscover) with no credit loop.

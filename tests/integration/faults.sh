@@ -12,7 +12,6 @@
 # FAST_REROUTE=off runs the same steps with OpenSM's passes alone.
 . "$TESTLIB"
 [ "${FAST_REROUTE:-on}" = off ] && export PLUGIN_OPTS="fast_reroute=off"
-nfast() { cat "$T/state/fast-reroute.log" 2>/dev/null | grep -c '"kind":"fast-reroute"'; }
 fast_first=0
 
 SEED=${SEED:-7}

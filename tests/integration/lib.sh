@@ -135,6 +135,18 @@ osm_stop() {
 	wait "$OSM_PID" 2>/dev/null
 }
 
+# nfast: how many repairs the fast path logged in $T/state so far.
+nfast() { cat "$T/state/fast-reroute.log" 2>/dev/null | grep -c '"kind":"fast-reroute"'; }
+# more_fast N: until the fast path logged more than N repairs (5 s).
+more_fast() {
+	local i
+	for i in $(seq 50); do
+		[ "$(nfast)" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_generation DIR N: until DIR/snapshot.json has generation >= N.
 wait_generation() {
 	local i g
