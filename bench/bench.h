@@ -4,8 +4,8 @@
 
 /* What the benchmark programs share: options, clock, medians. */
 
-#include "routing/clock.h"
-#include "routing/gen.h"
+#include "routing/base/clock.h"
+#include "routing/topo/gen.h"
 
 struct bench_args {
 	struct ibfm_gen_params gen; /* -l -k -n; -x PCT: links removed */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
-#include "routing/hops.h"
+#include "routing/model/hops.h"
 
 int main(int argc, char **argv)
 {

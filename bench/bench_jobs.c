@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_jobs: job ring loads over static and job-aware routes
- * (routing/jobroute.h), over many seeded random placements.
+ * (routing/jobs/jobroute.h), over many seeded random placements.
  *
  *   bench_jobs -t FILE [-N PLACEMENTS] [-a MIN] [-b MAX] [-P] [-q]
  *   bench_jobs [-l L] [-k K] [-n HOSTS] [-N ...]
@@ -27,11 +27,11 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
-#include "routing/jobroute.h"
-#include "routing/jobs.h"
-#include "routing/route.h"
-#include "routing/topo.h"
-#include "routing/verify.h"
+#include "routing/jobs/jobroute.h"
+#include "routing/jobs/jobs.h"
+#include "routing/pass/route.h"
+#include "routing/topo/topo.h"
+#include "routing/checks/verify.h"
 
 static void die(const char *what, const struct ibfm_err *err)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_route: the cost of routing a generated fat tree with ibfm's
- * routing pass (routing/route.h, as the plugin calls it), and the
+ * routing pass (routing/pass/route.h, as the plugin calls it), and the
  * quality of the routes.
  *
  *   bench_route [-l L] [-k K] [-n HOSTS] [-r RUNS] [-q]
@@ -24,9 +24,9 @@
 #include <sys/resource.h>
 
 #include "bench/bench.h"
-#include "routing/route.h"
-#include "routing/sharp.h"
-#include "routing/verify.h"
+#include "routing/pass/route.h"
+#include "routing/sharp/sharp.h"
+#include "routing/checks/verify.h"
 
 /* Keeps the compiler from dropping the lower-bound memset. */
 static volatile uint8_t sink;

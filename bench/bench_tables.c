@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "routing/route.h"
-#include "routing/topo.h"
+#include "routing/pass/route.h"
+#include "routing/topo/topo.h"
 
 static void die(const struct ibfm_err *err)
 {

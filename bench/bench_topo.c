@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 
 #include "bench/bench.h"
-#include "routing/topo.h"
+#include "routing/topo/topo.h"
 
 static void report(const char *phase, double *t, int runs)
 {

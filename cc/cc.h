@@ -7,7 +7,7 @@
  * CongestionInfo, CongestionKeyInfo), read the settings, compare them
  * with the profile, and on apply Set only the attributes that differ
  * and read them back. MADs go through a transport: ibfmd's MAD port
- * on a fabric (cc/ccport_mad.c over mgmt/sweep.c), the CC node model
+ * on a fabric (cc/ccport_mad.c over mgmt/mad/sweep.c), the CC node model
  * (cc/ccmodel.c) in tests (cc/ccport.h says which ibfmd gets). A node is only ever reported configured ('unchanged' or 'set')
  * when its read-back matched; a node that does not answer the probe
  * sensibly is 'unsupported' and is sent no Set (docs/cc.md).
@@ -18,7 +18,7 @@
 
 #include "cc/ccprofile.h"
 #include "cc/ccwire.h"
-#include "routing/fabric.h"
+#include "routing/model/fabric.h"
 
 /* One switch (port 0) or one CA port: what CC MADs are addressed to. */
 struct ibfm_cc_target {

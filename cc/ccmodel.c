@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cc/ccmodel.h"
-#include "mgmt/lines.h"
+#include "mgmt/base/lines.h"
 
 /* MAD status codes (IBA 13.4.7.1), in the status field's bits 2-4. */
 #define ST_BAD_ATTR (3 << 2)  /* attribute or modifier not supported */

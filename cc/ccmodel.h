@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "cc/cc.h"
-#include "routing/err.h"
+#include "routing/base/err.h"
 
 #define IBFM_CCM_CCT_BLOCKS 4
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cc/ccpolicy.h"
-#include "mgmt/lines.h"
+#include "mgmt/base/lines.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "cc/ccprofile.h"
-#include "routing/err.h"
+#include "routing/base/err.h"
 
 struct ibfm_ccpol_rule {
 	enum {

@@ -9,7 +9,7 @@
  * header, chosen when it is linked, not by any option:
  *
  * - cc/ccport_mad.c: the fabric, one LID-routed MAD at a time through
- *   the worker's MAD port (mgmt/sweep.h). The installed ibfmd.
+ *   the worker's MAD port (mgmt/mad/sweep.h). The installed ibfmd.
  * - cc/ccport_model.c: the CC node model (cc/ccmodel.h), with the
  *   faults of the file named by $IBFM_CC_MODEL_FAULTS given to its
  *   nodes. Only the test build tests/ibfmd-ccmodel has it: the same
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "cc/cc.h"
-#include "routing/err.h"
+#include "routing/base/err.h"
 
 struct ibfm_ccport;
 struct ibfm_sweep;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/sweep.h"
+#include "mgmt/mad/sweep.h"
 
 _Static_assert(IBFM_SWEEP_CC_DATA == IBFM_CCW_DATA, "a CC MAD's payload");
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "cc/ccmodel.h"
-#include "mgmt/log.h"
+#include "mgmt/base/log.h"
 
 #define FAULTS_ENV "IBFM_CC_MODEL_FAULTS"
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "routing/err.h"
+#include "routing/base/err.h"
 
 #define IBFM_CCP_SLS 16
 #define IBFM_CCP_CCT_MAX 128 /* table entries a profile may give */

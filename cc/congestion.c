@@ -16,10 +16,10 @@
 #include "cc/cc.h"
 #include "cc/ccpolicy.h"
 #include "cc/ccport.h"
-#include "mgmt/feature.h"
-#include "mgmt/log.h"
-#include "routing/rail.h"
-#include "routing/snapshot.h"
+#include "mgmt/core/feature.h"
+#include "mgmt/base/log.h"
+#include "routing/model/rail.h"
+#include "routing/state/snapshot.h"
 
 #define MAX_FAILED_EVENTS 32
 

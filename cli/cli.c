@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "cli/jsonview.h"
-#include "routing/topo.h"
-#include "routing/trace.h"
+#include "routing/topo/topo.h"
+#include "routing/checks/trace.h"
 
 static struct timespec progress_start;
 static bool progress_on;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "routing/fabric.h"
+#include "routing/model/fabric.h"
 
 /* Exit codes, documented in ibfm(8). */
 enum {
@@ -53,7 +53,7 @@ extern unsigned cli_socket_timeout_s; /* for its reply; 0: for ever */
 struct ibfm_lfts;
 struct ibfm_rails;
 /*
- * Routes the topology '*f' as the plugin would (routing/route.h), LIDs
+ * Routes the topology '*f' as the plugin would (routing/pass/route.h), LIDs
  * assigned first when it has none (2^lmc per CA port): '*f' becomes the
  * routed fabric, 't' its tables, 'rails' (NULL: not wanted) the rails
  * routed apart, 'st', 'ms' and 'js' (the jobs of o->jobs_file) (NULL:

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "cli/jsonview.h"
 #include "ctl/req.h"
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 /*
  * The commands of the table, one a line, with their synopsis and help;

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "cli/jsonview.h"
 #include "cli/names.h"
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 #define POLL_US 200000
 

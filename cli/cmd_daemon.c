@@ -16,7 +16,7 @@
 #include "cli/names.h"
 #include "ctl/client.h"
 #include "ctl/req.h"
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
 unsigned cli_socket_timeout_s = 30;

@@ -13,16 +13,16 @@
 #include "cli/cli.h"
 #include "cli/names.h"
 #include "cli/jsonview.h"
-#include "routing/drain.h"
-#include "routing/nodemap.h"
-#include "routing/drainsafe.h"
-#include "routing/json.h"
-#include "routing/lft.h"
-#include "routing/rail.h"
-#include "routing/route.h"
-#include "routing/snapshot.h"
-#include "routing/trace.h"
-#include "routing/verify.h"
+#include "routing/state/drain.h"
+#include "routing/model/nodemap.h"
+#include "routing/pass/drainsafe.h"
+#include "routing/base/json.h"
+#include "routing/model/lft.h"
+#include "routing/model/rail.h"
+#include "routing/pass/route.h"
+#include "routing/state/snapshot.h"
+#include "routing/checks/trace.h"
+#include "routing/checks/verify.h"
 
 /* Exit codes a runbook branches on (see ibfm(8)). */
 enum {
@@ -67,7 +67,7 @@ struct drain_result {
 	double load_before;
 	uint64_t entries, blocks;
 	bool repaired; /* predicted by the plugin's repair, not from scratch */
-	bool safe;     /* routing/drainsafe.h */
+	bool safe;     /* routing/pass/drainsafe.h */
 };
 
 /*
@@ -95,7 +95,7 @@ static int name_what(char *what, size_t len, uint64_t guid)
 
 /*
  * The dry run: what draining ELEMENT does to reachability, loops (both
- * by routing/drainsafe.h, as ibfmd checks it), the pattern's load and
+ * by routing/pass/drainsafe.h, as ibfmd checks it), the pattern's load and
  * the tables the switches hold.
  */
 static int dry_run(const char *topo, const char *lfts, const char *drains,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibfm topo draw: the fabric as a picture, SVG or DOT (routing/draw.h).
+ * ibfm topo draw: the fabric as a picture, SVG or DOT (routing/topo/draw.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -9,8 +9,8 @@
 
 #include "cli/cli.h"
 #include "cli/names.h"
-#include "routing/draw.h"
-#include "routing/json.h"
+#include "routing/topo/draw.h"
+#include "routing/base/json.h"
 
 static const char draw_usage[] =
 	"Usage: ibfm topo draw --topo FILE [--expected FILE] [--drain-list FILE]\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibfm job start|end|list: the job registry, through ibfmd (mgmt/jobs.c).
+ * ibfm job start|end|list: the job registry, through ibfmd (mgmt/features/jobs.c).
  * Host lists are expanded here (cli/hostlist.h), so that a Slurm prolog
  * can pass $SLURM_JOB_NODELIST as it is; start and end then follow the
  * confirmation on the switches (job-status) until it ends or times out.
@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "cli/hostlist.h"
 #include "cli/jsonview.h"
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 static const char job_usage[] =
 	"Usage: ibfm job start ID --hosts LIST [--order LIST] [--socket PATH]\n"

@@ -11,9 +11,9 @@
 #include "cli/cli.h"
 #include "cli/jsonview.h"
 #include "cli/names.h"
-#include "routing/json.h"
-#include "routing/links.h"
-#include "routing/nodemap.h"
+#include "routing/base/json.h"
+#include "routing/model/links.h"
+#include "routing/model/nodemap.h"
 
 static const char links_usage[] =
 	"Usage: ibfm links [--down] [--degraded] [--node-name-map FILE] [--json]\n"

@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "routing/ftree.h"
-#include "routing/json.h"
-#include "routing/plan.h"
-#include "routing/rank.h"
-#include "routing/topo.h"
+#include "routing/engine/ftree.h"
+#include "routing/base/json.h"
+#include "routing/jobs/plan.h"
+#include "routing/model/rank.h"
+#include "routing/topo/topo.h"
 
 static const char plan_usage[] =
 	"Usage: ibfm plan --topo FILE --params P --step S [options]\n"

@@ -11,13 +11,13 @@
 
 #include "cli/cli.h"
 #include "cli/names.h"
-#include "routing/jobroute.h"
-#include "routing/jobs.h"
-#include "routing/json.h"
-#include "routing/lft.h"
-#include "routing/route.h"
-#include "routing/topo.h"
-#include "routing/verify.h"
+#include "routing/jobs/jobroute.h"
+#include "routing/jobs/jobs.h"
+#include "routing/base/json.h"
+#include "routing/model/lft.h"
+#include "routing/pass/route.h"
+#include "routing/topo/topo.h"
+#include "routing/checks/verify.h"
 
 struct route_args {
 	const char *topo, *lfts, *dump, *roots, *io, *rail_pattern, *rail_map;
@@ -206,7 +206,7 @@ static int check_jobs(const struct ibfm_fabric *f, const char *path)
 	return rc ? CLI_INPUT : CLI_OK;
 }
 
-/* Routes r->f as the plugin would (routing/route.h); takes r->f. */
+/* Routes r->f as the plugin would (routing/pass/route.h); takes r->f. */
 static int route_ours(const struct route_args *a, struct routed *r)
 {
 	struct ibfm_route_opts o = {

@@ -11,11 +11,11 @@
 
 #include "cli/cli.h"
 #include "cli/names.h"
-#include "routing/json.h"
-#include "routing/lft.h"
-#include "routing/snapshot.h"
-#include "routing/rail.h"
-#include "routing/rank.h"
+#include "routing/base/json.h"
+#include "routing/model/lft.h"
+#include "routing/state/snapshot.h"
+#include "routing/model/rail.h"
+#include "routing/model/rank.h"
 
 static const char routes_usage[] =
 	"Usage: ibfm routes summary --topo FILE [--lfts DUMP] [--state DIR]\n"

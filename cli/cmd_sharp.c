@@ -11,13 +11,13 @@
 
 #include "cli/cli.h"
 #include "cli/names.h"
-#include "routing/ftree.h"
-#include "routing/json.h"
-#include "routing/lft.h"
-#include "routing/rail.h"
-#include "routing/sharp.h"
-#include "routing/topo.h"
-#include "routing/trace.h"
+#include "routing/engine/ftree.h"
+#include "routing/base/json.h"
+#include "routing/model/lft.h"
+#include "routing/model/rail.h"
+#include "routing/sharp/sharp.h"
+#include "routing/topo/topo.h"
+#include "routing/checks/trace.h"
 
 struct sharp_args {
 	const char *topo, *lfts, *hosts, *jobs_file, *verify;

@@ -10,12 +10,12 @@
 
 #include "cli/cli.h"
 #include "cli/names.h"
-#include "routing/diff.h"
-#include "routing/gen.h"
-#include "routing/json.h"
-#include "routing/rail.h"
-#include "routing/rank.h"
-#include "routing/topo.h"
+#include "routing/topo/diff.h"
+#include "routing/topo/gen.h"
+#include "routing/base/json.h"
+#include "routing/model/rail.h"
+#include "routing/model/rank.h"
+#include "routing/topo/topo.h"
 
 static const char gen_usage[] =
 	"Usage: ibfm topo gen --levels L --radix K [options] -o FILE\n"

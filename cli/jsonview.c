@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 /* No deeper than the writer can write back (it keeps level 0 for the top). */
 #define JV_DEPTH (IBFM_JSON_DEPTH - 1)

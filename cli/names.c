@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/jsonview.h"
-#include "routing/nodemap.h"
+#include "routing/model/nodemap.h"
 
 const char *cli_names_path;
 const char *cli_names_system = "/etc/rdma/ib-node-name-map";

@@ -5,7 +5,7 @@
 /*
  * DOC: node names in what ibfm prints (--node-name-map).
  *
- * The map is infiniband-diags' node name map file (routing/nodemap.h):
+ * The map is infiniband-diags' node name map file (routing/model/nodemap.h):
  * NodeGUID and the name operators know the node by. As infiniband-diags
  * does, with no --node-name-map ibfm reads the system's map,
  * /etc/rdma/ib-node-name-map, when it exists; IBFM_NODE_NAME_MAP names
@@ -25,7 +25,7 @@
 
 #include <getopt.h>
 
-#include "routing/fabric.h"
+#include "routing/model/fabric.h"
 
 struct cli_jv;
 struct ibfm_nodemap;

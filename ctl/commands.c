@@ -26,7 +26,7 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	/* Built into the dispatcher (ctl/ctl.c). */
 	{ CMD("version", "the daemon's version") },
 	{ CMD("list-commands", "the commands, their arguments and help") },
-	/* mgmt/queries.c */
+	/* mgmt/features/queries.c */
 	{ CMD("status", "fabric, sweep and SM status") },
 	{ CMD("events", "events after number \"since\", oldest first"),
 	  .args = { OPT("since", INT) } },
@@ -40,11 +40,11 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ CMD("path",
 	      "hops from \"src\" to \"dst\" on the plugin's LFTs (all_lids: every LID of dst)"),
 	  .args = { REQ("src", STR), REQ("dst", STR), OPT("all_lids", BOOL) } },
-	/* mgmt/links.c */
+	/* mgmt/features/links.c */
 	{ CMD("links",
 	      "every port of the last sweep as iblinkinfo lists it (only those \"down\" or \"degraded\")"),
 	  .args = { OPT("down", BOOL), OPT("degraded", BOOL) } },
-	/* mgmt/drains.c */
+	/* mgmt/features/drains.c */
 	{ ADMIN("drain",
 		"route around \"element\" and confirm the switches' tables"),
 	  .args = { REQ("element", STR) } },
@@ -53,7 +53,7 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	  .args = { REQ("element", STR) } },
 	{ CMD("drain-status",
 	      "the drain in progress or the last, and the list") },
-	/* mgmt/jobs.c */
+	/* mgmt/features/jobs.c */
 	{ ADMIN("job-start",
 		"register job \"id\" on \"hosts\" (comma-separated; ring order \"order\", else as listed) and confirm the switches' tables"),
 	  .args = { REQ("id", STR), REQ("hosts", STR), OPT("order", STR) } },
@@ -71,7 +71,7 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ CMD("cc-status",
 	      "the CC job in progress, or the last one's results") },
 	{ CMD("cc-show", "the CC profiles in effect and what each node is") },
-	/* mgmt/logctl.c */
+	/* mgmt/features/logctl.c */
 	{ CMD("log-list", "every log module and its level") },
 	{ ADMIN("log-level",
 		"set the log level of \"module\" (or all): err, warn, info or debug"),

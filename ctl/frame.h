@@ -7,7 +7,7 @@
  *
  * A request is a line ending in '\n'; a stream socket hands lines over
  * in pieces of any size, several at once or one cut anywhere. The glue
- * (mgmt/ctlsock.c) keeps what came in one buffer and gives it here after
+ * (mgmt/net/ctlsock.c) keeps what came in one buffer and gives it here after
  * each read: the whole lines at its front are handed on one by one, and
  * an unfinished line waits in the buffer for the rest. The handler may
  * stop the loop after any line (its client is not reading the replies):

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 #define KEY_MAX 64
 

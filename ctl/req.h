@@ -27,7 +27,7 @@
 #include <stddef.h>
 
 #include "ctl/cmd.h"
-#include "routing/err.h"
+#include "routing/base/err.h"
 
 /*
  * A string argument's bytes, NUL included: room for a job's host list

@@ -5,7 +5,7 @@
  * runs on the worker thread and hands its fabric back to the loop.
  *
  * This file is the wiring: options, the configuration and SIGHUP, the
- * signals, the sweep timers, and the table of features (mgmt/feature.h)
+ * signals, the sweep timers, and the table of features (mgmt/core/feature.h)
  * it starts, tells about each sweep, asks for metrics and stops.
  */
 #include <errno.h>
@@ -23,14 +23,14 @@
 #include <event2/thread.h>
 
 #include "config.h"
-#include "mgmt/access.h"
-#include "mgmt/ctlsock.h"
-#include "mgmt/feature.h"
-#include "mgmt/listen.h"
-#include "mgmt/log.h"
-#include "mgmt/metrics.h"
-#include "mgmt/peers.h"
-#include "routing/file.h"
+#include "mgmt/net/access.h"
+#include "mgmt/net/ctlsock.h"
+#include "mgmt/core/feature.h"
+#include "mgmt/net/listen.h"
+#include "mgmt/base/log.h"
+#include "mgmt/net/metrics.h"
+#include "mgmt/ha/peers.h"
+#include "routing/base/file.h"
 
 IBFMD_LOG_MODULE(main);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The fast path (see plugin/fastpath.h and docs/fast-reroute.md). */
 #include "plugin/fastpath.h"
-#include "routing/clock.h"
+#include "routing/base/clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,9 +14,9 @@
 
 #include "plugin/smplink.h"
 #include "plugin/smpwire.h"
-#include "routing/fastplan.h"
-#include "routing/file.h"
-#include "routing/snapshot.h"
+#include "routing/pass/fastplan.h"
+#include "routing/base/file.h"
+#include "routing/state/snapshot.h"
 
 #define ATTR_PORT_INFO 0x15
 #define ATTR_LFT 0x19

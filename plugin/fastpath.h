@@ -18,7 +18,7 @@
  *  2. takes the ports found Down as lost (a port that came up, or any
  *     other change, waits for OpenSM's pass);
  *  3. under the plugin's route lock, runs the routing pass on the last
- *     pass's fabric less those links (routing/fastplan.h: the same call
+ *     pass's fabric less those links (routing/pass/fastplan.h: the same call
  *     the plugin's next pass makes, so that pass changes nothing);
  *  4. sends the changed LFT blocks (SubnSet LinearForwardingTable, by
  *     directed routes over the fabric as it now is, several in flight)
@@ -39,8 +39,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "routing/log.h"
-#include "routing/route.h"
+#include "routing/base/log.h"
+#include "routing/pass/route.h"
 
 struct ibfm_fastpath;
 

@@ -6,7 +6,7 @@
  * It registers the routing engine "ibfm" from the event plugin's
  * create(). In ucast_build_fwd_tables, which OpenSM calls under its
  * exclusive lock, it copies the subnet into a routing/ fabric, hands it
- * to the routing pass (routing/route.h: every rule of what is routed,
+ * to the routing pass (routing/pass/route.h: every rule of what is routed,
  * incremental when only links went away) with the drain list and the
  * links OpenSM holds unhealthy, and copies the tables into every
  * switch's new_lft; OpenSM then sends only the 64-entry blocks that
@@ -69,12 +69,12 @@
 #include <opensm/osm_switch.h>
 
 #include "plugin/fastpath.h"
-#include "routing/clock.h"
+#include "routing/base/clock.h"
 #include "plugin/lidmat.h"
 #include "plugin/publish.h"
-#include "routing/route.h"
-#include "routing/snapshot.h"
-#include "routing/topo.h"
+#include "routing/pass/route.h"
+#include "routing/state/snapshot.h"
+#include "routing/topo/topo.h"
 
 #if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
 #error "libibfm_osm was written for OpenSM's event plugin interface version 2"
@@ -481,7 +481,7 @@ static void log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 /*
  * The nodes of the routed fabric that OpenSM has, into '*keep' (NULL:
  * all of them): a node gone from the subnet stays in the routed fabric,
- * unlinked, while passes repair (routing/route.h), but is not
+ * unlinked, while passes repair (routing/pass/route.h), but is not
  * published. -ENOMEM.
  */
 static int nodes_here(struct ibfm_osm *p, bool **keep)

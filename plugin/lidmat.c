@@ -11,8 +11,8 @@
 #include <opensm/osm_switch.h>
 
 #include "plugin/lidmat.h"
-#include "routing/hops.h"
-#include "routing/par.h"
+#include "routing/model/hops.h"
+#include "routing/base/par.h"
 
 /*
  * Marks the ports whose link OpenSM holds unhealthy (a port that

@@ -7,9 +7,9 @@
  *
  * For every switch, the fewest hops to every switch LID through each of
  * its ports: OpenSM's multicast manager roots and branches each group's
- * spanning tree on them. Filled from routing/hops.h (one bit-parallel
+ * spanning tree on them. Filled from routing/model/hops.h (one bit-parallel
  * breadth-first search per 64 switches) with OpenSM's rules for
- * unhealthy links, and the drain list's (routing/drain.h,
+ * unhealthy links, and the drain list's (routing/state/drain.h,
  * ibfm_drain_mark_hops): no tree crosses or roots at a drained element.
  * Part of the plugin (libibfm_osm.so); the caller holds OpenSM's lock.
  */
@@ -19,8 +19,8 @@
 
 #include <opensm/osm_opensm.h>
 
-#include "routing/drain.h"
-#include "routing/fabric.h"
+#include "routing/state/drain.h"
+#include "routing/model/fabric.h"
 
 #define LOG_PREFIX "ibfm: "
 

@@ -10,7 +10,7 @@
  * is safe to write from any thread.
  */
 #include "plugin/publish.h"
-#include "routing/clock.h"
+#include "routing/base/clock.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "routing/log.h"
+#include "routing/base/log.h"
 
 #define LOG_PREFIX "ibfm: "
 

@@ -22,9 +22,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "routing/route.h"
-#include "routing/sharp.h"
-#include "routing/snapshot.h"
+#include "routing/pass/route.h"
+#include "routing/sharp/sharp.h"
+#include "routing/state/snapshot.h"
 
 struct ibfm_pub;
 

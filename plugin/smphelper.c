@@ -36,7 +36,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-#include "mgmt/madwin.h"
+#include "mgmt/mad/madwin.h"
 #include "plugin/smpwire.h"
 
 /* Writes all of 'buf' to the plugin, or exits: the plugin has gone. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The plugin's end of its SMP helper (plugin/smplink.h). */
 #include "plugin/smplink.h"
-#include "routing/clock.h"
+#include "routing/base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 #include "plugin/smpwire.h"
-#include "routing/log.h"
+#include "routing/base/log.h"
 
 struct ibfm_smplink {
 	const char *path;    /* the helper's file */

@@ -23,11 +23,11 @@ declare -A srcs=(
 	[drain]="$routing"
 	[ctl]="$(ls ctl/*.c) $routing"
 	[frame]="$(ls ctl/*.c) $routing"
-	[http]="mgmt/httpreq.c"
-	[conf]="mgmt/conf.c mgmt/lines.c mgmt/log.c routing/err.c"
-	[jsonview]="cli/jsonview.c routing/json.c"
-	[ccp]="cc/ccprofile.c mgmt/lines.c routing/err.c"
-	[ccpol]="cc/ccpolicy.c cc/ccprofile.c cc/ccmodel.c cc/ccwire.c mgmt/lines.c routing/err.c"
+	[http]="mgmt/net/httpreq.c"
+	[conf]="mgmt/base/conf.c mgmt/base/lines.c mgmt/base/log.c routing/base/err.c"
+	[jsonview]="cli/jsonview.c routing/base/json.c"
+	[ccp]="cc/ccprofile.c mgmt/base/lines.c routing/base/err.c"
+	[ccpol]="cc/ccpolicy.c cc/ccprofile.c cc/ccmodel.c cc/ccwire.c mgmt/base/lines.c routing/base/err.c"
 )
 names=${*:-topo lfts drain ctl frame http conf jsonview ccp ccpol}
 pass=0 fail=0

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Drives mgmt/madwin.c on a real port (ibsim through umad2sim) for
+ * Drives mgmt/mad/madwin.c on a real port (ibsim through umad2sim) for
  * integration/madwin.sh:
  *
  *   madwin_client [-w WINDOW] [-t MS] [-r RETRIES] walk
@@ -22,7 +22,7 @@
 
 #include <infiniband/mad.h>
 
-#include "mgmt/madwin.h"
+#include "mgmt/mad/madwin.h"
 
 struct node {
 	uint64_t guid;

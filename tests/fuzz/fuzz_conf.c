@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/conf.h"
+#include "mgmt/base/conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,8 +4,8 @@
 #include <stdint.h>
 
 #include "fuzz_file.h"
-#include "routing/drain.h"
-#include "routing/gen.h"
+#include "routing/state/drain.h"
+#include "routing/topo/gen.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer: the head of an HTTP request on /metrics (mgmt/httpreq.h),
+ * libFuzzer: the head of an HTTP request on /metrics (mgmt/net/httpreq.h),
  * as ibfmd's glue reads it: in pieces cut at arbitrary points, asked
  * again after each read with what came so far, never more than the
  * limit + 1 bytes. The input's first bytes choose the limit and the
@@ -16,7 +16,7 @@
 
 #include <sanitizer/asan_interface.h>
 
-#include "mgmt/httpreq.h"
+#include "mgmt/net/httpreq.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/jsonview.h"
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

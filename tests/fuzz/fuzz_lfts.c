@@ -4,8 +4,8 @@
 #include <stdint.h>
 
 #include "fuzz_file.h"
-#include "routing/gen.h"
-#include "routing/lft.h"
+#include "routing/topo/gen.h"
+#include "routing/model/lft.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "routing/topo.h"
+#include "routing/topo/topo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# mgmt/madwin.c on ibsim, through tests/madwin_client: a breadth-first
+# mgmt/mad/madwin.c on ibsim, through tests/madwin_client: a breadth-first
 # walk by directed route finds the same nodes and links with one MAD in
 # flight as with many (and every node of the fabric), and requests to a
 # LID nobody has end in -ETIMEDOUT after exactly 1 + retries tries each.

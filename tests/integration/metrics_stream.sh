@@ -1,5 +1,5 @@
 #!/bin/bash
-# ibfmd's /metrics streamed (mgmt/metrics.h): on a routed ibsim fabric
+# ibfmd's /metrics streamed (mgmt/net/metrics.h): on a routed ibsim fabric
 # whose port families are ~4 MB of text, an HTTP/1.1 GET comes chunked
 # and whole (promtool parses it; each port family has one series per
 # port read), HTTP/1.0 gets the same body ended by the close, HEAD the

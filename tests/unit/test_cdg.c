@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of routing/cdg.c: entries are filled only where they close no
+ * Tests of routing/engine/cdg.c: entries are filled only where they close no
  * cycle of channel dependencies, on a square of four switches a-b-c-d
  * (one host each) whose tables are written by hand, and on a degraded
  * fat tree the engine leaves pairs on.
  */
 #include "test_common.h"
 
-#include "routing/cdg.h"
-#include "routing/gen.h"
-#include "routing/route.h"
-#include "routing/topo.h"
-#include "routing/verify.h"
+#include "routing/engine/cdg.h"
+#include "routing/topo/gen.h"
+#include "routing/pass/route.h"
+#include "routing/topo/topo.h"
+#include "routing/checks/verify.h"
 
 /* Port 1: the host; a: 2 to b, 3 to d; b: 2 to c, 3 to a; ... */
 #define SQUARE FIXTURES "/ring4.topo"

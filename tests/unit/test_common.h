@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 /* A temporary file holding 'text'; its path in a static buffer (the
  * next call reuses it), for the caller to unlink. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Tests of mgmt/conf.c: ibfmd's configuration file. */
+/* Tests of mgmt/base/conf.c: ibfmd's configuration file. */
 #include "test_common.h"
 
-#include "mgmt/conf.h"
-#include "mgmt/log.h"
+#include "mgmt/base/conf.h"
+#include "mgmt/base/log.h"
 
 static void test_defaults_and_keys(void **state)
 {

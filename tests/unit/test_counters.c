@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of mgmt/counters.c: counter deltas and hot ports. */
+/* Tests of mgmt/mad/counters.c: counter deltas and hot ports. */
 #include "test_common.h"
 
-#include "mgmt/counters.h"
+#include "mgmt/mad/counters.h"
 
 static struct ibfm_pc reading(uint64_t sym, uint64_t wait, uint64_t data)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/diff.c: a fabric against the one expected. */
+/* Tests of routing/topo/diff.c: a fabric against the one expected. */
 #include "test_common.h"
 
-#include "routing/diff.h"
-#include "routing/gen.h"
+#include "routing/topo/diff.h"
+#include "routing/topo/gen.h"
 
 struct seen {
 	unsigned kinds[8];

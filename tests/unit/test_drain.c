@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/drain.c: the drain list. */
+/* Tests of routing/state/drain.c: the drain list. */
 #include "test_common.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "routing/drain.h"
-#include "routing/gen.h"
+#include "routing/state/drain.h"
+#include "routing/topo/gen.h"
 
 static int setup(void **state)
 {

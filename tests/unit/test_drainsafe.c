@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of routing/drainsafe.c: whether a drain is safe, as the CLI's
+ * Tests of routing/pass/drainsafe.c: whether a drain is safe, as the CLI's
  * dry run and ibfmd's drain handler both ask.
  */
 #include "test_common.h"
 
-#include "routing/drainsafe.h"
-#include "routing/gen.h"
+#include "routing/pass/drainsafe.h"
+#include "routing/topo/gen.h"
 
 /* A 2-level fat tree of radix 8 with LIDs: 32 hosts, 8 leaves, 4 spines. */
 static struct ibfm_fabric *gen(void)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/fabric.c: the fabric model. */
+/* Tests of routing/model/fabric.c: the fabric model. */
 #include "test_common.h"
 
-#include "routing/fabric.h"
+#include "routing/model/fabric.h"
 
 static uint32_t add(struct ibfm_fabric *f, enum ibfm_node_type type,
 		    unsigned nports, uint64_t guid, const char *desc)

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of routing/fastplan.c: the fast path computes what the plugin's
+ * Tests of routing/pass/fastplan.c: the fast path computes what the plugin's
  * next routing pass computes on the same loss (so that pass changes
  * nothing), lists exactly the blocks that changed, and its directed
  * routes lead where they say while avoiding what they must.
  */
 #include "test_common.h"
 
-#include "routing/fastplan.h"
-#include "routing/gen.h"
-#include "routing/route.h"
+#include "routing/pass/fastplan.h"
+#include "routing/topo/gen.h"
+#include "routing/pass/route.h"
 
 static struct ibfm_fabric *gen(unsigned levels, unsigned radix)
 {

@@ -2,12 +2,12 @@
 /*
  * Tests of the framing of ibfmd's two listeners, on plain bytes: the
  * control socket's lines (ctl/frame.c) and /metrics' request heads
- * (mgmt/httpreq.c), whole, cut anywhere, stopped, and over the limit.
+ * (mgmt/net/httpreq.c), whole, cut anywhere, stopped, and over the limit.
  */
 #include "test_common.h"
 
 #include "ctl/frame.h"
-#include "mgmt/httpreq.h"
+#include "mgmt/net/httpreq.h"
 
 struct got {
 	char lines[8][32];

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/ftree*.c: the fat-tree engine, checked by routing/verify.c. */
+/* Tests of routing/ftree*.c: the fat-tree engine, checked by routing/checks/verify.c. */
 #include "test_common.h"
 
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/rank.h"
-#include "routing/topo.h"
-#include "routing/verify.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/model/rank.h"
+#include "routing/topo/topo.h"
+#include "routing/checks/verify.h"
 
 struct routed {
 	struct ibfm_fabric *f;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/gather.c: byte gathers of any length. */
+/* Tests of routing/base/gather.c: byte gathers of any length. */
 #include "test_common.h"
 
-#include "routing/gather.h"
+#include "routing/base/gather.h"
 
 /* Lengths on and off the 8-byte vector, indices anywhere up to 'm'. */
 static void test_lengths(void **state)

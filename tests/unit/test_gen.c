@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/gen.c: the fat-tree generator. */
+/* Tests of routing/topo/gen.c: the fat-tree generator. */
 #include "test_common.h"
 
-#include "routing/diff.h"
-#include "routing/gen.h"
-#include "routing/rail.h"
-#include "routing/rank.h"
+#include "routing/topo/diff.h"
+#include "routing/topo/gen.h"
+#include "routing/model/rail.h"
+#include "routing/model/rank.h"
 #include "zoo.h"
 
 static struct ibfm_fabric *build(const struct ibfm_gen_params *p)

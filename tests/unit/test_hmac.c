@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of mgmt/hmac.c: SHA-256 and HMAC-SHA-256 on the standard vectors. */
+/* Tests of mgmt/ha/hmac.c: SHA-256 and HMAC-SHA-256 on the standard vectors. */
 #include "test_common.h"
 
-#include "mgmt/hmac.h"
+#include "mgmt/ha/hmac.h"
 
 static void sha_hex(const char *msg, size_t n, char hex[65])
 {

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of routing/hops.c against OpenSM's own way of finding the
+ * Tests of routing/model/hops.c against OpenSM's own way of finding the
  * counts: relax every switch against its neighbours until nothing
  * changes (osm_ucast_mgr_build_lid_matrices), written out plainly here.
  */
 #include "test_common.h"
 
-#include "routing/gen.h"
-#include "routing/drain.h"
-#include "routing/hops.h"
-#include "routing/topo.h"
+#include "routing/topo/gen.h"
+#include "routing/state/drain.h"
+#include "routing/model/hops.h"
+#include "routing/topo/topo.h"
 
 /*
  * least[s * nsw + t]: a switch's own LID is 0 hops away, a neighbour

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/idx.c: the open-addressing index. */
+/* Tests of routing/base/idx.c: the open-addressing index. */
 #include "test_common.h"
 
-#include "routing/idx.h"
+#include "routing/base/idx.h"
 
 static bool eq_u64(const void *ctx, uint32_t item, const void *key)
 {

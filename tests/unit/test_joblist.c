@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/joblist.c: the jobs list as text. */
+/* Tests of routing/state/joblist.c: the jobs list as text. */
 #include "test_common.h"
 
-#include "routing/joblist.h"
+#include "routing/state/joblist.h"
 
 static void test_names(void **state)
 {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of routing/jobroute.c on every fabric of the zoo: job rings on
+ * Tests of routing/jobs/jobroute.c on every fabric of the zoo: job rings on
  * links of their own, tables still whole and free of credit loops, only
  * the jobs' members' entries changed, the rest's loads kept, a job start
  * or end touching only its own members, revert exact.
  */
 #include "test_common.h"
 
-#include "routing/jobroute.h"
-#include "routing/jobs.h"
-#include "routing/route.h"
-#include "routing/verify.h"
+#include "routing/jobs/jobroute.h"
+#include "routing/jobs/jobs.h"
+#include "routing/pass/route.h"
+#include "routing/checks/verify.h"
 #include "zoo.h"
 
 /* Fabrics where the leaves have fewer up-links than hosts. */

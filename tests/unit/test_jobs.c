@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/jobs.c: jobs files, rings, random placements, loads. */
+/* Tests of routing/jobs/jobs.c: jobs files, rings, random placements, loads. */
 #include "test_common.h"
 
 #include <unistd.h>
 
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/jobs.h"
-#include "routing/rail.h"
-#include "routing/verify.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/jobs/jobs.h"
+#include "routing/model/rail.h"
+#include "routing/checks/verify.h"
 
 struct net {
 	struct ibfm_fabric *f;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/json.c: the JSON writer. */
+/* Tests of routing/base/json.c: the JSON writer. */
 #include "test_common.h"
 
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 static void test_nested_compact_output(void **state)
 {

@@ -3,7 +3,7 @@
 #include "test_common.h"
 
 #include "cli/jsonview.h"
-#include "routing/json.h"
+#include "routing/base/json.h"
 
 static void test_reads_a_reply(void **state)
 {

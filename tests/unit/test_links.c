@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/links.c: PortInfo masks, names, down and degraded. */
+/* Tests of routing/model/links.c: PortInfo masks, names, down and degraded. */
 #include "test_common.h"
 
-#include "routing/links.h"
-#include "routing/topo.h"
+#include "routing/model/links.h"
+#include "routing/topo/topo.h"
 
 /* A leaf, two hosts; every link 4xHDR as the file says. */
 static int setup(void **state)

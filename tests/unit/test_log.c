@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of mgmt/log.c: levels per module, the token bucket of a call
+ * Tests of mgmt/base/log.c: levels per module, the token bucket of a call
  * site, setting levels by name, and what is refused.
  */
 #include "test_common.h"
 
-#include "mgmt/log.h"
+#include "mgmt/base/log.h"
 
 IBFMD_LOG_MODULE(alpha);
 

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "cli/jsonview.h"
 #include "cli/names.h"
-#include "routing/nodemap.h"
+#include "routing/model/nodemap.h"
 
 static const char good[] = "0x0002c90200000001 \"rack1-leaf\"\n"
 			   "0x0002c90300000008 \"gpu-node-4\"\n";

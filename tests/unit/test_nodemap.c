@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/nodemap.c: node name map files, read and applied. */
+/* Tests of routing/model/nodemap.c: node name map files, read and applied. */
 #include "test_common.h"
 
-#include "routing/nodemap.h"
-#include "routing/topo.h"
+#include "routing/model/nodemap.h"
+#include "routing/topo/topo.h"
 
 /* A map read from 'text'; NULL with 'err' set when it is refused. */
 static struct ibfm_nodemap *read_map(const char *text, struct ibfm_err *err)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/plan.c: demand arithmetic and supply as routed. */
+/* Tests of routing/jobs/plan.c: demand arithmetic and supply as routed. */
 #include "test_common.h"
 
 #include <math.h>
 
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/plan.h"
-#include "routing/rank.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/jobs/plan.h"
+#include "routing/model/rank.h"
 
 static void near(double got, double want)
 {

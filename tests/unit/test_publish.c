@@ -11,9 +11,9 @@
 #include <opensm/osm_log.h>
 
 #include "plugin/publish.h"
-#include "routing/gen.h"
-#include "routing/route.h"
-#include "routing/snapshot.h"
+#include "routing/topo/gen.h"
+#include "routing/pass/route.h"
+#include "routing/state/snapshot.h"
 
 static osm_log_t osm_log_;
 static pthread_mutex_t pass_lock = PTHREAD_MUTEX_INITIALIZER;

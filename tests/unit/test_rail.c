@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/rail.c and of rail-aware routing in routing/ftree*.c. */
+/* Tests of routing/model/rail.c and of rail-aware routing in routing/ftree*.c. */
 #include "test_common.h"
 
 #include <unistd.h>
 
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/rail.h"
-#include "routing/verify.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/model/rail.h"
+#include "routing/checks/verify.h"
 
 struct railed {
 	struct ibfm_fabric *f;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/rank.c: switch levels without configuration. */
+/* Tests of routing/model/rank.c: switch levels without configuration. */
 #include "test_common.h"
 
-#include "routing/gen.h"
-#include "routing/rank.h"
-#include "routing/topo.h"
+#include "routing/topo/gen.h"
+#include "routing/model/rank.h"
+#include "routing/topo/topo.h"
 
 static void test_ranks_of_a_three_level_tree(void **state)
 {

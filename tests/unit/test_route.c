@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of routing/route.c: the routing pass that the plugin, the CLI
+ * Tests of routing/pass/route.c: the routing pass that the plugin, the CLI
  * and the benchmarks share. Each rule is checked against the engine
  * called by hand on a fabric prepared the way the rule says.
  */
 #include "test_common.h"
 
-#include "routing/gen.h"
-#include "routing/route.h"
-#include "routing/verify.h"
+#include "routing/topo/gen.h"
+#include "routing/pass/route.h"
+#include "routing/checks/verify.h"
 #include "zoo.h"
 
 static struct ibfm_fabric *gen(unsigned levels, unsigned radix, unsigned rails)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/sharp.c: SHARP aggregation trees and job trees. */
+/* Tests of routing/sharp/sharp.c: SHARP aggregation trees and job trees. */
 #include "test_common.h"
 
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/rail.h"
-#include "routing/sharp.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/model/rail.h"
+#include "routing/sharp/sharp.h"
 
 struct net {
 	struct ibfm_fabric *f;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Tests of mgmt/smview.c: the master among the SMs, its changes, JSON. */
+/* Tests of mgmt/core/smview.c: the master among the SMs, its changes, JSON. */
 #include "test_common.h"
 
-#include "mgmt/smview.h"
-#include "routing/topo.h"
+#include "mgmt/core/smview.h"
+#include "routing/topo/topo.h"
 
 struct fx {
 	struct ibfm_fabric *f;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/snapshot.c: what the plugin publishes. */
+/* Tests of routing/state/snapshot.c: what the plugin publishes. */
 #include "test_common.h"
 
 #include <dirent.h>
@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "routing/file.h"
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/snapshot.h"
+#include "routing/base/file.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/state/snapshot.h"
 
 static bool exists(const char *dir, const char *name)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The full route's threads (routing/ftree_span.c, routing/par.h): the
+ * The full route's threads (routing/engine/ftree_span.c, routing/base/par.h): the
  * same tables for every thread count, on every fabric of the test zoo,
  * with LIDs in node order and dealt out in random orders (as an SM
  * numbers them), with one LID per port and with LMC 2. The route with
@@ -8,11 +8,11 @@
  */
 #include "test_common.h"
 
-#include "routing/clock.h"
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/par.h"
-#include "routing/rail.h"
+#include "routing/base/clock.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/base/par.h"
+#include "routing/model/rail.h"
 #include "zoo.h"
 
 static const unsigned counts[] = { 2, 3, 5, 16 };

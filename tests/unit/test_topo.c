@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/topo*.c: the ibnetdiscover reader and writer. */
+/* Tests of routing/topo/topo*.c: the ibnetdiscover reader and writer. */
 #include "test_common.h"
 
-#include "routing/diff.h"
-#include "routing/gen.h"
-#include "routing/topo.h"
+#include "routing/topo/diff.h"
+#include "routing/topo/gen.h"
+#include "routing/topo/topo.h"
 
 #define SENTINEL ((struct ibfm_fabric *)0x1)
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/transpose.c: bands of byte matrices of any shape. */
+/* Tests of routing/engine/transpose.c: bands of byte matrices of any shape. */
 #include "test_common.h"
 
-#include "routing/transpose.h"
+#include "routing/engine/transpose.h"
 
 /* Band [r0, r1) of a rows x cols matrix, against the definition. */
 static void check_band(uint32_t rows, uint32_t cols, uint32_t r0, uint32_t r1)

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/verify*.c and routing/lft.c on planted faults. */
+/* Tests of routing/verify*.c and routing/model/lft.c on planted faults. */
 #include "test_common.h"
 
 #include <unistd.h>
 
-#include "routing/ftree.h"
-#include "routing/gen.h"
-#include "routing/lft.h"
-#include "routing/topo.h"
-#include "routing/verify.h"
+#include "routing/engine/ftree.h"
+#include "routing/topo/gen.h"
+#include "routing/model/lft.h"
+#include "routing/topo/topo.h"
+#include "routing/checks/verify.h"
 
 /* Four switches in a ring, a host on each: a -> b -> c -> d -> a. */
 #define RING4 FIXTURES "/ring4.topo"

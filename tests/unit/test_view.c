@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of mgmt/view.c's holds on a sweep (struct ibfmd_gen): what a
+ * Tests of mgmt/core/view.c's holds on a sweep (struct ibfmd_gen): what a
  * /metrics reply holds outlives the sweeps the view takes meanwhile,
  * and the last hold frees it (ASan and valgrind in make check see a
  * use after free or a leak).
  */
 #include "test_common.h"
 
-#include "mgmt/log.h"
-#include "mgmt/view.h"
-#include "routing/topo.h"
+#include "mgmt/base/log.h"
+#include "mgmt/core/view.h"
+#include "routing/topo/topo.h"
 
 /* view.c logs as the sweep's module, defined by sweep.c in ibfmd. */
 IBFMD_LOG_MODULE_DEFINE(sweep);

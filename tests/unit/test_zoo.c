@@ -12,9 +12,9 @@
 
 #include <inttypes.h>
 
-#include "routing/ftree.h"
-#include "routing/rail.h"
-#include "routing/verify.h"
+#include "routing/engine/ftree.h"
+#include "routing/model/rail.h"
+#include "routing/checks/verify.h"
 #include "zoo.h"
 
 struct zrouted {

@@ -4,7 +4,7 @@
 
 /*
  * The test zoo: fabrics as clusters are really built (docs/testing.md,
- * "The test zoo" in DESIGN.md), each small enough that routing and
+ * "The test zoo"), each small enough that routing and
  * evaluating it in a unit test takes well under a second.
  * tests/zoo.list holds the same fabrics as `ibfm topo gen` arguments,
  * in the same order under the same names; test_gen checks the names
@@ -25,7 +25,7 @@
  *	}
  */
 
-#include "routing/gen.h"
+#include "routing/topo/gen.h"
 
 struct zoo_fabric {
 	const char *name;

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: MIT
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* qsort_r */
+#endif
+/*
+ * DOC: the job registry (ibfm job start / end / list through ibfmd).
+ *
+ * A scheduler registers a job when it starts (its ID, its hosts, the
+ * ring order NCCL will use) and ends it when it ends. The registry is
+ * the state directory's jobs.list (routing/state/joblist.h, the jobs file the
+ * plugin's pass reads): read, changed and replaced whole for each
+ * request, so it is what the plugin routes by and survives a restart of
+ * ibfmd. A request is checked against the last sweep before anything
+ * changes: an ID the file can carry and not running, every host a
+ * server or an HCA of the fabric with a connected port ("did you mean"
+ * when not), no host listed twice or held by a running job, an order
+ * that is the hosts again; any of that wrong is an "input" error.
+ *
+ * The plugin's watcher reroutes when the file changes; the change is
+ * then confirmed on the switches as a drain is (mgmt/features/confirm.h): the
+ * changed LFT blocks read back. Jobs start and end in bursts (a
+ * scheduler's prologs), so the changes share one confirmation: one
+ * listed while another is confirmed joins it and waits for a pass after
+ * it. Each change is numbered; job-status says how the confirmation
+ * covering a number ended (the last IBFMD_JOBS_ROUNDS are kept), which
+ * is what `ibfm job start` waits for.
+ *
+ * Hosts are looked up in a sorted index of the sweep's CAs with a
+ * connected port (by server name, then description), made again when
+ * the sweep changes: O(log n) a host.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl/client.h"
+#include "mgmt/features/confirm.h"
+#include "mgmt/core/feature.h"
+#include "mgmt/base/log.h"
+#include "routing/state/joblist.h"
+#include "routing/state/snapshot.h"
+#include "routing/checks/trace.h"
+
+#define IBFMD_JOBS_ROUNDS 32
+
+IBFMD_LOG_MODULE(job);
+
+/* How a confirmation of changes first..last ended. */
+struct round {
+	uint64_t first, last;
+	const char *state;
+	char error[IBFM_ERR_MSG_MAX];
+	uint64_t generation, new_generation;
+	uint32_t blocks, mismatched, unread, rounds;
+	double elapsed_s;
+};
+
+/* The feature's state. */
+struct jobs {
+	const struct ibfmd_core *core;
+	struct ibfmd_confirm c;
+	uint64_t changes;		      /* numbered so far */
+	uint64_t first;			      /* the first change 'c' covers */
+	struct round done[IBFMD_JOBS_ROUNDS]; /* round k at k % max */
+	uint64_t ndone;
+	/* the sweep's CA nodes with a connected port, sorted (hosts_cmp) */
+	const struct ibfm_fabric *index_of;
+	uint64_t index_sweep;
+	uint32_t *index;
+	size_t nindex;
+};
+
+static void list_path(const struct jobs *js, char *buf, size_t len)
+{
+	if (ibfm_snapshot_path(js->core->conf->state_dir, IBFM_STATE_JOBS, buf,
+			       len))
+		buf[0] = '\0';
+}
+
+/* "node017 mlx5_3" against a server name or a description. */
+static int host_cmp(const char *desc, const char *host)
+{
+	size_t dl = strcspn(desc, " "), hl = strcspn(host, " ");
+	int c = strncmp(desc, host, dl < hl ? dl : hl);
+
+	if (c || dl != hl)
+		return c ? c : (dl > hl) - (dl < hl);
+	return host[hl] ? strcmp(desc + dl, host + hl) : 0;
+}
+
+static int index_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ibfm_fabric *f = arg;
+	const char *da =
+		ibfm_fabric_str(f, f->nodes[*(const uint32_t *)a].desc);
+	const char *db =
+		ibfm_fabric_str(f, f->nodes[*(const uint32_t *)b].desc);
+
+	return host_cmp(da, db) ? host_cmp(da, db) : strcmp(da, db);
+}
+
+/* The index of the last sweep's hosts, made again when it changed. */
+static int index_update(struct jobs *js)
+{
+	const struct ibfm_fabric *f = js->core->view->fabric;
+	uint32_t n, p;
+
+	if (f == js->index_of && js->core->view->sweeps == js->index_sweep)
+		return 0;
+	free(js->index);
+	js->index = malloc((f->nnodes + 1) * sizeof(*js->index));
+	js->nindex = 0;
+	js->index_of = NULL;
+	if (!js->index)
+		return -ENOMEM;
+	for (n = 0; n < f->nnodes; n++) {
+		const struct ibfm_node *nd = &f->nodes[n];
+
+		for (p = 1; nd->type == IBFM_NODE_CA && p <= nd->nports; p++)
+			if (f->ports[nd->port0 + p].peer != IBFM_NONE) {
+				js->index[js->nindex++] = n;
+				break;
+			}
+	}
+	qsort_r(js->index, js->nindex, sizeof(*js->index), index_cmp,
+		(void *)f);
+	js->index_of = f;
+	js->index_sweep = js->core->view->sweeps;
+	return 0;
+}
+
+/* Whether 'host' is a server or HCA of the sweep with a connected port. */
+static bool host_known(const struct jobs *js, const char *host)
+{
+	const struct ibfm_fabric *f = js->index_of;
+	size_t lo = 0, hi = js->nindex;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = host_cmp(
+			ibfm_fabric_str(f, f->nodes[js->index[mid]].desc),
+			host);
+
+		if (!c)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Splits the comma-separated 'list' (changed in place) into 'v'. */
+static int split(char *list, char ***v, size_t *n)
+{
+	char *tok, *save = NULL;
+	size_t cap = strlen(list) / 2 + 2;
+
+	*n = 0;
+	*v = calloc(cap, sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	for (tok = strtok_r(list, ",", &save); tok && *n < cap;
+	     tok = strtok_r(NULL, ",", &save))
+		(*v)[(*n)++] = tok;
+	return 0;
+}
+
+/* A refusal of the request: nothing changed. */
+static void refuse(struct ibfm_json *j, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void refuse(struct ibfm_json *j, const char *kind, const char *fmt, ...)
+{
+	char msg[IBFM_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ibfm_json_str(j, "error", msg);
+	if (kind)
+		ibfm_json_str(j, "error_kind", kind);
+}
+
+/* An unknown host: refused with the descriptions nearest to it. */
+static void unknown_host(struct jobs *js, const char *host, struct ibfm_json *j)
+{
+	const struct ibfm_fabric *f = js->index_of;
+	bool server = !strchr(host, ' ');
+	uint32_t best[3];
+	unsigned n = server ? ibfm_trace_suggest_server(f, host, best, 3)
+			    : ibfm_trace_suggest(f, host, best, 3),
+		 k;
+
+	refuse(j, IBFM_CTL_ERR_INPUT,
+	       "unknown host \"%.200s\": expected a server (a node description up to its first space) or an HCA (a whole description) with a connected port",
+	       host);
+	ibfm_json_arr_begin(j, "did_you_mean");
+	for (k = 0; k < n; k++) {
+		const char *d = ibfm_fabric_str(f, f->nodes[best[k]].desc);
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(server ? strcspn(d, " ") : strlen(d)), d);
+		ibfm_json_str(j, NULL, name);
+	}
+	ibfm_json_arr_end(j);
+}
+
+/*
+ * Checks the members of a new job: known, not twice, an order that is
+ * them again. Returns the ring order (hosts or order), or NULL refused.
+ */
+static char **check_hosts(struct jobs *js, char **hosts, size_t n, char **order,
+			  size_t norder, struct ibfm_json *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		if (!ibfm_joblist_host_ok(hosts[i])) {
+			refuse(j, IBFM_CTL_ERR_INPUT,
+			       "bad host name \"%.200s\" in \"hosts\"",
+			       hosts[i]);
+			return NULL;
+		}
+		if (!host_known(js, hosts[i])) {
+			unknown_host(js, hosts[i], j);
+			return NULL;
+		}
+		for (k = 0; k < i; k++)
+			if (ibfm_joblist_overlap(hosts[i], hosts[k])) {
+				refuse(j, IBFM_CTL_ERR_INPUT,
+				       "host \"%.200s\" is listed twice (as \"%.200s\")",
+				       hosts[i], hosts[k]);
+				return NULL;
+			}
+	}
+	if (!order)
+		return hosts;
+	if (norder != n) {
+		refuse(j, IBFM_CTL_ERR_INPUT,
+		       "\"order\" is not a permutation of \"hosts\": %zu hosts, %zu in order",
+		       n, norder);
+		return NULL;
+	}
+	for (i = 0; i < norder; i++) {
+		for (k = 0; k < n && strcmp(order[i], hosts[k]); k++)
+			;
+		if (k == n) {
+			refuse(j, IBFM_CTL_ERR_INPUT,
+			       "\"order\" is not a permutation of \"hosts\": \"%.200s\" is not among them",
+			       order[i]);
+			return NULL;
+		}
+		for (k = 0; k < i; k++)
+			if (!strcmp(order[i], order[k])) {
+				refuse(j, IBFM_CTL_ERR_INPUT,
+				       "\"order\" is not a permutation of \"hosts\": \"%.200s\" twice",
+				       order[i]);
+				return NULL;
+			}
+	}
+	return order;
+}
+
+static void job_event(struct jobs *js, const char *severity, const char *kind,
+		      const char *id, const char *detail)
+{
+	struct ibfmd_event e = { .severity = severity, .kind = kind };
+
+	snprintf(e.ports[0], sizeof(e.ports[0]), "%.150s", id);
+	snprintf(e.detail, sizeof(e.detail), "%.110s", detail);
+	ibfmd_events_add(js->core->events, &e);
+}
+
+/* The confirmation ended: kept for job-status, said. */
+static void finished(void *arg)
+{
+	struct jobs *js = arg;
+	const struct ibfmd_confirm *c = &js->c;
+	struct round *r = &js->done[js->ndone++ % IBFMD_JOBS_ROUNDS];
+	bool ok = !strcmp(c->state, "done");
+
+	*r = (struct round){
+		.first = js->first,
+		.last = js->changes,
+		.state = c->state,
+		.generation = c->generation,
+		.new_generation = c->new_generation,
+		.blocks = c->blocks,
+		.mismatched = c->mismatched,
+		.unread = c->unread,
+		.rounds = c->rounds,
+		.elapsed_s = c->elapsed_s,
+	};
+	snprintf(r->error, sizeof(r->error), "%s", c->error);
+	if (!ok) {
+		char detail[120];
+
+		snprintf(detail, sizeof(detail), "%s: %.100s", c->state,
+			 c->error);
+		job_event(js, "error", "job-routes", "jobs.list", detail);
+	}
+	ibfmd_log(ibfmd_log_this, ok ? IBFMD_LOG_INFO : IBFMD_LOG_WARN,
+		  "job changes %" PRIu64 "..%" PRIu64
+		  ": %s%s%s after %.0f s, %" PRIu32 " blocks, %" PRIu32
+		  " rounds",
+		  r->first, r->last, c->state, c->error[0] ? ": " : "",
+		  c->error, c->elapsed_s, c->blocks, c->rounds);
+}
+
+/* The list holds change number 'js->changes': confirm it. */
+static void confirm(struct jobs *js)
+{
+	if (!js->c.active) {
+		js->first = js->changes;
+		ibfmd_confirm_begin(&js->c, "rerouting");
+	}
+	ibfmd_confirm_listed(&js->c);
+}
+
+/*
+ * Why the registry cannot change now (no state_dir, no sweep, no
+ * tables of the plugin's to confirm from), or NULL.
+ */
+static const char *cannot_change(struct jobs *js, char *why, size_t len)
+{
+	if (!ibfmd_statedir_beside_master(js->core->statedir, why, len))
+		return why;
+	if (!js->core->conf->state_dir[0])
+		return "no jobs list: set state_dir in ibfmd.conf to the plugin's state_dir";
+	if (!js->core->view->fabric)
+		return "no sweep yet: the hosts cannot be checked";
+	if (index_update(js))
+		return "out of memory";
+	if (!js->c.active &&
+	    !ibfmd_routes_get(js->core->routes, js->core->view,
+			      js->core->conf->state_dir, why, len))
+		return why;
+	return NULL;
+}
+
+/* Replaces the file with 'l'; refuses (and false) when that fails. */
+static bool write_list(struct jobs *js, const struct ibfm_joblist *l,
+		       struct ibfm_json *j)
+{
+	struct ibfm_err err;
+
+	/* On every peer first, then here (mgmt/ha/peers.h). */
+	if (!ibfmd_peers_publish(js->core->peers, IBFM_STATE_JOBS,
+				 ibfm_joblist_print, l, &err))
+		return true;
+	refuse(j, NULL, "%s", err.msg);
+	return false;
+}
+
+/* Reads the file into 'l'; refuses (and false) when it does not read. */
+static bool read_list(struct jobs *js, struct ibfm_joblist *l,
+		      struct ibfm_json *j)
+{
+	struct ibfm_err err;
+	char path[4200];
+
+	list_path(js, path, sizeof(path));
+	if (!ibfm_joblist_read(path, l, &err))
+		return true;
+	refuse(j, NULL, "%s (fix or remove it)", err.msg);
+	return false;
+}
+
+/* The reply to a change: its number and where its confirmation is. */
+static void changed(struct jobs *js, struct ibfm_json *j, const char *id,
+		    size_t members)
+{
+	ibfm_json_bool(j, "started", true);
+	ibfm_json_str(j, "id", id);
+	ibfm_json_uint(j, "members", members);
+	ibfm_json_uint(j, "change", js->changes);
+	ibfm_json_str(j, "state", js->c.state);
+	ibfm_json_uint(j, "generation", js->c.generation);
+}
+
+static void cmd_start(void *ctx, const struct ibfm_req *req,
+		      struct ibfm_json *j)
+{
+	struct jobs *js = ctx;
+	const char *id = ibfm_req_str(req, "id");
+	const char *order_arg = ibfm_req_str(req, "order");
+	char hosts_buf[IBFM_REQ_MAX_STR], order_buf[IBFM_REQ_MAX_STR];
+	char **hosts = NULL, **order = NULL, **ring, why[IBFM_ERR_MSG_MAX];
+	const char *wrong = cannot_change(js, why, sizeof(why)), *member;
+	const struct ibfm_joblist_job *holder;
+	struct ibfm_joblist l = { 0 };
+	size_t n = 0, norder = 0;
+	char detail[120];
+
+	if (wrong) {
+		refuse(j, NULL, "%s", wrong);
+		return;
+	}
+	if (!ibfm_joblist_id_ok(id)) {
+		refuse(j, IBFM_CTL_ERR_INPUT,
+		       "bad job ID \"%.80s\": 1 to %d printable characters, no blank, '#' or ','",
+		       id, IBFM_JOBLIST_ID_MAX);
+		return;
+	}
+	snprintf(hosts_buf, sizeof(hosts_buf), "%s",
+		 ibfm_req_str(req, "hosts"));
+	snprintf(order_buf, sizeof(order_buf), "%s",
+		 order_arg ? order_arg : "");
+	if (split(hosts_buf, &hosts, &n) ||
+	    (order_arg && split(order_buf, &order, &norder))) {
+		refuse(j, NULL, "out of memory");
+		goto out;
+	}
+	if (!n || strstr(ibfm_req_str(req, "hosts"), ",,") ||
+	    (order_arg && strstr(order_arg, ",,"))) {
+		refuse(j, IBFM_CTL_ERR_INPUT, "job %s has an empty host name",
+		       id);
+		goto out;
+	}
+	ring = check_hosts(js, hosts, n, order_arg ? order : NULL, norder, j);
+	if (!ring || !read_list(js, &l, j))
+		goto out;
+	if (ibfm_joblist_find(&l, id)) {
+		refuse(j, IBFM_CTL_ERR_INPUT, "job %s is running already", id);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		holder = ibfm_joblist_holder(&l, ring[i], &member);
+		if (holder) {
+			refuse(j, IBFM_CTL_ERR_INPUT,
+			       "host \"%.200s\" is in running job %s (as \"%.200s\")",
+			       ring[i], holder->id, member);
+			goto out;
+		}
+	}
+	if (ibfm_joblist_add(&l, id, (const char *const *)ring, n,
+			     (int64_t)time(NULL))) {
+		refuse(j, NULL, "out of memory");
+		goto out;
+	}
+	if (!write_list(js, &l, j))
+		goto out;
+	js->changes++;
+	confirm(js);
+	snprintf(detail, sizeof(detail), "%zu members, ring from %.60s", n,
+		 ring[0]);
+	job_event(js, "info", "job-start", id, detail);
+	IBFMD_INFO("job %s started: %zu members (change %" PRIu64 ")", id, n,
+		   js->changes);
+	changed(js, j, id, n);
+out:
+	ibfm_joblist_free(&l);
+	free(hosts);
+	free(order);
+}
+
+static void cmd_end(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
+{
+	struct jobs *js = ctx;
+	const char *id = ibfm_req_str(req, "id");
+	char why[IBFM_ERR_MSG_MAX];
+	const char *wrong = cannot_change(js, why, sizeof(why));
+	struct ibfm_joblist l = { 0 };
+	size_t members;
+
+	if (wrong) {
+		refuse(j, NULL, "%s", wrong);
+		return;
+	}
+	if (!read_list(js, &l, j))
+		goto out;
+	if (!ibfm_joblist_find(&l, id)) {
+		refuse(j, IBFM_CTL_ERR_INPUT, "no running job %.80s", id);
+		goto out;
+	}
+	members = ibfm_joblist_find(&l, id)->nhosts;
+	ibfm_joblist_remove(&l, id);
+	if (!write_list(js, &l, j))
+		goto out;
+	js->changes++;
+	confirm(js);
+	job_event(js, "info", "job-end", id, "");
+	IBFMD_INFO("job %s ended (change %" PRIu64 ")", id, js->changes);
+	changed(js, j, id, members);
+out:
+	ibfm_joblist_free(&l);
+}
+
+static void cmd_list(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
+{
+	struct jobs *js = ctx;
+	struct ibfm_joblist l = { 0 };
+	size_t i, k;
+
+	(void)req;
+	if (!js->core->conf->state_dir[0]) {
+		refuse(j, NULL,
+		       "no jobs list: set state_dir in ibfmd.conf to the plugin's state_dir");
+		return;
+	}
+	if (!read_list(js, &l, j))
+		return;
+	ibfm_json_arr_begin(j, "jobs");
+	for (i = 0; i < l.n; i++) {
+		ibfm_json_obj_begin(j, NULL);
+		ibfm_json_str(j, "id", l.v[i].id);
+		ibfm_json_uint(j, "members", l.v[i].nhosts);
+		ibfm_json_int(j, "started", l.v[i].started);
+		ibfm_json_arr_begin(j, "hosts");
+		for (k = 0; k < l.v[i].nhosts; k++)
+			ibfm_json_str(j, NULL, l.v[i].hosts[k]);
+		ibfm_json_arr_end(j);
+		ibfm_json_obj_end(j);
+	}
+	ibfm_json_arr_end(j);
+	ibfm_joblist_free(&l);
+}
+
+/* The confirmation of change 'want' (0: the last), as job-status says. */
+static void cmd_status(void *ctx, const struct ibfm_req *req,
+		       struct ibfm_json *j)
+{
+	const struct jobs *js = ctx;
+	uint64_t want = (uint64_t)ibfm_req_int(req, "change", 0), k;
+	const struct ibfmd_confirm *c = &js->c;
+	const struct round *r = NULL;
+
+	if (!want)
+		want = js->changes;
+	ibfm_json_uint(j, "change", want);
+	ibfm_json_uint(j, "changes", js->changes);
+	if (c->active && want >= js->first && want <= js->changes) {
+		ibfm_json_bool(j, "active", true);
+		ibfm_json_str(j, "state", c->state);
+		ibfm_json_str(j, "error", c->error);
+		ibfm_json_uint(j, "generation_before", c->generation);
+		ibfm_json_uint(j, "generation", c->new_generation);
+		ibfm_json_uint(j, "blocks_changed", c->blocks);
+		ibfm_json_uint(j, "blocks_verified",
+			       c->rounds ? c->blocks - c->mismatched - c->unread
+					 : 0);
+		ibfm_json_uint(j, "mismatched", c->mismatched);
+		ibfm_json_uint(j, "unread", c->unread);
+		ibfm_json_uint(j, "rounds", c->rounds);
+		ibfm_json_double(j, "elapsed_s", ibfmd_confirm_elapsed(c));
+		return;
+	}
+	for (k = js->ndone; k > 0 && k + IBFMD_JOBS_ROUNDS > js->ndone; k--) {
+		const struct round *d = &js->done[(k - 1) % IBFMD_JOBS_ROUNDS];
+
+		if (want >= d->first && want <= d->last) {
+			r = d;
+			break;
+		}
+	}
+	ibfm_json_bool(j, "active", false);
+	ibfm_json_str(j, "state", r ? r->state : "unknown");
+	ibfm_json_str(j, "error",
+		      r ? r->error : "no such change (too old, or never made)");
+	if (!r)
+		return;
+	ibfm_json_uint(j, "generation_before", r->generation);
+	ibfm_json_uint(j, "generation", r->new_generation);
+	ibfm_json_uint(j, "blocks_changed", r->blocks);
+	ibfm_json_uint(j, "blocks_verified",
+		       r->rounds ? r->blocks - r->mismatched - r->unread : 0);
+	ibfm_json_uint(j, "mismatched", r->mismatched);
+	ibfm_json_uint(j, "unread", r->unread);
+	ibfm_json_uint(j, "rounds", r->rounds);
+	ibfm_json_double(j, "elapsed_s", r->elapsed_s);
+}
+
+/* Their arguments and help: ctl/commands.c. */
+static const struct ibfm_ctl_handler cmds[] = {
+	{ "job-start", cmd_start },
+	{ "job-end", cmd_end },
+	{ "job-list", cmd_list },
+	{ "job-status", cmd_status },
+};
+
+static int init(const struct ibfmd_core *core, void **state)
+{
+	struct jobs *js = calloc(1, sizeof(*js));
+	struct ibfm_joblist l = { 0 };
+	struct ibfm_err err;
+	char path[4200];
+
+	*state = js;
+	if (!js)
+		return -ENOMEM;
+	js->core = core;
+	if (ibfmd_confirm_init(&js->c, core, finished, js))
+		return -ENOMEM;
+	if (!core->conf->state_dir[0])
+		return 0;
+	/* The registry survives a restart: say what it holds. */
+	list_path(js, path, sizeof(path));
+	if (ibfm_joblist_read(path, &l, &err))
+		IBFMD_ERR("%s (job-start and job-end refused until fixed)",
+			  err.msg);
+	else if (l.n)
+		IBFMD_INFO("%s: %zu running jobs", path, l.n);
+	ibfm_joblist_free(&l);
+	return 0;
+}
+
+static void jobs_free(void *state)
+{
+	struct jobs *js = state;
+
+	if (!js)
+		return;
+	ibfmd_confirm_fini(&js->c);
+	free(js->index);
+	free(js);
+}
+
+const struct ibfmd_feature ibfmd_feature_jobs = {
+	.name = "jobs",
+	.cmds = cmds,
+	.ncmds = sizeof(cmds) / sizeof(*cmds),
+	.init = init,
+	.free = jobs_free,
+};

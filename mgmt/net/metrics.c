@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: MIT
+/* /metrics over HTTP/1.x (mgmt/net/metrics.h). */
+#include "mgmt/net/metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <event2/bufferevent.h>
+
+#include "mgmt/net/httpreq.h"
+#include "mgmt/net/listen.h"
+#include "mgmt/base/log.h"
+#include "routing/base/grow.h"
+
+IBFMD_LOG_MODULE(metrics);
+
+/* A part of a page: text, or a source (then 'text' is NULL). */
+struct part {
+	struct evbuffer *text;
+	struct ibfmd_metrics_source *src;
+};
+
+struct ibfmd_metrics_reply {
+	struct part *parts;
+	size_t n, cap;
+	size_t next;	       /* the part to send next */
+	size_t nsrc;	       /* parts that are sources */
+	struct evbuffer *work; /* a part being made, then framed */
+	bool failed;	       /* out of memory: a 500 */
+	bool chunked;	       /* HTTP/1.1: chunks, else ended by the close */
+};
+
+struct conn {
+	LIST_ENTRY(conn) link;
+	struct ibfmd_metrics *m;
+	struct bufferevent *bev;
+	struct event *deadline; /* IBFMD_HTTP_DEADLINE_S after it came */
+	size_t seen;		/* of the head: searched already */
+	bool answered;		/* closed once the reply went out */
+	struct ibfmd_metrics_reply *stream; /* a reply still being made */
+};
+
+LIST_HEAD(conn_list, conn);
+
+struct ibfmd_metrics {
+	struct event_base *base;
+	struct ibfmd_listen *listen;
+	ibfmd_metrics_fn collect;
+	void *arg;
+	ibfmd_metrics_fn picture; /* NULL: /metrics only */
+	void *picture_arg;
+	unsigned nconns, max_conns;
+	struct conn_list conns;
+};
+
+static void reply_free(struct ibfmd_metrics_reply *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->n; i++)
+		if (r->parts[i].text)
+			evbuffer_free(r->parts[i].text);
+		else
+			r->parts[i].src->free(r->parts[i].src);
+	free(r->parts);
+	if (r->work)
+		evbuffer_free(r->work);
+	free(r);
+}
+
+static struct ibfmd_metrics_reply *reply_new(void)
+{
+	struct ibfmd_metrics_reply *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->work = evbuffer_new();
+	if (!r || !r->work) {
+		reply_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Room for one more part; false (the reply failed) without. */
+static bool add_part(struct ibfmd_metrics_reply *r)
+{
+	if (!r->failed &&
+	    ibfm_grow((void **)&r->parts, &r->cap, r->n + 1, sizeof(*r->parts)))
+		r->failed = true;
+	return !r->failed;
+}
+
+struct evbuffer *ibfmd_metrics_text(struct ibfmd_metrics_reply *r)
+{
+	struct evbuffer *b;
+
+	if (r->n && r->parts[r->n - 1].text)
+		return r->parts[r->n - 1].text;
+	b = add_part(r) ? evbuffer_new() : NULL;
+	if (!b) {
+		/* Dropped with the reply, a 500. */
+		r->failed = true;
+		return r->work;
+	}
+	r->parts[r->n++] = (struct part){ .text = b };
+	return b;
+}
+
+void ibfmd_metrics_stream(struct ibfmd_metrics_reply *r,
+			  struct ibfmd_metrics_source *s)
+{
+	if (!s || !add_part(r)) {
+		r->failed = true;
+		if (s)
+			s->free(s);
+		return;
+	}
+	r->parts[r->n++] = (struct part){ .src = s };
+	r->nsrc++;
+}
+
+static void conn_close(struct conn *c)
+{
+	LIST_REMOVE(c, link);
+	reply_free(c->stream);
+	event_free(c->deadline);
+	bufferevent_free(c->bev);
+	c->m->nconns--;
+	free(c);
+}
+
+/* The reply's head, its body framed by 'framing' (a header line). */
+static void reply_head(struct conn *c, int code, const char *reason,
+		       const char *type, const char *framing)
+{
+	evbuffer_add_printf(bufferevent_get_output(c->bev),
+			    "HTTP/1.1 %d %s\r\n"
+			    "Content-Type: %s\r\n"
+			    "%s"
+			    "%s"
+			    "Connection: close\r\n\r\n",
+			    code, reason, type, framing,
+			    code == 405 ? "Allow: GET, HEAD\r\n" : "");
+	c->answered = true;
+	bufferevent_disable(c->bev, EV_READ);
+}
+
+/* A reply with 'body' (NULL: none); the connection closes once it went. */
+static void reply(struct conn *c, int code, const char *reason,
+		  const char *type, struct evbuffer *body, bool head_only)
+{
+	char length[48];
+
+	snprintf(length, sizeof(length), "Content-Length: %zu\r\n",
+		 body ? evbuffer_get_length(body) : 0);
+	reply_head(c, code, reason, type, length);
+	if (body && !head_only)
+		evbuffer_add_buffer(bufferevent_get_output(c->bev), body);
+}
+
+/* A short text reply: the error and why. */
+static void reply_text(struct conn *c, int code, const char *reason,
+		       const char *why)
+{
+	struct evbuffer *b = evbuffer_new();
+
+	if (b)
+		evbuffer_add_printf(b, "%s\n", why);
+	reply(c, code, reason, "text/plain", b, false);
+	evbuffer_free(b);
+}
+
+/* The page at /: the picture, refreshed, and where the rest is. */
+static const char index_page[] =
+	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	"<title>ibfm fabric</title>"
+	"<meta http-equiv=\"refresh\" content=\"30\">"
+	"<style>body{font-family:sans-serif;margin:16px}"
+	"img{max-width:100%;border:1px solid #ddd}</style></head>\n"
+	"<body><h1>ibfm: the fabric as ibfmd last swept it</h1>"
+	"<p>Red: missing against the expected cabling; orange: slower than "
+	"cabled; purple: drained. Hover an element for its names. "
+	"<a href=\"/metrics\">/metrics</a></p>"
+	"<img src=\"/fabric.svg\" alt=\"the fabric\"></body></html>\n";
+
+/*
+ * Queues the next parts of c's streamed reply while fewer than
+ * IBFMD_HTTP_STREAM_HIGH bytes are queued; after its last, the end.
+ */
+static void stream_more(struct conn *c)
+{
+	struct ibfmd_metrics_reply *r = c->stream;
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+
+	while (r->next < r->n &&
+	       evbuffer_get_length(out) < IBFMD_HTTP_STREAM_HIGH) {
+		struct part *p = &r->parts[r->next];
+
+		if (p->text)
+			evbuffer_add_buffer(r->work, p->text);
+		if (p->text || !p->src->next(p->src, r->work,
+					     IBFMD_HTTP_STREAM_HIGH -
+						     evbuffer_get_length(out)))
+			r->next++;
+		size_t len = evbuffer_get_length(r->work);
+
+		if (!len)
+			continue;
+		if (r->chunked)
+			evbuffer_add_printf(out, "%zx\r\n", len);
+		evbuffer_add_buffer(out, r->work);
+		if (r->chunked)
+			evbuffer_add(out, "\r\n", 2);
+	}
+	/* The client took what was queued: it has as long again. */
+	event_add(c->deadline, &(struct timeval){ IBFMD_HTTP_DEADLINE_S, 0 });
+	if (r->next < r->n)
+		return;
+	if (r->chunked)
+		evbuffer_add(out, "0\r\n\r\n", 5);
+	reply_free(r);
+	c->stream = NULL;
+	/* Closed once the end went out. */
+	bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+	if (!evbuffer_get_length(out))
+		conn_close(c);
+}
+
+/* Page r as c's reply: whole when it is text only, else streamed. */
+static void reply_page(struct conn *c, struct ibfmd_metrics_reply *r,
+		       const char *type, const struct ibfmd_httpreq *req)
+{
+	if (!r->nsrc) {
+		for (size_t i = 1; i < r->n; i++)
+			evbuffer_add_buffer(r->parts[0].text, r->parts[i].text);
+		reply(c, 200, "OK", type, r->n ? r->parts[0].text : NULL,
+		      req->method == IBFMD_HTTP_HEAD);
+		reply_free(r);
+		return;
+	}
+	/* HTTP/1.0 knows no chunks: the close ends the body. */
+	r->chunked = req->minor >= 1;
+	reply_head(c, 200, "OK", type,
+		   r->chunked ? "Transfer-Encoding: chunked\r\n" : "");
+	if (req->method == IBFMD_HTTP_HEAD) {
+		reply_free(r);
+		return;
+	}
+	c->stream = r;
+	bufferevent_setwatermark(c->bev, EV_WRITE, IBFMD_HTTP_STREAM_LOW, 0);
+	stream_more(c);
+}
+
+/* The head is whole: GET /metrics (or a page), or why not. */
+static void serve(struct conn *c, const struct ibfmd_httpreq *req)
+{
+	struct ibfmd_metrics_reply *r;
+	int page;
+
+	if (req->method == IBFMD_HTTP_OTHER) {
+		reply_text(c, 405, "Method Not Allowed", "only GET and HEAD");
+		return;
+	}
+	page = !strcmp(req->path, "/metrics")	   ? 0
+	       : !c->m->picture			   ? -1
+	       : !strcmp(req->path, "/fabric.svg") ? 1
+	       : !strcmp(req->path, "/")	   ? 2
+						   : -1;
+	if (page < 0) {
+		reply_text(c, 404, "Not Found",
+			   c->m->picture ? "/, /fabric.svg and /metrics"
+					 : "only /metrics is served");
+		return;
+	}
+	r = reply_new();
+	if (r && page == 0)
+		c->m->collect(c->m->arg, r);
+	else if (r && page == 1)
+		c->m->picture(c->m->picture_arg, r);
+	else if (r)
+		evbuffer_add(ibfmd_metrics_text(r), index_page,
+			     sizeof(index_page) - 1);
+	if (!r || r->failed) {
+		reply_free(r);
+		reply_text(c, 500, "Internal Server Error", "out of memory");
+		return;
+	}
+	reply_page(c, r,
+		   page == 0   ? "text/plain; version=0.0.4"
+		   : page == 1 ? "image/svg+xml"
+			       : "text/html; charset=utf-8",
+		   req);
+}
+
+static void conn_read(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t len = evbuffer_get_length(in);
+	struct ibfmd_httpreq r;
+	long rc;
+
+	if (c->answered || !len)
+		return;
+	rc = ibfmd_httpreq_parse((const char *)evbuffer_pullup(in, -1), len,
+				 IBFMD_HTTP_MAX_HEAD, &c->seen, &r);
+	if (rc == -E2BIG) {
+		IBFMD_INFO_RL("a request head over %d bytes: refused",
+			      IBFMD_HTTP_MAX_HEAD);
+		reply_text(c, 431, "Request Header Fields Too Large",
+			   "request head over 8192 bytes");
+	} else if (rc < 0) {
+		reply_text(c, 400, "Bad Request", "not an HTTP/1.x request");
+	} else if (rc > 0) {
+		serve(c, &r);
+	}
+}
+
+/*
+ * Its reply went out: closed (a body it may have sent is never read);
+ * a streamed one: what was queued fell below IBFMD_HTTP_STREAM_LOW.
+ */
+static void conn_written(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)bev;
+	if (c->stream)
+		stream_more(c);
+	else if (c->answered)
+		conn_close(c);
+}
+
+static void conn_event(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	(void)what;
+	conn_close(arg);
+}
+
+/*
+ * IBFMD_HTTP_DEADLINE_S since it came, or since a streamed reply's last
+ * part was made: closed, however far it got.
+ */
+static void conn_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	IBFMD_INFO_RL("a client took over %d s for %s: closed",
+		      IBFMD_HTTP_DEADLINE_S,
+		      c->stream ? "a part of its reply" : "its request");
+	if (!c->answered)
+		ibfmd_listen_tell(
+			bufferevent_getfd(c->bev),
+			"HTTP/1.1 408 Request Timeout\r\n"
+			"Content-Length: 0\r\nConnection: close\r\n\r\n");
+	conn_close(c);
+}
+
+static void accept_conn(void *arg, evutil_socket_t fd)
+{
+	struct ibfmd_metrics *m = arg;
+	struct conn *c;
+
+	if (m->nconns >= m->max_conns) {
+		IBFMD_WARN_RL("%u connections: one more refused", m->max_conns);
+		ibfmd_listen_tell(fd, "HTTP/1.1 503 Service Unavailable\r\n"
+				      "Content-Length: 0\r\n"
+				      "Connection: close\r\n\r\n");
+		evutil_closesocket(fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		evutil_closesocket(fd);
+	if (!c || ibfmd_listen_conn(m->base, fd, conn_deadline, c, &c->bev,
+				    &c->deadline)) {
+		free(c);
+		return;
+	}
+	c->m = m;
+	LIST_INSERT_HEAD(&m->conns, c, link);
+	m->nconns++;
+	event_add(c->deadline, &(struct timeval){ IBFMD_HTTP_DEADLINE_S, 0 });
+	/* A head one byte over the limit is enough to refuse it. */
+	bufferevent_setwatermark(c->bev, EV_READ, 0, IBFMD_HTTP_MAX_HEAD + 1);
+	bufferevent_setcb(c->bev, conn_read, conn_written, conn_event, c);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+}
+
+/* Whether 'sa' is a loopback address (127/8, ::1, ::ffff:127/104). */
+static bool loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)
+				      ->sin_addr.s_addr) >>
+			24) == 127;
+	return sa->sa_family == AF_INET6 &&
+	       (IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+		(IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) &&
+		 s6->sin6_addr.s6_addr[12] == 127));
+}
+
+/* The port 'fd' listens on. */
+static unsigned bound_port(evutil_socket_t fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	return ntohs(ss.ss_family == AF_INET6
+			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+			     : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* Listens on 'host' 'port'; whether it is a loopback address in *local. */
+static int bind_metrics(struct ibfmd_metrics *m, const char *host,
+			const char *port, bool *local)
+{
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	int rc;
+
+	if (getaddrinfo(host, port, &hints, &ai))
+		return -EADDRNOTAVAIL;
+	*local = loopback(ai->ai_addr);
+	rc = ibfmd_listen_open(m->base, ai->ai_addr, ai->ai_addrlen,
+			       accept_conn, m, ibfmd_log_this,
+			       "the metrics port", &m->listen);
+	freeaddrinfo(ai);
+	return rc;
+}
+
+int ibfmd_metrics_open(struct event_base *base, const struct ibfmd_conf *conf,
+		       unsigned max_conns, ibfmd_metrics_fn collect, void *arg,
+		       struct ibfmd_metrics **out)
+{
+	char host[sizeof(conf->metrics)], *colon;
+	struct ibfmd_metrics *m;
+	bool local = true;
+	int rc;
+
+	*out = NULL;
+	if (!conf->metrics[0])
+		return 0;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->base = base;
+	m->collect = collect;
+	m->arg = arg;
+	m->max_conns = max_conns ? max_conns : 1;
+	LIST_INIT(&m->conns);
+	/* HOST:PORT, checked by conf.c; HOST may hold colons (IPv6). */
+	snprintf(host, sizeof(host), "%s", conf->metrics);
+	colon = strrchr(host, ':');
+	*colon = '\0';
+	rc = bind_metrics(m, host, colon + 1, &local);
+	if (rc) {
+		ibfmd_log(ibfmd_log_this,
+			  conf->metrics_set ? IBFMD_LOG_ERR : IBFMD_LOG_WARN,
+			  "cannot listen on %s: %s%s", conf->metrics,
+			  strerror(-rc),
+			  conf->metrics_set
+				  ? ""
+				  : " (the default; going on without)");
+		ibfmd_metrics_close(m);
+		return conf->metrics_set ? -EADDRNOTAVAIL : 0;
+	}
+	if (!local)
+		IBFMD_WARN(
+			"metrics on %s: not a loopback address, so every host that reaches it reads the fabric's numbers, unauthenticated (see docs/security.md)",
+			conf->metrics);
+	IBFMD_INFO("serving metrics on http://%s:%u/metrics", host,
+		   bound_port(ibfmd_listen_fd(m->listen)));
+	*out = m;
+	return 0;
+}
+
+void ibfmd_metrics_close(struct ibfmd_metrics *m)
+{
+	if (!m)
+		return;
+	ibfmd_listen_close(m->listen);
+	while (!LIST_EMPTY(&m->conns))
+		conn_close(LIST_FIRST(&m->conns));
+	free(m);
+}
+
+void ibfmd_metrics_set_picture(struct ibfmd_metrics *m,
+			       ibfmd_metrics_fn picture, void *arg)
+{
+	if (!m)
+		return;
+	m->picture = picture;
+	m->picture_arg = arg;
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#include "routing/base/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int ibfm_err_set(struct ibfm_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void ibfm_err_clear(struct ibfm_err *err)
+{
+	if (!err)
+		return;
+	err->code = 0;
+	err->msg[0] = '\0';
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_FTREE_INT_H
+#define IBFM_FTREE_INT_H
+
+/*
+ * DOC: the fat-tree engine's internals (internal: not installed, and
+ * included by routing/engine/ftree*.c only; everyone else uses routing/engine/ftree.h).
+ *
+ * The engine is one algorithm (the DOC of routing/engine/ftree.h) in six files,
+ * by what each part does:
+ *   ftree.c         the engine's life: ranks (detected or from root
+ *                   GUIDs), I/O nodes, the destinations in host order,
+ *                   create, destroy, statistics;
+ *   ftree_graph.c   the links as the engine sees them: parents and
+ *                   children, runs of parallel links, spine-first
+ *                   slots, the down[] and updown[] reach;
+ *   ftree_route.c   what each switch does per target: ancestors,
+ *                   modes, detours;
+ *   ftree_span.c    the full route: d-mod-k up, the balance down
+ *                   parallel links, spans of destinations routed by
+ *                   rank over threads, the tables put in LID order;
+ *   ftree_hubs.c    the hubs that detours (routing/engine/detour.h) lean on;
+ *   ftree_update.c  the incremental update: repair of what the lost
+ *                   links invalidated, detours planned again.
+ * What they share is here: the engine's state, and the small helpers
+ * the routing loops call per entry, static here so that each loop
+ * compiles as it did when the engine was one file (pick_up stays out of
+ * line, as the compiler kept it then). The ibfm_ftree_* functions
+ * declared at the end are called from another of the files; the
+ * comments at their definitions say more.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "routing/base/bits.h"
+#include "routing/engine/detour.h"
+#include "routing/base/err.h"
+#include "routing/model/fabric.h"
+#include "routing/engine/ftree.h"
+#include "routing/model/lft.h"
+#include "routing/base/par.h"
+#include "routing/model/rail.h"
+#include "routing/model/rank.h"
+
+/* A port's link: none, up, down, or sideways (detours only: same rank). */
+enum { DIR_NONE = 0, DIR_UP, DIR_DOWN, DIR_SIDE };
+enum {
+	MODE_NONE = IBFM_MODE_NONE,
+	MODE_SELF = IBFM_MODE_SELF,
+	MODE_DOWN = IBFM_MODE_DOWN,
+	MODE_UP = IBFM_MODE_UP,
+	MODE_DETOUR = IBFM_MODE_DETOUR,
+};
+
+/* A switch-to-switch link seen from one end. */
+struct hop {
+	uint32_t peer;	   /* switch index at the other end */
+	uint8_t port;	   /* this end's port */
+	uint8_t peer_port; /* the other end's port */
+	uint8_t at;	   /* in uhops[]: its parent index in hops[] */
+};
+
+/* Turns down parallel links, per group: see route_down. */
+#define DRR_CLASSES 4
+
+/*
+ * What the routing loop reads of a switch, once per destination: kept
+ * within 32 bytes (two a cache line). The rest is in struct swdown and
+ * ibfm_ftree.sw_node.
+ */
+struct sw {
+	uint32_t up0, nup; /* parents: hops[up0 .. up0 + nup) */
+	uint16_t step;	   /* how far a position moves per destination */
+	uint16_t spill;	   /* next port for destinations displaced by a hole */
+	uint16_t rail;	   /* a leaf's rail, IBFM_RAIL_NONE */
+	uint32_t dgen;	   /* == t->dgen: an ancestor of the target */
+	uint8_t dport;	   /* its first link down towards the target */
+	uint8_t rank;
+	bool compute;	     /* a leaf with compute hosts */
+	bool uniform;	     /* every parent reaches the same switches */
+	bool uniform_leaves; /* every parent reaches the same leaves */
+	uint32_t pad;	     /* 32 bytes: no switch across two lines */
+};
+
+/* A switch's links down, and which of them lead to the current target. */
+struct swdown {
+	uint32_t dn0, ndn; /* children: dhops[dn0 .. dn0 + ndn), by child */
+	uint32_t dgrp;	   /* dhops[dgrp .. dgrp + dcnt): links to that child */
+	/* route_down, for the destination at 'stamp': the flows that come
+	 * down to the switch, and whether same-rail ones do */
+	uint32_t stamp, above;
+	bool main;
+	uint8_t dcnt;
+};
+
+/* A destination: the LIDs of one port. */
+struct dest {
+	uint32_t target; /* switch index of its switch (or leaf) */
+	uint32_t port;	 /* fabric port index of the destination */
+	uint16_t lid;
+	uint8_t nlids; /* 2^LMC */
+	uint8_t out;   /* the target's port to it (0 for a switch) */
+	uint16_t rail; /* its rail; 0 without rails */
+	bool compute;  /* moves round-robin positions */
+	bool to_leaf;  /* the target is a leaf (a CA's LID) */
+	uint16_t slot; /* compute: its place among its leaf's, host order */
+};
+
+struct ibfm_ftree {
+	const struct ibfm_fabric *f;
+	uint32_t nsw, words; /* switches; 64-bit words per bitset */
+	struct sw *sw;
+	struct swdown *sd;
+	struct hop *hops;  /* all parents lists */
+	struct hop *dhops; /* all children lists, sorted by child */
+	uint32_t *hop_run; /* per parent link: the parent's run back down */
+	struct hop *uhops; /* per switch (at up0), its parent links
+			       * sorted by parent: runs of parallel links */
+	uint32_t *up_rr;   /* per run start: next link of the run */
+	uint32_t *slots;   /* per leaf (at up0): its parents, each as
+			       * often as it has links to it, interleaved */
+	bool uneven;	   /* leaves' parallel runs differ in length */
+	/* Three levels: a spine's position (the spines of every pod that
+	 * share cores), 0 .. npos - 1, IBFM_NONE for switches of other
+	 * ranks (number_positions); each leaf's
+	 * parent at each position, at_pos[leaf * npos + position], or
+	 * IBFM_NONE. npos 0: none (two levels, or cores shared by all). */
+	uint32_t *spos;
+	uint32_t *at_pos;
+	uint32_t npos;
+	uint32_t leaf_nup;    /* the most up-links of a leaf */
+	uint64_t short_rails; /* bit r: a leaf of rail r has fewer */
+	bool weigh;	      /* some switch lost a quarter of its up-links:
+			    * parents are weighed by their ways on */
+	uint8_t *hop_runlen;
+	bool parallel; /* some switch has parallel links down */
+	/* per group (first dhop), per class (route_down): next link */
+	uint32_t *drr;
+	uint32_t *dmost; /* per group: the most flows of one destination */
+	uint32_t *anc;	 /* the target's ancestors, in BFS order */
+	uint32_t nanc;
+	/* The target 'anc' was walked from (IBFM_NONE: none, or the links
+	 * changed since), and which of its up-hops reached each parent
+	 * first: a target with the same parents has the same ancestors. */
+	uint32_t walk_last;
+	uint8_t walk_first[IBFM_MAX_PORTS];
+	uint32_t walk_nfirst;
+	uint32_t *order;	 /* switch indexes by rank, unranked last */
+	uint32_t *node_sw;	 /* fabric node -> switch index */
+	uint8_t *port_dir;	 /* fabric port -> DIR_* */
+	uint64_t *down, *updown; /* nsw bitsets of 'words' each */
+	uint64_t *leaves;	 /* bitset of the leaves */
+	uint64_t *ranked;	 /* bitset of the switches with a rank */
+	uint64_t *ancbits;	 /* scratch: the target's ancestors; a row
+				  * of build_reach */
+	uint32_t *queue;
+	uint32_t *comp; /* switch -> connected component */
+	uint32_t ncomp; /* components */
+	uint8_t *mode;	/* per switch, for the current target: MODE_* */
+	uint32_t *pend; /* switches with no up/down route to the target */
+	uint32_t npend;
+	struct ibfm_detour *det; /* their routes (MODE_DETOUR) */
+	uint32_t *sw_node;	 /* switch -> fabric node */
+	uint32_t *by_guid;	 /* switches by node GUID: an order that
+				  * does not depend on how the fabric was
+				  * read, for choices between equals */
+	uint32_t *guid_rank;	 /* switch -> its place in by_guid */
+	bool guid_sorted;	 /* by_guid is 0, 1, 2...: skip it */
+	uint32_t *hub_next;	 /* scratch: a hub's route, next switch */
+	uint8_t *hub_port;	 /* and port */
+	unsigned hub_try;	 /* which order of the later hubs' targets */
+	unsigned hub_tries; /* orders that differ (ibfm_ftree_choose_hubs) */
+	unsigned nrails;    /* 1 when the fabric has no rails */
+	uint16_t *pos;	    /* per (switch, rail): next parent to use */
+	uint16_t *xpos;	    /* the same for cross-rail flows alone (in
+			     * pos's block, after it: route_switch) */
+	const struct ibfm_rails *rails; /* the caller's, or NULL */
+	struct dest *dests;
+	uint32_t ndests;
+	uint32_t *lid_dest; /* LID -> dest index */
+	uint32_t top_lid;
+	uint32_t stamp, dgen;
+	struct ibfm_par *par; /* the full route's threads */
+	/* tables for the first full route, faulted in by the workers while
+	 * the engine is built (empty with one thread) */
+	struct ibfm_lfts fresh;
+	uint8_t *rank; /* per fabric node */
+	bool *io;      /* per fabric port: an I/O node's port */
+	struct ibfm_ftree_stats stats;
+};
+
+static inline uint64_t *row_of(const struct ibfm_ftree *t, uint64_t *sets,
+			       uint32_t s)
+{
+	return sets + (size_t)s * t->words;
+}
+
+/*
+ * In a list of links sorted by peer (sort_by_peer), the run of those to
+ * switch 'c' (binary search): its start, and its length in '*len'.
+ */
+static inline uint32_t find_run(const struct hop *h, uint32_t n, uint32_t c,
+				uint32_t *len)
+{
+	uint32_t lo = 0, hi = n, k;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (h[mid].peer < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; lo + k < n && h[lo + k].peer == c; k++)
+		;
+	*len = k;
+	return lo;
+}
+
+/*
+ * The parent index of switch 's' towards 'x': the 'skip'-th valid one
+ * from position 'from', cyclically. IBFM_NONE if none is valid. Kept
+ * out of line: inlined into the route loop it cost 12% more
+ * instructions there (callgrind, bench_route -l 3 -k 36).
+ */
+static __attribute__((noinline, unused)) uint32_t
+pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
+	uint32_t skip)
+{
+	const struct sw *w = &t->sw[s];
+	uint32_t i, valid = 0, h = from;
+
+	if ((w->uniform || (w->uniform_leaves && t->sw[x].rank == 1)) &&
+	    w->nup) {
+		h = from + skip % w->nup;
+		return h >= w->nup ? h - w->nup : h;
+	}
+	/* updown is symmetric: x's row holds every parent's bit, and
+	 * stays in cache over the scan. */
+	const uint64_t *rx = row_of(t, t->updown, x);
+
+	for (i = 0; i < w->nup; i++, h++) {
+		if (h >= w->nup)
+			h -= w->nup;
+
+		if (!ibfm_bit(rx, t->hops[w->up0 + h].peer))
+			continue;
+		if (valid++ == skip)
+			return h;
+	}
+	/* Fewer valid parents than paths wanted: wrap around them. */
+	return valid ? pick_up(t, s, x, from, skip % valid) : IBFM_NONE;
+}
+
+/* Connected components of the switch graph, over every link; how many. */
+static inline uint32_t build_components(struct ibfm_ftree *t)
+{
+	return ibfm_fabric_switch_components(t->f, t->nsw, t->sw_node,
+					     t->node_sw, t->comp, t->queue);
+}
+
+/* qsort's order of 64-bit keys (hub candidates, dead entries). */
+static inline int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* ftree_graph.c: parents, children, runs, slots and the rank order. */
+int ibfm_ftree_build_adjacency(struct ibfm_ftree *t);
+/* ftree_graph.c: whether two lists of hops lead to the same switches. */
+bool ibfm_ftree_same_peers(const struct hop *a, uint32_t na,
+			   const struct hop *b, uint32_t nb);
+/* ftree_graph.c: down[] and updown[], and whether parents are alike. */
+void ibfm_ftree_build_reach(struct ibfm_ftree *t);
+
+/* ftree_route.c: one target's ancestors and their ports down to it. */
+void ibfm_ftree_walk_ancestors(struct ibfm_ftree *t, uint32_t x);
+/* ftree_route.c: one target's ancestors and every switch's mode. */
+void ibfm_ftree_walk_up_from(struct ibfm_ftree *t, uint32_t x);
+/* ftree_route.c: one target's modes and detours; how many are left. */
+uint32_t ibfm_ftree_visit_target(struct ibfm_ftree *t, uint32_t x);
+/* ftree_route.c: the detour figures into the statistics. */
+void ibfm_ftree_note_detours(struct ibfm_ftree *t);
+/* ftree_route.c: the dependency graph search for what is left. */
+int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			uint8_t *dirty, struct ibfm_err *err);
+
+/* ftree_hubs.c: the hubs chosen afresh (a full route). */
+int ibfm_ftree_choose_hubs(struct ibfm_ftree *t);
+/* ftree_hubs.c: the hubs' routes again (an update). */
+int ibfm_ftree_reroute_hubs(struct ibfm_ftree *t);
+
+#endif /* IBFM_FTREE_INT_H */

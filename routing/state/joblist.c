@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The jobs list as text (routing/state/joblist.h): read line by line as the
+ * jobs reader (routing/jobs/jobs.c) splits a line, the start time taken from
+ * the comment ibfmd writes; written whole through routing/base/file.h.
+ */
+#include "routing/state/joblist.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/base/file.h"
+#include "routing/base/grow.h"
+
+#define BLANKS " \t\r\n"
+
+/* Leading and trailing blanks off 's', in place. */
+static char *trim(char *s)
+{
+	size_t n;
+
+	s += strspn(s, BLANKS);
+	n = strlen(s);
+	while (n && strchr(BLANKS, s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+static void job_free(struct ibfm_joblist_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->nhosts; i++)
+		free(j->hosts[i]);
+	free(j->hosts);
+	free(j->id);
+}
+
+void ibfm_joblist_free(struct ibfm_joblist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		job_free(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+const struct ibfm_joblist_job *ibfm_joblist_find(const struct ibfm_joblist *l,
+						 const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].id, id))
+			return &l->v[i];
+	return NULL;
+}
+
+int ibfm_joblist_add(struct ibfm_joblist *l, const char *id,
+		     const char *const *hosts, size_t n, int64_t started)
+{
+	struct ibfm_joblist_job j = { .started = started };
+
+	if (ibfm_joblist_find(l, id))
+		return -EEXIST;
+	if (ibfm_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
+	j.id = strdup(id);
+	j.hosts = calloc(n ? n : 1, sizeof(*j.hosts));
+	if (!j.id || !j.hosts)
+		goto out_free;
+	for (; j.nhosts < n; j.nhosts++) {
+		j.hosts[j.nhosts] = strdup(hosts[j.nhosts]);
+		if (!j.hosts[j.nhosts])
+			goto out_free;
+	}
+	l->v[l->n++] = j;
+	return 0;
+out_free:
+	job_free(&j);
+	return -ENOMEM;
+}
+
+int ibfm_joblist_remove(struct ibfm_joblist *l, const char *id)
+{
+	const struct ibfm_joblist_job *j = ibfm_joblist_find(l, id);
+	size_t i;
+
+	if (!j)
+		return -ENOENT;
+	i = (size_t)(j - l->v);
+	job_free(&l->v[i]);
+	memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof(*l->v));
+	l->n--;
+	return 0;
+}
+
+bool ibfm_joblist_id_ok(const char *id)
+{
+	size_t n = strlen(id), i;
+
+	if (!n || n > IBFM_JOBLIST_ID_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (id[i] <= ' ' || id[i] > '~' || id[i] == '#' || id[i] == ',')
+			return false;
+	return true;
+}
+
+bool ibfm_joblist_host_ok(const char *host)
+{
+	size_t n = strlen(host), i;
+
+	if (!n || host[0] == ' ' || host[n - 1] == ' ')
+		return false;
+	for (i = 0; i < n; i++)
+		if (host[i] < ' ' || host[i] > '~' || host[i] == '#' ||
+		    host[i] == ',' || (host[i] == ' ' && host[i + 1] == ' '))
+			return false;
+	return true;
+}
+
+bool ibfm_joblist_overlap(const char *a, const char *b)
+{
+	size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+
+	if (la != lb || memcmp(a, b, la))
+		return false; /* other servers */
+	/* The same server: its HCAs overlap unless both name other ones. */
+	return !a[la] || !b[lb] || !strcmp(a, b);
+}
+
+const struct ibfm_joblist_job *ibfm_joblist_holder(const struct ibfm_joblist *l,
+						   const char *host,
+						   const char **member)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->n; i++)
+		for (k = 0; k < l->v[i].nhosts; k++)
+			if (ibfm_joblist_overlap(host, l->v[i].hosts[k])) {
+				if (member)
+					*member = l->v[i].hosts[k];
+				return &l->v[i];
+			}
+	return NULL;
+}
+
+int ibfm_joblist_split_id(char *line, const char *where, char **id, char **rest,
+			  struct ibfm_err *err)
+{
+	char *s = trim(line);
+
+	*id = *rest = NULL;
+	if (!*s)
+		return 0;
+	*id = s;
+	s += strcspn(s, " \t");
+	if (*s)
+		*s++ = '\0';
+	*rest = trim(s);
+	if (!**rest)
+		return ibfm_err_set(err, -EINVAL, "%s: J01 job %s has no host",
+				    where, *id);
+	return 0;
+}
+
+int ibfm_joblist_split_hosts(char *rest, const char *where, const char *id,
+			     char ***hosts, size_t *n, struct ibfm_err *err)
+{
+	char *tok, *save = NULL;
+	size_t cap = 0;
+
+	*hosts = NULL;
+	*n = 0;
+	if (rest[strlen(rest) - 1] == ',' || *rest == ',' || strstr(rest, ",,"))
+		return ibfm_err_set(err, -EINVAL,
+				    "%s: J01 job %s has an empty host name",
+				    where, id);
+	for (tok = strtok_r(rest, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
+		if (!*tok)
+			return ibfm_err_set(
+				err, -EINVAL,
+				"%s: J01 job %s has an empty host name", where,
+				id);
+		if (ibfm_grow((void **)hosts, &cap, *n + 1, sizeof(**hosts)))
+			return ibfm_err_set(err, -ENOMEM, "out of memory");
+		(*hosts)[(*n)++] = tok;
+	}
+	return 0;
+}
+
+/* One line, its comment cut off into 'comment' (or NULL). */
+static int parse_line(struct ibfm_joblist *l, char *line, const char *comment,
+		      const char *where, struct ibfm_err *err)
+{
+	char *id, *rest, **hosts = NULL;
+	long long started = 0;
+	size_t n = 0;
+	int rc = ibfm_joblist_split_id(line, where, &id, &rest, err);
+
+	if (!rc && id && ibfm_joblist_find(l, id))
+		rc = ibfm_err_set(err, -EINVAL,
+				  "%s: J02 job %s is already defined", where,
+				  id);
+	if (!rc && id)
+		rc = ibfm_joblist_split_hosts(rest, where, id, &hosts, &n, err);
+	if (!rc && id && comment &&
+	    sscanf(comment, " started %lld", &started) != 1)
+		started = 0;
+	if (!rc && id &&
+	    ibfm_joblist_add(l, id, (const char *const *)hosts, n, started))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+	free(hosts);
+	return rc;
+}
+
+int ibfm_joblist_read(const char *path, struct ibfm_joblist *l,
+		      struct ibfm_err *err)
+{
+	char *line = NULL, where[512];
+	size_t cap = 0;
+	unsigned lineno = 0;
+	FILE *in;
+	int rc = 0;
+
+	ibfm_joblist_free(l);
+	in = fopen(path, "r");
+	if (!in) {
+		if (errno == ENOENT)
+			return 0; /* no list: no job */
+		rc = -errno;
+		return ibfm_err_set(err, rc, "%s: %s", path, strerror(-rc));
+	}
+	while (!rc && getline(&line, &cap, in) != -1) {
+		char *hash = strchr(line, '#');
+
+		lineno++;
+		if (hash)
+			*hash++ = '\0';
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
+		rc = parse_line(l, line, hash, where, err);
+	}
+	free(line);
+	fclose(in);
+	return rc;
+}
+
+int ibfm_joblist_print(FILE *out, const void *ctx)
+{
+	const struct ibfm_joblist *l = ctx;
+	size_t i, k;
+
+	fputs("# Running jobs, written by ibfmd (ibfm job start/end): "
+	      "ID HOST,HOST,... in ring order\n",
+	      out);
+	for (i = 0; i < l->n; i++) {
+		fputs(l->v[i].id, out);
+		for (k = 0; k < l->v[i].nhosts; k++)
+			fprintf(out, "%c%s", k ? ',' : ' ', l->v[i].hosts[k]);
+		if (l->v[i].started)
+			fprintf(out, " # started %" PRId64, l->v[i].started);
+		fputc('\n', out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int ibfm_joblist_write(const char *path, const struct ibfm_joblist *l,
+		       struct ibfm_err *err)
+{
+	return ibfm_file_replace(path, ibfm_joblist_print, l, err);
+}
