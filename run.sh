@@ -11,6 +11,11 @@ demo)
 	exec scripts/demo.sh
 	;;
 test)
+	# What git sees before the build: the tests check that building and
+	# testing add nothing to it (every output ignored, none tracked).
+	IBFM_GIT_BEFORE=$(mktemp)
+	git status --porcelain >"$IBFM_GIT_BEFORE" 2>/dev/null || true
+	export IBFM_GIT_BEFORE
 	scripts/setup.sh
 	exec scripts/test.sh
 	;;

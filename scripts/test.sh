@@ -4,6 +4,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+status_before=
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	status_before=${IBFM_GIT_BEFORE:-$(mktemp)}
+	[ -n "${IBFM_GIT_BEFORE:-}" ] || git status --porcelain >"$status_before"
+fi
 make -j"$(nproc)" check >_check.out 2>&1
 rc=$?
 for log in tests/unit/*.log tests/integration/*.log; do
@@ -49,6 +54,27 @@ fi
 # The parsers under libFuzzer, 10 s each (IBFM_FUZZ=0 skips).
 if [ "${IBFM_FUZZ:-1}" = 1 ]; then
 	more fuzz _fuzz.out env FUZZ_SECONDS="${FUZZ_SECONDS:-10}" scripts/fuzz.sh
+fi
+# tree CHECK CMD...: one check of the tree itself, counted.
+tree() {
+	local name=$1
+	shift
+	if "$@"; then
+		echo "tree: ok - $name"
+		pass=$((pass + 1))
+	else
+		echo "tree: not ok - $name"
+		fail=$((fail + 1))
+		rc=1
+	fi
+}
+tree "no include goes up a floor, no include circle" scripts/check-includes.sh
+# Building and testing leave git's view of the tree as it was (run.sh
+# took it before the build; by hand, as this script started).
+if [ -n "${status_before:-}" ]; then
+	left=$(git status --porcelain | grep -vxF -f "$status_before")
+	tree "the build and the tests left nothing git sees${left:+: $left}" test -z "$left"
+	[ -n "${IBFM_GIT_BEFORE:-}" ] || rm -f "$status_before"
 fi
 echo "${pass} passed, ${fail} failed"
 [ "$rc" -eq 0 ]
