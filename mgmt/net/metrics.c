@@ -44,6 +44,7 @@ struct conn {
 	struct bufferevent *bev;
 	struct event *deadline; /* IBFMD_HTTP_DEADLINE_S after it came */
 	size_t seen;		/* of the head: searched already */
+	bool heard;		/* some byte of its request came */
 	bool answered;		/* closed once the reply went out */
 	struct ibfmd_metrics_reply *stream; /* a reply still being made */
 };
@@ -312,6 +313,7 @@ static void conn_read(struct bufferevent *bev, void *arg)
 
 	if (c->answered || !len)
 		return;
+	c->heard = true;
 	rc = ibfmd_httpreq_parse((const char *)evbuffer_pullup(in, -1), len,
 				 IBFMD_HTTP_MAX_HEAD, &c->seen, &r);
 	if (rc == -E2BIG) {
@@ -369,11 +371,44 @@ static void conn_deadline(evutil_socket_t fd, short what, void *arg)
 	conn_close(c);
 }
 
+/*
+ * The connection to close for a new one when all are taken: the oldest
+ * that has sent nothing, else the oldest whose request is still coming;
+ * never one being answered. NULL when every one is. Connections that
+ * only wait cannot then lock a scraper out until their deadline.
+ */
+static struct conn *evictable(struct ibfmd_metrics *m)
+{
+	struct conn *c, *silent = NULL, *partial = NULL;
+
+	/* Newest first: the last one seen of each kind is the oldest. */
+	LIST_FOREACH(c, &m->conns, link)
+	{
+		if (c->answered || c->stream)
+			continue;
+		if (c->heard)
+			partial = c;
+		else
+			silent = c;
+	}
+	return silent ? silent : partial;
+}
+
 static void accept_conn(void *arg, evutil_socket_t fd)
 {
 	struct ibfmd_metrics *m = arg;
 	struct conn *c;
 
+	if (m->nconns >= m->max_conns && (c = evictable(m))) {
+		IBFMD_INFO_RL("%u connections: the oldest idle one closed for "
+			      "a new one",
+			      m->max_conns);
+		ibfmd_listen_tell(
+			bufferevent_getfd(c->bev),
+			"HTTP/1.1 503 Service Unavailable\r\n"
+			"Content-Length: 0\r\nConnection: close\r\n\r\n");
+		conn_close(c);
+	}
 	if (m->nconns >= m->max_conns) {
 		IBFMD_WARN_RL("%u connections: one more refused", m->max_conns);
 		ibfmd_listen_tell(fd, "HTTP/1.1 503 Service Unavailable\r\n"
