@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * DOC: the fat-tree engine's life: create, destroy, statistics.
+ * DOC: the fat-tree engine's life: create, route, destroy, statistics.
  *
  * Creating the engine ranks the switches (ibfm_rank_detect, or down
  * from the switches of a root GUID file), marks the I/O nodes' ports,
@@ -8,7 +8,9 @@
  * planner (routing/engine/detour.h) over the switches by GUID, and lists the
  * destinations in the order the balance needs: compute hosts in host
  * order, then I/O nodes, then switch LIDs by GUID; meanwhile the
- * route's other threads fault in the first route's tables. The
+ * route's other threads fault in the first route's tables. Routing
+ * (ibfm_ftree_route) routes once (ftree_span.c), again per order of the
+ * later hubs' targets while pairs are left, and keeps the best. The
  * algorithm is described in routing/engine/ftree.h; routing/engine/ftree_int.h says
  * which file holds which part. Cost: O(nodes + ports) and the switch
  * bitsets.
@@ -387,4 +389,44 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 const struct ibfm_ftree_stats *ibfm_ftree_stats(const struct ibfm_ftree *t)
 {
 	return &t->stats;
+}
+
+/* Whether the last route left fewer pairs than 'ca', 'sw' (CA first). */
+static bool fewer_left(const struct ibfm_ftree *t, uint64_t ca, uint64_t sw)
+{
+	return t->stats.no_updown < ca ||
+	       (t->stats.no_updown == ca && t->stats.no_updown_sw < sw);
+}
+
+/*
+ * The pairs a degraded tree leaves depend on the order in which the later
+ * hubs' targets took their turns (routing/engine/ftree_hubs.c): while some are
+ * left, the route is tried with the other orders, and the best kept
+ * (routed once more when it was not the last, so that the engine's turn
+ * points are its tables'). Fewer CA pairs left first, then switch pairs.
+ */
+int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+		     struct ibfm_err *err)
+{
+	uint64_t ca = UINT64_MAX, sw = UINT64_MAX;
+	unsigned k, best = 0;
+	int rc = 0;
+
+	for (k = 0; !rc && (!k || k < t->hub_tries) && (ca || sw); k++) {
+		/* From try 0 whatever the engine routed before. */
+		t->hub_try = k;
+		rc = ibfm_ftree_route_once(t, lfts, err);
+		if (!rc && fewer_left(t, ca, sw)) {
+			ca = t->stats.no_updown;
+			sw = t->stats.no_updown_sw;
+			best = k;
+		}
+	}
+	t->stats.routes = k;
+	if (rc || best == k - 1)
+		return rc;
+	t->hub_try = best;
+	rc = ibfm_ftree_route_once(t, lfts, err);
+	t->stats.routes = k + 1;
+	return rc;
 }

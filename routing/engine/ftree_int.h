@@ -6,23 +6,27 @@
  * DOC: the fat-tree engine's internals (internal: not installed, and
  * included by routing/engine/ftree*.c only; everyone else uses routing/engine/ftree.h).
  *
- * The engine is one algorithm (the DOC of routing/engine/ftree.h) in six files,
+ * The engine is one algorithm (the DOC of routing/engine/ftree.h) in ten files,
  * by what each part does:
  *   ftree.c         the engine's life: ranks (detected or from root
  *                   GUIDs), I/O nodes, the destinations in host order,
- *                   create, destroy, statistics;
+ *                   create, destroy, statistics, the full route's tries;
  *   ftree_graph.c   the links as the engine sees them: parents and
  *                   children, runs of parallel links, spine-first
  *                   slots, the down[] and updown[] reach;
  *   ftree_route.c   what each switch does per target: ancestors,
  *                   modes, detours;
- *   ftree_span.c    the full route: d-mod-k up, the balance down
- *                   parallel links, spans of destinations routed by
- *                   rank over threads, the tables put in LID order;
+ *   ftree_span.c    the full route, once: spans of destinations
+ *                   routed by rank over threads (struct span);
+ *   ftree_plan.c    its step 1: each span's targets planned ahead;
+ *   ftree_up.c      its step 2: a switch's entries, d-mod-k up;
+ *   ftree_down.c    its step 3: the balance down parallel links;
+ *   ftree_lids.c    the tables put in LID order at the end;
  *   ftree_hubs.c    the hubs that detours (routing/engine/detour.h) lean on;
  *   ftree_update.c  the incremental update: repair of what the lost
  *                   links invalidated, detours planned again.
- * What they share is here: the engine's state, and the small helpers
+ * What they share is here: the engine's state, the full route's
+ * (struct span, its runs and plans), and the small helpers
  * the routing loops call per entry, static here so that each loop
  * compiles as it did when the engine was one file (pick_up stays out of
  * line, as the compiler kept it then). The ibfm_ftree_* functions
@@ -270,6 +274,111 @@ static inline int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The full route's spans of destinations: see ftree_span.c. */
+#define SPAN_DESTS 1024 /* destinations per span: a multiple of 64 */
+#define SPAN_WORDS (SPAN_DESTS / 64)
+
+/* A flag per (switch, destination of the span): bitsets per thread. */
+enum { FLAG_ACTIVE, NFLAGS };
+
+/*
+ * A run of a span's destinations: one target, all to CAs or none (a
+ * leaf's hosts), so one mode at each switch.
+ */
+struct run {
+	uint16_t j0, j1; /* the span's destinations [j0, j1) */
+	uint16_t tg;	 /* their target's slot */
+	uint16_t ncomp;	 /* how many are compute hosts */
+	bool to_leaf;
+};
+
+/* A span's destinations and what step 1 found for their targets. */
+struct plan {
+	uint32_t d0, d1; /* destinations [d0, d1) */
+	uint32_t col0;	 /* their first column: the row position in
+			  * destination order */
+	uint32_t i;	 /* the next destination to plan */
+	uint32_t col1;	 /* the column after those planned */
+	uint32_t last, ndet,
+		nnone;	 /* the last target: what plan_target found */
+	uint32_t ntg;	 /* targets planned */
+	uint32_t tdone;	 /* their rows put per switch (plan_transpose) */
+	uint32_t *tslot; /* per destination of the span: its target */
+	struct run *runs;
+	uint32_t nruns;
+	/* per switch, per target slot: MODE_*, and the port when it is
+	 * fixed (down, detour); a switch's row read in order by step 2 */
+	uint8_t *mode, *port;
+};
+
+/*
+ * Per thread, for a class of switches (the same parents in the same
+ * order) in a span: which parents reach each target, and which runs'
+ * flags a leaf of the class already passed up from which position.
+ */
+struct vcache {
+	uint32_t d0, cls; /* the span, the switches' class */
+	uint32_t gen;	  /* stamp[tg] == gen: mask[tg] holds */
+	uint32_t stamp[SPAN_DESTS];
+	uint64_t mask[SPAN_DESTS];
+	uint32_t rstamp[SPAN_DESTS]; /* rstamp[r] == gen: run r flagged */
+	uint16_t rpos[SPAN_DESTS];   /* ... from this position */
+};
+
+/* One full route, shared by its steps (ftree_span.c's DOC). */
+struct span {
+	struct ibfm_ftree *t;
+	struct ibfm_lfts *lfts;
+	struct ibfm_par *par;
+	unsigned nthreads;
+	bool plain; /* one rail, no parallel links, one LID each */
+	/* span k routed from pl[k], spans up to pk planned */
+	struct plan *pl, *cur;
+	uint32_t npl, k, pk;
+	/* every span's target rows, span k's from row slot0[k]: their
+	 * modes, then their ports, 'nrows' rows each */
+	uint8_t *rows;
+	size_t nrows;
+	uint32_t *slot0;
+	/* the span being planned as planning writes it, per target slot,
+	 * per switch: SPAN_DESTS rows of modes, then of ports; put per
+	 * switch into its plan a band at a time once all are planned */
+	uint8_t *stage;
+	bool plan_task;		   /* the current rank's task 0 plans ahead */
+	uint32_t nroute, finished; /* the rank's switch tasks; done (atomic) */
+	uint64_t *flags;	   /* per thread, per flag: nsw x SPAN_WORDS */
+	/* with parallel links, per thread, nsw x SPAN_DESTS: how many
+	 * compute leaves' traffic for the destination comes up to the
+	 * switch (route_down weighs its parallel links with them; fewer
+	 * than the switches, so 16 bits hold them) */
+	uint16_t *flows;
+	uint32_t *wrote;   /* per thread, per switch: span k + 1 wrote flows */
+	struct vcache *vc; /* per thread */
+	uint32_t *pcls;	   /* per switch: its parents' class, see classes */
+	/* the current rank: switches phase[p] .. phase[p + 1] of 'by_rank' */
+	const uint32_t *by_rank;
+	uint32_t lo, hi;
+	/* the LID-order pass */
+	const uint32_t *col_of_lid; /* IBFM_NONE: no destination's */
+	uint32_t ncols;
+	uint8_t *scratch; /* per thread, a row */
+};
+
+static inline uint64_t *flag_words(const struct span *g, unsigned thread,
+				   unsigned flag, uint32_t s)
+{
+	size_t per = (size_t)g->t->nsw * SPAN_WORDS;
+
+	return g->flags + ((size_t)thread * NFLAGS + flag) * per +
+	       (size_t)s * SPAN_WORDS;
+}
+
+static inline uint16_t *flow_counts(const struct span *g, unsigned thread,
+				    uint32_t s)
+{
+	return g->flows + ((size_t)thread * g->t->nsw + s) * SPAN_DESTS;
+}
+
 /* ftree_graph.c: parents, children, runs, slots and the rank order. */
 int ibfm_ftree_build_adjacency(struct ibfm_ftree *t);
 /* ftree_graph.c: whether two lists of hops lead to the same switches. */
@@ -294,5 +403,36 @@ int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 int ibfm_ftree_choose_hubs(struct ibfm_ftree *t);
 /* ftree_hubs.c: the hubs' routes again (an update). */
 int ibfm_ftree_reroute_hubs(struct ibfm_ftree *t);
+
+/* ftree_span.c: the full route once, tables in '*lfts'. */
+int ibfm_ftree_route_once(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			  struct ibfm_err *err);
+/* ftree_span.c: a switch's flags and flows from every thread's. */
+void ibfm_ftree_gather_flags(const struct span *g, uint32_t s);
+
+/* ftree_plan.c: the plans and their rows allocated. */
+int ibfm_ftree_plans_init(struct span *g);
+/* ftree_plan.c: span k from destination 'd0', column 'col0'. */
+void ibfm_ftree_plan_begin(struct span *g, uint32_t k, uint32_t d0,
+			   uint32_t col0);
+/* ftree_plan.c: whether planning has a step left. */
+bool ibfm_ftree_plan_left(const struct span *g);
+/* ftree_plan.c: spans ahead planned while the other threads route. */
+void ibfm_ftree_plan_ahead(struct span *g);
+/* ftree_plan.c: the current span planned whole; false: none left. */
+bool ibfm_ftree_plan_span(struct span *g);
+
+/* ftree_up.c: a switch's entries for the span, up-ports chosen. */
+void ibfm_ftree_route_switch(const struct span *g, uint32_t s, unsigned thread);
+/* ftree_up.c: whether parents are weighed by their ways on. */
+bool ibfm_ftree_needs_weighing(const struct ibfm_ftree *t);
+
+/* ftree_down.c: the span's entries down parallel links. */
+void ibfm_ftree_route_span_down(const struct span *g);
+
+/* ftree_lids.c: a thread's scratch row's length. */
+size_t ibfm_ftree_scratch_len(const struct ibfm_lfts *l);
+/* ftree_lids.c: the rows from destination order into LID order. */
+void ibfm_ftree_lid_order(struct span *g);
 
 #endif /* IBFM_FTREE_INT_H */
