@@ -11,8 +11,9 @@
  *   on failure: a failed call never leaves half-built state behind.
  * - When the caller passes a struct ibfm_err, a failure also fills it
  *   with one human-readable line for the operator. Input errors start
- *   with "FILE:LINE: " and carry a stable id (e.g. "T05") that the
- *   documentation lists, so operators can search for it.
+ *   with "FILE:LINE: " and carry a stable id (e.g. "T05"), so that
+ *   operators can search for it: one meaning an id, registered in
+ *   docs/errors.tsv (scripts/errors.sh check fails on an id that is not).
  * - Library code never prints, exits or aborts on input; assert() is
  *   for programmer errors only.
  */

@@ -213,11 +213,11 @@ struct dump {
 	struct ibfm_err *err;
 };
 
-static int dump_error(struct dump *d, uint32_t line, const char *what,
+static int dump_error(struct dump *d, uint32_t line, const char *id,
 		      const char *detail)
 {
-	return ibfm_err_set(d->err, -EINVAL, "%s:%u: L%s %s", d->path, line,
-			    what, detail);
+	return ibfm_err_set(d->err, -EINVAL, "%s:%u: %s %s", d->path, line, id,
+			    detail);
 }
 
 /* First pass: the switch headers, to size the tables. */
@@ -235,7 +235,7 @@ static int scan_headers(struct dump *d, FILE *in, uint32_t *top)
 		if (sscanf(line, "Unicast lids [0-%u]", &hi) != 1 &&
 		    sscanf(line, "Unicast lids [0x%*x-0x%x]", &hi) != 1)
 			return dump_error(
-				d, no, "01",
+				d, no, "L01",
 				"malformed switch header: expected \"Unicast lids [0-N] of switch Lid L guid 0x...\"");
 		if (hi > *top)
 			*top = hi;
@@ -269,7 +269,7 @@ static int parse_entries(struct dump *d, FILE *in)
 
 			if (!g || sscanf(g, " guid 0x%" SCNx64, &guid) != 1)
 				return dump_error(
-					d, no, "01",
+					d, no, "L01",
 					"malformed switch header: expected \"guid 0x...\"");
 			n = ibfm_fabric_node_by_guid(d->f, guid);
 			if (n == IBFM_NONE || d->t.node_sw[n] == IBFM_NONE) {
@@ -277,7 +277,7 @@ static int parse_entries(struct dump *d, FILE *in)
 					 "switch GUID 0x%016" PRIx64
 					 " is not a switch of the topology",
 					 guid);
-				return dump_error(d, no, "02", msg);
+				return dump_error(d, no, "L02", msg);
 			}
 			sw = d->t.node_sw[n];
 			continue;
@@ -285,19 +285,19 @@ static int parse_entries(struct dump *d, FILE *in)
 		if (strncmp(line, "0x", 2))
 			continue; /* "N lids dumped" and blank lines */
 		if (sw == IBFM_NONE)
-			return dump_error(d, no, "03",
+			return dump_error(d, no, "L03",
 					  "LFT entry before any switch header");
 		if (sscanf(line, "0x%x %u", &lid, &port) != 2 ||
 		    lid > d->t.top_lid)
 			return dump_error(
-				d, no, "03",
+				d, no, "L03",
 				"malformed entry: expected \"0xLID PORT # ...\"");
 		if (port > d->f->nodes[d->t.sw_node[sw]].nports) {
 			snprintf(
 				msg, sizeof(msg),
 				"port %u out of range: the switch has %u ports",
 				port, d->f->nodes[d->t.sw_node[sw]].nports);
-			return dump_error(d, no, "04", msg);
+			return dump_error(d, no, "L04", msg);
 		}
 		ibfm_lfts_row(&d->t, sw)[lid] = (uint8_t)port;
 		pg = strstr(line, "portguid 0x");
@@ -403,7 +403,7 @@ static int read_bin_rows(struct dump *d, FILE *in, uint32_t nsw)
 
 	for (i = 0; i < nsw; i++) {
 		if (fread(b, 1, 8, in) != 8)
-			return dump_error(d, 0, "06",
+			return dump_error(d, 0, "L06",
 					  "truncated binary tables");
 		n = ibfm_fabric_node_by_guid(d->f, get_le(b, 8));
 		if (n == IBFM_NONE || d->t.node_sw[n] == IBFM_NONE) {
@@ -411,16 +411,16 @@ static int read_bin_rows(struct dump *d, FILE *in, uint32_t nsw)
 				 "switch GUID 0x%016" PRIx64
 				 " is not a switch of the topology",
 				 get_le(b, 8));
-			return dump_error(d, 0, "02", msg);
+			return dump_error(d, 0, "L02", msg);
 		}
 		row = ibfm_lfts_row(&d->t, d->t.node_sw[n]);
 		if (fread(row, 1, d->t.top_lid + 1, in) != d->t.top_lid + 1)
-			return dump_error(d, 0, "06",
+			return dump_error(d, 0, "L06",
 					  "truncated binary tables");
 		nports = d->f->nodes[n].nports;
 		for (lid = 0; lid <= d->t.top_lid; lid++)
 			if (row[lid] > nports && row[lid] != IBFM_LFT_NONE)
-				return dump_error(d, 0, "04",
+				return dump_error(d, 0, "L04",
 						  "a port out of range");
 	}
 	return 0;
@@ -435,16 +435,16 @@ static int read_bin(struct dump *d, FILE *in, int version)
 	int rc;
 
 	if (fread(b, 1, head, in) != head)
-		return dump_error(d, 0, "06", "truncated binary tables");
+		return dump_error(d, 0, "L06", "truncated binary tables");
 	nsw = (uint32_t)get_le(b, 4);
 	top = (uint32_t)get_le(b + 4, 4);
 	if (top > IBFM_LID_UNICAST_MAX || nsw > d->f->nswitches)
-		return dump_error(d, 0, "06",
+		return dump_error(d, 0, "L06",
 				  "binary tables larger than the topology");
 	rc = ibfm_lfts_init(&d->t, d->f, top, d->err);
 	for (lid = 0; !rc && lid <= top; lid++) {
 		if (fread(b, 1, 8, in) != 8)
-			return dump_error(d, 0, "06",
+			return dump_error(d, 0, "L06",
 					  "truncated binary tables");
 		if (get_le(b, 8) && remember_lid(d, lid, get_le(b, 8), 0))
 			return -ENOMEM;
@@ -476,7 +476,7 @@ static int apply_lids(struct dump *d)
 				 "port GUID 0x%016" PRIx64
 				 " is not in the topology",
 				 d->lids[i].guid);
-			rc = dump_error(d, d->lids[i].line, "05", msg);
+			rc = dump_error(d, d->lids[i].line, "L05", msg);
 			goto out;
 		}
 		if (!lo[p] || l < lo[p])

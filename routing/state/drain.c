@@ -27,7 +27,7 @@ static int parse_line(char *line, struct ibfm_drain_entry *e, const char **why)
 		return 0;
 	e->guid = strtoull(s, &end, 16);
 	if (end == s || !e->guid || (*end && *end != ' ' && *end != '\t')) {
-		*why = "R02 expected a node GUID (0x...)";
+		*why = "X02 expected a node GUID (0x...)";
 		return -1;
 	}
 	s = end + strspn(end, " \t");
@@ -35,7 +35,7 @@ static int parse_line(char *line, struct ibfm_drain_entry *e, const char **why)
 		port = strtoul(s, &end, 10);
 		end += strspn(end, " \t");
 		if (end == s || *end || !port || port > IBFM_MAX_PORTS) {
-			*why = "R03 expected a port number 1..254 after the GUID";
+			*why = "X03 expected a port number 1..254 after the GUID";
 			return -1;
 		}
 	}
@@ -102,15 +102,15 @@ static FILE *open_list(const char *path, int *rc, struct ibfm_err *err)
 	if (fd < 0) {
 		if (errno != ENOENT)
 			*rc = ibfm_err_set(err, -errno,
-					   "%s: R01 cannot open: %s", path,
+					   "%s: X01 cannot open: %s", path,
 					   strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		*rc = ibfm_err_set(err, -EINVAL, "%s: R04 not a regular file",
+		*rc = ibfm_err_set(err, -EINVAL, "%s: X04 not a regular file",
 				   path);
 	else if (st.st_size > IBFM_DRAIN_MAX_BYTES)
-		*rc = ibfm_err_set(err, -EFBIG, "%s: R05 larger than %d bytes",
+		*rc = ibfm_err_set(err, -EFBIG, "%s: X05 larger than %d bytes",
 				   path, IBFM_DRAIN_MAX_BYTES);
 	in = *rc ? NULL : fdopen(fd, "r");
 	if (!in && !*rc)
@@ -150,7 +150,7 @@ int ibfm_drain_read(const char *path, struct ibfm_drain *d,
 				     : (got.v[got.n++] = e, 0);
 	}
 	if (!rc && ferror(in))
-		rc = ibfm_err_set(err, -EIO, "%s: R01 cannot read: %s", path,
+		rc = ibfm_err_set(err, -EIO, "%s: X01 cannot read: %s", path,
 				  strerror(errno));
 	if (!rc && drop_repeats(&got))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");

@@ -13,7 +13,7 @@
  *   0x0002c9020000000a        a node: every link it has
  *   0x0002c90200000001 9      one link: a node and its port
  *
- * '#' starts a comment. Errors name FILE:LINE (ids R01...); a list with
+ * '#' starts a comment. Errors name FILE:LINE (ids X01...); a list with
  * an error is refused whole, as is anything but a regular file of at
  * most IBFM_DRAIN_MAX_BYTES. Reading is O(n log n) in the entries.
  */

@@ -32,15 +32,15 @@ osm_start "$T/opensm.conf"
 wait_generation "$T/state" $((g + 1)) || die "no pass after the restart"
 check "restart with a garbage list: spine-01 stays drained" test "$(to_spine01)" = 0
 check "restart: the plugin said it routes with the last good list" \
-	grep -q 'ERR P09 .*drain.list:1: R02 .*routing with the last good drain list (1 elements)' "$T/opensm.log"
+	grep -q 'ERR P09 .*drain.list:1: X02 .*routing with the last good drain list (1 elements)' "$T/opensm.log"
 
-# A directory in its place: R04, still drained.
+# A directory in its place: X04, still drained.
 g=$(generation)
 rm -f "$T/state/drain.list"
 mkdir "$T/state/drain.list"
 wait_generation "$T/state" $((g + 1)) || die "no pass after the list became a directory"
 check "a directory in place of the list: spine-01 stays drained" test "$(to_spine01)" = 0
-check "a directory: R04 said" grep -q 'drain.list: R04 not a regular file' "$T/opensm.log"
+check "a directory: X04 said" grep -q 'drain.list: X04 not a regular file' "$T/opensm.log"
 
 # A FIFO in its place: the pass does not block on it.
 g=$(generation)

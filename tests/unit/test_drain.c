@@ -121,11 +121,11 @@ static void test_only_regular_files(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(ibfm_drain_read(dir, &d, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "R04"));
+	assert_non_null(strstr(err.msg, "X04"));
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	assert_int_equal(ibfm_drain_read(fifo, &d, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "R04"));
+	assert_non_null(strstr(err.msg, "X04"));
 	assert_int_equal(d.n, 0);
 	unlink(fifo);
 	rmdir(dir);
