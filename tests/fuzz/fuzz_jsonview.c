@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/jsonview.h"
+#include "cli/util/jsonview.h"
 #include "routing/base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of cli/hostlist.c: Slurm host lists expanded. */
+/* Tests of cli/util/hostlist.c: Slurm host lists expanded. */
 #include "test_common.h"
 
-#include "cli/hostlist.h"
+#include "cli/util/hostlist.h"
 
 /* Expands 'in'; expects 0, 'want' and 'n' hosts. */
 static void expands(const char *in, const char *want, size_t n)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of cli/jsonview.c: reading ibfmd's replies. */
+/* Tests of cli/util/jsonview.c: reading ibfmd's replies. */
 #include "test_common.h"
 
-#include "cli/jsonview.h"
+#include "cli/util/jsonview.h"
 #include "routing/base/json.h"
 
 static void test_reads_a_reply(void **state)

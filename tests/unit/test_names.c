@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests of cli/names.c: which node name map is in force (the option,
+ * Tests of cli/util/names.c: which node name map is in force (the option,
  * IBFM_NODE_NAME_MAP, the system's map as infiniband-diags reads it) and
  * how ibfmd's replies are renamed.
  */
 #include "test_common.h"
 
-#include "cli/cli.h"
-#include "cli/jsonview.h"
-#include "cli/names.h"
+#include "cli/util/cli.h"
+#include "cli/util/jsonview.h"
+#include "cli/util/names.h"
 #include "routing/model/nodemap.h"
 
 static const char good[] = "0x0002c90200000001 \"rack1-leaf\"\n"

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/jsonview.h"
-#include "cli/names.h"
+#include "cli/util/cli.h"
+#include "cli/util/jsonview.h"
+#include "cli/util/names.h"
 #include "routing/base/json.h"
 #include "routing/model/links.h"
 #include "routing/model/nodemap.h"

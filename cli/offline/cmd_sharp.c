@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/names.h"
+#include "cli/util/cli.h"
+#include "cli/util/names.h"
 #include "routing/engine/ftree.h"
 #include "routing/base/json.h"
 #include "routing/model/lft.h"

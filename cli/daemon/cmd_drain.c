@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/names.h"
-#include "cli/jsonview.h"
+#include "cli/util/cli.h"
+#include "cli/util/names.h"
+#include "cli/util/jsonview.h"
 #include "routing/state/drain.h"
 #include "routing/model/nodemap.h"
 #include "routing/pass/drainsafe.h"

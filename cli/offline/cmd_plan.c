@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/util/cli.h"
 #include "routing/engine/ftree.h"
 #include "routing/base/json.h"
 #include "routing/jobs/plan.h"

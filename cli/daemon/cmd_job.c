@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * ibfm job start|end|list: the job registry, through ibfmd (mgmt/features/jobs.c).
- * Host lists are expanded here (cli/hostlist.h), so that a Slurm prolog
+ * Host lists are expanded here (cli/util/hostlist.h), so that a Slurm prolog
  * can pass $SLURM_JOB_NODELIST as it is; start and end then follow the
  * confirmation on the switches (job-status) until it ends or times out.
  */
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/cli.h"
-#include "cli/hostlist.h"
-#include "cli/jsonview.h"
+#include "cli/util/cli.h"
+#include "cli/util/hostlist.h"
+#include "cli/util/jsonview.h"
 #include "routing/base/json.h"
 
 static const char job_usage[] =

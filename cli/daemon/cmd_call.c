@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/jsonview.h"
+#include "cli/util/cli.h"
+#include "cli/util/jsonview.h"
 #include "ctl/req.h"
 #include "routing/base/json.h"
 

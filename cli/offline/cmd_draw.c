@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/names.h"
+#include "cli/util/cli.h"
+#include "cli/util/names.h"
 #include "routing/topo/draw.h"
 #include "routing/base/json.h"
 

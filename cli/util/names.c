@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Node names in what ibfm prints (cli/names.h). */
-#include "cli/names.h"
+/* Node names in what ibfm prints (cli/util/names.h). */
+#include "cli/util/names.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/jsonview.h"
+#include "cli/util/cli.h"
+#include "cli/util/jsonview.h"
 #include "routing/model/nodemap.h"
 
 const char *cli_names_path;

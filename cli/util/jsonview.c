@@ -5,7 +5,7 @@
  * it. Only what ibfmd writes needs to parse (objects, arrays, strings
  * with escapes, numbers, true/false/null); anything else is an error.
  */
-#include "cli/jsonview.h"
+#include "cli/util/jsonview.h"
 
 #include <ctype.h>
 #include <stdint.h>

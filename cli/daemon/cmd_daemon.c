@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ibfm status|events|sweep|summary|diff|counters: ask ibfmd over its
- * control socket (one JSON request line, one JSON reply line), and the
- * helpers other commands use to ask it.
+ * control socket (one JSON request line, one JSON reply line; the
+ * asking itself, which other commands share, is cli/util/ask.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,115 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/jsonview.h"
-#include "cli/names.h"
+#include "cli/util/cli.h"
+#include "cli/util/jsonview.h"
+#include "cli/util/names.h"
 #include "ctl/client.h"
 #include "ctl/req.h"
 #include "routing/base/json.h"
-
-const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
-unsigned cli_socket_timeout_s = 30;
-
-/*
- * An error reply on stderr: its message and its near matches. Returns
- * the exit code: CLI_INPUT when the request named what is not there,
- * as offline; CLI_FAIL for every other error ibfmd answers.
- */
-static int print_error(const char *reply)
-{
-	struct cli_jv *v = cli_jv_parse(reply);
-	const struct cli_jv *near = cli_jv_get(v, "did_you_mean"), *n;
-	int rc = v && !strcmp(cli_jv_str(v, "error_kind"), IBFM_CTL_ERR_INPUT)
-			 ? CLI_INPUT
-			 : CLI_FAIL;
-
-	cli_error("ibfmd: %s", v ? cli_jv_str(v, "error") : reply);
-	if (near && near->child) {
-		fputs("ibfm: did you mean", stderr);
-		for (n = near->child; n; n = n->next)
-			fprintf(stderr, "%s \"%s\"",
-				n == near->child ? "" : ",", n->str);
-		fputs("?\n", stderr);
-	}
-	cli_jv_free(v);
-	return rc;
-}
-
-int cli_ask(const struct ibfm_req *r, char **reply)
-{
-	char *line = ibfm_req_encode(r);
-	int rc;
-
-	*reply = NULL;
-	if (!line) {
-		cli_error("out of memory");
-		return CLI_FAIL;
-	}
-	rc = ibfm_client_ask(cli_socket_path, line, cli_socket_timeout_s * 1000,
-			     reply);
-	free(line);
-	if (rc == -EPIPE) {
-		cli_error("ibfmd closed the connection without a reply");
-		return CLI_NO_DAEMON;
-	}
-	if (rc == -ETIMEDOUT) {
-		cli_error(
-			"ibfmd at %s did not answer within %u s (busy or stuck: see its log; --socket-timeout SECONDS waits longer)",
-			cli_socket_path, cli_socket_timeout_s);
-		return CLI_NO_DAEMON;
-	}
-	if (rc) {
-		cli_error(
-			"cannot reach ibfmd at %s: %s (start it with ibfmd --config FILE, give --socket PATH, or work offline with --topo FILE)",
-			cli_socket_path, strerror(-rc));
-		return CLI_NO_DAEMON;
-	}
-	if (ibfm_client_is_error(*reply))
-		return print_error(*reply);
-	return CLI_OK;
-}
-
-int cli_ask_cmd(const char *cmd, const char *const *args, char **reply)
-{
-	struct ibfm_req r;
-	struct ibfm_err err;
-	int rc = ibfm_req_init(&r, ibfm_cmds, cmd, &err);
-
-	*reply = NULL;
-	for (; !rc && args && args[0]; args += 2)
-		if (args[1])
-			rc = ibfm_req_set(&r, args[0], args[1], &err);
-	if (!rc)
-		rc = ibfm_req_check(&r, &err);
-	if (rc) {
-		cli_error("%s", err.msg);
-		return CLI_USAGE;
-	}
-	return cli_ask(&r, reply);
-}
-
-struct cli_jv *cli_follow(const char *cmd, const char *const *args,
-			  unsigned timeout, char **raw, int *rc)
-{
-	struct cli_jv *v = NULL;
-	unsigned tenths;
-
-	*rc = CLI_OK;
-	for (tenths = 0; tenths < timeout * 10; tenths += 2) {
-		cli_jv_free(v);
-		v = NULL;
-		free(*raw);
-		*raw = NULL;
-		*rc = cli_ask_cmd(cmd, args, raw);
-		if (!*rc && !(v = cli_jv_parse(*raw)))
-			*rc = CLI_FAIL;
-		if (*rc || !cli_jv_num(v, "active"))
-			break;
-		usleep(200000);
-	}
-	return v;
-}
 
 /* The ports of a list on one line: " A -- B". */
 static void print_cable(const struct cli_jv *ports)

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "cli/jsonview.h"
-#include "cli/names.h"
+#include "cli/util/cli.h"
+#include "cli/util/jsonview.h"
+#include "cli/util/names.h"
 #include "routing/base/json.h"
 
 #define POLL_US 200000

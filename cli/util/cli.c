@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "cli/cli.h"
+#include "cli/util/cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/jsonview.h"
+#include "cli/util/jsonview.h"
 #include "routing/topo/topo.h"
 #include "routing/checks/trace.h"
 

@@ -2,7 +2,11 @@
 #ifndef IBFM_CLI_H
 #define IBFM_CLI_H
 
-/* Shared pieces of the ibfm command's subcommands. */
+/*
+ * DOC: what the ibfm command's subcommands share: exit codes, the
+ * command tables, errors and progress (cli.c), asking ibfmd (ask.c), a
+ * fabric and its tables loaded from files (load.c).
+ */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +36,8 @@ struct cli_cmd {
 extern const struct cli_cmd cli_topo_cmds[];
 extern const struct cli_cmd cli_draw_cmds[];
 extern const struct cli_cmd cli_route_cmds[];
+extern const struct cli_cmd cli_check_cmds[];
+extern const struct cli_cmd cli_eval_cmds[];
 extern const struct cli_cmd cli_sharp_cmds[];
 extern const struct cli_cmd cli_plan_cmds[];
 extern const struct cli_cmd cli_path_cmds[];

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Slurm host lists expanded (cli/hostlist.h): items split at the commas
+ * Slurm host lists expanded (cli/util/hostlist.h): items split at the commas
  * outside brackets, each expanded bracket by bracket, recursively, into
  * one memory stream.
  */
-#include "cli/hostlist.h"
+#include "cli/util/hostlist.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The plugin's routing pass (plugin/osm_int.h), under OpenSM's lock
+ * and the route lock: the subnet routed (routing/pass/route.h), the
+ * tables copied into every switch's new_lft, what the fast path wrote
+ * since the last pass settled, the pass lent to the publisher, one
+ * line in OpenSM's log.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opensm/osm_config.h>
+#include <complib/cl_qmap.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_switch.h>
+
+#include "plugin/osm_int.h"
+#include "routing/base/clock.h"
+#include "routing/state/snapshot.h"
+
+/* Copies the tables into new_lft; returns the blocks that will change. */
+static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
+{
+	cl_qmap_t *tbl = &p->osm->subn.sw_guid_tbl;
+	cl_map_item_t *it;
+	uint64_t changed = 0;
+
+	*total = 0;
+	for (it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
+	     it = cl_qmap_next(it)) {
+		osm_switch_t *sw = (osm_switch_t *)it;
+		uint32_t n = ibfm_fabric_node_by_guid(
+			p->route->fabric,
+			cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+		const struct ibfm_lfts *t = &p->route->lfts;
+		uint32_t s = n == IBFM_NONE ? IBFM_NONE : t->node_sw[n];
+		size_t len =
+			sw->lft_size < t->stride ? sw->lft_size : t->stride;
+		size_t b;
+
+		if (s == IBFM_NONE || !sw->new_lft)
+			continue;
+		memcpy(sw->new_lft, ibfm_lfts_row(t, s), len);
+		for (b = 0; b < sw->lft_size; b += IBFM_LFT_BLOCK) {
+			(*total)++;
+			if (!sw->lft || memcmp(sw->new_lft + b, sw->lft + b,
+					       IBFM_LFT_BLOCK))
+				changed++;
+		}
+	}
+	return changed;
+}
+
+/* The routing pass's notes, in OpenSM's log. */
+void ibfm_osm_log_note(void *ctx, enum ibfm_log_level level, const char *msg)
+{
+	struct ibfm_osm *p = ctx;
+
+	if (level == IBFM_LOG_ERR)
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR %s\n",
+			msg);
+	else
+		OSM_LOG(&p->osm->log,
+			level == IBFM_LOG_DEBUG ? OSM_LOG_DEBUG : OSM_LOG_INFO,
+			LOG_PREFIX "%s\n", msg);
+}
+
+/*
+ * The nodes of the routed fabric that OpenSM has, into '*keep' (NULL:
+ * all of them): a node gone from the subnet stays in the routed fabric,
+ * unlinked, while passes repair (routing/pass/route.h), but is not
+ * published. -ENOMEM.
+ */
+static int nodes_here(struct ibfm_osm *p, bool **keep)
+{
+	const struct ibfm_fabric *f = p->route->fabric;
+	bool *k = calloc(f->nnodes + 1, sizeof(*k)), all = true;
+	uint32_t n;
+
+	*keep = NULL;
+	if (!k)
+		return -ENOMEM;
+	for (n = 0; n < f->nnodes; n++) {
+		ib_net64_t guid = cl_hton64(f->nodes[n].guid);
+
+		k[n] = ibfm_node_is_switch(&f->nodes[n])
+			       ? osm_get_switch_by_guid(&p->osm->subn, guid) !=
+					 NULL
+			       : osm_get_node_by_guid(&p->osm->subn, guid) !=
+					 NULL;
+		all = all && k[n];
+	}
+	if (all)
+		free(k);
+	else
+		*keep = k;
+	return 0;
+}
+
+/*
+ * Lends the pass to the publisher (plugin/publish.h), which copies it
+ * after OpenSM's lock and writes the SHARP trees and the snapshot from
+ * the copy.
+ */
+static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
+			 double ms)
+{
+	struct ibfm_snapshot snap = {
+		.generation = p->generation,
+		.engine = "ibfm",
+		.route_ms = ms,
+		.incremental = p->route->incremental,
+		.blocks_changed = blocks,
+		.blocks_total = total,
+		.sharp_sl = p->sharp_sl,
+	};
+	bool *keep;
+
+	if (!p->pub)
+		return;
+	/* A node gone from OpenSM's subnet is not published: which are
+	 * here is OpenSM's to say, so it is asked now, under its lock. */
+	if (nodes_here(p, &keep)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P06 generation %" PRIu64
+				   " not published: out of memory\n",
+			p->generation);
+		return;
+	}
+	ibfm_pub_lend(p->pub, p->route, &p->route_lock, keep, &snap);
+}
+
+/*
+ * One block the fast path wrote, seen by OpenSM's pass: counted when
+ * the pass routes it otherwise, and put in OpenSM's idea of what the
+ * switch holds (sw->lft, which OpenSM compares new_lft with to choose
+ * the blocks to send): the block itself when the switch acknowledged
+ * it, else a value new_lft cannot have, so that OpenSM sends it.
+ */
+static void fast_block(void *ctx, uint64_t guid, uint32_t block,
+		       const uint8_t *ports, bool acked)
+{
+	struct ibfm_osm *p = ctx;
+	osm_switch_t *sw =
+		osm_get_switch_by_guid(&p->osm->subn, cl_hton64(guid));
+	const struct ibfm_lfts *t = &p->route->lfts;
+	uint32_t n = ibfm_fabric_node_by_guid(p->route->fabric, guid);
+	uint32_t s = n == IBFM_NONE ? IBFM_NONE : t->node_sw[n];
+	size_t at = (size_t)block * IBFM_LFT_BLOCK;
+	const uint8_t *mine;
+
+	if (s == IBFM_NONE || at + IBFM_LFT_BLOCK > t->stride)
+		return;
+	mine = ibfm_lfts_row(t, s) + at;
+	if (memcmp(mine, ports, IBFM_LFT_BLOCK))
+		p->fast_differs++;
+	if (!sw || !sw->lft || at + IBFM_LFT_BLOCK > sw->lft_size)
+		return;
+	memcpy(sw->lft + at, acked ? ports : mine, IBFM_LFT_BLOCK);
+	if (!acked)
+		sw->lft[at] ^= 0xff;
+}
+
+/*
+ * After the pass: what the fast path wrote since the last one, compared
+ * with the pass's tables (P15 and an event when they differ: the pass's
+ * tables are sent and win).
+ */
+static void settle_fast_path(struct ibfm_osm *p)
+{
+	size_t n;
+	char json[64];
+
+	p->fast_differs = 0;
+	n = ibfm_fastpath_settle(p->fast, fast_block, p);
+	if (!n)
+		return;
+	if (!p->fast_differs) {
+		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+			LOG_PREFIX "fast path: this pass routes its %zu blocks "
+				   "the same\n",
+			n);
+		return;
+	}
+	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+		LOG_PREFIX
+		"ERR P15 fast path: this pass routes %" PRIu64
+		" of the %zu blocks it wrote otherwise: the pass's tables are sent\n",
+		p->fast_differs, n);
+	snprintf(json, sizeof(json), "\"blocks\":%zu,\"differ\":%" PRIu64, n,
+		 p->fast_differs);
+	ibfm_fastpath_note(p->fast, "fast-reroute-differs", json);
+}
+
+/*
+ * P19, once: a subnet of this many switches or more makes OpenSM
+ * allocate millions of hop rows and LFT MADs from its threads' glibc
+ * heaps, grown 4 KB (an mprotect) at a time unless its environment sets
+ * both tunables (either alone gained nothing: docs/plugin.md, "Large
+ * subnets: OpenSM's allocator"), whoever fills the LID matrices.
+ */
+#define LARGE_SUBNET_SWITCHES 1024
+
+static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
+{
+	const char *tun = getenv("GLIBC_TUNABLES");
+
+	if (p->told_allocator || nsw < LARGE_SUBNET_SWITCHES ||
+	    (tun && strstr(tun, "glibc.malloc.top_pad=") &&
+	     strstr(tun, "glibc.malloc.hugetlb=")))
+		return;
+	p->told_allocator = true;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"P19 %u switches: OpenSM's first pass allocates faster with "
+		"GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864 "
+		"in its environment (docs/plugin.md, contrib/opensm/ibfm-malloc.conf)\n",
+		nsw);
+}
+
+/*
+ * For the pass's line: the full routes it took when more than one (pairs
+ * were left, and other orders of the hubs' turns tried), else "".
+ */
+static const char *routes_note(const struct ibfm_ftree_stats *st, char *buf,
+			       size_t len)
+{
+	if (st->routes < 2)
+		return "";
+	snprintf(buf, len, ", %u full routes (orders of the hubs' turns)",
+		 st->routes);
+	return buf;
+}
+
+/* The routing pass proper, under the route lock. */
+int ibfm_osm_route_pass(struct ibfm_osm *p)
+{
+	const struct ibfm_route_opts o = {
+		.roots = p->roots,
+		.nroots = p->nroots,
+		.io = p->io,
+		.nio = p->nio,
+		.drains = &p->drain,
+		.jobs_file = p->jobs_file,
+		.sharp = &p->sharp,
+		.log = { ibfm_osm_log_note, p },
+		.threads = p->threads,
+		.trees_later = true,
+	};
+	const struct ibfm_ftree_stats *st;
+	struct ibfm_fabric *now;
+	struct ibfm_err err;
+	uint64_t blocks, total, floor;
+	double t_lent = ibfm_clock_ms(), t0, ms, t_route, t_copy, t_pub;
+	char lent[64] = "", note[64];
+	bool *sick;
+
+	/* The last pass, lent to the publisher, is about to change. */
+	if (ibfm_pub_reclaim(p->pub))
+		snprintf(lent, sizeof(lent),
+			 ", the last generation copied for it first %.1f ms",
+			 ibfm_clock_ms() - t_lent);
+	t0 = ibfm_clock_ms();
+	now = p->pass ? p->pass : ibfm_osm_fabric_from_subnet(p);
+	p->pass = NULL;
+	if (!now)
+		return -1;
+	sick = ibfm_lidmat_unhealthy(&p->osm->subn, now);
+	if (!p->drain_read)
+		ibfm_osm_read_drains(p);
+	p->drain_read = false;
+	if (ibfm_route_update(&p->route, now, sick, &o, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
+			err.msg);
+		free(sick);
+		return -1;
+	}
+	free(sick);
+	p->fast_opts = o;
+	ibfm_fastpath_set_sm(p->fast, cl_ntoh64(p->osm->subn.sm_port_guid),
+			     cl_ntoh64(p->osm->subn.opt.m_key));
+	settle_fast_path(p);
+	t_route = ibfm_clock_ms();
+	st = &p->route->stats;
+	blocks = copy_lfts(p, &total);
+	t_copy = ibfm_clock_ms();
+	ms = t_copy - t0;
+	/* Above every generation a peer's plugin published (ibfmd peers
+	 * keep the floor): the numbering continues across a failover. */
+	floor = ibfm_snapshot_generation_floor(p->state_dir);
+	if (floor > p->generation)
+		p->generation = floor;
+	p->generation++;
+	publish_pass(p, blocks, total, ms);
+	t_pub = ibfm_clock_ms();
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"routed %u switches, %u LIDs (%s%s) in %.1f ms (model and "
+		"routing %.1f ms on %u threads, into OpenSM's tables %.1f ms, "
+		"to the publisher %.1f ms%s); LFT blocks to "
+		"send: %" PRIu64 " of %" PRIu64 "; detours %" PRIu64
+		" (switch, LID) entries, %u turn points%s; generation %" PRIu64
+		"\n",
+		p->route->fabric->nswitches, st->lids,
+		p->route->incremental ? "incremental" : "full",
+		st->rails ? ", rail-aware" : "", t_pub - t_lent, t_route - t0,
+		st->threads ? st->threads : 1, t_copy - t_route, t_pub - t_copy,
+		lent, blocks, total, st->detours, st->turns,
+		routes_note(st, note, sizeof(note)), p->generation);
+	hint_allocator(p, p->route->fabric->nswitches);
+	return 0;
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The lists the plugin follows (plugin/osm_int.h): the drain list, read
+ * for each pass, and the thread that watches it and the jobs list for
+ * changes, and publishes this SM's state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_log.h>
+
+#include "plugin/osm_int.h"
+#include "routing/base/file.h"
+#include "routing/state/snapshot.h"
+
+/*
+ * Reads the drain list for this pass. A list that does not read is
+ * logged and the last good one stays (kept on disk beside the list, so
+ * also after a restart): a typo must not put a switch under
+ * maintenance back into the routes.
+ */
+void ibfm_osm_read_drains(struct ibfm_osm *p)
+{
+	struct ibfm_err err;
+
+	if (!p->drain_file ||
+	    !ibfm_drain_load(p->drain_file, &p->drain, &p->drain_known, &err))
+		return;
+	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+		LOG_PREFIX "ERR P09 %s: routing with the last good drain list "
+			   "(%zu elements%s)\n",
+		err.msg, p->drain.n,
+		p->drain_known ? "" : "; none was ever read: no drain");
+}
+
+/* A watched file's identity: a change of any of these rereads it. */
+struct stamp {
+	struct timespec t;
+	off_t size; /* -1: no file */
+	ino_t ino;
+};
+
+static struct stamp file_stamp(const char *path)
+{
+	struct stamp s = { .size = -1 };
+	struct stat st;
+
+	if (path && !stat(path, &st)) {
+		s.t = st.st_mtim;
+		s.size = st.st_size;
+		s.ino = st.st_ino;
+	}
+	return s;
+}
+
+/* Whether 'path' changed since '*was'; '*was' becomes what it is now. */
+static bool file_changed(const char *path, struct stamp *was)
+{
+	struct stamp now = file_stamp(path);
+	bool changed = now.t.tv_sec != was->t.tv_sec ||
+		       now.t.tv_nsec != was->t.tv_nsec ||
+		       now.size != was->size || now.ino != was->ino;
+
+	*was = now;
+	return changed;
+}
+
+/* sm.state's one line: this SM's state, by name. */
+static int print_sm_state(FILE *out, const void *ctx)
+{
+	static const char *const names[] = { "not-active", "discovering",
+					     "standby", "master" };
+	unsigned st = *(const unsigned *)ctx;
+
+	fprintf(out, "%s\n", st < 4 ? names[st] : "unknown");
+	return ferror(out) ? -EIO : 0;
+}
+
+/*
+ * Publishes this SM's state (state_dir/sm.state) when it changes: ibfmd
+ * makes changes and applies CC only beside the master (docs/ha.md).
+ */
+static void note_sm_state(struct ibfm_osm *p, unsigned *was)
+{
+	unsigned now = p->osm->subn.sm_state;
+	struct ibfm_err err;
+	char path[4200];
+
+	if (now == *was || !p->state_dir ||
+	    ibfm_snapshot_path(p->state_dir, IBFM_STATE_SM, path, sizeof(path)))
+		return;
+	*was = now;
+	if (ibfm_file_replace(path, print_sm_state, &now, &err))
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "%s\n",
+			err.msg);
+}
+
+/*
+ * Watches the drain and jobs files twice a second; when either changes
+ * (both at once: one request), asks OpenSM for a heavy sweep (as its
+ * console's "resweep heavy" does), which routes with the new lists.
+ */
+void *ibfm_osm_watch_lists(void *arg)
+{
+	struct ibfm_osm *p = arg;
+	const char *const files[] = { p->drain_file, p->jobs_file };
+	unsigned sm_was = UINT32_MAX;
+	struct stamp was[2];
+	struct timespec wake;
+	unsigned k;
+
+	for (k = 0; k < 2; k++)
+		was[k] = file_stamp(files[k]);
+	pthread_mutex_lock(&p->stop_lock);
+	while (!p->stop) {
+		const char *changed = NULL;
+
+		clock_gettime(CLOCK_REALTIME, &wake);
+		wake.tv_nsec += 500000000;
+		if (wake.tv_nsec >= 1000000000) {
+			wake.tv_sec++;
+			wake.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->stop_cond, &p->stop_lock, &wake);
+		note_sm_state(p, &sm_was);
+		for (k = 0; k < 2; k++)
+			if (files[k] && file_changed(files[k], &was[k]))
+				changed = files[k];
+		if (!changed)
+			continue;
+		/* A standby routes nothing: the master's ibfmd peers
+		 * gave it the list; it is read when this SM is master. */
+		if (p->osm->subn.sm_state != IB_SMINFO_STATE_MASTER) {
+			OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+				LOG_PREFIX "%s changed: standby SM, kept for "
+					   "when this SM is master\n",
+				changed);
+			continue;
+		}
+		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+			LOG_PREFIX "%s changed: rerouting\n", changed);
+		p->osm->subn.force_heavy_sweep = TRUE;
+		osm_opensm_sweep(p->osm);
+	}
+	pthread_mutex_unlock(&p->stop_lock);
+	return NULL;
+}
+
+void ibfm_osm_stop_watcher(struct ibfm_osm *p)
+{
+	if (!p->watching)
+		return;
+	pthread_mutex_lock(&p->stop_lock);
+	p->stop = true;
+	pthread_cond_signal(&p->stop_cond);
+	pthread_mutex_unlock(&p->stop_lock);
+	pthread_join(p->watcher, NULL);
+	p->watching = false;
+}
