@@ -3,9 +3,12 @@
 # tracked files with dpkg-buildpackage -us -uc -b, it holds ibfm, ibfmd,
 # the plugin where OpenSM's dlopen() finds it (no .la), the man pages,
 # the completion, /etc/ibfm/ibfmd.conf as a conffile, the unit and
-# OpenSM's lines, and an ldconfig trigger. Its files, unpacked, do the
-# demo's core: OpenSM on ibsim loads the package's plugin and routes,
-# the package's ibfm checks the routes, its ibfmd sweeps.
+# OpenSM's lines, an ldconfig trigger, and contrib/ under /usr/share/ibfm
+# (#43: the monitoring pack, whose rules pass promtool's checks and
+# tests there; the Slurm prolog/epilog, executable; OpenSM's drop-in).
+# Its files, unpacked, do the demo's core: OpenSM on ibsim loads the
+# package's plugin and routes, the package's ibfm checks the routes, its
+# ibfmd sweeps.
 . "$TESTLIB"
 
 src="$(cd "$(dirname "$TESTLIB")/../.." && pwd)"
@@ -35,6 +38,27 @@ check "an ldconfig trigger" grep -q '^activate-noawait ldconfig' "$T/control/tri
 check "the unit runs /usr/sbin/ibfmd with /etc/ibfm/ibfmd.conf" \
 	grep -q '^ExecStart=/usr/sbin/ibfmd --config /etc/ibfm/ibfmd.conf' "$r/usr/lib/systemd/system/ibfmd.service"
 check "ibfm --plugin-path names the packaged plugin" test "$("$r/usr/bin/ibfm" --plugin-path)" = "${plugin#"$r"}"
+
+# contrib/, where docs/operators.md says: every tracked file of it, as
+# it is in the tree (a file added there and not to Makefile.am fails).
+n=0
+for f in $(git -C "$src" ls-files contrib); do
+	n=$((n + 1))
+	check "the package holds /usr/share/ibfm/${f#contrib/}, $f" \
+		cmp -s "$src/$f" "$r/usr/share/ibfm/${f#contrib/}"
+done
+check "contrib/: at least its 7 files (monitoring 4, slurm 2, opensm 1)" test "$n" -ge 7
+for f in slurm/prolog.sh slurm/epilog.sh; do
+	check "the Slurm script /usr/share/ibfm/$f is executable" test -x "$r/usr/share/ibfm/$f"
+done
+if PROMTOOL=$(command -v promtool); then
+	check "promtool check rules: the packaged rules" \
+		"$PROMTOOL" check rules "$r/usr/share/ibfm/monitoring/ibfm.rules.yml"
+	check "promtool test rules: the packaged tests, beside the packaged rules" \
+		"$PROMTOOL" test rules "$r/usr/share/ibfm/monitoring/ibfm.rules.test.yml"
+else
+	echo "# SKIP: promtool not installed (prometheus, debian-packages.txt): the packaged rules not checked"
+fi
 
 # The package's files at work.
 IBFM="$r/usr/bin/ibfm"

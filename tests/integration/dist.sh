@@ -1,7 +1,9 @@
 #!/bin/bash
 # The release tarball carries every file the docs link to (#22): in
 # `make distdir`'s tree, every relative link of README.md and docs/*.md
-# that names a file of the source tree names one there too.
+# that names a file of the source tree names one there too. And every
+# tracked file of contrib/, which the top Makefile.am lists one by one
+# to install it (#43).
 . "$TESTLIB"
 
 src="$(cd "$(dirname "$TESTLIB")/../.." && pwd)"
@@ -27,4 +29,7 @@ check "the docs link to files ($n links checked)" test "$n" -gt 20
 check "every linked file is in the tarball" test ! -s "$T/missing"
 [ -s "$T/missing" ] && sed 's/^/missing: /' "$T/missing"
 check "the README is in it" test -s "$T/ibfm-dist/README.md"
+for f in $(git -C "$src" ls-files contrib); do
+	check "$f is in it" cmp -s "$src/$f" "$T/ibfm-dist/$f"
+done
 finish
