@@ -219,7 +219,7 @@ static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
 		LOG_PREFIX
 		"P19 %u switches: OpenSM's first pass allocates faster with "
 		"GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864 "
-		"in its environment (docs/plugin.md, contrib/opensm/ibfm-malloc.conf)\n",
+		"in its environment (docs/plugin.md, /usr/share/ibfm/opensm/ibfm-malloc.conf)\n",
 		nsw);
 }
 
