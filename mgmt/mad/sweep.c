@@ -10,7 +10,7 @@
  * be sent. One port, registered once, has no such limit, and costs a
  * real HCA nothing either.
  */
-#include "mgmt/mad/sweep.h"
+#include "mgmt/mad/madport.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -27,7 +27,7 @@
 #define MAD_TIMEOUT_MS 500
 #define MAD_RETRIES 2
 
-_Static_assert(IBFM_SWEEP_CC_DATA == IB_CC_DATA_SZ, "a CC MAD's payload");
+_Static_assert(IBFM_MADPORT_CC_DATA == IB_CC_DATA_SZ, "a CC MAD's payload");
 
 /* A directed route: the out-port numbers from the local port on. */
 struct dr {
@@ -35,19 +35,19 @@ struct dr {
 	uint8_t n;
 };
 
-struct ibfm_sweep {
+struct ibfm_madport {
 	struct ibmad_port *mp;
 	struct ibfm_madwin *win; /* sweeps, light checks, counters, LFTs */
 	struct ibfm_madwin_stats before; /* of the windows replaced */
 	/* the ports with IsSM the last full sweep found */
-	struct dr sm[IBFM_SWEEP_MAX_SMS]; /* how to reach each */
-	uint16_t sm_lid[IBFM_SWEEP_MAX_SMS];
+	struct dr sm[IBFM_MADPORT_MAX_SMS]; /* how to reach each */
+	uint16_t sm_lid[IBFM_MADPORT_MAX_SMS];
 	size_t nsm;
 };
 
 /* A window of 'window' MADs over the port (timeouts and tries as the
  * single MADs'). */
-static int open_window(struct ibfm_sweep *s, unsigned window)
+static int open_window(struct ibfm_madport *s, unsigned window)
 {
 	struct ibfm_madwin_opts o = { .window = window,
 				      .timeout_ms = MAD_TIMEOUT_MS,
@@ -58,12 +58,12 @@ static int open_window(struct ibfm_sweep *s, unsigned window)
 	return ibfm_madwin_create(&port, &o, &s->win);
 }
 
-int ibfm_sweep_open(const char *ca, int port, unsigned window,
-		    struct ibfm_sweep **out, struct ibfm_err *err)
+int ibfm_madport_open(const char *ca, int port, unsigned window,
+		      struct ibfm_madport **out, struct ibfm_err *err)
 {
 	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS,
 			  IB_PERFORMANCE_CLASS, IB_CC_CLASS };
-	struct ibfm_sweep *s = calloc(1, sizeof(*s));
+	struct ibfm_madport *s = calloc(1, sizeof(*s));
 	int rc;
 
 	if (!s)
@@ -81,7 +81,7 @@ int ibfm_sweep_open(const char *ca, int port, unsigned window,
 	madrpc_show_errors(0);
 	rc = open_window(s, window);
 	if (rc) {
-		ibfm_sweep_close(s);
+		ibfm_madport_close(s);
 		return ibfm_err_set(err, rc, "cannot keep %u MADs in flight",
 				    window);
 	}
@@ -89,7 +89,7 @@ int ibfm_sweep_open(const char *ca, int port, unsigned window,
 	return 0;
 }
 
-int ibfm_sweep_set_window(struct ibfm_sweep *s, unsigned window)
+int ibfm_madport_set_window(struct ibfm_madport *s, unsigned window)
 {
 	struct ibfm_madwin *old = s->win;
 	struct ibfm_madwin_stats st;
@@ -112,8 +112,8 @@ int ibfm_sweep_set_window(struct ibfm_sweep *s, unsigned window)
 	return 0;
 }
 
-unsigned ibfm_sweep_mad_stats(const struct ibfm_sweep *s,
-			      struct ibfm_madwin_stats *st)
+unsigned ibfm_madport_mad_stats(const struct ibfm_madport *s,
+				struct ibfm_madwin_stats *st)
 {
 	ibfm_madwin_stats(s->win, st);
 	st->sent += s->before.sent;
@@ -124,7 +124,7 @@ unsigned ibfm_sweep_mad_stats(const struct ibfm_sweep *s,
 	return ibfm_madwin_window(s->win);
 }
 
-void ibfm_sweep_close(struct ibfm_sweep *s)
+void ibfm_madport_close(struct ibfm_madport *s)
 {
 	if (!s)
 		return;
@@ -252,7 +252,7 @@ struct follow {
 };
 
 struct walk {
-	struct ibfm_sweep *s; /* its window; where SM ports are noted */
+	struct ibfm_madport *s; /* its window; where SM ports are noted */
 	struct ibfm_fabric *f;
 	struct dr *route; /* per node: how it was reached */
 	size_t route_cap;
@@ -268,12 +268,13 @@ struct walk {
 	size_t first_cap, lo, nsw; /* the level: queue[lo..lo + nsw) */
 	unsigned maxports;	   /* the most ports a switch of it has */
 	size_t cur, sub;	   /* where the step's requests are */
-	struct ibfm_sweep_clashes *clashes;
+	struct ibfm_madport_clashes *clashes;
 	struct ibfm_err *err;
 };
 
 /* Remembers a link one end of which names another port as its peer. */
-static int add_clash(struct ibfm_sweep_clashes *c, uint32_t port, uint32_t peer)
+static int add_clash(struct ibfm_madport_clashes *c, uint32_t port,
+		     uint32_t peer)
 {
 	if (ibfm_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
 		return -ENOMEM;
@@ -349,9 +350,9 @@ static bool is_sm(const uint8_t *pi)
 }
 
 /* Notes an SM at the port 'r' leads to, LID 'lid'. */
-static void note_sm(struct ibfm_sweep *s, const struct dr *r, uint16_t lid)
+static void note_sm(struct ibfm_madport *s, const struct dr *r, uint16_t lid)
 {
-	if (s->nsm >= IBFM_SWEEP_MAX_SMS)
+	if (s->nsm >= IBFM_MADPORT_MAX_SMS)
 		return;
 	s->sm[s->nsm] = *r;
 	s->sm_lid[s->nsm++] = lid;
@@ -747,9 +748,9 @@ static int walk_fabric(struct walk *w)
 	return rc;
 }
 
-int ibfm_sweep_discover(struct ibfm_sweep *s, struct ibfm_fabric **out,
-			struct ibfm_sweep_clashes *clashes,
-			struct ibfm_err *err)
+int ibfm_madport_discover(struct ibfm_madport *s, struct ibfm_fabric **out,
+			  struct ibfm_madport_clashes *clashes,
+			  struct ibfm_err *err)
 {
 	struct walk w = { .s = s, .clashes = clashes, .err = err };
 	int rc;
@@ -903,8 +904,8 @@ static int got_light(void *arg, struct ibfm_madwin_req *q)
 	return 0;
 }
 
-int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
-		     struct ibfm_err *err)
+int ibfm_madport_light(struct ibfm_madport *s, const struct ibfm_fabric *f,
+		       struct ibfm_err *err)
 {
 	struct light l = { .f = f, .port = 1 };
 	uint32_t local, i;
@@ -927,7 +928,7 @@ int ibfm_sweep_light(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 /* Reading LFT blocks: b[i] off its switch, by the routes 'r'. */
 struct lfts {
 	const struct ibfm_fabric *f;
-	const struct ibfm_sweep_lft_block *b;
+	const struct ibfm_madport_lft_block *b;
 	size_t n, i;
 	struct routes r;
 	uint32_t local;
@@ -957,7 +958,7 @@ static bool next_lft(void *arg, struct ibfm_madwin_req *q)
 static int got_lft(void *arg, struct ibfm_madwin_req *q)
 {
 	struct lfts *l = arg;
-	const struct ibfm_sweep_lft_block *b = &l->b[q->tag];
+	const struct ibfm_madport_lft_block *b = &l->b[q->tag];
 
 	if (!answered(q))
 		l->unread++;
@@ -966,10 +967,10 @@ static int got_lft(void *arg, struct ibfm_madwin_req *q)
 	return 0;
 }
 
-int ibfm_sweep_check_lfts(struct ibfm_sweep *s, const struct ibfm_fabric *f,
-			  const struct ibfm_sweep_lft_block *b, size_t n,
-			  uint32_t *mismatched, uint32_t *unread,
-			  struct ibfm_err *err)
+int ibfm_madport_check_lfts(struct ibfm_madport *s, const struct ibfm_fabric *f,
+			    const struct ibfm_madport_lft_block *b, size_t n,
+			    uint32_t *mismatched, uint32_t *unread,
+			    struct ibfm_err *err)
 {
 	struct lfts l = { .f = f, .b = b, .n = n };
 	int rc = local_port(s->mp, f, &l.local, err);
@@ -1103,8 +1104,8 @@ static int got_counter(void *arg, struct ibfm_madwin_req *q)
 	return 0;
 }
 
-int ibfm_sweep_counters(struct ibfm_sweep *s, const struct ibfm_fabric *f,
-			struct ibfm_pc *pc)
+int ibfm_madport_counters(struct ibfm_madport *s, const struct ibfm_fabric *f,
+			  struct ibfm_pc *pc)
 {
 	static const unsigned steps[] = { CLASS_PORT_INFO, IB_GSI_PORT_COUNTERS,
 					  IB_GSI_PORT_COUNTERS_EXT };
@@ -1125,9 +1126,9 @@ int ibfm_sweep_counters(struct ibfm_sweep *s, const struct ibfm_fabric *f,
 	return c.read;
 }
 
-int ibfm_sweep_cc(struct ibfm_sweep *s, uint16_t lid, bool set, uint16_t attr,
-		  uint32_t mod, uint64_t cc_key, unsigned timeout_ms,
-		  uint8_t *data, uint16_t *status)
+int ibfm_madport_cc(struct ibfm_madport *s, uint16_t lid, bool set,
+		    uint16_t attr, uint32_t mod, uint64_t cc_key,
+		    unsigned timeout_ms, uint8_t *data, uint16_t *status)
 {
 	ib_portid_t id = { 0 };
 	uint8_t reply[IB_CC_DATA_SZ] = { 0 };
@@ -1152,7 +1153,7 @@ int ibfm_sweep_cc(struct ibfm_sweep *s, uint16_t lid, bool set, uint16_t attr,
 	return 0;
 }
 
-uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s)
+uint16_t ibfm_madport_sm_lid(struct ibfm_madport *s)
 {
 	uint8_t ni[IB_SMP_DATA_SIZE], pi[IB_SMP_DATA_SIZE];
 	const struct dr self = { .n = 0 };
@@ -1169,20 +1170,20 @@ uint16_t ibfm_sweep_sm_lid(struct ibfm_sweep *s)
 /* Adds what 'id' answers to SMInfo to 'sm' (n so far), once per GUID;
  * returns the new count. */
 static size_t add_sm(struct ibmad_port *mp, ib_portid_t *id, uint16_t lid,
-		     struct ibfm_sweep_sm *sm, size_t n)
+		     struct ibfm_madport_sm *sm, size_t n)
 {
 	uint8_t buf[IB_SMP_DATA_SIZE] = { 0 };
 	uint64_t guid;
 	size_t i;
 
-	if (n >= IBFM_SWEEP_MAX_SMS ||
+	if (n >= IBFM_MADPORT_MAX_SMS ||
 	    !smp_query_via(buf, id, IB_ATTR_SMINFO, 0, 0, mp))
 		return n;
 	guid = get64(buf, IB_SMINFO_GUID_F);
 	for (i = 0; i < n; i++)
 		if (sm[i].guid == guid)
 			return n;
-	sm[n] = (struct ibfm_sweep_sm){
+	sm[n] = (struct ibfm_madport_sm){
 		.guid = guid,
 		.act_count = get(buf, IB_SMINFO_ACT_F),
 		.lid = lid,
@@ -1192,8 +1193,8 @@ static size_t add_sm(struct ibmad_port *mp, ib_portid_t *id, uint16_t lid,
 	return n + 1;
 }
 
-size_t ibfm_sweep_sms(struct ibfm_sweep *s, struct ibfm_sweep_sm *sm,
-		      uint16_t *master_lid)
+size_t ibfm_madport_sms(struct ibfm_madport *s, struct ibfm_madport_sm *sm,
+			uint16_t *master_lid)
 {
 	ib_portid_t id;
 	size_t i, n = 0;
@@ -1203,7 +1204,7 @@ size_t ibfm_sweep_sms(struct ibfm_sweep *s, struct ibfm_sweep_sm *sm,
 		n = add_sm(s->mp, &id, s->sm_lid[i], sm, n);
 	}
 	/* The master may be where no IsSM was seen (set after the sweep). */
-	*master_lid = ibfm_sweep_sm_lid(s);
+	*master_lid = ibfm_madport_sm_lid(s);
 	for (i = 0; i < n && sm[i].lid != *master_lid; i++)
 		;
 	if (*master_lid && i == n) {
