@@ -3,16 +3,17 @@
 #define IBFM_MADPORT_H
 
 /*
- * DOC: the fabric as ibfmd sees it, through one local port (a real HCA,
- * or ibsim through libumad2sim) opened once: discovery breadth first by
- * directed-route SMPs (NodeInfo, NodeDescription, SwitchInfo, PortInfo)
- * into a routing/ fabric; the light check between sweeps; PMA counters;
+ * DOC: ibfmd's MAD port: one local port (a real HCA, or ibsim through
+ * libumad2sim) opened once, and the fabric as ibfmd sees it through it:
+ * discovery breadth first by directed-route SMPs (NodeInfo,
+ * NodeDescription, SwitchInfo, PortInfo) into a routing/ fabric; the
+ * light check between sweeps; LFT blocks read back; PMA counters;
  * single Congestion Control MADs (cc/ccport_mad.c builds ibfmd's CC
  * transport on them); SMInfo of the subnet managers discovery found.
  * Discovery, light checks, counters and LFT reads keep a window of MADs
  * in flight (mgmt/mad/madwin.h); the rest sends one at a time. Every call
  * blocks for as long as its MADs take: ibfmd makes them on its worker
- * thread.
+ * thread. mgmt/mad/madport_int.h says which file does what.
  */
 
 #include <stdbool.h>
