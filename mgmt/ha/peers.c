@@ -86,13 +86,15 @@ static void load_versions(struct ibfmd_peers *p)
 	char path[4200], name[64];
 	unsigned long long v;
 	FILE *in;
-	int i;
 
 	ibfmd_peers_path_of(p, VERSIONS_FILE, path, sizeof(path));
 	in = fopen(path, "r");
-	while (in && fscanf(in, "%63s %llu", name, &v) == 2)
-		if ((i = ibfmd_peers_index_of(name)) >= 0)
+	while (in && fscanf(in, "%63s %llu", name, &v) == 2) {
+		int i = ibfmd_peers_index_of(name);
+
+		if (i >= 0)
 			p->version[i] = v;
+	}
 	if (in)
 		fclose(in);
 }

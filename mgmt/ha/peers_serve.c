@@ -48,10 +48,11 @@ static const char *handle(struct ibfmd_peers *p, const char *op,
 	char path[4200], pending[4300];
 	struct ibfm_err err;
 	struct body b = { body, blen };
-	size_t k;
 
 	*v = 0;
 	if (!strcmp(op, "VERSIONS")) {
+		size_t k;
+
 		for (k = 0; k < NSHARED; k++)
 			evbuffer_add_printf(out, "%s %" PRIu64 "\n",
 					    ibfmd_peers_shared[k],
@@ -151,8 +152,6 @@ static void serve(struct conn *c, const char *body)
 	unsigned long long version;
 	size_t blen;
 	struct evbuffer *out = evbuffer_new();
-	const char *why;
-	uint64_t v;
 
 	if (!out || sscanf(c->line, "%15s %63s %llu %zu %64s", op, name,
 			   &version, &blen, rmac) != 5) {
@@ -169,6 +168,9 @@ static void serve(struct conn *c, const char *body)
 		answer(c, rmac, "not authenticated (peer_key differs?)", 0,
 		       out);
 	} else {
+		const char *why;
+		uint64_t v;
+
 		pthread_mutex_lock(&c->p->lock);
 		why = handle(c->p, op, name, version, body, blen, &v, out);
 		pthread_mutex_unlock(&c->p->lock);
@@ -181,13 +183,13 @@ static void conn_read(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
-	unsigned long long v;
-	char op[16], name[64], mac[65];
 	size_t n;
 
 	if (c->done)
 		return;
 	if (!c->have_line) {
+		unsigned long long v;
+		char op[16], name[64], mac[65];
 		char *line = evbuffer_readln(in, &n, EVBUFFER_EOL_LF);
 
 		if (!line) {
