@@ -7,7 +7,7 @@
  * CongestionInfo, CongestionKeyInfo), read the settings, compare them
  * with the profile, and on apply Set only the attributes that differ
  * and read them back. MADs go through a transport: ibfmd's MAD port
- * on a fabric (cc/ccport_mad.c over mgmt/mad/sweep.c), the CC node model
+ * on a fabric (cc/ccport_mad.c over mgmt/mad/madport.c), the CC node model
  * (cc/ccmodel.c) in tests (cc/ccport.h says which ibfmd gets). A node is only ever reported configured ('unchanged' or 'set')
  * when its read-back matched; a node that does not answer the probe
  * sensibly is 'unsupported' and is sent no Set (docs/cc.md).

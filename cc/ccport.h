@@ -9,7 +9,7 @@
  * header, chosen when it is linked, not by any option:
  *
  * - cc/ccport_mad.c: the fabric, one LID-routed MAD at a time through
- *   the worker's MAD port (mgmt/mad/sweep.h). The installed ibfmd.
+ *   the worker's MAD port (mgmt/mad/madport.h). The installed ibfmd.
  * - cc/ccport_model.c: the CC node model (cc/ccmodel.h), with the
  *   faults of the file named by $IBFM_CC_MODEL_FAULTS given to its
  *   nodes. Only the test build tests/ibfmd-ccmodel has it: the same
@@ -28,7 +28,7 @@
 #include "routing/base/err.h"
 
 struct ibfm_ccport;
-struct ibfm_sweep;
+struct ibfm_madport;
 
 /* Opens the port. 0, or a negative errno with 'err' set. */
 int ibfm_ccport_open(struct ibfm_ccport **out, struct ibfm_err *err);
@@ -46,7 +46,7 @@ const char *ibfm_ccport_name(const struct ibfm_ccport *p);
  * 'timeout_ms'. tr->ctx is NULL when there is none. Returns the LID of
  * a port that must not be probed, 0 for none.
  */
-uint16_t ibfm_ccport_begin(struct ibfm_ccport *p, struct ibfm_sweep *mad,
+uint16_t ibfm_ccport_begin(struct ibfm_ccport *p, struct ibfm_madport *mad,
 			   const struct ibfm_cc_target *t, size_t n,
 			   unsigned timeout_ms, struct ibfm_cc_transport *tr);
 

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mgmt/mad/sweep.h"
+#include "mgmt/mad/madport.h"
 
-_Static_assert(IBFM_SWEEP_CC_DATA == IBFM_CCW_DATA, "a CC MAD's payload");
+_Static_assert(IBFM_MADPORT_CC_DATA == IBFM_CCW_DATA, "a CC MAD's payload");
 
 struct ibfm_ccport {
-	struct ibfm_sweep *mad; /* the worker's, for the job running */
+	struct ibfm_madport *mad; /* the worker's, for the job running */
 	unsigned timeout_ms;
 };
 
@@ -40,8 +40,8 @@ static int send_mad(void *ctx, const struct ibfm_cc_target *t,
 {
 	struct ibfm_ccport *p = ctx;
 
-	return ibfm_sweep_cc(p->mad, t->lid, m->set, m->attr, m->mod, m->cc_key,
-			     p->timeout_ms, m->data, &m->status);
+	return ibfm_madport_cc(p->mad, t->lid, m->set, m->attr, m->mod,
+			       m->cc_key, p->timeout_ms, m->data, &m->status);
 }
 
 /*
@@ -52,15 +52,15 @@ static int send_mad(void *ctx, const struct ibfm_cc_target *t,
  * involved). A kernel never delivers such a MAD, so real fabrics keep
  * every port.
  */
-static uint16_t simulated_sm_lid(struct ibfm_sweep *mad)
+static uint16_t simulated_sm_lid(struct ibfm_madport *mad)
 {
 	const char *pre = getenv("LD_PRELOAD");
 
-	return mad && pre && strstr(pre, "umad2sim") ? ibfm_sweep_sm_lid(mad)
+	return mad && pre && strstr(pre, "umad2sim") ? ibfm_madport_sm_lid(mad)
 						     : 0;
 }
 
-uint16_t ibfm_ccport_begin(struct ibfm_ccport *p, struct ibfm_sweep *mad,
+uint16_t ibfm_ccport_begin(struct ibfm_ccport *p, struct ibfm_madport *mad,
 			   const struct ibfm_cc_target *t, size_t n,
 			   unsigned timeout_ms, struct ibfm_cc_transport *tr)
 {

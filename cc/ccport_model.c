@@ -69,7 +69,7 @@ const char *ibfm_ccport_name(const struct ibfm_ccport *p)
 	return "model";
 }
 
-uint16_t ibfm_ccport_begin(struct ibfm_ccport *p, struct ibfm_sweep *mad,
+uint16_t ibfm_ccport_begin(struct ibfm_ccport *p, struct ibfm_madport *mad,
 			   const struct ibfm_cc_target *t, size_t n,
 			   unsigned timeout_ms, struct ibfm_cc_transport *tr)
 {

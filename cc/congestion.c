@@ -226,7 +226,7 @@ static int job_start(struct cc_state *d, bool apply, bool automatic,
 }
 
 /* The worker's part of a job: every target, through the CC port. */
-static void job_run(struct ibfm_sweep *port, void *arg)
+static void job_run(struct ibfm_madport *port, void *arg)
 {
 	struct cc_state *d = arg;
 	struct ibfm_cc_transport tr;

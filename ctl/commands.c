@@ -26,7 +26,7 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	/* Built into the dispatcher (ctl/ctl.c). */
 	{ CMD("version", "the daemon's version") },
 	{ CMD("list-commands", "the commands, their arguments and help") },
-	/* mgmt/features/queries.c */
+	/* mgmt/features/queries.c (status: mgmt/features/status.c) */
 	{ CMD("status", "fabric, sweep and SM status") },
 	{ CMD("events", "events after number \"since\", oldest first"),
 	  .args = { OPT("since", INT) } },

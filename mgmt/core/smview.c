@@ -37,7 +37,7 @@ static void master_event(const struct ibfmd_sms *s, uint64_t was,
 			 const struct ibfm_fabric *f, struct ibfmd_events *ev,
 			 const struct ibfm_nodemap *names)
 {
-	const struct ibfm_sweep_sm *m = &s->v[s->master].info;
+	const struct ibfm_madport_sm *m = &s->v[s->master].info;
 	struct ibfmd_event e = { .severity = "warning", .kind = "sm-master" };
 	uint32_t p = f ? ibfm_fabric_port_by_guid(f, m->guid) : IBFM_NONE;
 
@@ -54,14 +54,14 @@ static void master_event(const struct ibfmd_sms *s, uint64_t was,
 	ibfmd_events_add(ev, &e);
 }
 
-bool ibfmd_sms_take(struct ibfmd_sms *s, const struct ibfm_sweep_sm *sm,
+bool ibfmd_sms_take(struct ibfmd_sms *s, const struct ibfm_madport_sm *sm,
 		    size_t n, uint16_t master_lid, const struct ibfm_fabric *f,
 		    struct ibfmd_events *ev, const struct ibfm_nodemap *names)
 {
 	uint64_t was = s->last_master;
 	size_t i;
 
-	s->n = n < IBFM_SWEEP_MAX_SMS ? n : IBFM_SWEEP_MAX_SMS;
+	s->n = n < IBFM_MADPORT_MAX_SMS ? n : IBFM_MADPORT_MAX_SMS;
 	for (i = 0; i < s->n; i++) {
 		uint32_t p =
 			f ? ibfm_fabric_port_by_guid(f, sm[i].guid) : IBFM_NONE;

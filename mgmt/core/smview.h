@@ -5,7 +5,7 @@
 /*
  * DOC: the SM view: which subnet manager is master and which stand by,
  * as the SMs themselves answer SMInfo after every full sweep and light
- * check (ibfm_sweep_sms()).
+ * check (ibfm_madport_sms()).
  *
  * The master is the SM whose SMInfo says master. Two can say so for a
  * moment (a handover under way, or two subnets just joined): then the
@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "mgmt/base/events.h"
-#include "mgmt/mad/sweep.h"
+#include "mgmt/mad/madport.h"
 #include "routing/model/fabric.h"
 #include "routing/base/json.h"
 
@@ -34,13 +34,13 @@
 
 /* One SM as the view holds it. */
 struct ibfmd_sm {
-	struct ibfm_sweep_sm info;
+	struct ibfm_madport_sm info;
 	char desc[IBFMD_SM_DESC_MAX]; /* its node's description, "" unknown */
 };
 
 /* All zero: no SM, no master seen. */
 struct ibfmd_sms {
-	struct ibfmd_sm v[IBFM_SWEEP_MAX_SMS]; /* in the order they answered */
+	struct ibfmd_sm v[IBFM_MADPORT_MAX_SMS]; /* in the order they answered */
 	size_t n;
 	bool has_master;	 /* false: no master answers */
 	size_t master;		 /* index into v of the master */
@@ -49,14 +49,14 @@ struct ibfmd_sms {
 };
 
 /*
- * Takes the 'n' SMs 'sm' that answered (ibfm_sweep_sms()) and the master
+ * Takes the 'n' SMs 'sm' that answered (ibfm_madport_sms()) and the master
  * SM LID 'master_lid' the local port names (0 unknown) in place of those
  * held. 'f' (the last sweep, or NULL) gives the description of each SM's
  * node; a change of master adds an "sm-master" event to 'ev', its node
  * named by 'names' (NULL: by description). Returns whether the master
  * changed.
  */
-bool ibfmd_sms_take(struct ibfmd_sms *s, const struct ibfm_sweep_sm *sm,
+bool ibfmd_sms_take(struct ibfmd_sms *s, const struct ibfm_madport_sm *sm,
 		    size_t n, uint16_t master_lid, const struct ibfm_fabric *f,
 		    struct ibfmd_events *ev, const struct ibfm_nodemap *names);
 

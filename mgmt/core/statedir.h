@@ -32,8 +32,8 @@
  * Each problem that starts is an error event (kinds state-dir,
  * drain-list, drains-not-in-force) and an error in the log, once; its
  * end is an info event. status and /metrics give the numbers
- * (mgmt/features/queries.c). Without state_dir nothing is watched (ibfmd warned
- * at start).
+ * (mgmt/features/status.c). Without state_dir nothing is watched (ibfmd
+ * warned at start).
  */
 
 #include <stdbool.h>

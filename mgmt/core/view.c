@@ -130,7 +130,7 @@ static bool same_clash(const struct ibfmd_clash *x, const struct ibfmd_clash *y)
  * did not have (a duplicated GUID persists; it is raised once).
  */
 static void take_clashes(struct ibfmd_view *v, const struct ibfm_fabric *f,
-			 struct ibfm_sweep_clashes *c)
+			 struct ibfm_madport_clashes *c)
 {
 	struct ibfmd_clash *now = calloc(c->n ? c->n : 1, sizeof(*now));
 	struct ibfmd_event e = { .severity = "error",

@@ -41,14 +41,14 @@ struct ibfmd_worker {
  * sweep follows at once, so the event names the exact ports.
  */
 static bool light_check_clean(const struct ibfm_fabric *last,
-			      struct ibfm_sweep *port)
+			      struct ibfm_madport *port)
 {
 	struct ibfm_err err;
 	int rc;
 
 	if (!last)
 		return false;
-	rc = ibfm_sweep_light(port, last, &err);
+	rc = ibfm_madport_light(port, last, &err);
 	if (rc > 0)
 		IBFMD_INFO_RL("light check: %d known ports changed, sweeping",
 			      rc);
@@ -56,12 +56,12 @@ static bool light_check_clean(const struct ibfm_fabric *last,
 }
 
 /* The new fabric's port counters; NULL when none answered. */
-static struct ibfm_pc *read_counters(struct ibfm_sweep *port,
+static struct ibfm_pc *read_counters(struct ibfm_madport *port,
 				     const struct ibfm_fabric *f)
 {
 	struct ibfm_pc *pc = calloc(f->nports ? f->nports : 1, sizeof(*pc));
 
-	if (pc && ibfm_sweep_counters(port, f, pc) <= 0) {
+	if (pc && ibfm_madport_counters(port, f, pc) <= 0) {
 		free(pc); /* no LIDs yet (no SM): nothing to keep */
 		pc = NULL;
 	}
@@ -82,19 +82,19 @@ static bool write_fabric(const struct ibfmd_conf *c,
 }
 
 /* The local port, opened on first use and again after a CA change. */
-static struct ibfm_sweep *local_port(struct ibfm_sweep **port, char *ca,
-				     unsigned *ca_port,
-				     const struct ibfmd_conf *c,
-				     struct ibfm_err *err)
+static struct ibfm_madport *local_port(struct ibfm_madport **port, char *ca,
+				       unsigned *ca_port,
+				       const struct ibfmd_conf *c,
+				       struct ibfm_err *err)
 {
 	if (*port && (strcmp(ca, c->ca) || *ca_port != c->ca_port)) {
-		ibfm_sweep_close(*port);
+		ibfm_madport_close(*port);
 		*port = NULL;
 	}
 	if (*port)
-		ibfm_sweep_set_window(*port, c->mad_window);
-	else if (!ibfm_sweep_open(c->ca[0] ? c->ca : NULL, (int)c->ca_port,
-				  c->mad_window, port, err)) {
+		ibfm_madport_set_window(*port, c->mad_window);
+	else if (!ibfm_madport_open(c->ca[0] ? c->ca : NULL, (int)c->ca_port,
+				    c->mad_window, port, err)) {
 		snprintf(ca, sizeof(c->ca), "%s", c->ca);
 		*ca_port = c->ca_port;
 	}
@@ -102,7 +102,7 @@ static struct ibfm_sweep *local_port(struct ibfm_sweep **port, char *ca,
 }
 
 /* A light check, or a full sweep with counters when it is not clean. */
-static void work(const struct ibfm_fabric *last, struct ibfm_sweep *port,
+static void work(const struct ibfm_fabric *last, struct ibfm_madport *port,
 		 const struct ibfmd_conf *c, struct ibfmd_found *r)
 {
 	double t0 = ibfm_clock_ms();
@@ -114,7 +114,7 @@ static void work(const struct ibfm_fabric *last, struct ibfm_sweep *port,
 		double t1;
 
 		r->light = false;
-		ibfm_sweep_discover(port, &r->f, &r->clashes, &r->err);
+		ibfm_madport_discover(port, &r->f, &r->clashes, &r->err);
 		t1 = ibfm_clock_ms();
 		r->ms = t1 - t0;
 		if (r->f && c->counters) {
@@ -126,11 +126,11 @@ static void work(const struct ibfm_fabric *last, struct ibfm_sweep *port,
 	/* A failover changes no link: the SMs are asked at light checks too. */
 	r->sms_read = r->light || r->f;
 	if (r->sms_read)
-		r->nsms = ibfm_sweep_sms(port, r->sms, &r->sm_lid);
+		r->nsms = ibfm_madport_sms(port, r->sms, &r->sm_lid);
 }
 
 /* Runs the first queued work; called and returns with the lock held. */
-static void run_queued(struct ibfmd_worker *w, struct ibfm_sweep **port,
+static void run_queued(struct ibfmd_worker *w, struct ibfm_madport **port,
 		       char *ca, unsigned *ca_port)
 {
 	struct ibfmd_work *k = w->queue;
@@ -149,7 +149,7 @@ static void run_queued(struct ibfmd_worker *w, struct ibfm_sweep **port,
 static void *worker_main(void *arg)
 {
 	struct ibfmd_worker *w = arg;
-	struct ibfm_sweep *port = NULL;
+	struct ibfm_madport *port = NULL;
 	char ca[sizeof(w->conf.ca)] = "";
 	unsigned ca_port = 0;
 
@@ -174,7 +174,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		if (local_port(&port, ca, &ca_port, &c, &r.err)) {
 			work(last, port, &c, &r);
-			r.mad_window = ibfm_sweep_mad_stats(port, &r.mads);
+			r.mad_window = ibfm_madport_mad_stats(port, &r.mads);
 		}
 		pthread_mutex_lock(&w->lock);
 		free(w->found.clashes.v);
@@ -182,7 +182,7 @@ static void *worker_main(void *arg)
 		event_active(w->found_ev, EV_READ, 0);
 	}
 	pthread_mutex_unlock(&w->lock);
-	ibfm_sweep_close(port);
+	ibfm_madport_close(port);
 	return NULL;
 }
 

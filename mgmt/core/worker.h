@@ -6,7 +6,7 @@
  * DOC: ibfmd's worker: the one thread that does fabric I/O, so that the
  * event loop never waits on a MAD.
  *
- * It owns the local MAD port (mgmt/mad/sweep.h), opened on first use and
+ * It owns the local MAD port (mgmt/mad/madport.h), opened on first use and
  * again when the configured CA changes, and does one thing at a time:
  * work handed to it by features (a drain's read-back, a CC job), first,
  * in the order given; else a full sweep or a light check, each followed
@@ -27,7 +27,7 @@
 
 #include "mgmt/base/conf.h"
 #include "mgmt/mad/counters.h"
-#include "mgmt/mad/sweep.h"
+#include "mgmt/mad/madport.h"
 #include "routing/base/err.h"
 #include "routing/model/fabric.h"
 
@@ -37,13 +37,13 @@ struct ibfmd_worker;
 struct ibfmd_found {
 	struct ibfm_fabric *f; /* NULL: the light check found nothing */
 	struct ibfm_pc *pc;    /* its counters, when read */
-	struct ibfm_sweep_clashes clashes;
+	struct ibfm_madport_clashes clashes;
 	struct ibfm_err err; /* why the sweep failed, or "" */
 	bool light;	     /* a light check, clean: no new fabric */
 	bool written;	     /* f was written to conf.fabric_file */
 	double ms, pc_ms;    /* how long the sweep and the counters took */
 	/* the subnet managers, read after every sweep and clean light check */
-	struct ibfm_sweep_sm sms[IBFM_SWEEP_MAX_SMS];
+	struct ibfm_madport_sm sms[IBFM_MADPORT_MAX_SMS];
 	size_t nsms;	 /* those that answered SMInfo */
 	uint16_t sm_lid; /* the master SM LID the local port names */
 	bool sms_read;	 /* false: not read (the sweep failed) */
@@ -88,7 +88,7 @@ void ibfmd_worker_sweep(struct ibfmd_worker *w);
 void ibfmd_worker_light(struct ibfmd_worker *w, const struct ibfm_fabric *last);
 
 /* Work of a feature for the worker. */
-typedef void (*ibfmd_work_fn)(struct ibfm_sweep *port, void *arg);
+typedef void (*ibfmd_work_fn)(struct ibfm_madport *port, void *arg);
 typedef void (*ibfmd_work_done_fn)(void *arg);
 
 struct ibfmd_work {

@@ -174,14 +174,14 @@ static void verify_done(void *arg)
  * The worker's read-back: every block of the list, counts filled in.
  * Without a MAD port nothing could be read.
  */
-static void verify_run(struct ibfm_sweep *port, void *arg)
+static void verify_run(struct ibfm_madport *port, void *arg)
 {
 	struct ibfmd_confirm *c = arg;
 	struct ibfm_err err;
 
 	if (!port ||
-	    ibfm_sweep_check_lfts(port, c->vf, c->v, c->n, &c->got_mismatched,
-				  &c->got_unread, &err))
+	    ibfm_madport_check_lfts(port, c->vf, c->v, c->n, &c->got_mismatched,
+				    &c->got_unread, &err))
 		c->got_unread = (uint32_t)c->n;
 }
 

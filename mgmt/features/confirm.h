@@ -33,7 +33,7 @@
 #include <time.h>
 
 #include "mgmt/core/feature.h"
-#include "mgmt/mad/sweep.h"
+#include "mgmt/mad/madport.h"
 
 #define IBFMD_CONFIRM_TIMEOUT_S 120
 
@@ -58,7 +58,7 @@ struct ibfmd_confirm {
 	uint32_t blocks;		     /* changed by the reroute */
 	uint32_t rounds, mismatched, unread; /* of the last read-back */
 	/* the read-back's, for the worker */
-	struct ibfm_sweep_lft_block *v;
+	struct ibfm_madport_lft_block *v;
 	size_t n, cap;
 	const struct ibfm_fabric *vf; /* routes to the switches (before.f) */
 	uint32_t got_mismatched, got_unread;

@@ -166,7 +166,7 @@ static bool listed(const struct ibfm_drain *list,
  * The worker's safety check: the plugin's pass with the element drained,
  * on a copy of the fabric the plugin's tables were read onto.
  */
-static void check_run(struct ibfm_sweep *port, void *arg)
+static void check_run(struct ibfm_madport *port, void *arg)
 {
 	struct drains *d = arg;
 	struct check *c = &d->op.check;

@@ -10,7 +10,7 @@
  * Error counters saturate at their field's maximum (they never wrap);
  * a counter lower than in the last sweep was cleared by someone (e.g.
  * perfquery -R), and its delta is then its new value. ibfmd only reads
- * counters: clearing them is the operator's call. No MAD here: sweep.c
+ * counters: clearing them is the operator's call. No MAD here: pma.c
  * reads them, this file compares them, and the tests feed it numbers.
  */
 

@@ -41,7 +41,7 @@ static int teardown(void **state)
 		0x31, 200, 3, prio, st                                         \
 	}
 
-static bool take(struct fx *x, const struct ibfm_sweep_sm *sm, size_t n,
+static bool take(struct fx *x, const struct ibfm_madport_sm *sm, size_t n,
 		 uint16_t master_lid)
 {
 	return ibfmd_sms_take(&x->s, sm, n, master_lid, x->f, &x->ev, NULL);
@@ -61,7 +61,7 @@ static void test_state_names(void **state)
 static void test_first_master_no_event(void **state)
 {
 	struct fx *x = *state;
-	const struct ibfm_sweep_sm sm[] = { SM_B(2, 1), SM_A(3, 5) };
+	const struct ibfm_madport_sm sm[] = { SM_B(2, 1), SM_A(3, 5) };
 
 	assert_false(take(x, sm, 2, 2));
 	assert_true(x->s.has_master);
@@ -80,9 +80,9 @@ static void test_first_master_no_event(void **state)
 static void test_failover_one_event(void **state)
 {
 	struct fx *x = *state;
-	const struct ibfm_sweep_sm both[] = { SM_A(3, 5), SM_B(2, 1) };
-	const struct ibfm_sweep_sm standby[] = { SM_B(2, 1) };
-	const struct ibfm_sweep_sm b[] = { SM_B(3, 1) };
+	const struct ibfm_madport_sm both[] = { SM_A(3, 5), SM_B(2, 1) };
+	const struct ibfm_madport_sm standby[] = { SM_B(2, 1) };
+	const struct ibfm_madport_sm b[] = { SM_B(3, 1) };
 	const struct ibfmd_event *e;
 
 	take(x, both, 2, 2);
@@ -108,7 +108,7 @@ static void test_failover_one_event(void **state)
 static void test_same_master_back(void **state)
 {
 	struct fx *x = *state;
-	const struct ibfm_sweep_sm a[] = { SM_A(3, 5) };
+	const struct ibfm_madport_sm a[] = { SM_A(3, 5) };
 
 	take(x, a, 1, 2);
 	assert_false(take(x, NULL, 0, 0));
@@ -122,7 +122,7 @@ static void test_same_master_back(void **state)
 static void test_two_masters_lid_decides(void **state)
 {
 	struct fx *x = *state;
-	const struct ibfm_sweep_sm sm[] = { SM_A(3, 5), SM_B(3, 1) };
+	const struct ibfm_madport_sm sm[] = { SM_A(3, 5), SM_B(3, 1) };
 
 	take(x, sm, 2, 3);
 	assert_int_equal(x->s.v[x->s.master].info.guid, 0x31);
@@ -134,7 +134,7 @@ static void test_two_masters_lid_decides(void **state)
 static void test_unknown_port(void **state)
 {
 	struct fx *x = *state;
-	const struct ibfm_sweep_sm sm[] = { { 0x99, 1, 9, 0, 3 } };
+	const struct ibfm_madport_sm sm[] = { { 0x99, 1, 9, 0, 3 } };
 
 	take(x, sm, 1, 9);
 	assert_string_equal(x->s.v[0].desc, "");
@@ -157,7 +157,7 @@ static char *json_of(const struct ibfmd_sms *s)
 static void test_json(void **state)
 {
 	struct fx *x = *state;
-	const struct ibfm_sweep_sm sm[] = { SM_A(3, 5), SM_B(2, 1) };
+	const struct ibfm_madport_sm sm[] = { SM_A(3, 5), SM_B(2, 1) };
 	char *js = json_of(&x->s);
 
 	assert_string_equal(

@@ -11,7 +11,7 @@
 #include "mgmt/core/view.h"
 #include "routing/topo/topo.h"
 
-/* view.c logs as the sweep's module, defined by sweep.c in ibfmd. */
+/* view.c logs as the sweep's module, defined by mgmt/core/worker.c in ibfmd. */
 IBFMD_LOG_MODULE_DEFINE(sweep);
 
 /* A sweep of the fixture, its counters read, symbol errors 'errors'. */
