@@ -1,6 +1,6 @@
 #!/bin/bash
-# The fast path (#24) against the plugin alone and OpenSM's ftree, in one
-# run, on one ibsim fabric: five failures one after another (two leaf
+# The fast path (docs/fast-reroute.md) against the plugin alone and
+# OpenSM's ftree, in one run, on one ibsim fabric: five failures one after another (two leaf
 # up-links, two spine up-links, a whole spine), the same for each
 # configuration, each on ibsim's console while OpenSM runs as it would
 # (sweep_on_trap, the default). Per failure:
