@@ -151,17 +151,6 @@ static int edit_list(struct drains *d, bool undrain, const char **why,
 }
 
 /* Whether 'e' is on 'list'. */
-static bool listed(const struct ibfm_drain *list,
-		   const struct ibfm_drain_entry *e)
-{
-	size_t i;
-
-	for (i = 0; i < list->n; i++)
-		if (list->v[i].guid == e->guid && list->v[i].port == e->port)
-			return true;
-	return false;
-}
-
 /*
  * The worker's safety check: the plugin's pass with the element drained,
  * on a copy of the fabric the plugin's tables were read onto.
@@ -217,7 +206,7 @@ static bool changed_since_check(struct drains *d, char *why, size_t len)
 	drain_path(d, path, sizeof(path));
 	same = !ibfm_drain_read(path, &list, &err) && list.n == c->now.n;
 	for (i = 0; same && i < list.n; i++)
-		same = listed(&c->now, &list.v[i]);
+		same = ibfm_drain_has(&c->now, &list.v[i]);
 	ibfm_drain_free(&list);
 	if (!same) {
 		snprintf(why, len,
@@ -338,7 +327,7 @@ static void start(struct drains *d, const struct ibfm_req *req,
 	}
 	drain_path(d, msg, sizeof(msg));
 	if (ibfm_drain_read(msg, &list, &err) ||
-	    listed(&list, &op->e) != undrain) {
+	    ibfm_drain_has(&list, &op->e) != undrain) {
 		ibfm_json_str(j, "error",
 			      err.msg[0] ? err.msg
 			      : undrain	 ? "not drained"

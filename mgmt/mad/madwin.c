@@ -149,14 +149,6 @@ void ibfm_madwin_pma(struct ibfm_madwin_req *r, uint16_t lid, uint16_t attr,
 	mad_set_field(r->data, 0, IB_PC_PORT_SELECT_F, port);
 }
 
-void ibfm_madwin_cc(struct ibfm_madwin_req *r, uint16_t lid, uint8_t method,
-		    uint16_t attr, uint32_t mod, uint64_t key)
-{
-	ibfm_madwin_smp_lid(r, lid, method, attr, mod);
-	r->mclass = IBFM_MADWIN_CC;
-	r->key = key;
-}
-
 /* ---- the wire ---- */
 
 /* The management class and agent 'r' goes by; false when the port has

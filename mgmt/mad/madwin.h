@@ -174,9 +174,4 @@ void ibfm_madwin_smp_lid(struct ibfm_madwin_req *r, uint16_t lid,
 void ibfm_madwin_pma(struct ibfm_madwin_req *r, uint16_t lid, uint16_t attr,
 		     unsigned port);
 
-/* A Congestion Control MAD to 'lid' with CC_Key 'key'; as
- * ibfm_madwin_smp_lid() otherwise. */
-void ibfm_madwin_cc(struct ibfm_madwin_req *r, uint16_t lid, uint8_t method,
-		    uint16_t attr, uint32_t mod, uint64_t key);
-
 #endif /* IBFM_MADWIN_H */

@@ -17,11 +17,3 @@ int ibfm_err_set(struct ibfm_err *err, int code, const char *fmt, ...)
 	va_end(ap);
 	return code;
 }
-
-void ibfm_err_clear(struct ibfm_err *err)
-{
-	if (!err)
-		return;
-	err->code = 0;
-	err->msg[0] = '\0';
-}

@@ -34,7 +34,4 @@ struct ibfm_err {
 int ibfm_err_set(struct ibfm_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Clears 'err' (which may be NULL). */
-void ibfm_err_clear(struct ibfm_err *err);
-
 #endif /* IBFM_ERR_H */

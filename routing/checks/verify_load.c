@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/base/rng.h"
 #include "routing/checks/verify_int.h"
 
 static const char *const pattern_names[] = {
@@ -141,29 +142,6 @@ static void close_instance(struct loads *l, struct ibfm_load_result *r,
 	r->evaluated++;
 }
 
-/* splitmix64, as the generator uses, for seeded permutations. */
-static uint64_t rng_next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Fisher-Yates shuffle of 'a' with the generator at '*rng'. */
-static void shuffle(uint32_t *a, uint32_t n, uint64_t *rng)
-{
-	uint32_t i;
-
-	for (i = n; i > 1; i--) {
-		uint32_t j = (uint32_t)(rng_next(rng) % i), x = a[i - 1];
-
-		a[i - 1] = a[j];
-		a[j] = x;
-	}
-}
-
 static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
 		       uint32_t n, const struct ibfm_pattern_opts *o,
 		       struct ibfm_load_result *r, double *mean)
@@ -177,7 +155,7 @@ static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
 	for (c = 0; c < count; c++) {
 		for (i = 0; i < n; i++)
 			perm[i] = i;
-		shuffle(perm, n, &rng);
+		ibfm_rng_shuffle(perm, n, &rng);
 		for (i = 0; i < n; i++)
 			if (perm[i] != i)
 				flow(l, w, hosts[i], hosts[perm[i]], NULL);
@@ -218,7 +196,7 @@ static int run_bisection(struct loads *l, struct walker *w,
 		count = o->count;
 	memcpy(order, hosts, n * sizeof(*order));
 	for (c = 0; c < count; c++) {
-		shuffle(order, n, &rng);
+		ibfm_rng_shuffle(order, n, &rng);
 		for (i = 0; i + 1 < n; i += 2) {
 			flow(l, w, order[i], order[i + 1], NULL);
 			flow(l, w, order[i + 1], order[i], NULL);

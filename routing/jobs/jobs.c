@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "routing/base/grow.h"
-#include "routing/base/idx.h"
+#include "routing/base/rng.h"
 #include "routing/checks/verify.h"
 
 /* One HCA: a connected CA port and what sorts it. */
@@ -388,16 +388,7 @@ int ibfm_jobs_random(const struct ibfm_fabric *f,
 		goto out;
 	for (i = 0; i < b.h.nservers; i++)
 		order[i] = i;
-	/* Fisher-Yates with splitmix64 (its finaliser is idx's hash). */
-	for (i = b.h.nservers; i > 1; i--) {
-		uint32_t k = (uint32_t)(ibfm_idx_hash_u64(
-						rng += 0x9e3779b97f4a7c15ULL) %
-					i);
-
-		x = order[i - 1];
-		order[i - 1] = order[k];
-		order[k] = x;
-	}
+	ibfm_rng_shuffle(order, b.h.nservers, &rng);
 	size = b.h.nservers / njobs;
 	for (x = 0; !rc && x < njobs; x++) {
 		uint32_t *mine = order + (size_t)x * size;

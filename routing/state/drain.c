@@ -272,6 +272,12 @@ static size_t find(const struct ibfm_drain *d, const struct ibfm_drain_entry *e)
 	return i;
 }
 
+bool ibfm_drain_has(const struct ibfm_drain *d,
+		    const struct ibfm_drain_entry *e)
+{
+	return find(d, e) < d->n;
+}
+
 int ibfm_drain_copy(struct ibfm_drain *dst, const struct ibfm_drain *src)
 {
 	if (ibfm_grow((void **)&dst->v, &dst->cap, src->n + 1, sizeof(*dst->v)))
@@ -284,7 +290,7 @@ int ibfm_drain_copy(struct ibfm_drain *dst, const struct ibfm_drain *src)
 
 int ibfm_drain_add(struct ibfm_drain *d, const struct ibfm_drain_entry *e)
 {
-	if (find(d, e) < d->n)
+	if (ibfm_drain_has(d, e))
 		return -EEXIST;
 	if (ibfm_grow((void **)&d->v, &d->cap, d->n + 1, sizeof(*d->v)))
 		return -ENOMEM;

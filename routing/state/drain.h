@@ -87,6 +87,10 @@ bool ibfm_drain_equal(const struct ibfm_drain *a, const struct ibfm_drain *b);
 /* Makes the empty 'dst' a copy of 'src'. 0 or -ENOMEM. */
 int ibfm_drain_copy(struct ibfm_drain *dst, const struct ibfm_drain *src);
 
+/* Whether 'd' lists the entry 'e' (its GUID and port). */
+bool ibfm_drain_has(const struct ibfm_drain *d,
+		    const struct ibfm_drain_entry *e);
+
 /* Adds 'e' (0, or -EEXIST) / removes it (0, or -ENOENT); -ENOMEM. */
 int ibfm_drain_add(struct ibfm_drain *d, const struct ibfm_drain_entry *e);
 int ibfm_drain_remove(struct ibfm_drain *d, const struct ibfm_drain_entry *e);

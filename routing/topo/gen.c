@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/base/rng.h"
+
 #define SW_GUID_BASE 0x0002c90200000000ULL
 #define CA_GUID_BASE 0x0002c90300000000ULL
 
@@ -150,30 +152,6 @@ int ibfm_gen_shape(const struct ibfm_gen_params *p, struct ibfm_gen_shape *s,
 	}
 	*s = t;
 	return 0;
-}
-
-/* splitmix64: a small, seedable, well-mixed generator. */
-static uint64_t rng_next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Shuffles the first 'take' of 'n' items into a uniform random sample. */
-static void sample(uint32_t *items, uint32_t n, uint32_t take, uint64_t *rng)
-{
-	uint32_t i;
-
-	for (i = 0; i < take && i < n; i++) {
-		uint32_t j = i + (uint32_t)(rng_next(rng) % (n - i));
-		uint32_t t = items[i];
-
-		items[i] = items[j];
-		items[j] = t;
-	}
 }
 
 static unsigned digits(unsigned n)
@@ -405,7 +383,7 @@ static int remove_links(struct gen *g, uint64_t *rng)
 			links[n++] = p;
 	}
 	take = (uint32_t)(g->p->remove_links * n / 100.0 + 0.5);
-	sample(links, n, take, rng);
+	ibfm_rng_sample(links, n, take, rng);
 	for (p = 0; p < take; p++)
 		ibfm_fabric_unlink(f, links[p]);
 	free(links);
@@ -429,7 +407,7 @@ static int choose_removed(struct gen *g, uint64_t *rng)
 		return ibfm_err_set(g->err, -ENOMEM, "out of memory");
 	for (i = 0; i < above; i++)
 		cand[i] = g->s.leaves + i;
-	sample(cand, above, g->p->remove_switches, rng);
+	ibfm_rng_sample(cand, above, g->p->remove_switches, rng);
 	for (i = 0; i < g->p->remove_switches; i++)
 		g->sw[cand[i]] = IBFM_NONE - 1;
 	free(cand);
