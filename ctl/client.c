@@ -12,22 +12,16 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long now_ms(void)
-{
-	struct timespec t;
+#include "routing/base/clock.h"
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* Milliseconds left until 'deadline' (now_ms()'s clock); -1: none. */
+/* Milliseconds left until 'deadline' (ibfm_clock_whole_ms()); -1: none. */
 static int left_ms(long long deadline)
 {
 	long long now;
 
 	if (!deadline)
 		return -1;
-	now = now_ms();
+	now = ibfm_clock_whole_ms();
 	return now >= deadline ? 0 : (int)(deadline - now);
 }
 
@@ -115,7 +109,7 @@ int ibfm_client_ask(const char *path, const char *line, unsigned timeout_ms,
 		return -ENAMETOOLONG;
 	memcpy(sun.sun_path, path, strlen(path) + 1);
 	if (timeout_ms)
-		deadline = now_ms() + timeout_ms;
+		deadline = ibfm_clock_whole_ms() + timeout_ms;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;

@@ -6,14 +6,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/util/jsonview.h"
+#include "routing/base/clock.h"
 #include "routing/topo/topo.h"
 #include "routing/checks/trace.h"
 
-static struct timespec progress_start;
+static double progress_start; /* ibfm_clock_ms() */
 static bool progress_on;
 
 void cli_error(const char *fmt, ...)
@@ -43,7 +43,7 @@ void cli_progress_begin(const char *fmt, ...)
 	progress_on = progress_wanted();
 	if (!progress_on)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &progress_start);
+	progress_start = ibfm_clock_ms();
 	fputs("ibfm: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -54,14 +54,10 @@ void cli_progress_begin(const char *fmt, ...)
 
 void cli_progress_end(void)
 {
-	struct timespec now;
-
 	if (!progress_on)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	fprintf(stderr, " done (%.2f s)\n",
-		(double)(now.tv_sec - progress_start.tv_sec) +
-			(now.tv_nsec - progress_start.tv_nsec) / 1e9);
+		(ibfm_clock_ms() - progress_start) / 1e3);
 	progress_on = false;
 }
 

@@ -16,10 +16,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
+
+#include "routing/base/clock.h"
 
 _Static_assert(IBFM_MADWIN_DATA == IB_PC_DATA_SZ, "a GS MAD's data area");
 _Static_assert(IBFM_MADWIN_DATA == IB_CC_DATA_SZ, "a CC MAD's data area");
@@ -43,14 +44,6 @@ struct ibfm_madwin {
 		    * the last completion */
 	struct slot slot[]; /* o.window of them */
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 void ibfm_madwin_port_of(struct ibmad_port *mp, struct ibfm_madwin_port *p)
 {
@@ -226,7 +219,7 @@ static int send_slot(struct ibfm_madwin *w, struct slot *s)
 		return errno ? -errno : -EIO;
 	s->tid = (uint32_t)tid;
 	s->tries++;
-	s->deadline = now_ms() + timeout;
+	s->deadline = ibfm_clock_whole_ms() + timeout;
 	w->st.sent++;
 	return 0;
 }
@@ -400,11 +393,11 @@ int ibfm_madwin_run(struct ibfm_madwin *w, ibfm_madwin_next_fn *next,
 		rc = fill(w, next, done, arg);
 		if (rc || !w->inflight)
 			break;
-		ms = wait_ms(w, now_ms());
+		ms = wait_ms(w, ibfm_clock_whole_ms());
 		if (ms)
 			rc = receive(w, ms, done, arg);
 		if (!rc)
-			rc = expire_all(w, now_ms(), done, arg);
+			rc = expire_all(w, ibfm_clock_whole_ms(), done, arg);
 		if (rc)
 			break;
 	}

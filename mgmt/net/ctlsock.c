@@ -13,7 +13,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -22,6 +21,7 @@
 #include "ctl/frame.h"
 #include "mgmt/net/listen.h"
 #include "mgmt/base/log.h"
+#include "routing/base/clock.h"
 
 #define EVICT_AFTER_MS 250 /* a client this long without a request */
 
@@ -53,14 +53,6 @@ struct ibfmd_ctlsock {
 	struct client_list clients; /* longest idle first */
 };
 
-static long long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static size_t queued(const struct client *c)
 {
 	return evbuffer_get_length(bufferevent_get_output(c->bev));
@@ -81,7 +73,7 @@ static void client_close(struct client *c)
 /* A request came (or the client did): idle longest is now someone else. */
 static void touch(struct client *c)
 {
-	c->last_ms = now_ms();
+	c->last_ms = ibfm_clock_whole_ms();
 	TAILQ_REMOVE(&c->s->clients, c, link);
 	TAILQ_INSERT_TAIL(&c->s->clients, c, link);
 	event_add(c->idle, &(struct timeval){ IBFMD_CTL_IDLE_S, 0 });
@@ -260,7 +252,7 @@ static bool evict(struct ibfmd_ctlsock *s)
 	struct client *c = TAILQ_FIRST(&s->clients);
 
 	if (!c || c->paused || queued(c) ||
-	    now_ms() - c->last_ms < EVICT_AFTER_MS)
+	    ibfm_clock_whole_ms() - c->last_ms < EVICT_AFTER_MS)
 		return false;
 	IBFMD_INFO_RL("%u clients: the one idle longest closed for a new one",
 		      s->max_clients);
