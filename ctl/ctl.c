@@ -3,6 +3,7 @@
 #include "ctl/ctl.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +63,27 @@ void ibfm_ctl_register_all(struct ibfm_ctl *c, const struct ibfm_ctl_handler *h,
 		ibfm_ctl_register(c, h[i].name, h[i].fn, ctx);
 }
 
+void ibfm_ctl_error(struct ibfm_json *j, const char *kind, const char *fmt, ...)
+{
+	char msg[IBFM_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ibfm_json_str(j, "error", msg);
+	if (kind)
+		ibfm_json_str(j, "error_kind", kind);
+}
+
+/* A whole reply that is the error 'why' of 'kind' (NULL: none). */
 static void reply_error_kind(FILE *out, const char *why, const char *kind)
 {
 	struct ibfm_json j;
 
 	ibfm_json_init(&j, out, false);
 	ibfm_json_obj_begin(&j, NULL);
-	ibfm_json_str(&j, "error", why);
-	if (kind)
-		ibfm_json_str(&j, "error_kind", kind);
+	ibfm_ctl_error(&j, kind, "%s", why);
 	ibfm_json_obj_end(&j);
 	ibfm_json_finish(&j);
 }

@@ -114,6 +114,16 @@ void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table,
 int ibfm_ctl_register(struct ibfm_ctl *c, const char *name, ibfm_ctl_fn fn,
 		      void *ctx);
 
+/*
+ * Writes an error reply's members into the open object 'j': "error",
+ * the message as 'fmt' formats it (at most IBFM_ERR_MSG_MAX - 1 bytes),
+ * and "error_kind" 'kind' unless it is NULL (ctl/client.h:
+ * IBFM_CTL_ERR_INPUT...). A handler refusing a request calls it before
+ * writing any other member.
+ */
+void ibfm_ctl_error(struct ibfm_json *j, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* A handler of a feature, by the command's name. */
 struct ibfm_ctl_handler {
 	const char *name;

@@ -307,7 +307,7 @@ static void start(struct drains *d, const struct ibfm_req *req,
 	if (!why && !routes(d, msg, sizeof(msg)))
 		why = msg; /* the tables it starts from */
 	if (why) {
-		ibfm_json_str(j, "error", why);
+		ibfm_ctl_error(j, NULL, "%s", why);
 		return;
 	}
 	rc = ibfm_drain_element(shared->f, element, &op->e, op->what,
@@ -321,23 +321,22 @@ static void start(struct drains *d, const struct ibfm_req *req,
 		snprintf(msg, sizeof(msg), "%s \"%.200s\"",
 			 rc == -ENOENT ? "unknown element" : "no cabled link:",
 			 op->what);
-		ibfm_json_str(j, "error", msg);
-		ibfm_json_str(j, "error_kind", IBFM_CTL_ERR_INPUT);
+		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT, "%s", msg);
 		return;
 	}
 	drain_path(d, msg, sizeof(msg));
 	if (ibfm_drain_read(msg, &list, &err) ||
 	    ibfm_drain_has(&list, &op->e) != undrain) {
-		ibfm_json_str(j, "error",
-			      err.msg[0] ? err.msg
-			      : undrain	 ? "not drained"
-					 : "already drained");
+		ibfm_ctl_error(j, NULL, "%s",
+			       err.msg[0] ? err.msg
+			       : undrain  ? "not drained"
+					  : "already drained");
 		ibfm_drain_free(&list);
 		return;
 	}
 	/* Putting links back cuts no one off: listed at once. */
 	if (undrain && edit_list(d, true, &why, &err)) {
-		ibfm_json_str(j, "error", why);
+		ibfm_ctl_error(j, NULL, "%s", why);
 		ibfm_drain_free(&list);
 		return;
 	}

@@ -31,7 +31,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,23 +169,6 @@ static int split(char *list, char ***v, size_t *n)
 	return 0;
 }
 
-/* A refusal of the request: nothing changed. */
-static void refuse(struct ibfm_json *j, const char *kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void refuse(struct ibfm_json *j, const char *kind, const char *fmt, ...)
-{
-	char msg[IBFM_ERR_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ibfm_json_str(j, "error", msg);
-	if (kind)
-		ibfm_json_str(j, "error_kind", kind);
-}
-
 /* An unknown host: refused with the descriptions nearest to it. */
 static void unknown_host(struct jobs *js, const char *host, struct ibfm_json *j)
 {
@@ -197,9 +179,10 @@ static void unknown_host(struct jobs *js, const char *host, struct ibfm_json *j)
 			    : ibfm_trace_suggest(f, host, best, 3),
 		 k;
 
-	refuse(j, IBFM_CTL_ERR_INPUT,
-	       "unknown host \"%.200s\": expected a server (a node description up to its first space) or an HCA (a whole description) with a connected port",
-	       host);
+	ibfm_ctl_error(
+		j, IBFM_CTL_ERR_INPUT,
+		"unknown host \"%.200s\": expected a server (a node description up to its first space) or an HCA (a whole description) with a connected port",
+		host);
 	ibfm_json_arr_begin(j, "did_you_mean");
 	for (k = 0; k < n; k++) {
 		const char *d = ibfm_fabric_str(f, f->nodes[best[k]].desc);
@@ -223,9 +206,9 @@ static char **check_hosts(struct jobs *js, char **hosts, size_t n, char **order,
 
 	for (i = 0; i < n; i++) {
 		if (!ibfm_joblist_host_ok(hosts[i])) {
-			refuse(j, IBFM_CTL_ERR_INPUT,
-			       "bad host name \"%.200s\" in \"hosts\"",
-			       hosts[i]);
+			ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT,
+				       "bad host name \"%.200s\" in \"hosts\"",
+				       hosts[i]);
 			return NULL;
 		}
 		if (!host_known(js, hosts[i])) {
@@ -234,34 +217,38 @@ static char **check_hosts(struct jobs *js, char **hosts, size_t n, char **order,
 		}
 		for (k = 0; k < i; k++)
 			if (ibfm_joblist_overlap(hosts[i], hosts[k])) {
-				refuse(j, IBFM_CTL_ERR_INPUT,
-				       "host \"%.200s\" is listed twice (as \"%.200s\")",
-				       hosts[i], hosts[k]);
+				ibfm_ctl_error(
+					j, IBFM_CTL_ERR_INPUT,
+					"host \"%.200s\" is listed twice (as \"%.200s\")",
+					hosts[i], hosts[k]);
 				return NULL;
 			}
 	}
 	if (!order)
 		return hosts;
 	if (norder != n) {
-		refuse(j, IBFM_CTL_ERR_INPUT,
-		       "\"order\" is not a permutation of \"hosts\": %zu hosts, %zu in order",
-		       n, norder);
+		ibfm_ctl_error(
+			j, IBFM_CTL_ERR_INPUT,
+			"\"order\" is not a permutation of \"hosts\": %zu hosts, %zu in order",
+			n, norder);
 		return NULL;
 	}
 	for (i = 0; i < norder; i++) {
 		for (k = 0; k < n && strcmp(order[i], hosts[k]); k++)
 			;
 		if (k == n) {
-			refuse(j, IBFM_CTL_ERR_INPUT,
-			       "\"order\" is not a permutation of \"hosts\": \"%.200s\" is not among them",
-			       order[i]);
+			ibfm_ctl_error(
+				j, IBFM_CTL_ERR_INPUT,
+				"\"order\" is not a permutation of \"hosts\": \"%.200s\" is not among them",
+				order[i]);
 			return NULL;
 		}
 		for (k = 0; k < i; k++)
 			if (!strcmp(order[i], order[k])) {
-				refuse(j, IBFM_CTL_ERR_INPUT,
-				       "\"order\" is not a permutation of \"hosts\": \"%.200s\" twice",
-				       order[i]);
+				ibfm_ctl_error(
+					j, IBFM_CTL_ERR_INPUT,
+					"\"order\" is not a permutation of \"hosts\": \"%.200s\" twice",
+					order[i]);
 				return NULL;
 			}
 	}
@@ -355,7 +342,7 @@ static bool write_list(struct jobs *js, const struct ibfm_joblist *l,
 	if (!ibfmd_peers_publish(js->core->peers, IBFM_STATE_JOBS,
 				 ibfm_joblist_print, l, &err))
 		return true;
-	refuse(j, NULL, "%s", err.msg);
+	ibfm_ctl_error(j, NULL, "%s", err.msg);
 	return false;
 }
 
@@ -369,7 +356,7 @@ static bool read_list(struct jobs *js, struct ibfm_joblist *l,
 	list_path(js, path, sizeof(path));
 	if (!ibfm_joblist_read(path, l, &err))
 		return true;
-	refuse(j, NULL, "%s (fix or remove it)", err.msg);
+	ibfm_ctl_error(j, NULL, "%s (fix or remove it)", err.msg);
 	return false;
 }
 
@@ -400,13 +387,14 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 	char detail[120];
 
 	if (wrong) {
-		refuse(j, NULL, "%s", wrong);
+		ibfm_ctl_error(j, NULL, "%s", wrong);
 		return;
 	}
 	if (!ibfm_joblist_id_ok(id)) {
-		refuse(j, IBFM_CTL_ERR_INPUT,
-		       "bad job ID \"%.80s\": 1 to %d printable characters, no blank, '#' or ','",
-		       id, IBFM_JOBLIST_ID_MAX);
+		ibfm_ctl_error(
+			j, IBFM_CTL_ERR_INPUT,
+			"bad job ID \"%.80s\": 1 to %d printable characters, no blank, '#' or ','",
+			id, IBFM_JOBLIST_ID_MAX);
 		return;
 	}
 	snprintf(hosts_buf, sizeof(hosts_buf), "%s",
@@ -415,34 +403,36 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 		 order_arg ? order_arg : "");
 	if (split(hosts_buf, &hosts, &n) ||
 	    (order_arg && split(order_buf, &order, &norder))) {
-		refuse(j, NULL, "out of memory");
+		ibfm_ctl_error(j, NULL, "out of memory");
 		goto out;
 	}
 	if (!n || strstr(ibfm_req_str(req, "hosts"), ",,") ||
 	    (order_arg && strstr(order_arg, ",,"))) {
-		refuse(j, IBFM_CTL_ERR_INPUT, "job %s has an empty host name",
-		       id);
+		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT,
+			       "job %s has an empty host name", id);
 		goto out;
 	}
 	ring = check_hosts(js, hosts, n, order_arg ? order : NULL, norder, j);
 	if (!ring || !read_list(js, &l, j))
 		goto out;
 	if (ibfm_joblist_find(&l, id)) {
-		refuse(j, IBFM_CTL_ERR_INPUT, "job %s is running already", id);
+		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT,
+			       "job %s is running already", id);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		holder = ibfm_joblist_holder(&l, ring[i], &member);
 		if (holder) {
-			refuse(j, IBFM_CTL_ERR_INPUT,
-			       "host \"%.200s\" is in running job %s (as \"%.200s\")",
-			       ring[i], holder->id, member);
+			ibfm_ctl_error(
+				j, IBFM_CTL_ERR_INPUT,
+				"host \"%.200s\" is in running job %s (as \"%.200s\")",
+				ring[i], holder->id, member);
 			goto out;
 		}
 	}
 	if (ibfm_joblist_add(&l, id, (const char *const *)ring, n,
 			     (int64_t)time(NULL))) {
-		refuse(j, NULL, "out of memory");
+		ibfm_ctl_error(j, NULL, "out of memory");
 		goto out;
 	}
 	if (!write_list(js, &l, j))
@@ -471,13 +461,14 @@ static void cmd_end(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	size_t members;
 
 	if (wrong) {
-		refuse(j, NULL, "%s", wrong);
+		ibfm_ctl_error(j, NULL, "%s", wrong);
 		return;
 	}
 	if (!read_list(js, &l, j))
 		goto out;
 	if (!ibfm_joblist_find(&l, id)) {
-		refuse(j, IBFM_CTL_ERR_INPUT, "no running job %.80s", id);
+		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT, "no running job %.80s",
+			       id);
 		goto out;
 	}
 	members = ibfm_joblist_find(&l, id)->nhosts;
@@ -501,8 +492,9 @@ static void cmd_list(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 
 	(void)req;
 	if (!js->core->conf->state_dir[0]) {
-		refuse(j, NULL,
-		       "no jobs list: set state_dir in ibfmd.conf to the plugin's state_dir");
+		ibfm_ctl_error(
+			j, NULL,
+			"no jobs list: set state_dir in ibfmd.conf to the plugin's state_dir");
 		return;
 	}
 	if (!read_list(js, &l, j))
