@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/jsonstr.h"
 #include "routing/base/json.h"
 
 #define KEY_MAX 64
@@ -210,81 +211,17 @@ static bool take(struct scan *sc, char c)
 	return false;
 }
 
-/* Appends code point 'u' (below 0x10000) as UTF-8; false when full. */
-static bool put_utf8(char *out, size_t len, size_t *n, unsigned u)
-{
-	char b[3];
-	size_t k = 0;
-
-	if (u < 0x80) {
-		b[k++] = (char)u;
-	} else if (u < 0x800) {
-		b[k++] = (char)(0xc0 | u >> 6);
-		b[k++] = (char)(0x80 | (u & 0x3f));
-	} else {
-		b[k++] = (char)(0xe0 | u >> 12);
-		b[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
-		b[k++] = (char)(0x80 | (u & 0x3f));
-	}
-	if (*n + k >= len)
-		return false;
-	memcpy(out + *n, b, k);
-	*n += k;
-	return true;
-}
-
-/* The escape after a backslash at sc->s as a code point; -1 if none. */
-static int unescape(struct scan *sc)
-{
-	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-	const char *p;
-	unsigned u = 0, k;
-
-	if (sc->s >= sc->e)
-		return -1;
-	p = strchr(from, *sc->s);
-	if (p && *p) {
-		sc->s++;
-		return to[p - from];
-	}
-	if (*sc->s++ != 'u' || sc->e - sc->s < 4)
-		return -1;
-	for (k = 0; k < 4; k++, sc->s++) {
-		if (!isxdigit((unsigned char)*sc->s))
-			return -1;
-		u = u * 16 +
-		    (unsigned)(isdigit((unsigned char)*sc->s)
-				       ? *sc->s - '0'
-				       : tolower((unsigned char)*sc->s) - 'a' +
-						 10);
-	}
-	return u ? (int)u : -1; /* a NUL would end the string early */
-}
-
 /* A "string" into 'out' (NUL-terminated); false when bad or too long. */
 static bool get_string(struct scan *sc, char *out, size_t len)
 {
-	size_t n = 0;
-	int u;
+	const char *end;
 
 	if (!take(sc, '"'))
 		return false;
-	while (sc->s < sc->e && *sc->s != '"') {
-		if (*sc->s != '\\') {
-			if (n + 1 >= len)
-				return false;
-			out[n++] = *sc->s++;
-			continue;
-		}
-		sc->s++;
-		u = unescape(sc);
-		if (u < 0 || !put_utf8(out, len, &n, (unsigned)u))
-			return false;
-	}
-	if (sc->s >= sc->e)
+	end = ibfm_jsonstr_read(sc->s, sc->e, out, len);
+	if (!end)
 		return false;
-	sc->s++;
-	out[n] = '\0';
+	sc->s = end;
 	return true;
 }
 

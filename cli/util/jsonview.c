@@ -3,7 +3,8 @@
  * Just enough JSON reading to print ibfmd's replies for people: a reply
  * parses into a small tree, and the daemon commands print tables from
  * it. Only what ibfmd writes needs to parse (objects, arrays, strings
- * with escapes, numbers, true/false/null); anything else is an error.
+ * with escapes, read by ctl/jsonstr.h as ibfmd reads requests, numbers,
+ * true/false/null); anything else is an error.
  */
 #include "cli/util/jsonview.h"
 
@@ -12,13 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/jsonstr.h"
 #include "routing/base/json.h"
 
 /* No deeper than the writer can write back (it keeps level 0 for the top). */
 #define JV_DEPTH (IBFM_JSON_DEPTH - 1)
 
 struct parser {
-	const char *s;
+	const char *s, *e; /* where it is; the text's NUL */
 	unsigned depth;
 };
 
@@ -28,52 +30,19 @@ static void skip_ws(struct parser *p)
 		p->s++;
 }
 
-static unsigned hex_digit(char c)
-{
-	return isdigit((unsigned char)c)
-		       ? (unsigned)(c - '0')
-		       : (unsigned)(tolower((unsigned char)c) - 'a' + 10);
-}
-
-/* The character an escape stands for ('*s' after the backslash). */
-static char unescape(const char **s)
-{
-	char c = *(*s)++;
-	unsigned v = 0, i;
-
-	if (c == 'n')
-		return '\n';
-	if (c == 't')
-		return '\t';
-	if (c != 'u')
-		return c; /* \" \\ \/ as themselves */
-	for (i = 0; i < 4 && isxdigit((unsigned char)**s); i++, (*s)++)
-		v = v * 16 + hex_digit(**s);
-	return v < 0x80 ? (char)v : '?';
-}
-
 /* A string's body into a new buffer; NULL when malformed. */
 static char *parse_string(struct parser *p)
 {
 	const char *s = p->s + 1;
-	char *out = malloc(strlen(s) + 1), *o = out;
+	size_t len = (size_t)(p->e - s) + 1;
+	char *out = malloc(len);
+	const char *end = out ? ibfm_jsonstr_read(s, p->e, out, len) : NULL;
 
-	while (out && *s && *s != '"') {
-		char c = *s++;
-
-		if (c == '\\') {
-			if (!*s)
-				break; /* a backslash at the end: unterminated */
-			c = unescape(&s);
-		}
-		*o++ = c;
-	}
-	if (!out || *s != '"') {
+	if (!end) {
 		free(out);
 		return NULL;
 	}
-	*o = '\0';
-	p->s = s + 1;
+	p->s = end;
 	return out;
 }
 
@@ -166,7 +135,7 @@ bad:
 
 struct cli_jv *cli_jv_parse(const char *text)
 {
-	struct parser p = { text, 0 };
+	struct parser p = { text, text + strlen(text), 0 };
 	struct cli_jv *v = parse_value(&p);
 
 	if (!v)

@@ -7,6 +7,7 @@
 #include "test_common.h"
 
 #include "ctl/ctl.h"
+#include "json_escapes.h"
 
 #define REQ(n, t)                                                              \
 	{                                                                      \
@@ -405,6 +406,34 @@ static void test_words_round_trip(void **state)
 	assert_string_equal(ibfm_req_str(&back, "src"), "é€/");
 }
 
+/*
+ * A string's escapes read as json_escapes.h says: the same bytes, and
+ * the same refusals, as the CLI reads replies with (test_jsonview).
+ */
+static void test_escapes(void **state)
+{
+	struct ibfm_req r;
+	struct ibfm_err err;
+	char line[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(json_escapes) / sizeof(*json_escapes); i++) {
+		const struct json_escape *x = &json_escapes[i];
+		int n = snprintf(line, sizeof(line),
+				 "{\"cmd\":\"x\",\"src\":\"%s\"}", x->body);
+		int rc = ibfm_req_parse(&r, table, line, (size_t)n, &err);
+
+		if (!x->text) {
+			if (rc != -EINVAL)
+				fail_msg("read \"%s\"", x->body);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_string_equal(ibfm_req_str(&r, "src"), x->text);
+	}
+}
+
 /* What the CLI refuses before sending anything. */
 static void test_words_refused(void **state)
 {
@@ -717,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_no_read_past_the_line),
 		cmocka_unit_test(test_bad_requests_get_errors),
 		cmocka_unit_test(test_words_round_trip),
+		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_words_refused),
 		cmocka_unit_test(test_the_table),
 		cmocka_unit_test(test_access_default),

@@ -3,6 +3,7 @@
 #include "test_common.h"
 
 #include "cli/util/jsonview.h"
+#include "json_escapes.h"
 #include "routing/base/json.h"
 
 static void test_reads_a_reply(void **state)
@@ -26,6 +27,34 @@ static void test_reads_a_reply(void **state)
 	assert_null(cli_jv_get(v, "absent"));
 	assert_string_equal(cli_jv_str(v, "absent"), "");
 	cli_jv_free(v);
+}
+
+/*
+ * A string's escapes read as json_escapes.h says: the same bytes, and
+ * the same refusals, as ibfmd reads requests with (test_ctl).
+ */
+static void test_escapes(void **state)
+{
+	char text[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(json_escapes) / sizeof(*json_escapes); i++) {
+		const struct json_escape *x = &json_escapes[i];
+		struct cli_jv *v;
+
+		snprintf(text, sizeof(text), "{\"s\":\"%s\"}", x->body);
+		v = cli_jv_parse(text);
+		if (!x->text) {
+			if (v)
+				fail_msg("read \"%s\"", x->body);
+			cli_jv_free(v);
+			continue;
+		}
+		assert_non_null(v);
+		assert_string_equal(cli_jv_str(v, "s"), x->text);
+		cli_jv_free(v);
+	}
 }
 
 /* What cli_jv_write writes for v, compact; the caller frees it. */
@@ -121,6 +150,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reads_a_reply),
+		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_refuses_what_is_not_json),
 		cmocka_unit_test(test_nesting_the_writer_can_write),
 		cmocka_unit_test(test_writes_what_it_read),
