@@ -13,7 +13,7 @@
 #include "cli/util/cli.h"
 #include "routing/engine/ftree.h"
 #include "routing/base/json.h"
-#include "routing/jobs/plan.h"
+#include "routing/jobs/capacity.h"
 #include "routing/model/rank.h"
 #include "routing/topo/topo.h"
 
@@ -42,7 +42,7 @@ static const char plan_usage[] =
 
 struct plan_args {
 	const char *topo, *lfts, *hosts;
-	struct ibfm_plan_job job;
+	struct ibfm_capacity_job job;
 	bool json, no_sharp;
 };
 
@@ -331,20 +331,20 @@ static int select_nodes(const struct ibfm_fabric *f, const struct nodes *all,
 }
 
 struct evaluation {
-	struct ibfm_plan_demand d;
-	struct ibfm_plan_supply s;
+	struct ibfm_capacity_demand d;
+	struct ibfm_capacity_supply s;
 };
 
 static int evaluate(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		    const struct ibfm_rails *rails,
 		    const struct ibfm_sharp *trees, const struct nodes *g,
-		    const struct ibfm_plan_job *job, struct evaluation *e)
+		    const struct ibfm_capacity_job *job, struct evaluation *e)
 {
 	struct ibfm_err err;
 
-	if (ibfm_plan_demand(job, g->n, &e->d, &err) ||
-	    ibfm_plan_supply(f, t, rails, trees, g->first, g->port, g->n, &e->d,
-			     &e->s, &err)) {
+	if (ibfm_capacity_demand(job, g->n, &e->d, &err) ||
+	    ibfm_capacity_supply(f, t, rails, trees, g->first, g->port, g->n,
+				 &e->d, &e->s, &err)) {
 		cli_error("%s", err.msg);
 		return CLI_INPUT;
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "routing/jobs/plan.h"
+#include "routing/jobs/capacity.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,8 +9,8 @@
 
 #define MAX_HOPS 64
 
-int ibfm_plan_demand(const struct ibfm_plan_job *j, unsigned nodes,
-		     struct ibfm_plan_demand *d, struct ibfm_err *err)
+int ibfm_capacity_demand(const struct ibfm_capacity_job *j, unsigned nodes,
+			 struct ibfm_capacity_demand *d, struct ibfm_err *err)
 {
 	unsigned g = j->gpus_per_node ? j->gpus_per_node : 8;
 	unsigned h = j->hcas_per_node ? j->hcas_per_node : 1;
@@ -145,7 +145,7 @@ static double ring_speed(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 
 /* The links whose share is the worst, and the next worst share. */
 static void find_worst(const struct ibfm_fabric *f, const uint32_t *load,
-		       struct ibfm_plan_supply *s)
+		       struct ibfm_capacity_supply *s)
 {
 	double worst = 0, next = 0, max_rate = 0;
 	uint32_t p;
@@ -171,7 +171,8 @@ static void find_worst(const struct ibfm_fabric *f, const uint32_t *load,
 			next = bw;
 		/* A link is a bottleneck when it has the worst share and it
 		 * gives less than its rate: it is slower or shared. */
-		if (bw <= worst * 1.0000001 && s->nworst < IBFM_PLAN_WORST &&
+		if (bw <= worst * 1.0000001 &&
+		    s->nworst < IBFM_CAPACITY_WORST &&
 		    (load[p] > 1 || rate(f, p) < max_rate)) {
 			s->worst[s->nworst] = p;
 			s->worst_load[s->nworst] = load[p];
@@ -250,12 +251,12 @@ static int sharp_speed(const struct ibfm_fabric *f,
 	return rc;
 }
 
-int ibfm_plan_supply(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
-		     const struct ibfm_rails *rails,
-		     const struct ibfm_sharp *trees, const uint32_t *node_first,
-		     const uint32_t *node_port, unsigned nodes,
-		     const struct ibfm_plan_demand *d,
-		     struct ibfm_plan_supply *s, struct ibfm_err *err)
+int ibfm_capacity_supply(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			 const struct ibfm_rails *rails,
+			 const struct ibfm_sharp *trees,
+			 const uint32_t *node_first, const uint32_t *node_port,
+			 unsigned nodes, const struct ibfm_capacity_demand *d,
+			 struct ibfm_capacity_supply *s, struct ibfm_err *err)
 {
 	uint32_t *load = calloc(f->nports + 1, sizeof(*load));
 	unsigned hcas = nodes ? (node_first[nodes] + nodes - 1) / nodes : 1;

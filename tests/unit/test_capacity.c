@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/jobs/plan.c: demand arithmetic and supply as routed. */
+/* Tests of routing/jobs/capacity.c: demand arithmetic and supply as routed. */
 #include "test_common.h"
 
 #include <math.h>
 
 #include "routing/engine/ftree.h"
 #include "routing/topo/gen.h"
-#include "routing/jobs/plan.h"
+#include "routing/jobs/capacity.h"
 #include "routing/model/rank.h"
 
 static void near(double got, double want)
@@ -17,18 +17,18 @@ static void near(double got, double want)
 
 static void test_demand_by_hand(void **state)
 {
-	struct ibfm_plan_job j = { .params = 70e9,
-				   .bytes = 2,
-				   .step_s = 1,
-				   .gpus_per_node = 8,
-				   .hcas_per_node = 8,
-				   .tp = 8 };
-	struct ibfm_plan_demand d;
+	struct ibfm_capacity_job j = { .params = 70e9,
+				       .bytes = 2,
+				       .step_s = 1,
+				       .gpus_per_node = 8,
+				       .hcas_per_node = 8,
+				       .tp = 8 };
+	struct ibfm_capacity_demand d;
 	struct ibfm_err err;
 
 	(void)state;
 	/* Rule of thumb: 2 x 70e9 x 2 B / 1 s = 280 GB/s per node. */
-	assert_int_equal(ibfm_plan_demand(&j, 64, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_demand(&j, 64, &d, NULL), 0);
 	near(d.rule_gbs, 280);
 	/* TP 8 in an 8-GPU node: one replica per node, 140 GB of gradients,
 	 * a ring over DP 64 sends 2 x 63/64 of it: 275.625 GB/s, 34.45 per HCA. */
@@ -39,28 +39,28 @@ static void test_demand_by_hand(void **state)
 	near(d.sharp_gbs, 140);
 	/* TP 1: every GPU its own replica, 8 times the volume. */
 	j.tp = 1;
-	assert_int_equal(ibfm_plan_demand(&j, 64, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_demand(&j, 64, &d, NULL), 0);
 	assert_int_equal(d.dp, 512);
 	near(d.ring_gbs, 2.0 * 511 / 512 * 8 * 140);
 	/* TP 8, PP 4: a node holds a quarter of the model. */
 	j.tp = 8;
 	j.pp = 4;
-	assert_int_equal(ibfm_plan_demand(&j, 64, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_demand(&j, 64, &d, NULL), 0);
 	assert_int_equal(d.dp, 16);
 	near(d.ring_gbs, 2.0 * 15 / 16 * 35);
 	/* fp8 halves bf16. */
 	j.pp = 1;
 	j.bytes = 1;
-	assert_int_equal(ibfm_plan_demand(&j, 64, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_demand(&j, 64, &d, NULL), 0);
 	near(d.rule_gbs, 140);
 	/* Layouts that do not fit say why. */
 	j.tp = 3;
-	assert_int_equal(ibfm_plan_demand(&j, 64, &d, &err), -EINVAL);
+	assert_int_equal(ibfm_capacity_demand(&j, 64, &d, &err), -EINVAL);
 	assert_non_null(strstr(
 		err.msg, "tensor-parallel size 3 must divide the 8 GPUs"));
 	j.tp = 8;
 	j.dp = 10;
-	assert_int_equal(ibfm_plan_demand(&j, 64, &d, &err), -EINVAL);
+	assert_int_equal(ibfm_capacity_demand(&j, 64, &d, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "DP would be 64"));
 }
 
@@ -102,20 +102,20 @@ static void finish(struct planned *p)
 static void test_supply_on_full_and_slowed_fabrics(void **state)
 {
 	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
-	struct ibfm_plan_job j = {
+	struct ibfm_capacity_job j = {
 		.params = 1e9, .bytes = 2, .step_s = 1, .gpus_per_node = 1
 	};
-	struct ibfm_plan_demand d;
-	struct ibfm_plan_supply s;
+	struct ibfm_capacity_demand d;
+	struct ibfm_capacity_supply s;
 	struct planned p = { 0 };
 	uint32_t leaf, port;
 
 	(void)state;
 	assert_int_equal(ibfm_gen_build(&g, &p.f, NULL), 0);
 	prepare(&p);
-	assert_int_equal(ibfm_plan_demand(&j, p.nodes, &d, NULL), 0);
-	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, p.first,
-					  p.port, p.nodes, &d, &s, NULL),
+	assert_int_equal(ibfm_capacity_demand(&j, p.nodes, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_supply(p.f, &p.lfts, NULL, NULL, p.first,
+					      p.port, p.nodes, &d, &s, NULL),
 			 0);
 	/* Every ring flow at the 4xHDR rate, nothing shared. */
 	near(s.flow_gbps, 200);
@@ -128,8 +128,8 @@ static void test_supply_on_full_and_slowed_fabrics(void **state)
 	port = ibfm_fabric_port(p.f, leaf, 5);
 	p.f->ports[port].width = 1;
 	p.f->ports[p.f->ports[port].peer].width = 1;
-	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, p.first,
-					  p.port, p.nodes, &d, &s, NULL),
+	assert_int_equal(ibfm_capacity_supply(p.f, &p.lfts, NULL, NULL, p.first,
+					      p.port, p.nodes, &d, &s, NULL),
 			 0);
 	near(s.flow_gbps, 50);
 	near(s.ring_s, d.ring_bytes / (50e9 / 8));
@@ -151,11 +151,11 @@ static uint32_t hca(const struct ibfm_fabric *f, const char *desc)
 static void test_shared_link_halves_the_flow(void **state)
 {
 	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
-	struct ibfm_plan_job j = {
+	struct ibfm_capacity_job j = {
 		.params = 1e9, .bytes = 2, .step_s = 1, .gpus_per_node = 1
 	};
-	struct ibfm_plan_demand d;
-	struct ibfm_plan_supply s;
+	struct ibfm_capacity_demand d;
+	struct ibfm_capacity_supply s;
 	struct planned p = { 0 };
 	uint32_t ring[4], first[5] = { 0, 1, 2, 3, 4 }, leaf, i;
 
@@ -168,9 +168,9 @@ static void test_shared_link_halves_the_flow(void **state)
 	ring[1] = hca(p.f, "node005 mlx5_0");
 	ring[2] = hca(p.f, "node002 mlx5_0");
 	ring[3] = hca(p.f, "node006 mlx5_0");
-	assert_int_equal(ibfm_plan_demand(&j, 4, &d, NULL), 0);
-	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, first, ring,
-					  4, &d, &s, NULL),
+	assert_int_equal(ibfm_capacity_demand(&j, 4, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_supply(p.f, &p.lfts, NULL, NULL, first,
+					      ring, 4, &d, &s, NULL),
 			 0);
 	near(s.flow_gbps, 200);
 	/* ... until leaf-01 sends node006's LID to spine-01 (its port 5) as
@@ -178,8 +178,8 @@ static void test_shared_link_halves_the_flow(void **state)
 	leaf = ibfm_fabric_node_by_desc(p.f, "leaf-01");
 	ibfm_lfts_row(&p.lfts, p.lfts.node_sw[leaf])[p.f->ports[ring[3]].lid] =
 		5;
-	assert_int_equal(ibfm_plan_supply(p.f, &p.lfts, NULL, NULL, first, ring,
-					  4, &d, &s, NULL),
+	assert_int_equal(ibfm_capacity_supply(p.f, &p.lfts, NULL, NULL, first,
+					      ring, 4, &d, &s, NULL),
 			 0);
 	near(s.flow_gbps, 100);
 	assert_int_equal(s.nworst, 2);
@@ -202,5 +202,5 @@ int main(void)
 		cmocka_unit_test(test_shared_link_halves_the_flow),
 	};
 
-	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("capacity", tests, NULL, NULL);
 }

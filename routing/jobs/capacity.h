@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef IBFM_PLAN_H
-#define IBFM_PLAN_H
+#ifndef IBFM_CAPACITY_H
+#define IBFM_CAPACITY_H
 
 /*
  * DOC: will this fabric carry this training job?
@@ -29,7 +29,7 @@
 #include "routing/model/rail.h"
 #include "routing/sharp/sharp.h"
 
-struct ibfm_plan_job {
+struct ibfm_capacity_job {
 	double params; /* model parameters */
 	double bytes;  /* bytes per parameter: bf16 2, fp32 4, fp8 1 */
 	double step_s; /* target step time, seconds */
@@ -39,7 +39,7 @@ struct ibfm_plan_job {
 	unsigned dp;	 /* data-parallel size; 0: GPUs / (TP x PP) */
 };
 
-struct ibfm_plan_demand {
+struct ibfm_capacity_demand {
 	unsigned nodes, gpus, dp;
 	double rule_gbs;     /* 2 x params x bytes / step, GB/s per node */
 	double node_bytes;   /* B: gradient bytes a node reduces per step */
@@ -54,12 +54,12 @@ struct ibfm_plan_demand {
  * does not fit (TP over GPUs per node, DP x TP x PP != GPUs...), with
  * the reason in 'err'.
  */
-int ibfm_plan_demand(const struct ibfm_plan_job *j, unsigned nodes,
-		     struct ibfm_plan_demand *d, struct ibfm_err *err);
+int ibfm_capacity_demand(const struct ibfm_capacity_job *j, unsigned nodes,
+			 struct ibfm_capacity_demand *d, struct ibfm_err *err);
 
-#define IBFM_PLAN_WORST 16
+#define IBFM_CAPACITY_WORST 16
 
-struct ibfm_plan_supply {
+struct ibfm_capacity_supply {
 	unsigned rails;			 /* rings evaluated (1 without rails) */
 	double rail_gbps[IBFM_RAIL_MAX]; /* slowest flow of each rail's ring */
 	double flow_gbps;		 /* slowest ring flow, Gb/s */
@@ -68,9 +68,9 @@ struct ibfm_plan_supply {
 	double sharp_node_gbps; /* 0 without trees */
 	double sharp_s;
 	uint32_t nworst; /* the links that limit the ring (sending ports) */
-	uint32_t worst[IBFM_PLAN_WORST];
-	uint32_t worst_load[IBFM_PLAN_WORST];
-	double worst_rate[IBFM_PLAN_WORST]; /* Gb/s of the link */
+	uint32_t worst[IBFM_CAPACITY_WORST];
+	uint32_t worst_load[IBFM_CAPACITY_WORST];
+	double worst_rate[IBFM_CAPACITY_WORST]; /* Gb/s of the link */
 	double next_flow_gbps; /* slowest flow if the worst links were
 				 * relieved to the next level */
 	uint64_t unrouted;     /* ring flows the LFTs do not deliver */
@@ -81,11 +81,11 @@ struct ibfm_plan_supply {
  * ports node_port[node_first[i] .. node_first[i + 1]); 'rails' (may be
  * NULL) says each port's rail; 'trees' (may be NULL) gives SHARP.
  */
-int ibfm_plan_supply(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
-		     const struct ibfm_rails *rails,
-		     const struct ibfm_sharp *trees, const uint32_t *node_first,
-		     const uint32_t *node_port, unsigned nodes,
-		     const struct ibfm_plan_demand *d,
-		     struct ibfm_plan_supply *s, struct ibfm_err *err);
+int ibfm_capacity_supply(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			 const struct ibfm_rails *rails,
+			 const struct ibfm_sharp *trees,
+			 const uint32_t *node_first, const uint32_t *node_port,
+			 unsigned nodes, const struct ibfm_capacity_demand *d,
+			 struct ibfm_capacity_supply *s, struct ibfm_err *err);
 
-#endif /* IBFM_PLAN_H */
+#endif /* IBFM_CAPACITY_H */
