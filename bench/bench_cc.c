@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	struct bench_args a;
 	struct ibfm_fabric *f = NULL;
 	struct ibfm_cc_target *t;
-	struct ibfm_ccp prof;
+	struct ibfm_ccprofile prof;
 	struct phase ph[3] = { 0 };
 	struct ibfm_err err;
 	long n;
@@ -62,22 +62,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_cc: %s\n", err.msg);
 		return 1;
 	}
-	ibfm_ccp_builtin("ai", &prof);
+	ibfm_ccprofile_builtin("ai", &prof);
 	n = ibfm_cc_targets(f, &t);
 	if (n <= 0)
 		return 1;
 	for (long i = 0; i < n; i++)
 		t[i].profile = &prof;
 	for (int run = 0; run < a.runs; run++) {
-		struct ibfm_ccm m = { 0 };
-		struct ibfm_cc_transport tr = { ibfm_ccm_send, &m };
+		struct ibfm_ccmodel m = { 0 };
+		struct ibfm_cc_transport tr = { ibfm_ccmodel_send, &m };
 
-		if (ibfm_ccm_add(&m, t, (size_t)n))
+		if (ibfm_ccmodel_add(&m, t, (size_t)n))
 			return 1;
 		pass(&tr, t, n, false, &ph[0], run);
 		pass(&tr, t, n, true, &ph[1], run);
 		pass(&tr, t, n, false, &ph[2], run);
-		ibfm_ccm_free(&m);
+		ibfm_ccmodel_free(&m);
 	}
 	if (!a.quiet)
 		printf("| targets | diff ms | us/target | MADs/target | apply ms "

@@ -98,7 +98,7 @@ static int mad(const struct ibfm_cc_transport *tr,
 	       const struct ibfm_cc_target *t, const struct ibfm_cc_opts *o,
 	       struct ibfm_cc_mad *m, struct ibfm_cc_result *r)
 {
-	uint8_t payload[IBFM_CCW_DATA];
+	uint8_t payload[IBFM_CCWIRE_DATA];
 	int rc = -ETIMEDOUT;
 
 	m->cc_key = o->cc_key;
@@ -180,15 +180,15 @@ static void mask_change(struct ibfm_cc_result *r, const char *field,
 
 	mask_text(have, h, sizeof(h));
 	mask_text(want, w, sizeof(w));
-	change_text(r, IBFM_CCW_SWITCH, field, h, w);
+	change_text(r, IBFM_CCWIRE_SWITCH, field, h, w);
 }
 
 /* The Control_Map groups of 'have' that differ from 'want' (in 'map'). */
-static unsigned diff_switch(const struct ibfm_ccp_switch *have,
-			    const struct ibfm_ccp_switch *want, unsigned map,
-			    struct ibfm_cc_result *r)
+static unsigned diff_switch(const struct ibfm_ccprofile_switch *have,
+			    const struct ibfm_ccprofile_switch *want,
+			    unsigned map, struct ibfm_cc_result *r)
 {
-	const uint16_t a = IBFM_CCW_SWITCH;
+	const uint16_t a = IBFM_CCWIRE_SWITCH;
 	unsigned d = 0;
 
 	if ((map & SW_VICTIM) &&
@@ -218,10 +218,11 @@ static unsigned diff_switch(const struct ibfm_ccp_switch *have,
 }
 
 /* Whether 'have' differs; one change per field, over the SLs. */
-static bool diff_ca(const struct ibfm_ccp_ca *have,
-		    const struct ibfm_ccp_ca *want, struct ibfm_cc_result *r)
+static bool diff_ca(const struct ibfm_ccprofile_ca *have,
+		    const struct ibfm_ccprofile_ca *want,
+		    struct ibfm_cc_result *r)
 {
-	const uint16_t a = IBFM_CCW_CA;
+	const uint16_t a = IBFM_CCWIRE_CA;
 	unsigned before = r->nchanges;
 
 	if (have->port_control != want->port_control)
@@ -231,7 +232,7 @@ static bool diff_ca(const struct ibfm_ccp_ca *have,
 		change(r, a, "control_map", have->control_map,
 		       want->control_map);
 #define SLFIELD(name)                                                          \
-	for (unsigned i = 0; i < IBFM_CCP_SLS; i++)                            \
+	for (unsigned i = 0; i < IBFM_CCPROFILE_SLS; i++)                      \
 		if (have->sl[i].name != want->sl[i].name) {                    \
 			char f[32];                                            \
 			snprintf(f, sizeof(f), "sl%u." #name, i);              \
@@ -247,21 +248,21 @@ static bool diff_ca(const struct ibfm_ccp_ca *have,
 }
 
 /* Block 'b' of the table the profile wants. */
-static void want_cct(const struct ibfm_ccp *p, unsigned b,
-		     struct ibfm_ccw_cct *t)
+static void want_cct(const struct ibfm_ccprofile *p, unsigned b,
+		     struct ibfm_ccwire_cct *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->limit = p->cct_limit;
-	for (unsigned i = 0; i < IBFM_CCW_CCT_BLOCK; i++)
-		if (b * IBFM_CCW_CCT_BLOCK + i < p->cct_n)
-			t->e[i] = p->cct[b * IBFM_CCW_CCT_BLOCK + i];
+	for (unsigned i = 0; i < IBFM_CCWIRE_CCT_BLOCK; i++)
+		if (b * IBFM_CCWIRE_CCT_BLOCK + i < p->cct_n)
+			t->e[i] = p->cct[b * IBFM_CCWIRE_CCT_BLOCK + i];
 }
 
-static bool diff_cct(const struct ibfm_ccw_cct *have,
-		     const struct ibfm_ccw_cct *want, unsigned b,
+static bool diff_cct(const struct ibfm_ccwire_cct *have,
+		     const struct ibfm_ccwire_cct *want, unsigned b,
 		     struct ibfm_cc_result *r)
 {
-	const uint16_t a = IBFM_CCW_CCT;
+	const uint16_t a = IBFM_CCWIRE_CCT;
 	unsigned n = 0, first = 0;
 	char f[32];
 
@@ -269,7 +270,7 @@ static bool diff_cct(const struct ibfm_ccw_cct *have,
 		snprintf(f, sizeof(f), "block%u.ccti_limit", b);
 		change(r, a, f, have->limit, want->limit);
 	}
-	for (unsigned i = IBFM_CCW_CCT_BLOCK; i-- > 0;)
+	for (unsigned i = IBFM_CCWIRE_CCT_BLOCK; i-- > 0;)
 		if (have->e[i].shift != want->e[i].shift ||
 		    have->e[i].multiplier != want->e[i].multiplier) {
 			n++;
@@ -278,7 +279,7 @@ static bool diff_cct(const struct ibfm_ccw_cct *have,
 	if (n) {
 		/* The first entry that differs stands for the rest. */
 		char h[24], w[24];
-		unsigned k = b * IBFM_CCW_CCT_BLOCK + first;
+		unsigned k = b * IBFM_CCWIRE_CCT_BLOCK + first;
 
 		if (n > 1)
 			snprintf(f, sizeof(f), "entry%u (+%u more)", k, n - 1);
@@ -323,29 +324,29 @@ static bool probe(const struct ibfm_cc_transport *tr,
 		  unsigned *cct_cap, struct ibfm_cc_result *r)
 {
 	struct ibfm_cc_mad m;
-	struct ibfm_ccw_cpi cpi;
-	struct ibfm_ccw_info info;
-	struct ibfm_ccw_key key;
+	struct ibfm_ccwire_cpi cpi;
+	struct ibfm_ccwire_info info;
+	struct ibfm_ccwire_key key;
 	int rc;
 
-	if (!answered(get(tr, t, o, IBFM_CCW_CLASS_PORT_INFO, 0, &m, r),
+	if (!answered(get(tr, t, o, IBFM_CCWIRE_CLASS_PORT_INFO, 0, &m, r),
 		      IBFM_CC_UNSUPPORTED, "CC ClassPortInfo",
 		      "no CC agent, or one protected by another CC_Key", &m, o,
 		      r))
 		return false;
-	ibfm_ccw_get_cpi(m.data, &cpi);
+	ibfm_ccwire_get_cpi(m.data, &cpi);
 	if (cpi.base_version != 1 ||
-	    cpi.class_version != IBFM_CCW_CLASS_VERSION) {
+	    cpi.class_version != IBFM_CCWIRE_CLASS_VERSION) {
 		verdict(r, IBFM_CC_UNSUPPORTED,
 			"CC ClassPortInfo answered BaseVersion %u ClassVersion "
 			"%u (a CC agent answers 1 and 2)",
 			cpi.base_version, cpi.class_version);
 		return false;
 	}
-	if (!answered(get(tr, t, o, IBFM_CCW_INFO, 0, &m, r),
+	if (!answered(get(tr, t, o, IBFM_CCWIRE_INFO, 0, &m, r),
 		      IBFM_CC_UNSUPPORTED, "CongestionInfo", NULL, &m, o, r))
 		return false;
-	ibfm_ccw_get_info(m.data, &info);
+	ibfm_ccwire_get_info(m.data, &info);
 	*cct_cap = info.cct_cap;
 	if (!t->sw && !info.cct_cap) {
 		verdict(r, IBFM_CC_UNSUPPORTED,
@@ -354,12 +355,12 @@ static bool probe(const struct ibfm_cc_transport *tr,
 		return false;
 	}
 	/* A node keyed otherwise drops our Sets: find out before. */
-	rc = get(tr, t, o, IBFM_CCW_KEY_INFO, 0, &m, r);
+	rc = get(tr, t, o, IBFM_CCWIRE_KEY_INFO, 0, &m, r);
 	if (rc == -ETIMEDOUT)
 		return answered(rc, IBFM_CC_FAILED, "CongestionKeyInfo",
 				"protected by another CC_Key?", &m, o, r);
 	if (!rc) {
-		ibfm_ccw_get_key(m.data, &key);
+		ibfm_ccwire_get_key(m.data, &key);
 		if (key.key && key.key != o->cc_key) {
 			r->key_rejected = true;
 			verdict(r, IBFM_CC_FAILED,
@@ -382,7 +383,7 @@ static bool done(int rc, const char *method, const struct ibfm_cc_mad *m,
 	if (!rc)
 		return true;
 	verdict(r, IBFM_CC_FAILED, "%s %s (block %u): %s",
-		ibfm_ccw_attr_name(m->attr), method, m->mod,
+		ibfm_ccwire_attr_name(m->attr), method, m->mod,
 		why(rc, m, o, b, sizeof(b)));
 	return false;
 }
@@ -412,7 +413,7 @@ static void mismatch(struct ibfm_cc_result *r, const struct ibfm_cc_result *v)
 	const struct ibfm_cc_change *c = &v->changes[0];
 
 	verdict(r, IBFM_CC_FAILED, "read back: %s %s is %s after setting %s",
-		ibfm_ccw_attr_name(c->attr), c->field, c->have, c->want);
+		ibfm_ccwire_attr_name(c->attr), c->field, c->have, c->want);
 }
 
 static void run_switch(const struct ibfm_cc_transport *tr,
@@ -420,27 +421,27 @@ static void run_switch(const struct ibfm_cc_transport *tr,
 		       const struct ibfm_cc_opts *o, bool apply,
 		       struct ibfm_cc_result *r)
 {
-	const struct ibfm_ccp_switch *want = &t->profile->sw;
+	const struct ibfm_ccprofile_switch *want = &t->profile->sw;
 	unsigned map = want->control_map & SW_ALL, d;
-	struct ibfm_ccp_switch have, set;
+	struct ibfm_ccprofile_switch have, set;
 	struct ibfm_cc_result v = { 0 };
 	struct ibfm_cc_mad m;
 
-	if (!read_attr(tr, t, o, IBFM_CCW_SWITCH, 0, &m, r))
+	if (!read_attr(tr, t, o, IBFM_CCWIRE_SWITCH, 0, &m, r))
 		return;
-	ibfm_ccw_get_switch(m.data, &have);
+	ibfm_ccwire_get_switch(m.data, &have);
 	d = diff_switch(&have, want, map, r);
 	if (!d || !apply)
 		return;
 	set = *want;
 	set.control_map = d; /* only the groups that differ */
 	memset(&m, 0, sizeof(m));
-	m.attr = IBFM_CCW_SWITCH;
-	ibfm_ccw_put_switch(m.data, &set);
+	m.attr = IBFM_CCWIRE_SWITCH;
+	ibfm_ccwire_put_switch(m.data, &set);
 	if (!write_attr(tr, t, o, &m, r) ||
-	    !read_attr(tr, t, o, IBFM_CCW_SWITCH, 0, &m, r))
+	    !read_attr(tr, t, o, IBFM_CCWIRE_SWITCH, 0, &m, r))
 		return;
-	ibfm_ccw_get_switch(m.data, &have);
+	ibfm_ccwire_get_switch(m.data, &have);
 	if (diff_switch(&have, want, map, &v))
 		mismatch(r, &v);
 }
@@ -449,12 +450,12 @@ static void run_ca(const struct ibfm_cc_transport *tr,
 		   const struct ibfm_cc_target *t, const struct ibfm_cc_opts *o,
 		   unsigned cct_cap, bool apply, struct ibfm_cc_result *r)
 {
-	const struct ibfm_ccp *p = t->profile;
+	const struct ibfm_ccprofile *p = t->profile;
 	unsigned blocks =
-		(p->cct_n + IBFM_CCW_CCT_BLOCK - 1) / IBFM_CCW_CCT_BLOCK;
+		(p->cct_n + IBFM_CCWIRE_CCT_BLOCK - 1) / IBFM_CCWIRE_CCT_BLOCK;
 	struct ibfm_cc_result v = { 0 };
-	struct ibfm_ccp_ca have;
-	struct ibfm_ccw_cct th, tw;
+	struct ibfm_ccprofile_ca have;
+	struct ibfm_ccwire_cct th, tw;
 	struct ibfm_cc_mad m;
 	bool ca_differs;
 	uint32_t cct_differs = 0;
@@ -466,14 +467,14 @@ static void run_ca(const struct ibfm_cc_transport *tr,
 			blocks, cct_cap);
 		return;
 	}
-	if (!read_attr(tr, t, o, IBFM_CCW_CA, 0, &m, r))
+	if (!read_attr(tr, t, o, IBFM_CCWIRE_CA, 0, &m, r))
 		return;
-	ibfm_ccw_get_ca(m.data, &have);
+	ibfm_ccwire_get_ca(m.data, &have);
 	ca_differs = diff_ca(&have, &p->ca, r);
 	for (unsigned b = 0; b < blocks; b++) {
-		if (!read_attr(tr, t, o, IBFM_CCW_CCT, b, &m, r))
+		if (!read_attr(tr, t, o, IBFM_CCWIRE_CCT, b, &m, r))
 			return;
-		ibfm_ccw_get_cct(m.data, &th);
+		ibfm_ccwire_get_cct(m.data, &th);
 		want_cct(p, b, &tw);
 		if (diff_cct(&th, &tw, b, r))
 			cct_differs |= 1U << b;
@@ -485,14 +486,14 @@ static void run_ca(const struct ibfm_cc_transport *tr,
 		if (!(cct_differs >> b & 1))
 			continue;
 		memset(&m, 0, sizeof(m));
-		m.attr = IBFM_CCW_CCT;
+		m.attr = IBFM_CCWIRE_CCT;
 		m.mod = b;
 		want_cct(p, b, &tw);
-		ibfm_ccw_put_cct(m.data, &tw);
+		ibfm_ccwire_put_cct(m.data, &tw);
 		if (!write_attr(tr, t, o, &m, r) ||
-		    !read_attr(tr, t, o, IBFM_CCW_CCT, b, &m, r))
+		    !read_attr(tr, t, o, IBFM_CCWIRE_CCT, b, &m, r))
 			return;
-		ibfm_ccw_get_cct(m.data, &th);
+		ibfm_ccwire_get_cct(m.data, &th);
 		if (diff_cct(&th, &tw, b, &v)) {
 			mismatch(r, &v);
 			return;
@@ -501,12 +502,12 @@ static void run_ca(const struct ibfm_cc_transport *tr,
 	if (!ca_differs)
 		return;
 	memset(&m, 0, sizeof(m));
-	m.attr = IBFM_CCW_CA;
-	ibfm_ccw_put_ca(m.data, &p->ca);
+	m.attr = IBFM_CCWIRE_CA;
+	ibfm_ccwire_put_ca(m.data, &p->ca);
 	if (!write_attr(tr, t, o, &m, r) ||
-	    !read_attr(tr, t, o, IBFM_CCW_CA, 0, &m, r))
+	    !read_attr(tr, t, o, IBFM_CCWIRE_CA, 0, &m, r))
 		return;
-	ibfm_ccw_get_ca(m.data, &have);
+	ibfm_ccwire_get_ca(m.data, &have);
 	if (diff_ca(&have, &p->ca, &v))
 		mismatch(r, &v);
 }

@@ -27,7 +27,7 @@ struct ibfm_cc_target {
 	uint8_t port; /* CA port number; 0 for a switch */
 	bool sw;
 	char name[64]; /* NodeDescription */
-	const struct ibfm_ccp *profile;
+	const struct ibfm_ccprofile *profile;
 };
 
 /* One CC MAD: a Get or a Set of 'attr' with modifier 'mod'. */
@@ -36,8 +36,8 @@ struct ibfm_cc_mad {
 	uint16_t attr;
 	uint32_t mod;
 	uint64_t cc_key;
-	uint8_t data[IBFM_CCW_DATA]; /* a Set's payload in; the reply out */
-	uint16_t status;	     /* the reply's MAD status */
+	uint8_t data[IBFM_CCWIRE_DATA]; /* a Set's payload in; the reply out */
+	uint16_t status;		/* the reply's MAD status */
 };
 
 /*

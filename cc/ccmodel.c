@@ -12,35 +12,36 @@
 #define ST_BAD_ATTR (3 << 2)  /* attribute or modifier not supported */
 #define ST_BAD_VALUE (7 << 2) /* invalid value in an attribute field */
 
-void ibfm_ccm_free(struct ibfm_ccm *m)
+void ibfm_ccmodel_free(struct ibfm_ccmodel *m)
 {
 	free(m->v);
 	free(m->faults);
 	memset(m, 0, sizeof(*m));
 }
 
-static void give(struct ibfm_ccm_node *x, const struct ibfm_ccm_fault *f)
+static void give(struct ibfm_ccmodel_node *x,
+		 const struct ibfm_ccmodel_fault *f)
 {
 	switch (f->kind) {
-	case IBFM_CCM_DROP:
+	case IBFM_CCMODEL_DROP:
 		x->drop = (unsigned)f->value;
 		break;
-	case IBFM_CCM_DROP_SETS:
+	case IBFM_CCMODEL_DROP_SETS:
 		x->drop_sets = (unsigned)f->value;
 		break;
-	case IBFM_CCM_KEY:
+	case IBFM_CCMODEL_KEY:
 		x->key = f->value;
 		break;
-	case IBFM_CCM_PROTECT:
+	case IBFM_CCMODEL_PROTECT:
 		x->protect = true;
 		break;
-	case IBFM_CCM_NO_AGENT:
+	case IBFM_CCMODEL_NO_AGENT:
 		x->agent = false;
 		break;
-	case IBFM_CCM_ZEROS:
+	case IBFM_CCMODEL_ZEROS:
 		x->zeros = true;
 		break;
-	case IBFM_CCM_CCT_CAP:
+	case IBFM_CCMODEL_CCT_CAP:
 		x->cct_cap = (uint8_t)f->value;
 		break;
 	}
@@ -52,17 +53,17 @@ static const struct {
 	bool value;
 	uint64_t max;
 } fault_names[] = {
-	{ "drop", IBFM_CCM_DROP, true, 1000 },
-	{ "drop_sets", IBFM_CCM_DROP_SETS, true, 1000 },
-	{ "key", IBFM_CCM_KEY, true, UINT64_MAX },
-	{ "protect", IBFM_CCM_PROTECT, false, 0 },
-	{ "no_agent", IBFM_CCM_NO_AGENT, false, 0 },
-	{ "zeros", IBFM_CCM_ZEROS, false, 0 },
-	{ "cct_cap", IBFM_CCM_CCT_CAP, true, IBFM_CCM_CCT_BLOCKS },
+	{ "drop", IBFM_CCMODEL_DROP, true, 1000 },
+	{ "drop_sets", IBFM_CCMODEL_DROP_SETS, true, 1000 },
+	{ "key", IBFM_CCMODEL_KEY, true, UINT64_MAX },
+	{ "protect", IBFM_CCMODEL_PROTECT, false, 0 },
+	{ "no_agent", IBFM_CCMODEL_NO_AGENT, false, 0 },
+	{ "zeros", IBFM_CCMODEL_ZEROS, false, 0 },
+	{ "cct_cap", IBFM_CCMODEL_CCT_CAP, true, IBFM_CCMODEL_CCT_BLOCKS },
 };
 
 /* "GUID[/PORT] FAULT [VALUE]" into 'f'; NULL or what was expected. */
-static const char *fault_line(char *line, struct ibfm_ccm_fault *f)
+static const char *fault_line(char *line, struct ibfm_ccmodel_fault *f)
 {
 	char *w[4], *save = NULL, *end;
 	unsigned nw = 0;
@@ -75,7 +76,7 @@ static const char *fault_line(char *line, struct ibfm_ccm_fault *f)
 		return "\"GUID[/PORT] FAULT [VALUE]\"";
 	errno = 0;
 	f->guid = strtoull(w[0], &end, 0);
-	f->port = IBFM_CCM_ANY_PORT;
+	f->port = IBFM_CCMODEL_ANY_PORT;
 	if (*end == '/')
 		f->port = (unsigned)strtoul(end + 1, &end, 10);
 	if (*end || end == w[0] || errno || !f->guid || f->port > 256)
@@ -99,7 +100,7 @@ static const char *fault_line(char *line, struct ibfm_ccm_fault *f)
 }
 
 struct faults_ctx {
-	struct ibfm_ccm_fault *v;
+	struct ibfm_ccmodel_fault *v;
 	size_t n;
 	const char *name;
 	struct ibfm_err *err;
@@ -108,7 +109,7 @@ struct faults_ctx {
 static int fault_one(char *line, unsigned no, void *ctx)
 {
 	struct faults_ctx *x = ctx;
-	struct ibfm_ccm_fault f, *g;
+	struct ibfm_ccmodel_fault f, *g;
 	const char *why;
 
 	line[strcspn(line, "#")] = '\0';
@@ -126,8 +127,8 @@ static int fault_one(char *line, unsigned no, void *ctx)
 	return 0;
 }
 
-int ibfm_ccm_faults(struct ibfm_ccm *m, const char *text, const char *name,
-		    struct ibfm_err *err)
+int ibfm_ccmodel_faults(struct ibfm_ccmodel *m, const char *text,
+			const char *name, struct ibfm_err *err)
 {
 	struct faults_ctx x = { NULL, 0, name, err };
 	int rc = ibfm_lines(text, name, 4096, fault_one, &x, err);
@@ -144,17 +145,18 @@ int ibfm_ccm_faults(struct ibfm_ccm *m, const char *text, const char *name,
 
 static int node_cmp(const void *a, const void *b)
 {
-	const struct ibfm_ccm_node *x = a, *y = b;
+	const struct ibfm_ccmodel_node *x = a, *y = b;
 
 	if (x->guid != y->guid)
 		return x->guid < y->guid ? -1 : 1;
 	return (int)x->port - (int)y->port;
 }
 
-int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
+int ibfm_ccmodel_add(struct ibfm_ccmodel *m, const struct ibfm_cc_target *t,
+		     size_t n)
 {
-	struct ibfm_ccm_node *v, *x;
-	struct ibfm_ccm sorted = { 0 };
+	struct ibfm_ccmodel_node *v, *x;
+	struct ibfm_ccmodel sorted = { 0 };
 
 	if (!n)
 		return 0;
@@ -166,7 +168,7 @@ int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 	sorted.v = v;
 	sorted.n = m->n;
 	for (size_t i = 0; i < n; i++) {
-		if (ibfm_ccm_node(&sorted, &t[i]))
+		if (ibfm_ccmodel_node(&sorted, &t[i]))
 			continue;
 		x = &m->v[m->n];
 		memset(x, 0, sizeof(*x));
@@ -177,7 +179,7 @@ int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 		x->cct_cap = 2;
 		for (size_t k = 0; k < m->nfaults; k++)
 			if (m->faults[k].guid == x->guid &&
-			    (m->faults[k].port == IBFM_CCM_ANY_PORT ||
+			    (m->faults[k].port == IBFM_CCMODEL_ANY_PORT ||
 			     m->faults[k].port == x->port))
 				give(x, &m->faults[k]);
 		m->n++;
@@ -186,16 +188,16 @@ int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n)
 	return 0;
 }
 
-struct ibfm_ccm_node *ibfm_ccm_node(struct ibfm_ccm *m,
-				    const struct ibfm_cc_target *t)
+struct ibfm_ccmodel_node *ibfm_ccmodel_node(struct ibfm_ccmodel *m,
+					    const struct ibfm_cc_target *t)
 {
-	struct ibfm_ccm_node key = { .guid = t->guid, .port = t->port };
+	struct ibfm_ccmodel_node key = { .guid = t->guid, .port = t->port };
 
 	return m->n ? bsearch(&key, m->v, m->n, sizeof(key), node_cmp) : NULL;
 }
 
 /* A10.4.1: the key check; false when the MAD is to be dropped. */
-static bool key_passes(struct ibfm_ccm_node *x, const struct ibfm_cc_mad *m)
+static bool key_passes(struct ibfm_ccmodel_node *x, const struct ibfm_cc_mad *m)
 {
 	if (!x->key || m->cc_key == x->key || (!m->set && !x->protect))
 		return true;
@@ -204,7 +206,8 @@ static bool key_passes(struct ibfm_ccm_node *x, const struct ibfm_cc_mad *m)
 }
 
 /* A Set of SwitchCongestionSetting: only the groups of Control_Map. */
-static void set_switch(struct ibfm_ccm_node *x, const struct ibfm_ccp_switch *s)
+static void set_switch(struct ibfm_ccmodel_node *x,
+		       const struct ibfm_ccprofile_switch *s)
 {
 	if (s->control_map & 1)
 		memcpy(x->sws.victim_mask, s->victim_mask, 32);
@@ -223,44 +226,45 @@ static void set_switch(struct ibfm_ccm_node *x, const struct ibfm_ccp_switch *s)
 }
 
 /* Whether the node has the attribute (and the CCT block) asked for. */
-static bool has_attr(const struct ibfm_ccm_node *x, const struct ibfm_cc_mad *m)
+static bool has_attr(const struct ibfm_ccmodel_node *x,
+		     const struct ibfm_cc_mad *m)
 {
 	switch (m->attr) {
-	case IBFM_CCW_CLASS_PORT_INFO:
-	case IBFM_CCW_INFO:
-	case IBFM_CCW_KEY_INFO:
+	case IBFM_CCWIRE_CLASS_PORT_INFO:
+	case IBFM_CCWIRE_INFO:
+	case IBFM_CCWIRE_KEY_INFO:
 		return true;
-	case IBFM_CCW_SWITCH:
+	case IBFM_CCWIRE_SWITCH:
 		return x->sw;
-	case IBFM_CCW_CA:
+	case IBFM_CCWIRE_CA:
 		return !x->sw;
-	case IBFM_CCW_CCT:
+	case IBFM_CCWIRE_CCT:
 		return !x->sw && m->mod < x->cct_cap &&
-		       m->mod < IBFM_CCM_CCT_BLOCKS;
+		       m->mod < IBFM_CCMODEL_CCT_BLOCKS;
 	}
 	return false;
 }
 
-static uint16_t do_set(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
+static uint16_t do_set(struct ibfm_ccmodel_node *x, struct ibfm_cc_mad *m)
 {
-	struct ibfm_ccp_switch s;
-	struct ibfm_ccw_cct t;
+	struct ibfm_ccprofile_switch s;
+	struct ibfm_ccwire_cct t;
 
 	switch (m->attr) {
-	case IBFM_CCW_SWITCH:
-		ibfm_ccw_get_switch(m->data, &s);
+	case IBFM_CCWIRE_SWITCH:
+		ibfm_ccwire_get_switch(m->data, &s);
 		set_switch(x, &s);
 		return 0;
-	case IBFM_CCW_CA:
-		ibfm_ccw_get_ca(m->data, &x->ca);
+	case IBFM_CCWIRE_CA:
+		ibfm_ccwire_get_ca(m->data, &x->ca);
 		return 0;
-	case IBFM_CCW_CCT:
-		ibfm_ccw_get_cct(m->data, &t);
-		if (t.limit >= x->cct_cap * IBFM_CCW_CCT_BLOCK)
+	case IBFM_CCWIRE_CCT:
+		ibfm_ccwire_get_cct(m->data, &t);
+		if (t.limit >= x->cct_cap * IBFM_CCWIRE_CCT_BLOCK)
 			return ST_BAD_VALUE;
 		x->cct[m->mod] = t;
 		/* CCTI_Limit is one value for the whole table. */
-		for (unsigned b = 0; b < IBFM_CCM_CCT_BLOCKS; b++)
+		for (unsigned b = 0; b < IBFM_CCMODEL_CCT_BLOCKS; b++)
 			x->cct[b].limit = t.limit;
 		return 0;
 	}
@@ -268,43 +272,43 @@ static uint16_t do_set(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
 }
 
 /* Fills the reply's data with the attribute's value. */
-static uint16_t do_get(struct ibfm_ccm_node *x, struct ibfm_cc_mad *m)
+static uint16_t do_get(struct ibfm_ccmodel_node *x, struct ibfm_cc_mad *m)
 {
-	struct ibfm_ccw_cpi cpi = { 1, IBFM_CCW_CLASS_VERSION, 0 };
-	struct ibfm_ccw_info info = { 0, x->sw ? 0 : x->cct_cap };
-	struct ibfm_ccw_key key = { x->key, x->protect, 0, x->violations };
-	struct ibfm_ccp_switch s;
+	struct ibfm_ccwire_cpi cpi = { 1, IBFM_CCWIRE_CLASS_VERSION, 0 };
+	struct ibfm_ccwire_info info = { 0, x->sw ? 0 : x->cct_cap };
+	struct ibfm_ccwire_key key = { x->key, x->protect, 0, x->violations };
+	struct ibfm_ccprofile_switch s;
 
 	memset(m->data, 0, sizeof(m->data));
 	switch (m->attr) {
-	case IBFM_CCW_CLASS_PORT_INFO:
-		ibfm_ccw_put_cpi(m->data, &cpi);
+	case IBFM_CCWIRE_CLASS_PORT_INFO:
+		ibfm_ccwire_put_cpi(m->data, &cpi);
 		return 0;
-	case IBFM_CCW_INFO:
-		ibfm_ccw_put_info(m->data, &info);
+	case IBFM_CCWIRE_INFO:
+		ibfm_ccwire_put_info(m->data, &info);
 		return 0;
-	case IBFM_CCW_KEY_INFO:
-		ibfm_ccw_put_key(m->data, &key);
+	case IBFM_CCWIRE_KEY_INFO:
+		ibfm_ccwire_put_key(m->data, &key);
 		return 0;
-	case IBFM_CCW_SWITCH:
+	case IBFM_CCWIRE_SWITCH:
 		s = x->sws;
 		s.control_map = 0; /* meaningful in a Set only */
-		ibfm_ccw_put_switch(m->data, &s);
+		ibfm_ccwire_put_switch(m->data, &s);
 		return 0;
-	case IBFM_CCW_CA:
-		ibfm_ccw_put_ca(m->data, &x->ca);
+	case IBFM_CCWIRE_CA:
+		ibfm_ccwire_put_ca(m->data, &x->ca);
 		return 0;
-	case IBFM_CCW_CCT:
-		ibfm_ccw_put_cct(m->data, &x->cct[m->mod]);
+	case IBFM_CCWIRE_CCT:
+		ibfm_ccwire_put_cct(m->data, &x->cct[m->mod]);
 		return 0;
 	}
 	return ST_BAD_ATTR;
 }
 
-int ibfm_ccm_send(void *ctx, const struct ibfm_cc_target *t,
-		  struct ibfm_cc_mad *mad)
+int ibfm_ccmodel_send(void *ctx, const struct ibfm_cc_target *t,
+		      struct ibfm_cc_mad *mad)
 {
-	struct ibfm_ccm_node *x = ibfm_ccm_node(ctx, t);
+	struct ibfm_ccmodel_node *x = ibfm_ccmodel_node(ctx, t);
 
 	if (!x || !x->agent)
 		return -ETIMEDOUT;

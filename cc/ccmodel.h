@@ -22,9 +22,9 @@
 #include "cc/cc.h"
 #include "routing/base/err.h"
 
-#define IBFM_CCM_CCT_BLOCKS 4
+#define IBFM_CCMODEL_CCT_BLOCKS 4
 
-struct ibfm_ccm_node {
+struct ibfm_ccmodel_node {
 	uint64_t guid;
 	uint8_t port;
 	bool sw;
@@ -36,34 +36,34 @@ struct ibfm_ccm_node {
 	bool zeros;	    /* answers like ibsim: status 0, all-zero data */
 	unsigned drop;	    /* the next MADs to drop (timeouts to inject) */
 	unsigned drop_sets; /* the next Sets to drop */
-	struct ibfm_ccp_switch sws;
-	struct ibfm_ccp_ca ca;
-	struct ibfm_ccw_cct cct[IBFM_CCM_CCT_BLOCKS];
+	struct ibfm_ccprofile_switch sws;
+	struct ibfm_ccprofile_ca ca;
+	struct ibfm_ccwire_cct cct[IBFM_CCMODEL_CCT_BLOCKS];
 	unsigned gets, sets; /* MADs answered */
 };
 
-/* A fault given to a node when it is added (ibfm_ccm_faults). */
-struct ibfm_ccm_fault {
+/* A fault given to a node when it is added (ibfm_ccmodel_faults). */
+struct ibfm_ccmodel_fault {
 	uint64_t guid;
-	unsigned port; /* IBFM_CCM_ANY_PORT: all of the node's */
+	unsigned port; /* IBFM_CCMODEL_ANY_PORT: all of the node's */
 	enum {
-		IBFM_CCM_DROP,
-		IBFM_CCM_DROP_SETS,
-		IBFM_CCM_KEY,
-		IBFM_CCM_PROTECT,
-		IBFM_CCM_NO_AGENT,
-		IBFM_CCM_ZEROS,
-		IBFM_CCM_CCT_CAP
+		IBFM_CCMODEL_DROP,
+		IBFM_CCMODEL_DROP_SETS,
+		IBFM_CCMODEL_KEY,
+		IBFM_CCMODEL_PROTECT,
+		IBFM_CCMODEL_NO_AGENT,
+		IBFM_CCMODEL_ZEROS,
+		IBFM_CCMODEL_CCT_CAP
 	} kind;
 	uint64_t value;
 };
 
-#define IBFM_CCM_ANY_PORT 256
+#define IBFM_CCMODEL_ANY_PORT 256
 
-struct ibfm_ccm {
-	struct ibfm_ccm_node *v;
+struct ibfm_ccmodel {
+	struct ibfm_ccmodel_node *v;
 	size_t n;
-	struct ibfm_ccm_fault *faults;
+	struct ibfm_ccmodel_fault *faults;
 	size_t nfaults;
 };
 
@@ -72,9 +72,10 @@ struct ibfm_ccm {
  * a zeroed struct): a CC agent, all settings zero, no CC_Key,
  * ControlTableCap 2. 0 or -ENOMEM (then nothing is added).
  */
-int ibfm_ccm_add(struct ibfm_ccm *m, const struct ibfm_cc_target *t, size_t n);
+int ibfm_ccmodel_add(struct ibfm_ccmodel *m, const struct ibfm_cc_target *t,
+		     size_t n);
 
-void ibfm_ccm_free(struct ibfm_ccm *m);
+void ibfm_ccmodel_free(struct ibfm_ccmodel *m);
 
 /*
  * Faults for tests, one per line, '#' comments, applied to nodes as
@@ -83,15 +84,15 @@ void ibfm_ccm_free(struct ibfm_ccm *m);
  * "zeros" (answers like ibsim), "cct_cap N". A bad line refuses the
  * whole text with NAME:LINE. 0 or -EINVAL/-ENOMEM with 'err'.
  */
-int ibfm_ccm_faults(struct ibfm_ccm *m, const char *text, const char *name,
-		    struct ibfm_err *err);
+int ibfm_ccmodel_faults(struct ibfm_ccmodel *m, const char *text,
+			const char *name, struct ibfm_err *err);
 
 /* The node of 't', or NULL. */
-struct ibfm_ccm_node *ibfm_ccm_node(struct ibfm_ccm *m,
-				    const struct ibfm_cc_target *t);
+struct ibfm_ccmodel_node *ibfm_ccmodel_node(struct ibfm_ccmodel *m,
+					    const struct ibfm_cc_target *t);
 
-/* The transport function: 'ctx' is the struct ibfm_ccm. */
-int ibfm_ccm_send(void *ctx, const struct ibfm_cc_target *t,
-		  struct ibfm_cc_mad *mad);
+/* The transport function: 'ctx' is the struct ibfm_ccmodel. */
+int ibfm_ccmodel_send(void *ctx, const struct ibfm_cc_target *t,
+		      struct ibfm_cc_mad *mad);
 
 #endif /* IBFM_CCMODEL_H */

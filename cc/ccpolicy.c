@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ibfm_ccpol_free(struct ibfm_ccpol *p)
+void ibfm_ccpolicy_free(struct ibfm_ccpolicy *p)
 {
 	for (size_t i = 0; i < p->nrules; i++)
 		free(p->rules[i].guids);
@@ -17,16 +17,16 @@ void ibfm_ccpol_free(struct ibfm_ccpol *p)
 }
 
 /* The index of profile 'name', loaded on first use; -errno. */
-static int profile_index(struct ibfm_ccpol *p, const char *name,
+static int profile_index(struct ibfm_ccpolicy *p, const char *name,
 			 struct ibfm_err *err)
 {
-	struct ibfm_ccp got, *v;
+	struct ibfm_ccprofile got, *v;
 	int rc;
 
 	for (size_t i = 0; i < p->nprofiles; i++)
 		if (!strcmp(p->profiles[i].name, name))
 			return (int)i;
-	rc = ibfm_ccp_load(name, &got, err);
+	rc = ibfm_ccprofile_load(name, &got, err);
 	if (rc)
 		return rc;
 	/* Files are known by the name the policy gives them. */
@@ -40,7 +40,7 @@ static int profile_index(struct ibfm_ccpol *p, const char *name,
 }
 
 /* "G[,G...]" into r->guids; false when one is not a GUID. */
-static bool guid_list(char *s, struct ibfm_ccpol_rule *r)
+static bool guid_list(char *s, struct ibfm_ccpolicy_rule *r)
 {
 	size_t n = 1;
 	char *save = NULL, *g;
@@ -64,35 +64,36 @@ static bool guid_list(char *s, struct ibfm_ccpol_rule *r)
 }
 
 /* One rule line (words split); 0 or -EINVAL with 'err'. */
-static int rule(struct ibfm_ccpol *p, char **w, unsigned nw, const char *name,
-		unsigned no, struct ibfm_err *err)
+static int rule(struct ibfm_ccpolicy *p, char **w, unsigned nw,
+		const char *name, unsigned no, struct ibfm_err *err)
 {
-	struct ibfm_ccpol_rule r = { 0 }, *v;
+	struct ibfm_ccpolicy_rule r = { 0 }, *v;
 	unsigned want = 2;
 	int prof;
 	char *end;
 
 	if (!strcmp(w[0], "switch"))
-		r.kind = IBFM_CCPOL_SWITCH;
+		r.kind = IBFM_CCPOLICY_SWITCH;
 	else if (!strcmp(w[0], "ca"))
-		r.kind = IBFM_CCPOL_CA;
+		r.kind = IBFM_CCPOLICY_CA;
 	else if (!strcmp(w[0], "rail"))
-		r.kind = IBFM_CCPOL_RAIL, want = 3;
+		r.kind = IBFM_CCPOLICY_RAIL, want = 3;
 	else if (!strcmp(w[0], "guid"))
-		r.kind = IBFM_CCPOL_GUID, want = 3;
+		r.kind = IBFM_CCPOLICY_GUID, want = 3;
 	else
 		return ibfm_err_set(err, -EINVAL,
 				    "%s:%u: \"%.32s\": expected switch, ca, "
 				    "rail or guid",
 				    name, no, w[0]);
 	if (nw != want)
-		return ibfm_err_set(
-			err, -EINVAL, "%s:%u: %s: expected \"%s%sPROFILE\"",
-			name, no, w[0], w[0],
-			want == 3 ? (r.kind == IBFM_CCPOL_RAIL ? " N "
-							       : " G[,G...] ")
-				  : " ");
-	if (r.kind == IBFM_CCPOL_RAIL) {
+		return ibfm_err_set(err, -EINVAL,
+				    "%s:%u: %s: expected \"%s%sPROFILE\"", name,
+				    no, w[0], w[0],
+				    want == 3 ? (r.kind == IBFM_CCPOLICY_RAIL
+							 ? " N "
+							 : " G[,G...] ")
+					      : " ");
+	if (r.kind == IBFM_CCPOLICY_RAIL) {
 		unsigned long n = strtoul(w[1], &end, 10);
 
 		if (*end || end == w[1] || *w[1] == '-' || n > 65535)
@@ -102,7 +103,7 @@ static int rule(struct ibfm_ccpol *p, char **w, unsigned nw, const char *name,
 					    name, no);
 		r.rail = (unsigned)n;
 	}
-	if (r.kind == IBFM_CCPOL_GUID && !guid_list(w[1], &r)) {
+	if (r.kind == IBFM_CCPOLICY_GUID && !guid_list(w[1], &r)) {
 		free(r.guids);
 		return ibfm_err_set(err, -EINVAL,
 				    "%s:%u: guid: expected GUIDs (0x hex, "
@@ -129,7 +130,7 @@ static int rule(struct ibfm_ccpol *p, char **w, unsigned nw, const char *name,
 }
 
 struct parse_ctx {
-	struct ibfm_ccpol *p;
+	struct ibfm_ccpolicy *p;
 	const char *name;
 	struct ibfm_err *err;
 };
@@ -147,10 +148,10 @@ static int one_line(char *line, unsigned no, void *ctx)
 	return nw ? rule(x->p, w, nw, x->name, no, x->err) : 0;
 }
 
-int ibfm_ccpol_parse(const char *profile, const char *text, const char *name,
-		     struct ibfm_ccpol *p, struct ibfm_err *err)
+int ibfm_ccpolicy_parse(const char *profile, const char *text, const char *name,
+			struct ibfm_ccpolicy *p, struct ibfm_err *err)
 {
-	struct ibfm_ccpol got = { 0 };
+	struct ibfm_ccpolicy got = { 0 };
 	struct parse_ctx x = { &got, name, err };
 	int rc = profile_index(&got, profile, err);
 
@@ -158,27 +159,27 @@ int ibfm_ccpol_parse(const char *profile, const char *text, const char *name,
 		rc = ibfm_lines(text ? text : "", name, 4096, one_line, &x,
 				err);
 	if (rc < 0) {
-		ibfm_ccpol_free(&got);
+		ibfm_ccpolicy_free(&got);
 		return rc;
 	}
 	*p = got;
 	return 0;
 }
 
-int ibfm_ccpol_load(const char *profile, const char *path, struct ibfm_ccpol *p,
-		    struct ibfm_err *err)
+int ibfm_ccpolicy_load(const char *profile, const char *path,
+		       struct ibfm_ccpolicy *p, struct ibfm_err *err)
 {
 	char *text = NULL;
 	int rc;
 
-	if (path && *path && !(text = ibfm_ccp_read_text(path, err)))
+	if (path && *path && !(text = ibfm_ccprofile_read_text(path, err)))
 		return err->code;
-	rc = ibfm_ccpol_parse(profile, text, path, p, err);
+	rc = ibfm_ccpolicy_parse(profile, text, path, p, err);
 	free(text);
 	return rc;
 }
 
-static bool has_guid(const struct ibfm_ccpol_rule *r, uint64_t guid)
+static bool has_guid(const struct ibfm_ccpolicy_rule *r, uint64_t guid)
 {
 	for (size_t i = 0; i < r->nguids; i++)
 		if (r->guids[i] == guid)
@@ -186,16 +187,17 @@ static bool has_guid(const struct ibfm_ccpol_rule *r, uint64_t guid)
 	return false;
 }
 
-const struct ibfm_ccp *ibfm_ccpol_pick(const struct ibfm_ccpol *p, bool sw,
-				       uint64_t guid, uint32_t rail)
+const struct ibfm_ccprofile *ibfm_ccpolicy_pick(const struct ibfm_ccpolicy *p,
+						bool sw, uint64_t guid,
+						uint32_t rail)
 {
 	for (size_t i = 0; i < p->nrules; i++) {
-		const struct ibfm_ccpol_rule *r = &p->rules[i];
-		bool hit = (r->kind == IBFM_CCPOL_SWITCH && sw) ||
-			   (r->kind == IBFM_CCPOL_CA && !sw) ||
-			   (r->kind == IBFM_CCPOL_RAIL && !sw &&
+		const struct ibfm_ccpolicy_rule *r = &p->rules[i];
+		bool hit = (r->kind == IBFM_CCPOLICY_SWITCH && sw) ||
+			   (r->kind == IBFM_CCPOLICY_CA && !sw) ||
+			   (r->kind == IBFM_CCPOLICY_RAIL && !sw &&
 			    rail == r->rail) ||
-			   (r->kind == IBFM_CCPOL_GUID && has_guid(r, guid));
+			   (r->kind == IBFM_CCPOLICY_GUID && has_guid(r, guid));
 
 		if (hit)
 			return &p->profiles[r->profile];

@@ -24,12 +24,12 @@
 #include "cc/ccprofile.h"
 #include "routing/base/err.h"
 
-struct ibfm_ccpol_rule {
+struct ibfm_ccpolicy_rule {
 	enum {
-		IBFM_CCPOL_SWITCH,
-		IBFM_CCPOL_CA,
-		IBFM_CCPOL_RAIL,
-		IBFM_CCPOL_GUID
+		IBFM_CCPOLICY_SWITCH,
+		IBFM_CCPOLICY_CA,
+		IBFM_CCPOLICY_RAIL,
+		IBFM_CCPOLICY_GUID
 	} kind;
 	unsigned rail;
 	uint64_t *guids;
@@ -37,10 +37,10 @@ struct ibfm_ccpol_rule {
 	unsigned profile; /* index into profiles[] */
 };
 
-struct ibfm_ccpol {
-	struct ibfm_ccp *profiles; /* [0] is the default */
+struct ibfm_ccpolicy {
+	struct ibfm_ccprofile *profiles; /* [0] is the default */
 	size_t nprofiles;
-	struct ibfm_ccpol_rule *rules;
+	struct ibfm_ccpolicy_rule *rules;
 	size_t nrules;
 };
 
@@ -48,21 +48,22 @@ struct ibfm_ccpol {
  * Loads the default profile 'profile' and, unless 'path' is NULL or "",
  * the policy file. 0, or -EINVAL/-errno with 'err' set and 'p' empty.
  */
-int ibfm_ccpol_load(const char *profile, const char *path, struct ibfm_ccpol *p,
-		    struct ibfm_err *err);
+int ibfm_ccpolicy_load(const char *profile, const char *path,
+		       struct ibfm_ccpolicy *p, struct ibfm_err *err);
 
 /* The same with the policy's text ('name' for messages). */
-int ibfm_ccpol_parse(const char *profile, const char *text, const char *name,
-		     struct ibfm_ccpol *p, struct ibfm_err *err);
+int ibfm_ccpolicy_parse(const char *profile, const char *text, const char *name,
+			struct ibfm_ccpolicy *p, struct ibfm_err *err);
 
-void ibfm_ccpol_free(struct ibfm_ccpol *p);
+void ibfm_ccpolicy_free(struct ibfm_ccpolicy *p);
 
 /*
  * The profile for a switch or a CA port ('rail': the rail number of a
- * CA port, IBFM_CCPOL_NO_RAIL when none).
+ * CA port, IBFM_CCPOLICY_NO_RAIL when none).
  */
-#define IBFM_CCPOL_NO_RAIL UINT32_MAX
-const struct ibfm_ccp *ibfm_ccpol_pick(const struct ibfm_ccpol *p, bool sw,
-				       uint64_t guid, uint32_t rail);
+#define IBFM_CCPOLICY_NO_RAIL UINT32_MAX
+const struct ibfm_ccprofile *ibfm_ccpolicy_pick(const struct ibfm_ccpolicy *p,
+						bool sw, uint64_t guid,
+						uint32_t rail);
 
 #endif /* IBFM_CCPOLICY_H */

@@ -11,7 +11,7 @@
 
 #include "mgmt/mad/madport.h"
 
-_Static_assert(IBFM_MADPORT_CC_DATA == IBFM_CCW_DATA, "a CC MAD's payload");
+_Static_assert(IBFM_MADPORT_CC_DATA == IBFM_CCWIRE_DATA, "a CC MAD's payload");
 
 struct ibfm_ccport {
 	struct ibfm_madport *mad; /* the worker's, for the job running */

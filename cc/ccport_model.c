@@ -17,11 +17,11 @@
 IBFMD_LOG_MODULE_EXTERN(cc);
 
 struct ibfm_ccport {
-	struct ibfm_ccm model; /* the nodes answering CC MADs */
+	struct ibfm_ccmodel model; /* the nodes answering CC MADs */
 };
 
 /* The faults file named by the environment, if any. */
-static int load_faults(struct ibfm_ccm *m, struct ibfm_err *err)
+static int load_faults(struct ibfm_ccmodel *m, struct ibfm_err *err)
 {
 	const char *path = getenv(FAULTS_ENV);
 	char *text;
@@ -29,10 +29,10 @@ static int load_faults(struct ibfm_ccm *m, struct ibfm_err *err)
 
 	if (!path || !path[0])
 		return 0;
-	text = ibfm_ccp_read_text(path, err);
+	text = ibfm_ccprofile_read_text(path, err);
 	if (!text)
 		return err->code;
-	rc = ibfm_ccm_faults(m, text, path, err);
+	rc = ibfm_ccmodel_faults(m, text, path, err);
 	free(text);
 	return rc;
 }
@@ -59,7 +59,7 @@ void ibfm_ccport_close(struct ibfm_ccport *p)
 {
 	if (!p)
 		return;
-	ibfm_ccm_free(&p->model);
+	ibfm_ccmodel_free(&p->model);
 	free(p);
 }
 
@@ -76,8 +76,9 @@ uint16_t ibfm_ccport_begin(struct ibfm_ccport *p, struct ibfm_madport *mad,
 	(void)mad;
 	(void)timeout_ms;
 	/* Without its nodes the model cannot answer: no transport then. */
-	*tr = (struct ibfm_cc_transport){
-		ibfm_ccm_send, ibfm_ccm_add(&p->model, t, n) ? NULL : &p->model
-	};
+	*tr = (struct ibfm_cc_transport){ ibfm_ccmodel_send,
+					  ibfm_ccmodel_add(&p->model, t, n)
+						  ? NULL
+						  : &p->model };
 	return 0;
 }

@@ -61,29 +61,30 @@ static const struct field {
 #define NFIELDS (sizeof(fields) / sizeof(*fields))
 
 /* CA settings for every SL. */
-static void all_sls(struct ibfm_ccp *p, uint16_t timer, uint8_t increase,
+static void all_sls(struct ibfm_ccprofile *p, uint16_t timer, uint8_t increase,
 		    uint8_t trigger, uint8_t min)
 {
 	unsigned i;
 
-	for (i = 0; i < IBFM_CCP_SLS; i++)
-		p->ca.sl[i] =
-			(struct ibfm_ccp_sl){ timer, increase, trigger, min };
+	for (i = 0; i < IBFM_CCPROFILE_SLS; i++)
+		p->ca.sl[i] = (struct ibfm_ccprofile_sl){ timer, increase,
+							  trigger, min };
 }
 
 /* A ramp of 'n' entries: delay grows by 'step' per index, shift 0. */
-static void ramp(struct ibfm_ccp *p, unsigned n, unsigned step)
+static void ramp(struct ibfm_ccprofile *p, unsigned n, unsigned step)
 {
 	unsigned i;
 
 	p->cct_n = (uint16_t)n;
 	p->cct_limit = (uint16_t)(n - 1);
 	for (i = 0; i < n; i++)
-		p->cct[i] =
-			(struct ibfm_ccp_cct_entry){ 0, (uint16_t)(i * step) };
+		p->cct[i] = (struct ibfm_ccprofile_cct_entry){
+			0, (uint16_t)(i * step)
+		};
 }
 
-int ibfm_ccp_builtin(const char *name, struct ibfm_ccp *p)
+int ibfm_ccprofile_builtin(const char *name, struct ibfm_ccprofile *p)
 {
 	bool ai = !strcmp(name, "ai");
 
@@ -163,7 +164,7 @@ static bool list(const char *s, unsigned max, uint8_t *mask)
 }
 
 /* "SHIFT:MULT ..." appended to the table; NULL or what is wrong. */
-static const char *entries(struct ibfm_ccp *p, char *s)
+static const char *entries(struct ibfm_ccprofile *p, char *s)
 {
 	char *tok, *save = NULL, *end;
 	unsigned long shift, mult;
@@ -177,17 +178,17 @@ static const char *entries(struct ibfm_ccp *p, char *s)
 		mult = strtoul(tok, &end, 10);
 		if (end == tok || *end || mult > 16383)
 			return "SHIFT:MULTIPLIER pairs, MULTIPLIER 0..16383";
-		if (p->cct_n == IBFM_CCP_CCT_MAX)
+		if (p->cct_n == IBFM_CCPROFILE_CCT_MAX)
 			return "at most 128 entries";
 		p->cct[p->cct_n++] =
-			(struct ibfm_ccp_cct_entry){ (uint8_t)shift,
-						     (uint16_t)mult };
+			(struct ibfm_ccprofile_cct_entry){ (uint8_t)shift,
+							   (uint16_t)mult };
 	}
 	return NULL;
 }
 
 /* Sets field 'f' to 'v' (which may be changed); NULL or the expected. */
-static const char *set(struct ibfm_ccp *p, const struct field *f, char *v,
+static const char *set(struct ibfm_ccprofile *p, const struct field *f, char *v,
 		       bool *cct_started)
 {
 	unsigned long n = 0;
@@ -198,7 +199,7 @@ static const char *set(struct ibfm_ccp *p, const struct field *f, char *v,
 		return "a number";
 	switch (f->id) {
 	case BASE:
-		return ibfm_ccp_builtin(v, p) ? "reference or ai" : NULL;
+		return ibfm_ccprofile_builtin(v, p) ? "reference or ai" : NULL;
 	case SW_CONTROL_MAP:
 		p->sw.control_map = (uint32_t)n;
 		break;
@@ -234,8 +235,8 @@ static const char *set(struct ibfm_ccp *p, const struct field *f, char *v,
 	case CA_CCTI_INCREASE:
 	case CA_TRIGGER_THRESHOLD:
 	case CA_CCTI_MIN:
-		for (i = 0; i < IBFM_CCP_SLS; i++) {
-			struct ibfm_ccp_sl *sl = &p->ca.sl[i];
+		for (i = 0; i < IBFM_CCPROFILE_SLS; i++) {
+			struct ibfm_ccprofile_sl *sl = &p->ca.sl[i];
 
 			if (f->id == CA_CCTI_TIMER)
 				sl->ccti_timer = (uint16_t)n;
@@ -273,7 +274,8 @@ static int bad(struct ibfm_err *err, const char *name, unsigned no,
 
 /* One line, in section '*sec'; 0 or the error. */
 static int line(char *s, const char *name, unsigned no, enum section *sec,
-		struct ibfm_ccp *p, bool *cct_started, struct ibfm_err *err)
+		struct ibfm_ccprofile *p, bool *cct_started,
+		struct ibfm_err *err)
 {
 	char *key, *val;
 	const char *why;
@@ -330,7 +332,7 @@ static int line(char *s, const char *name, unsigned no, enum section *sec,
 struct parse_ctx {
 	const char *name;
 	enum section sec;
-	struct ibfm_ccp *p;
+	struct ibfm_ccprofile *p;
 	bool cct_started;
 	struct ibfm_err *err;
 };
@@ -342,13 +344,13 @@ static int one_line(char *buf, unsigned no, void *ctx)
 	return line(buf, x->name, no, &x->sec, x->p, &x->cct_started, x->err);
 }
 
-int ibfm_ccp_parse(const char *text, const char *name, struct ibfm_ccp *p,
-		   struct ibfm_err *err)
+int ibfm_ccprofile_parse(const char *text, const char *name,
+			 struct ibfm_ccprofile *p, struct ibfm_err *err)
 {
-	struct ibfm_ccp got;
+	struct ibfm_ccprofile got;
 	struct parse_ctx x = { name, TOP, &got, false, err };
 
-	ibfm_ccp_builtin("reference", &got);
+	ibfm_ccprofile_builtin("reference", &got);
 	if (ibfm_lines(text, name, 4096, one_line, &x, err))
 		return -EINVAL;
 	if (!got.cct_n || got.cct_limit >= got.cct_n)
@@ -362,7 +364,7 @@ int ibfm_ccp_parse(const char *text, const char *name, struct ibfm_ccp *p,
 	return 0;
 }
 
-char *ibfm_ccp_read_text(const char *path, struct ibfm_err *err)
+char *ibfm_ccprofile_read_text(const char *path, struct ibfm_err *err)
 {
 	FILE *in = fopen(path, "r");
 	char *text = NULL;
@@ -385,28 +387,31 @@ char *ibfm_ccp_read_text(const char *path, struct ibfm_err *err)
 	return text;
 }
 
-int ibfm_ccp_read(const char *path, struct ibfm_ccp *p, struct ibfm_err *err)
+int ibfm_ccprofile_read(const char *path, struct ibfm_ccprofile *p,
+			struct ibfm_err *err)
 {
-	char *text = ibfm_ccp_read_text(path, err);
+	char *text = ibfm_ccprofile_read_text(path, err);
 	int rc;
 
 	if (!text)
 		return err->code;
-	rc = ibfm_ccp_parse(text, path, p, err);
+	rc = ibfm_ccprofile_parse(text, path, p, err);
 	free(text);
 	return rc;
 }
 
-int ibfm_ccp_load(const char *name, struct ibfm_ccp *p, struct ibfm_err *err)
+int ibfm_ccprofile_load(const char *name, struct ibfm_ccprofile *p,
+			struct ibfm_err *err)
 {
-	if (!ibfm_ccp_builtin(name, p))
+	if (!ibfm_ccprofile_builtin(name, p))
 		return 0;
-	return ibfm_ccp_read(name, p, err);
+	return ibfm_ccprofile_read(name, p, err);
 }
 
-bool ibfm_ccp_equal(const struct ibfm_ccp *a, const struct ibfm_ccp *b)
+bool ibfm_ccprofile_equal(const struct ibfm_ccprofile *a,
+			  const struct ibfm_ccprofile *b)
 {
-	const struct ibfm_ccp_switch *x = &a->sw, *y = &b->sw;
+	const struct ibfm_ccprofile_switch *x = &a->sw, *y = &b->sw;
 	unsigned i;
 
 	if (x->control_map != y->control_map || x->threshold != y->threshold ||
@@ -421,8 +426,9 @@ bool ibfm_ccp_equal(const struct ibfm_ccp *a, const struct ibfm_ccp *b)
 	    a->exclude_sls != b->exclude_sls || a->cct_limit != b->cct_limit ||
 	    a->cct_n != b->cct_n)
 		return false;
-	for (i = 0; i < IBFM_CCP_SLS; i++) {
-		const struct ibfm_ccp_sl *p = &a->ca.sl[i], *q = &b->ca.sl[i];
+	for (i = 0; i < IBFM_CCPROFILE_SLS; i++) {
+		const struct ibfm_ccprofile_sl *p = &a->ca.sl[i],
+					       *q = &b->ca.sl[i];
 
 		if (p->ccti_timer != q->ccti_timer ||
 		    p->ccti_increase != q->ccti_increase ||

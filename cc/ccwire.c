@@ -43,52 +43,52 @@ static void put_mask(uint8_t *w, const uint8_t *mask)
 		w[31 - i] = mask[i];
 }
 
-const char *ibfm_ccw_attr_name(uint16_t attr)
+const char *ibfm_ccwire_attr_name(uint16_t attr)
 {
 	switch (attr) {
-	case IBFM_CCW_CLASS_PORT_INFO:
+	case IBFM_CCWIRE_CLASS_PORT_INFO:
 		return "ClassPortInfo";
-	case IBFM_CCW_INFO:
+	case IBFM_CCWIRE_INFO:
 		return "CongestionInfo";
-	case IBFM_CCW_KEY_INFO:
+	case IBFM_CCWIRE_KEY_INFO:
 		return "CongestionKeyInfo";
-	case IBFM_CCW_SWITCH:
+	case IBFM_CCWIRE_SWITCH:
 		return "SwitchCongestionSetting";
-	case IBFM_CCW_CA:
+	case IBFM_CCWIRE_CA:
 		return "CACongestionSetting";
-	case IBFM_CCW_CCT:
+	case IBFM_CCWIRE_CCT:
 		return "CongestionControlTable";
 	}
 	return "?";
 }
 
-void ibfm_ccw_get_cpi(const uint8_t *d, struct ibfm_ccw_cpi *c)
+void ibfm_ccwire_get_cpi(const uint8_t *d, struct ibfm_ccwire_cpi *c)
 {
 	c->base_version = d[0];
 	c->class_version = d[1];
 	c->cap_mask = be16(d + 2);
 }
 
-void ibfm_ccw_put_cpi(uint8_t *d, const struct ibfm_ccw_cpi *c)
+void ibfm_ccwire_put_cpi(uint8_t *d, const struct ibfm_ccwire_cpi *c)
 {
 	d[0] = c->base_version;
 	d[1] = c->class_version;
 	put16(d + 2, c->cap_mask);
 }
 
-void ibfm_ccw_get_info(const uint8_t *d, struct ibfm_ccw_info *i)
+void ibfm_ccwire_get_info(const uint8_t *d, struct ibfm_ccwire_info *i)
 {
 	i->info = be16(d);
 	i->cct_cap = d[2];
 }
 
-void ibfm_ccw_put_info(uint8_t *d, const struct ibfm_ccw_info *i)
+void ibfm_ccwire_put_info(uint8_t *d, const struct ibfm_ccwire_info *i)
 {
 	put16(d, i->info);
 	d[2] = i->cct_cap;
 }
 
-void ibfm_ccw_get_key(const uint8_t *d, struct ibfm_ccw_key *k)
+void ibfm_ccwire_get_key(const uint8_t *d, struct ibfm_ccwire_key *k)
 {
 	k->key = (uint64_t)be32(d) << 32 | be32(d + 4);
 	k->protect = d[8] >> 7;
@@ -96,7 +96,7 @@ void ibfm_ccw_get_key(const uint8_t *d, struct ibfm_ccw_key *k)
 	k->violations = be16(d + 12);
 }
 
-void ibfm_ccw_put_key(uint8_t *d, const struct ibfm_ccw_key *k)
+void ibfm_ccwire_put_key(uint8_t *d, const struct ibfm_ccwire_key *k)
 {
 	put32(d, (uint32_t)(k->key >> 32));
 	put32(d + 4, (uint32_t)k->key);
@@ -105,7 +105,7 @@ void ibfm_ccw_put_key(uint8_t *d, const struct ibfm_ccw_key *k)
 	put16(d + 12, k->violations);
 }
 
-void ibfm_ccw_get_switch(const uint8_t *d, struct ibfm_ccp_switch *s)
+void ibfm_ccwire_get_switch(const uint8_t *d, struct ibfm_ccprofile_switch *s)
 {
 	s->control_map = be32(d);
 	get_mask(d + 4, s->victim_mask);
@@ -117,7 +117,7 @@ void ibfm_ccw_get_switch(const uint8_t *d, struct ibfm_ccp_switch *s)
 	s->marking_rate = be16(d + 74);
 }
 
-void ibfm_ccw_put_switch(uint8_t *d, const struct ibfm_ccp_switch *s)
+void ibfm_ccwire_put_switch(uint8_t *d, const struct ibfm_ccprofile_switch *s)
 {
 	put32(d, s->control_map);
 	put_mask(d + 4, s->victim_mask);
@@ -129,11 +129,11 @@ void ibfm_ccw_put_switch(uint8_t *d, const struct ibfm_ccp_switch *s)
 	put16(d + 74, s->marking_rate);
 }
 
-void ibfm_ccw_get_ca(const uint8_t *d, struct ibfm_ccp_ca *c)
+void ibfm_ccwire_get_ca(const uint8_t *d, struct ibfm_ccprofile_ca *c)
 {
 	c->port_control = be16(d);
 	c->control_map = be16(d + 2);
-	for (unsigned i = 0; i < IBFM_CCP_SLS; i++) {
+	for (unsigned i = 0; i < IBFM_CCPROFILE_SLS; i++) {
 		const uint8_t *e = d + 4 + i * 8;
 
 		c->sl[i].ccti_timer = be16(e);
@@ -143,11 +143,11 @@ void ibfm_ccw_get_ca(const uint8_t *d, struct ibfm_ccp_ca *c)
 	}
 }
 
-void ibfm_ccw_put_ca(uint8_t *d, const struct ibfm_ccp_ca *c)
+void ibfm_ccwire_put_ca(uint8_t *d, const struct ibfm_ccprofile_ca *c)
 {
 	put16(d, c->port_control);
 	put16(d + 2, c->control_map);
-	for (unsigned i = 0; i < IBFM_CCP_SLS; i++) {
+	for (unsigned i = 0; i < IBFM_CCPROFILE_SLS; i++) {
 		uint8_t *e = d + 4 + i * 8;
 
 		put16(e, c->sl[i].ccti_timer);
@@ -157,10 +157,10 @@ void ibfm_ccw_put_ca(uint8_t *d, const struct ibfm_ccp_ca *c)
 	}
 }
 
-void ibfm_ccw_get_cct(const uint8_t *d, struct ibfm_ccw_cct *t)
+void ibfm_ccwire_get_cct(const uint8_t *d, struct ibfm_ccwire_cct *t)
 {
 	t->limit = be16(d);
-	for (unsigned i = 0; i < IBFM_CCW_CCT_BLOCK; i++) {
+	for (unsigned i = 0; i < IBFM_CCWIRE_CCT_BLOCK; i++) {
 		uint16_t v = be16(d + 4 + i * 2);
 
 		t->e[i].shift = (uint8_t)(v >> 14);
@@ -168,10 +168,10 @@ void ibfm_ccw_get_cct(const uint8_t *d, struct ibfm_ccw_cct *t)
 	}
 }
 
-void ibfm_ccw_put_cct(uint8_t *d, const struct ibfm_ccw_cct *t)
+void ibfm_ccwire_put_cct(uint8_t *d, const struct ibfm_ccwire_cct *t)
 {
 	put16(d, t->limit);
-	for (unsigned i = 0; i < IBFM_CCW_CCT_BLOCK; i++)
+	for (unsigned i = 0; i < IBFM_CCWIRE_CCT_BLOCK; i++)
 		put16(d + 4 + i * 2, (uint16_t)((t->e[i].shift & 3) << 14 |
 						(t->e[i].multiplier & 0x3FFF)));
 }

@@ -35,9 +35,9 @@ struct ibfmd_cc_known {
 
 /* Congestion control: the policy, the last or running job, what is known. */
 struct ibfmd_cc {
-	struct ibfm_ccpol policy;
-	struct ibfm_ccpol next;	   /* reloaded while a job ran: taken after */
-	struct ibfm_ccpol retired; /* replaced, named by the last results */
+	struct ibfm_ccpolicy policy;
+	struct ibfm_ccpolicy next; /* reloaded while a job ran: taken after */
+	struct ibfm_ccpolicy retired; /* replaced, named by the last results */
 	bool has_next;
 	/* A job: set up by the loop, the worker's while 'running'. */
 	bool running, apply, automatic;
@@ -111,11 +111,11 @@ static void pick_profiles(struct cc_state *d, struct ibfm_cc_target *t,
 	bool want_rails = false;
 
 	for (size_t i = 0; i < d->cc.policy.nrules; i++)
-		want_rails |= d->cc.policy.rules[i].kind == IBFM_CCPOL_RAIL;
+		want_rails |= d->cc.policy.rules[i].kind == IBFM_CCPOLICY_RAIL;
 	if (want_rails && ibfm_rail_detect(f, NULL, NULL, &rails, &err))
 		IBFMD_WARN_RL("no rails: %s", err.msg);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t rail = IBFM_CCPOL_NO_RAIL, node;
+		uint32_t rail = IBFM_CCPOLICY_NO_RAIL, node;
 
 		node = ibfm_fabric_node_by_guid(f, t[i].guid);
 		if (!t[i].sw && rails.nrails && node != IBFM_NONE) {
@@ -124,8 +124,8 @@ static void pick_profiles(struct cc_state *d, struct ibfm_cc_target *t,
 			if (r != IBFM_RAIL_NONE)
 				rail = rails.rail_value[r];
 		}
-		t[i].profile = ibfm_ccpol_pick(&d->cc.policy, t[i].sw,
-					       t[i].guid, rail);
+		t[i].profile = ibfm_ccpolicy_pick(&d->cc.policy, t[i].sw,
+						  t[i].guid, rail);
 	}
 	ibfm_rails_free(&rails);
 }
@@ -145,7 +145,7 @@ static void keep_sharp_sl_out(struct cc_state *d)
 	if (sl < 0)
 		return;
 	for (size_t i = 0; i < d->cc.policy.nprofiles; i++) {
-		struct ibfm_ccp *p = &d->cc.policy.profiles[i];
+		struct ibfm_ccprofile *p = &d->cc.policy.profiles[i];
 
 		if (!(p->ca.control_map >> sl & 1))
 			continue;
@@ -205,7 +205,7 @@ static int job_start(struct cc_state *d, bool apply, bool automatic,
 	pick_profiles(d, t, k);
 	free(d->cc.t);
 	free(d->cc.r);
-	ibfm_ccpol_free(&d->cc.retired); /* no result names them now */
+	ibfm_ccpolicy_free(&d->cc.retired); /* no result names them now */
 	d->cc.t = t;
 	d->cc.r = r;
 	d->cc.n = k;
@@ -340,7 +340,7 @@ static void job_events(struct cc_state *d, const unsigned *count)
 static void take_next(struct cc_state *d)
 {
 	/* The last job's results still name its profiles (cc-status). */
-	ibfm_ccpol_free(&d->cc.retired);
+	ibfm_ccpolicy_free(&d->cc.retired);
 	d->cc.retired = d->cc.policy;
 	d->cc.policy = d->cc.next;
 	memset(&d->cc.next, 0, sizeof(d->cc.next));
@@ -438,7 +438,7 @@ static void node_json(struct ibfm_json *j, const struct ibfm_cc_target *t,
 		const struct ibfm_cc_change *c = &r->changes[k];
 
 		ibfm_json_obj_begin(j, NULL);
-		ibfm_json_str(j, "attribute", ibfm_ccw_attr_name(c->attr));
+		ibfm_json_str(j, "attribute", ibfm_ccwire_attr_name(c->attr));
 		ibfm_json_str(j, "field", c->field);
 		ibfm_json_str(j, "have", c->have);
 		ibfm_json_str(j, "want", c->want);
@@ -488,7 +488,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_json_arr_end(j);
 }
 
-static void profile_json(struct ibfm_json *j, const struct ibfm_ccp *p)
+static void profile_json(struct ibfm_json *j, const struct ibfm_ccprofile *p)
 {
 	ibfm_json_obj_begin(j, NULL);
 	ibfm_json_str(j, "name", p->name);
@@ -574,10 +574,10 @@ static void reload(void *state)
 	struct ibfm_err err;
 
 	if (d->cc.has_next)
-		ibfm_ccpol_free(&d->cc.next);
+		ibfm_ccpolicy_free(&d->cc.next);
 	d->cc.has_next = false;
-	if (ibfm_ccpol_load(d->core->conf->cc_profile, d->core->conf->cc_policy,
-			    &d->cc.next, &err)) {
+	if (ibfm_ccpolicy_load(d->core->conf->cc_profile,
+			       d->core->conf->cc_policy, &d->cc.next, &err)) {
 		IBFMD_WARN("SIGHUP: %s; the profiles in use stay", err.msg);
 		return;
 	}
@@ -636,8 +636,8 @@ static int init(const struct ibfmd_core *core, void **state)
 	d->core = core;
 	d->cc.sharp_sl = -1;
 	pthread_mutex_init(&d->lock, NULL);
-	if (ibfm_ccpol_load(d->core->conf->cc_profile, d->core->conf->cc_policy,
-			    &d->cc.policy, &err)) {
+	if (ibfm_ccpolicy_load(d->core->conf->cc_profile,
+			       d->core->conf->cc_policy, &d->cc.policy, &err)) {
 		IBFMD_ERR("%s: %s", d->core->conf_path, err.msg);
 		return -EINVAL;
 	}
@@ -658,9 +658,9 @@ static void cc_free(void *state)
 		return;
 	ibfmd_work_fini(&d->work);
 	pthread_mutex_destroy(&d->lock);
-	ibfm_ccpol_free(&d->cc.policy);
-	ibfm_ccpol_free(&d->cc.next);
-	ibfm_ccpol_free(&d->cc.retired);
+	ibfm_ccpolicy_free(&d->cc.policy);
+	ibfm_ccpolicy_free(&d->cc.next);
+	ibfm_ccpolicy_free(&d->cc.retired);
 	ibfm_ccport_close(d->port);
 	free(d->cc.t);
 	free(d->cc.r);

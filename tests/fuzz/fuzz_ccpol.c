@@ -13,8 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);
-	struct ibfm_ccpol p;
-	struct ibfm_ccm m = { 0 };
+	struct ibfm_ccpolicy p;
+	struct ibfm_ccmodel m = { 0 };
 	struct ibfm_cc_target t = { .guid = 0x10, .port = 1, .lid = 1 };
 	struct ibfm_err err;
 
@@ -22,13 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (!ibfm_ccpol_parse("reference", text, "fuzz", &p, &err)) {
-		ibfm_ccpol_pick(&p, false, 0x10, 1);
-		ibfm_ccpol_free(&p);
+	if (!ibfm_ccpolicy_parse("reference", text, "fuzz", &p, &err)) {
+		ibfm_ccpolicy_pick(&p, false, 0x10, 1);
+		ibfm_ccpolicy_free(&p);
 	}
-	if (!ibfm_ccm_faults(&m, text, "fuzz", &err))
-		ibfm_ccm_add(&m, &t, 1);
-	ibfm_ccm_free(&m);
+	if (!ibfm_ccmodel_faults(&m, text, "fuzz", &err))
+		ibfm_ccmodel_add(&m, &t, 1);
+	ibfm_ccmodel_free(&m);
 	free(text);
 	return 0;
 }

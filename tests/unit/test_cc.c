@@ -9,9 +9,9 @@
 #include "cc/ccmodel.h"
 
 struct world {
-	struct ibfm_ccp prof;
+	struct ibfm_ccprofile prof;
 	struct ibfm_cc_target t[4];
-	struct ibfm_ccm model;
+	struct ibfm_ccmodel model;
 	struct ibfm_cc_transport tr;
 	struct ibfm_cc_opts o;
 };
@@ -23,7 +23,7 @@ static int setup(void **state)
 					     "node001 HCA-1", "node002 HCA-1" };
 
 	assert_non_null(w);
-	assert_int_equal(ibfm_ccp_builtin("ai", &w->prof), 0);
+	assert_int_equal(ibfm_ccprofile_builtin("ai", &w->prof), 0);
 	for (unsigned i = 0; i < 4; i++) {
 		w->t[i] = (struct ibfm_cc_target){ .guid = 0x1000 + i,
 						   .lid = (uint16_t)(i + 1),
@@ -32,10 +32,10 @@ static int setup(void **state)
 						   .profile = &w->prof };
 		snprintf(w->t[i].name, sizeof(w->t[i].name), "%s", names[i]);
 	}
-	assert_int_equal(ibfm_ccm_add(&w->model, w->t, 4), 0);
-	assert_int_equal(ibfm_ccm_add(&w->model, w->t, 4), 0);
+	assert_int_equal(ibfm_ccmodel_add(&w->model, w->t, 4), 0);
+	assert_int_equal(ibfm_ccmodel_add(&w->model, w->t, 4), 0);
 	assert_int_equal(w->model.n, 4); /* added once */
-	w->tr = (struct ibfm_cc_transport){ ibfm_ccm_send, &w->model };
+	w->tr = (struct ibfm_cc_transport){ ibfm_ccmodel_send, &w->model };
 	w->o = (struct ibfm_cc_opts){ .tries = 2, .backoff_ms = 0 };
 	*state = w;
 	return 0;
@@ -45,7 +45,7 @@ static int teardown(void **state)
 {
 	struct world *w = *state;
 
-	ibfm_ccm_free(&w->model);
+	ibfm_ccmodel_free(&w->model);
 	free(w);
 	return 0;
 }

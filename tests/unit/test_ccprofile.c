@@ -7,10 +7,10 @@
 
 static void test_builtins(void **state)
 {
-	struct ibfm_ccp r, a;
+	struct ibfm_ccprofile r, a;
 
 	(void)state;
-	assert_int_equal(ibfm_ccp_builtin("reference", &r), 0);
+	assert_int_equal(ibfm_ccprofile_builtin("reference", &r), 0);
 	/* The reference values the issue names (NVIDIA's ccmgr). */
 	assert_int_equal(r.sw.threshold, 0xF);
 	assert_int_equal(r.sw.marking_rate, 0xA);
@@ -20,9 +20,9 @@ static void test_builtins(void **state)
 	assert_int_equal(r.ca.sl[7].ccti_min, 0);
 	assert_int_equal(r.cct_n, 128);
 	assert_int_equal(r.cct_limit, 127);
-	assert_int_equal(ibfm_ccp_builtin("ai", &a), 0);
-	assert_false(ibfm_ccp_equal(&r, &a));
-	assert_int_equal(ibfm_ccp_builtin("turbo", &a), -ENOENT);
+	assert_int_equal(ibfm_ccprofile_builtin("ai", &a), 0);
+	assert_false(ibfm_ccprofile_equal(&r, &a));
+	assert_int_equal(ibfm_ccprofile_builtin("turbo", &a), -ENOENT);
 }
 
 static void test_a_profile_file(void **state)
@@ -40,11 +40,11 @@ static void test_a_profile_file(void **state)
 				   "entries 0:0 0:10 1:10\n"
 				   "entries 2:10\n"
 				   "limit 3\n";
-	struct ibfm_ccp p, same;
+	struct ibfm_ccprofile p, same;
 	struct ibfm_err err;
 
 	(void)state;
-	assert_int_equal(ibfm_ccp_parse(text, "ai.ccp", &p, &err), 0);
+	assert_int_equal(ibfm_ccprofile_parse(text, "ai.ccp", &p, &err), 0);
 	assert_int_equal(p.sw.threshold, 8);
 	assert_int_equal(p.sw.marking_rate, 0x20);
 	assert_int_equal(p.sw.victim_mask[0], 0x1e); /* ports 1..4 */
@@ -56,8 +56,8 @@ static void test_a_profile_file(void **state)
 	assert_int_equal(p.cct_n, 4);
 	assert_int_equal(p.cct[2].shift, 1);
 	assert_int_equal(p.cct[3].multiplier, 10);
-	assert_int_equal(ibfm_ccp_parse(text, "ai.ccp", &same, &err), 0);
-	assert_true(ibfm_ccp_equal(&p, &same));
+	assert_int_equal(ibfm_ccprofile_parse(text, "ai.ccp", &same, &err), 0);
+	assert_true(ibfm_ccprofile_equal(&p, &same));
 }
 
 static void test_bad_profiles_are_refused_whole(void **state)
@@ -87,19 +87,20 @@ static void test_bad_profiles_are_refused_whole(void **state)
 		{ "[switch]\nthreshold\n",
 		  "f:2: [switch] threshold: expected a value" },
 	};
-	struct ibfm_ccp p = { .sw.threshold = 3 };
+	struct ibfm_ccprofile p = { .sw.threshold = 3 };
 	struct ibfm_err err;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		assert_int_equal(ibfm_ccp_parse(bad[i].text, "f", &p, &err),
-				 -EINVAL);
+		assert_int_equal(
+			ibfm_ccprofile_parse(bad[i].text, "f", &p, &err),
+			-EINVAL);
 		if (!strstr(err.msg, bad[i].msg))
 			fail_msg("\"%s\": got \"%s\"", bad[i].text, err.msg);
 		assert_int_equal(p.sw.threshold, 3); /* nothing written */
 	}
-	assert_true(ibfm_ccp_read("/nonexistent.ccp", &p, &err) < 0);
+	assert_true(ibfm_ccprofile_read("/nonexistent.ccp", &p, &err) < 0);
 }
 
 static void test_policy_picks_first_match(void **state)
@@ -109,29 +110,29 @@ static void test_policy_picks_first_match(void **state)
 				   "\n"
 				   "rail 3 ai   # rail 3 first\n"
 				   "switch ai\n";
-	struct ibfm_ccpol p;
+	struct ibfm_ccpolicy p;
 	struct ibfm_err err;
 
 	(void)state;
-	assert_int_equal(ibfm_ccpol_parse("reference", text, "pol", &p, &err),
-			 0);
+	assert_int_equal(
+		ibfm_ccpolicy_parse("reference", text, "pol", &p, &err), 0);
 	assert_int_equal(p.nrules, 3);
 	assert_int_equal(p.nprofiles, 2); /* reference once, ai once */
-	assert_string_equal(ibfm_ccpol_pick(&p, false, 0x99, 3)->name, "ai");
-	assert_string_equal(ibfm_ccpol_pick(&p, false, 0x99, 2)->name,
+	assert_string_equal(ibfm_ccpolicy_pick(&p, false, 0x99, 3)->name, "ai");
+	assert_string_equal(ibfm_ccpolicy_pick(&p, false, 0x99, 2)->name,
 			    "reference");
 	assert_string_equal(
-		ibfm_ccpol_pick(&p, false, 0x99, IBFM_CCPOL_NO_RAIL)->name,
+		ibfm_ccpolicy_pick(&p, false, 0x99, IBFM_CCPOLICY_NO_RAIL)->name,
 		"reference");
-	assert_string_equal(ibfm_ccpol_pick(&p, true, 0x99, 0)->name, "ai");
+	assert_string_equal(ibfm_ccpolicy_pick(&p, true, 0x99, 0)->name, "ai");
 	/* GUID rule first: this switch keeps the reference. */
-	assert_string_equal(ibfm_ccpol_pick(&p, true, 0x20, 0)->name,
+	assert_string_equal(ibfm_ccpolicy_pick(&p, true, 0x20, 0)->name,
 			    "reference");
-	ibfm_ccpol_free(&p);
+	ibfm_ccpolicy_free(&p);
 	/* No policy: everything gets the default. */
-	assert_int_equal(ibfm_ccpol_parse("ai", NULL, NULL, &p, &err), 0);
-	assert_string_equal(ibfm_ccpol_pick(&p, true, 1, 0)->name, "ai");
-	ibfm_ccpol_free(&p);
+	assert_int_equal(ibfm_ccpolicy_parse("ai", NULL, NULL, &p, &err), 0);
+	assert_string_equal(ibfm_ccpolicy_pick(&p, true, 1, 0)->name, "ai");
+	ibfm_ccpolicy_free(&p);
 }
 
 static void test_policy_bad_lines(void **state)
@@ -147,20 +148,22 @@ static void test_policy_bad_lines(void **state)
 		{ "switch ai extra\n",
 		  "pol:1: switch: expected \"switch PROFILE\"" },
 	};
-	struct ibfm_ccpol p;
+	struct ibfm_ccpolicy p;
 	struct ibfm_err err;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		assert_int_not_equal(ibfm_ccpol_parse("reference", bad[i].text,
-						      "pol", &p, &err),
+		assert_int_not_equal(ibfm_ccpolicy_parse("reference",
+							 bad[i].text, "pol", &p,
+							 &err),
 				     0);
 		if (!strstr(err.msg, bad[i].msg))
 			fail_msg("%s: got \"%s\"", bad[i].msg, err.msg);
 	}
 	/* A bad default profile is refused as well. */
 	assert_int_not_equal(
-		ibfm_ccpol_parse("/nonexistent.ccp", "", "pol", &p, &err), 0);
+		ibfm_ccpolicy_parse("/nonexistent.ccp", "", "pol", &p, &err),
+		0);
 }
 
 int main(void)
