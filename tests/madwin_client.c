@@ -17,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/mad.h>
 
 #include "mgmt/mad/madwin.h"
+#include "routing/base/clock.h"
 
 struct node {
 	uint64_t guid;
@@ -170,20 +170,12 @@ static int walk(struct walk *k)
 	return 0;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* N requests to a LID nobody has. */
 static int lost(struct ibfm_madwin *w, unsigned lid, unsigned n)
 {
 	struct ibfm_madwin_req *v = calloc(n ? n : 1, sizeof(*v));
 	struct ibfm_madwin_stats st;
-	uint64_t t0 = now_ms();
+	long long t0 = ibfm_clock_whole_ms();
 	unsigned i;
 	int rc = 0;
 
@@ -198,7 +190,7 @@ static int lost(struct ibfm_madwin *w, unsigned lid, unsigned n)
 	ibfm_madwin_stats(w, &st);
 	printf("rc %d sent %llu timedout %llu ms %llu\n", n ? v[0].rc : 0,
 	       (unsigned long long)st.sent, (unsigned long long)st.timedout,
-	       (unsigned long long)(now_ms() - t0));
+	       (unsigned long long)(ibfm_clock_whole_ms() - t0));
 	free(v);
 	return rc;
 }
