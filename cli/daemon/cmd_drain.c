@@ -62,7 +62,7 @@ static const char drain_usage[] =
 struct drain_result {
 	char what[300];
 	struct ibfm_reach_result reach;
-	struct ibfm_cdg_result cdg;
+	struct ibfm_loop_result cdg;
 	struct ibfm_load_result load;
 	double load_before;
 	uint64_t entries, blocks;

@@ -41,7 +41,7 @@ static void port_desc(const struct ibfm_fabric *f, uint32_t p, char *buf,
 
 static void print_check_json(const struct route_args *a, const struct routed *r,
 			     const struct ibfm_reach_result *rr,
-			     const struct ibfm_cdg_result *cr)
+			     const struct ibfm_loop_result *cr)
 {
 	struct ibfm_json j;
 	char buf[200];
@@ -80,7 +80,7 @@ static void print_check_json(const struct route_args *a, const struct routed *r,
 
 static void print_check_text(const struct routed *r,
 			     const struct ibfm_reach_result *rr,
-			     const struct ibfm_cdg_result *cr)
+			     const struct ibfm_loop_result *cr)
 {
 	char buf[200];
 	unsigned h;
@@ -113,7 +113,7 @@ static int cmd_check(int argc, char **argv)
 	struct route_args a = { 0 };
 	struct ibfm_verify_opts vo = { 0 };
 	struct ibfm_reach_result rr;
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 	struct ibfm_err err;
 	struct routed r = { 0 };
 	int rc;

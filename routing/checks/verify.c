@@ -227,7 +227,7 @@ static uint32_t succ_from(const struct cdg *g, uint32_t c, uint32_t *it)
 
 /* Follows successors inside one SCC until a channel repeats: one cycle. */
 static void extract_cycle(const struct cdg *g, uint32_t start,
-			  uint32_t comp_low, struct ibfm_cdg_result *r)
+			  uint32_t comp_low, struct ibfm_loop_result *r)
 {
 	uint32_t path[IBFM_VERIFY_CYCLE_MAX * 4], n = 0, c = start, i;
 
@@ -254,7 +254,7 @@ static void extract_cycle(const struct cdg *g, uint32_t start,
 }
 
 /* v roots a component: pop it, and note it if it holds a cycle. */
-static void pop_component(struct cdg *g, uint32_t v, struct ibfm_cdg_result *r)
+static void pop_component(struct cdg *g, uint32_t v, struct ibfm_loop_result *r)
 {
 	uint32_t size = 0, x;
 
@@ -271,7 +271,8 @@ static void pop_component(struct cdg *g, uint32_t v, struct ibfm_cdg_result *r)
 	}
 }
 
-static void strongconnect(struct cdg *g, uint32_t v0, struct ibfm_cdg_result *r)
+static void strongconnect(struct cdg *g, uint32_t v0,
+			  struct ibfm_loop_result *r)
 {
 	g->cstack[g->csp++] = v0;
 	g->index[v0] = g->low[v0] = ++g->counter;
@@ -325,7 +326,7 @@ static bool add_dep(struct cdg *g, uint32_t in, unsigned out)
 static int add_dependencies(struct cdg *g, struct walker *w,
 			    const uint32_t *per_sw,
 			    const struct ibfm_verify_opts *o,
-			    struct ibfm_cdg_result *r)
+			    struct ibfm_loop_result *r)
 {
 	const struct ibfm_lfts *t = g->t;
 	uint32_t lid, s, *seen = calloc(t->nsw + 1, sizeof(*seen));
@@ -368,7 +369,7 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 			     const struct ibfm_lfts *t,
 			     const struct ibfm_verify_opts *opts,
-			     struct ibfm_cdg_result *r, struct ibfm_err *err)
+			     struct ibfm_loop_result *r, struct ibfm_err *err)
 {
 	struct cdg g = { .f = f, .t = t };
 	uint32_t *hosts = NULL, nhosts, *per_sw = NULL, p;

@@ -82,7 +82,8 @@ int ibfm_verify_reach(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 
 #define IBFM_VERIFY_CYCLE_MAX 64
 
-struct ibfm_cdg_result {
+/* What ibfm_verify_credit_loops() found: the credit loops of tables. */
+struct ibfm_loop_result {
 	uint32_t channels;  /* directed switch-to-switch links */
 	uint64_t deps;	    /* distinct dependencies */
 	uint32_t loops;	    /* strongly connected components with a cycle */
@@ -98,7 +99,7 @@ struct ibfm_cdg_result {
 int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 			     const struct ibfm_lfts *t,
 			     const struct ibfm_verify_opts *opts,
-			     struct ibfm_cdg_result *r, struct ibfm_err *err);
+			     struct ibfm_loop_result *r, struct ibfm_err *err);
 
 enum ibfm_pattern {
 	IBFM_PATTERN_SHIFT,

@@ -38,7 +38,7 @@ struct ibfm_drainsafe {
 	struct ibfm_route *pass; /* the drained pass (its fabric and tables) */
 	bool repaired; /* predicted by the plugin's repair, not a full route */
 	struct ibfm_reach_result reach; /* from CA ports */
-	struct ibfm_cdg_result cdg;
+	struct ibfm_loop_result cdg;
 	bool safe; /* no CA pair cut, no routing loop, no credit loop */
 };
 

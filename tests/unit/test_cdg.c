@@ -92,7 +92,7 @@ static void sq_load(struct sq *q, const uint8_t host[4][4],
 static void sq_complete(struct sq *q, struct ibfm_cdg_fill *fill)
 {
 	const struct ibfm_verify_opts sw = { .switch_sources = true };
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 
 	assert_int_equal(ibfm_verify_credit_loops(q->f, &q->t, &sw, &cr, NULL),
 			 0);
@@ -191,7 +191,7 @@ static void test_degraded_tree_filled_without_a_credit_loop(void **state)
 	};
 	const struct ibfm_verify_opts sw = { .switch_sources = true };
 	const struct ibfm_route_opts o = { .threads = 1 };
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 	struct ibfm_fabric *f;
 	struct ibfm_route *r;
 	struct ibfm_err err;

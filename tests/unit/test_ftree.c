@@ -144,7 +144,7 @@ static void assert_clean(const struct routed *r)
 {
 	const struct ibfm_verify_opts sw = { .switch_sources = true };
 	struct ibfm_reach_result rr;
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 
 	assert_int_equal(ibfm_verify_reach(r->f, &r->lfts, &sw, &rr, NULL), 0);
 	assert_int_equal(rr.loops, 0);

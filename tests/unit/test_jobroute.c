@@ -86,7 +86,7 @@ static void assert_sound(const struct zoo_fabric *z, const struct ibfm_route *p)
 {
 	struct ibfm_verify_opts sw = { .switch_sources = true };
 	struct ibfm_reach_result rr;
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 
 	assert_int_equal(ibfm_verify_reach(p->fabric, &p->lfts, &sw, &rr, NULL),
 			 0);

@@ -53,7 +53,7 @@ static void assert_reach(const struct ibfm_route *r, bool ca_lids_only)
 {
 	struct ibfm_verify_opts vo = { .switch_sources = !ca_lids_only };
 	struct ibfm_reach_result rr;
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 
 	assert_int_equal(ibfm_verify_reach(r->fabric, &r->lfts, &vo, &rr, NULL),
 			 0);

@@ -51,7 +51,7 @@ static void test_planted_credit_loop(void **state)
 	struct ibfm_lfts t;
 	struct ibfm_fabric *f = ring_fabric(&t);
 	struct ibfm_reach_result rr;
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 	uint32_t i;
 
 	(void)state;
@@ -74,7 +74,7 @@ static void test_no_credit_loop_when_routes_stop_short(void **state)
 {
 	struct ibfm_lfts t;
 	struct ibfm_fabric *f = ring_fabric(&t);
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 	uint32_t n;
 
 	(void)state;
@@ -205,7 +205,7 @@ static void test_credit_loop_only_from_switches(void **state)
 	const struct ibfm_verify_opts sw = { .switch_sources = true };
 	struct ibfm_lfts t;
 	struct ibfm_fabric *f = routed(ring1, sizeof(ring1) - 1, 2, &t);
-	struct ibfm_cdg_result cr;
+	struct ibfm_loop_result cr;
 
 	(void)state;
 	/* ha's routes run a -> b -> c -> d and stop: no cycle. The

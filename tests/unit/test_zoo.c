@@ -83,7 +83,7 @@ static void test_every_pair_routed_without_credit_loop(void **state)
 	(void)state;
 	for (z = zoo; z->name; z++) {
 		struct ibfm_reach_result rr;
-		struct ibfm_cdg_result cr;
+		struct ibfm_loop_result cr;
 		struct zrouted r;
 
 		zroute(&r, z);
