@@ -16,7 +16,7 @@ CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (install clang and libclang-rt-14-dev)"; echo "fuzz: 0 passed, 1 failed"; exit 1; }
 mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. -Itests/fuzz -D_GNU_SOURCE"
-routing=$(ls routing/*.c)
+routing=$(ls routing/*/*.c)
 declare -A srcs=(
 	[topo]="$routing"
 	[lfts]="$routing"
