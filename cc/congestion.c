@@ -390,7 +390,7 @@ static void start_cmd(struct cc_state *d, struct ibfm_json *j, bool apply)
 	int rc = job_start(d, apply, false, &why);
 
 	if (rc) {
-		ibfm_json_str(j, "error", why);
+		ibfm_ctl_error(j, NULL, "%s", why);
 		ibfm_json_bool(j, "busy", rc == -EBUSY);
 		return;
 	}

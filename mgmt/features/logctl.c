@@ -42,7 +42,7 @@ static void cmd_level(void *ctx, const struct ibfm_req *req,
 
 	(void)ctx;
 	if (ibfmd_log_set(module, level, &err)) {
-		ibfm_json_str(j, "error", err.msg);
+		ibfm_ctl_error(j, NULL, "%s", err.msg);
 		return;
 	}
 	IBFMD_INFO("log level of %s set to %s", module, level);

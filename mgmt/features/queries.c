@@ -104,8 +104,7 @@ static void cmd_diff(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	(void)req;
 	/* An error must come first: count before writing anything. */
 	if (both && ibfm_diff_fabrics(d->expected, d->fabric, NULL, NULL) < 0) {
-		ibfm_json_str(j, "error",
-			      "out of memory comparing the fabrics");
+		ibfm_ctl_error(j, NULL, "out of memory comparing the fabrics");
 		return;
 	}
 	ibfm_json_bool(j, "expected", d->expected != NULL);
@@ -284,8 +283,7 @@ static void cmd_counters(void *ctx, const struct ibfm_req *req,
 
 	if (ibfm_pc_limits_parse(&limits, ibfm_req_str(req, "threshold"),
 				 ibfm_req_str(req, "suppress"), &err)) {
-		ibfm_json_str(j, "error", err.msg);
-		ibfm_json_str(j, "error_kind", IBFM_CTL_ERR_INPUT);
+		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT, "%s", err.msg);
 		return;
 	}
 	ibfm_json_bool(j, "enabled", core->conf->counters);
@@ -347,16 +345,13 @@ static uint32_t endpoint(const struct ibfm_fabric *f, const char *s,
 {
 	uint32_t p = ibfm_trace_endpoint(f, s), best[3];
 	unsigned n, k;
-	char msg[IBFM_REQ_MAX_STR + 100];
 
 	if (p != IBFM_NONE)
 		return p;
-	snprintf(
-		msg, sizeof(msg),
+	ibfm_ctl_error(
+		j, IBFM_CTL_ERR_INPUT,
 		"unknown endpoint \"%s\": expected a LID, a GUID, a node description or name",
 		s);
-	ibfm_json_str(j, "error", msg);
-	ibfm_json_str(j, "error_kind", IBFM_CTL_ERR_INPUT);
 	n = ibfm_trace_suggest(f, s, best, 3);
 	ibfm_json_arr_begin(j, "did_you_mean");
 	for (k = 0; k < n; k++)
@@ -417,7 +412,7 @@ static int path_lids(struct ibfm_json *j, const struct ibfmd_routes *r,
 
 	if (n < 0) {
 		unreached(why, sizeof(why), lid, ibfm_req_str(req, "src"), n);
-		ibfm_json_str(j, "error", why);
+		ibfm_ctl_error(j, NULL, "%s", why);
 		return -1;
 	}
 	ibfm_json_uint(j, "lid", lid);
@@ -459,13 +454,13 @@ static void cmd_path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	FILE *out;
 
 	if (!*ibfm_req_str(req, "src") || !*ibfm_req_str(req, "dst")) {
-		ibfm_json_str(j, "error", "path needs \"src\" and \"dst\"");
+		ibfm_ctl_error(j, NULL, "path needs \"src\" and \"dst\"");
 		return;
 	}
 	r = ibfmd_routes_get(core->routes, core->view, core->conf->state_dir,
 			     why, sizeof(why));
 	if (!r) {
-		ibfm_json_str(j, "error", why);
+		ibfm_ctl_error(j, NULL, "%s", why);
 		return;
 	}
 	hc.r = r;
