@@ -18,7 +18,7 @@
 #include "routing/topo/slurm.h"
 
 static const char slurm_usage[] =
-	"Usage: ibfm topo slurm [--topo FILE] [--drains FILE] [--node-name-map FILE]\n"
+	"Usage: ibfm topo slurm [--topo FILE] [--drain-list FILE] [--node-name-map FILE]\n"
 	"                       [-o FILE | --check FILE] [--json]\n"
 	"Writes Slurm's topology.conf for TopologyPlugin=topology/tree from the\n"
 	"fabric: a line per leaf with the hosts cabled to it (a host is a node\n"
@@ -33,8 +33,9 @@ static const char slurm_usage[] =
 	"\n"
 	"  -t, --topo FILE    the fabric: ibnetdiscover output or an ibsim net\n"
 	"                     file (default: ibfmd's last sweep, --socket PATH)\n"
-	"      --drains FILE  the drain list (default: ibfmd's with no --topo,\n"
-	"                     none with --topo)\n" CLI_NAMES_HELP
+	"      --drain-list FILE  drained switches (ibfmd's drain.list format;\n"
+	"                     default: ibfmd's list with no --topo, none with\n"
+	"                     --topo; a missing file is an empty list)\n" CLI_NAMES_HELP
 	"  -o, --output FILE  write to FILE (replaced whole), not standard output\n"
 	"  -c, --check FILE   compare the topology.conf FILE with the fabric\n"
 	"      --json         one JSON object: the switches, or the findings\n"
@@ -55,7 +56,7 @@ static int slurm_options(int argc, char **argv, struct slurm_opts *o)
 {
 	static const struct option opts[] = {
 		{ "topo", required_argument, NULL, 't' },
-		{ "drains", required_argument, NULL, OPT_DRAINS },
+		{ "drain-list", required_argument, NULL, OPT_DRAINS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "check", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, OPT_JSON },

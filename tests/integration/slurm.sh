@@ -116,10 +116,10 @@ check "--check: a bad file, exit 3 with FILE:LINE" bash -c \
 
 # Drains: a spine left out, a leaf kept and marked.
 printf '%s\n%s\n' "$(guid_of spine-01)" "$(guid_of leaf-01)" >"$T/drains"
-"$IBFM" topo slurm --topo "$T/t3.topo" --drains "$T/drains" >"$T/drained.conf"
+"$IBFM" topo slurm --topo "$T/t3.topo" --drain-list "$T/drains" >"$T/drained.conf"
 check "drained spine left out" bash -c "! grep -q '^SwitchName=spine-01 ' '$T/drained.conf' && grep -q '^# spine-01: drained' '$T/drained.conf'"
 check "drained leaf kept, marked" bash -c "grep -q '^SwitchName=leaf-01 Nodes=node\[001-004\]' '$T/drained.conf' && grep -q '^# leaf-01: drained' '$T/drained.conf'"
-"$IBFM" topo slurm --topo "$T/t3.topo" --drains "$T/drains" --check "$T/t3/topology.conf" >"$T/dcheck.txt"
+"$IBFM" topo slurm --topo "$T/t3.topo" --drain-list "$T/drains" --check "$T/t3/topology.conf" >"$T/dcheck.txt"
 check "--check with drains: the drained spine named" \
 	grep -q '^switch-unknown  spine-01: .*drained in ibfm, left out$' "$T/dcheck.txt"
 
