@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * ibfm job start|end|list: the job registry, through ibfmd (mgmt/features/jobs.c).
- * Host lists are expanded here (cli/util/hostlist.h), so that a Slurm prolog
+ * Host lists are expanded here (routing/base/hostlist.h), so that a Slurm prolog
  * can pass $SLURM_JOB_NODELIST as it is; start and end then follow the
  * confirmation on the switches (job-status) until it ends or times out.
  */
@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "cli/util/cli.h"
-#include "cli/util/hostlist.h"
+#include "routing/base/hostlist.h"
 #include "cli/util/jsonview.h"
 #include "routing/base/json.h"
 
@@ -44,7 +44,7 @@ static int expand(const char *opt, const char *list, char **out)
 	char why[300];
 	size_t n;
 
-	if (cli_hostlist_expand(list, out, &n, why, sizeof(why))) {
+	if (ibfm_hostlist_expand(list, out, &n, why, sizeof(why))) {
 		cli_error("%s: %s", opt, why);
 		return CLI_INPUT;
 	}

@@ -5,7 +5,8 @@
 /*
  * DOC: what the ibfm command's subcommands share: exit codes, the
  * command tables, errors and progress (cli.c), asking ibfmd (ask.c), a
- * fabric and its tables loaded from files (load.c).
+ * fabric and its tables loaded from files (load.c), the fabric and the
+ * drain list of ibfmd's last sweep (swept.c).
  */
 
 #include <stdbool.h>
@@ -34,6 +35,7 @@ struct cli_cmd {
 
 /* Tables end with an entry whose group is NULL; name NULL: one word. */
 extern const struct cli_cmd cli_topo_cmds[];
+extern const struct cli_cmd cli_slurm_cmds[];
 extern const struct cli_cmd cli_draw_cmds[];
 extern const struct cli_cmd cli_route_cmds[];
 extern const struct cli_cmd cli_check_cmds[];
@@ -138,6 +140,20 @@ int cli_ask_cmd(const char *cmd, const char *const *args, char **reply);
 struct cli_jv;
 struct cli_jv *cli_follow(const char *cmd, const char *const *args,
 			  unsigned timeout, char **raw, int *rc);
+
+/*
+ * The fabric of ibfmd's last sweep (its `links` reply), into '*f' (the
+ * caller destroys it), node descriptions as ibfmd has them, no LIDs.
+ * CLI_OK, or cli_ask's codes; CLI_FAIL when ibfmd has not swept yet.
+ */
+int cli_swept_fabric(struct ibfm_fabric **f);
+
+/*
+ * ibfmd's drain list (its `drain-status` reply) into '*d' (free it with
+ * ibfm_drain_free, in every case). CLI_OK, or cli_ask's codes.
+ */
+struct ibfm_drain;
+int cli_swept_drains(struct ibfm_drain *d);
 
 /* "desc"[port] of a port, for messages (static buffer, one at a time). */
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,

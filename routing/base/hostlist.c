@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Slurm host lists expanded (cli/util/hostlist.h): items split at the commas
- * outside brackets, each expanded bracket by bracket, recursively, into
- * one memory stream.
+ * Slurm host lists (routing/base/hostlist.h). Expanded: items split at
+ * the commas outside brackets, each expanded bracket by bracket,
+ * recursively, into one memory stream. Compressed: names sorted by the
+ * text before their trailing number, then by the number, and each run
+ * of one text written as one bracket.
  */
-#include "cli/util/hostlist.h"
+#include "routing/base/hostlist.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -50,7 +52,7 @@ static int item_expand(struct expand *x, char *done, size_t dlen,
 	if (!open) {
 		if (strchr(rest, ']'))
 			return fail(x, -EINVAL, "a ']' without '['", item);
-		if (++x->n > CLI_HOSTLIST_MAX)
+		if (++x->n > IBFM_HOSTLIST_MAX)
 			return fail(x, -E2BIG, "too many hosts", item);
 		fprintf(x->out, "%s%.*s%s", x->n > 1 ? "," : "", (int)dlen,
 			done, rest);
@@ -95,8 +97,8 @@ static int item_expand(struct expand *x, char *done, size_t dlen,
 	return 0;
 }
 
-int cli_hostlist_expand(const char *list, char **out, size_t *n, char *why,
-			size_t len)
+int ibfm_hostlist_expand(const char *list, char **out, size_t *n, char *why,
+			 size_t len)
 {
 	struct expand x = { .why = why, .len = len };
 	size_t size = 0, i, start = 0, llen = strlen(list);
@@ -142,4 +144,122 @@ out:
 		*n = x.n;
 	}
 	return rc;
+}
+
+/* A name split at its trailing number: text[0..plen) and 'w' digits. */
+struct split {
+	const char *s;
+	size_t plen;
+	unsigned long v;
+	int w; /* 0: no trailing number (or one too long to expand) */
+};
+
+static struct split split_name(const char *s)
+{
+	struct split k = { .s = s, .plen = strlen(s) };
+	size_t e = k.plen;
+
+	while (k.plen && isdigit((unsigned char)s[k.plen - 1]))
+		k.plen--;
+	if (e - k.plen == 0 || e - k.plen > 9) {
+		k.plen = e;
+		return k;
+	}
+	k.w = (int)(e - k.plen);
+	k.v = strtoul(s + k.plen, NULL, 10);
+	return k;
+}
+
+static int split_cmp(const void *pa, const void *pb)
+{
+	const struct split *a = pa, *b = pb;
+	int c = memcmp(a->s, b->s, a->plen < b->plen ? a->plen : b->plen);
+
+	if (c)
+		return c;
+	if (a->plen != b->plen)
+		return a->plen < b->plen ? -1 : 1;
+	if (a->w != b->w && (!a->w || !b->w))
+		return a->w ? 1 : -1;
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return a->w - b->w;
+}
+
+static bool same_text(const struct split *a, const struct split *b)
+{
+	return a->w && b->w && a->plen == b->plen &&
+	       !memcmp(a->s, b->s, a->plen);
+}
+
+static bool same_name(const struct split *a, const struct split *b)
+{
+	return !split_cmp(a, b);
+}
+
+/*
+ * Whether 'b' follows 'a' in a range that starts with 'first': the next
+ * number, written as "%0*lu" with the first's width writes it.
+ */
+static bool follows(const struct split *first, const struct split *a,
+		    const struct split *b)
+{
+	char d[16];
+
+	return b->v == a->v + 1 &&
+	       snprintf(d, sizeof(d), "%0*lu", first->w, b->v) == b->w;
+}
+
+/* Writes the names k[0..n) that share their text, as one item. */
+static void put_run(FILE *out, const struct split *k, size_t n)
+{
+	size_t i = 0, j;
+
+	if (n == 1) {
+		fputs(k->s, out);
+		return;
+	}
+	fprintf(out, "%.*s[", (int)k->plen, k->s);
+	while (i < n) {
+		for (j = i; j + 1 < n && follows(&k[i], &k[j], &k[j + 1]); j++)
+			;
+		fprintf(out, "%s%s", i ? "," : "", k[i].s + k[i].plen);
+		if (j > i)
+			fprintf(out, "-%s", k[j].s + k[j].plen);
+		i = j + 1;
+	}
+	fputc(']', out);
+}
+
+int ibfm_hostlist_compress(const char *const *hosts, size_t n, char **out)
+{
+	struct split *k = malloc((n ? n : 1) * sizeof(*k));
+	size_t i, m = 0, size = 0, run;
+	FILE *f;
+
+	*out = NULL;
+	f = k ? open_memstream(out, &size) : NULL;
+	if (!f) {
+		free(k);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		k[i] = split_name(hosts[i]);
+	qsort(k, n, sizeof(*k), split_cmp);
+	for (i = 0; i < n; i++)
+		if (!m || !same_name(&k[m - 1], &k[i]))
+			k[m++] = k[i];
+	for (i = 0; i < m; i += run) {
+		for (run = 1; i + run < m && same_text(&k[i], &k[i + run]);)
+			run++;
+		fputs(i ? "," : "", f);
+		put_run(f, k + i, run);
+	}
+	free(k);
+	if (fclose(f)) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
