@@ -200,11 +200,8 @@ static int cmd_job(int argc, char **argv)
 			cli_socket_path = optarg;
 			break;
 		case 'T':
-			if (!cli_parse_uint(optarg, 1, 86400, &timeout)) {
-				cli_error("--timeout %s: expected seconds",
-					  optarg);
+			if (!cli_parse_timeout(optarg, &timeout))
 				return CLI_USAGE;
-			}
 			break;
 		case 'j':
 			json = true;

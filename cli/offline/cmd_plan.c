@@ -177,10 +177,8 @@ static int parse_plan(int argc, char **argv, struct plan_args *a)
 			return CLI_USAGE;
 		}
 		if (!ok) {
-			for (v = 0; opts[v].name && opts[v].val != c; v++)
-				;
-			cli_error("bad value for --%s: '%s'", opts[v].name,
-				  optarg);
+			cli_error("bad value for --%s: '%s'",
+				  cli_opt_name(opts, c), optarg);
 			return CLI_USAGE;
 		}
 	}

@@ -157,9 +157,8 @@ static int parse_sharp(int argc, char **argv, struct sharp_args *a)
 	}
 	return CLI_OK;
 bad:
-	for (v = 0; sharp_opts[v].name && sharp_opts[v].val != c; v++)
-		;
-	cli_error("bad value for --%s: '%s'", sharp_opts[v].name, optarg);
+	cli_error("bad value for --%s: '%s'", cli_opt_name(sharp_opts, c),
+		  optarg);
 	return CLI_USAGE;
 }
 
@@ -201,14 +200,13 @@ static const char *node_desc(const struct ibfm_fabric *f, uint32_t n)
 static int cmd_trees(struct sharp_args *a, struct sharp_ctx *c)
 {
 	const struct ibfm_sharp *s = c->s;
-	uint32_t i;
 
 	if (a->json) {
 		ibfm_sharp_write_json(s, NULL, 0, false, true, stdout);
 	} else {
 		printf("%-6s %-24s %-5s %-6s %-7s %s\n", "tree", "root", "rail",
 		       "depth", "hosts", "ANs");
-		for (i = 0; i < s->ntrees; i++) {
+		for (uint32_t i = 0; i < s->ntrees; i++) {
 			const struct ibfm_sharp_tree *tr = &s->trees[i];
 			char rail[8] = "-";
 

@@ -83,15 +83,6 @@ static bool parse_oversub(const char *s, unsigned radix, unsigned *down)
 
 static int show(const struct ibfm_fabric *f, const char *file, bool json);
 
-/* The long name of option 'val' in 'opts'. */
-static const char *opt_name(const struct option *opts, int val)
-{
-	for (; opts->name; opts++)
-		if (opts->val == val)
-			return opts->name;
-	return "?";
-}
-
 enum {
 	OPT_OVERSUB = 256,
 	OPT_RLINKS,
@@ -180,7 +171,7 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 	       -1) {
 		for (v = 0; v < sizeof(shape) / sizeof(*shape); v++)
 			if (shape[v] == c)
-				shape_opt = opt_name(opts, c);
+				shape_opt = cli_opt_name(opts, c);
 		switch (c) {
 		case 'l':
 			if (!cli_parse_uint(optarg, 2, 3, &p->levels))
@@ -292,7 +283,7 @@ static int gen_options(int argc, char **argv, struct ibfm_gen_params *p,
 	return CLI_OK;
 bad:
 	cli_error("bad value for --%s: '%s' (see ibfm topo gen --help)",
-		  opt_name(opts, c), optarg);
+		  cli_opt_name(opts, c), optarg);
 	return CLI_USAGE;
 }
 

@@ -143,9 +143,8 @@ int cli_routed_parse_args(int argc, char **argv, const char *usage,
 	}
 	return CLI_OK;
 bad:
-	for (v = 0; route_opts[v].name && route_opts[v].val != c; v++)
-		;
-	cli_error("bad value for --%s: '%s'", route_opts[v].name, optarg);
+	cli_error("bad value for --%s: '%s'", cli_opt_name(route_opts, c),
+		  optarg);
 	return CLI_USAGE;
 }
 

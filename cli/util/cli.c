@@ -2,6 +2,7 @@
 #include "cli/util/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -91,6 +92,22 @@ bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v)
 		return false;
 	*v = (unsigned)x;
 	return true;
+}
+
+const char *cli_opt_name(const struct option *opts, int val)
+{
+	for (; opts->name; opts++)
+		if (opts->val == val)
+			return opts->name;
+	return "?";
+}
+
+bool cli_parse_timeout(const char *s, unsigned *timeout)
+{
+	if (cli_parse_uint(s, 1, 86400, timeout))
+		return true;
+	cli_error("--timeout %s: expected seconds", s);
+	return false;
 }
 
 const char *cli_port_str(const struct ibfm_fabric *f, uint32_t port, char *buf,

@@ -104,6 +104,19 @@ struct ibfm_fabric *cli_load_topo(const char *path);
 bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
 
 /*
+ * The long name of option 'val' in the getopt_long table 'opts' (ended
+ * by a NULL name), for "bad value for --NAME" messages; "?" if none.
+ */
+struct option;
+const char *cli_opt_name(const struct option *opts, int val);
+
+/*
+ * Parses a --timeout value, 1 to 86400 seconds, into '*timeout'; says
+ * why not (CLI_USAGE follows). False when it is not one.
+ */
+bool cli_parse_timeout(const char *s, unsigned *timeout);
+
+/*
  * Prints "did you mean ...?" to stderr with up to three node
  * descriptions closest to 's' (a few typed characters off, case ignored),
  * or nothing when none is close.
