@@ -8,6 +8,20 @@
 
 ask() { "$IBFM" --socket "$T/ibfmd.sock" "$@"; }
 generation() { sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$T/state/snapshot.json"; }
+# Drains spine-01 and, a second into its stretched check, runs the
+# command given after $1; returns the drain's exit code, its stderr in
+# $T/$1.err.
+drain_disturbed() {
+	local err=$1 pid
+	shift
+	ask drain spine-01 --timeout 60 >/dev/null 2>"$T/$err.err" &
+	pid=$!
+	sleep 1
+	"$@"
+	wait "$pid"
+}
+pass_jobs() { echo "j1 node005,node009" >"$T/state/jobs.list"; }
+edit_drains() { echo "0x0002c9020000000a # spine-02, by hand" >"$T/state/drain.list"; }
 
 routed_fabric -l 2 -k 8
 export IBFMD_DRAIN_CHECK_DELAY_MS=3000
@@ -16,11 +30,7 @@ unset IBFMD_DRAIN_CHECK_DELAY_MS
 
 # A routing pass during the check.
 gen=$(generation)
-ask drain spine-01 --timeout 60 >/dev/null 2>"$T/routed.err" &
-pid=$!
-sleep 1
-echo "j1 node005,node009" >"$T/state/jobs.list"
-wait "$pid"
+drain_disturbed routed pass_jobs
 check "a pass during the check: refused, exit 4" test $? = 4
 check "... saying the fabric was routed again" grep -q 'routed again during the safety check (generation' "$T/routed.err"
 check "... state changed" grep -q 'spine-01: changed' "$T/routed.err"
@@ -30,11 +40,7 @@ rm -f "$T/state/jobs.list"
 wait_generation "$T/state" "$(($(generation) + 1))" || die "no pass after the jobs list went"
 
 # The drain list edited during the check.
-ask drain spine-01 --timeout 60 >/dev/null 2>"$T/edited.err" &
-pid=$!
-sleep 1
-echo "0x0002c9020000000a # spine-02, by hand" >"$T/state/drain.list"
-wait "$pid"
+drain_disturbed edited edit_drains
 check "the list edited during the check: refused, exit 4" test $? = 4
 check "... saying so" grep -q 'the drain list changed during the safety check' "$T/edited.err"
 check "... spine-01 not drained" bash -c "! grep -q '^0x0002c90200000009' '$T/state/drain.list'"

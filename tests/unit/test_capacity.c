@@ -71,13 +71,24 @@ struct planned {
 	unsigned nodes;
 };
 
-/* Routes 'f' and makes every host a node of one HCA. */
+/* One GPU a node: each node's ring flow is its HCA's. */
+static const struct ibfm_capacity_job one_gpu = {
+	.params = 1e9, .bytes = 2, .step_s = 1, .gpus_per_node = 1
+};
+
+/*
+ * A 2-level radix-8 fat tree, routed, every host a node of one HCA:
+ * the fabric both supply tests plan on.
+ */
 static void prepare(struct planned *p)
 {
+	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
 	struct ibfm_ftree *t = NULL;
-	uint8_t *rank = malloc(p->f->nnodes);
+	uint8_t *rank;
 	unsigned levels, i;
 
+	assert_int_equal(ibfm_gen_build(&g, &p->f, NULL), 0);
+	rank = malloc(p->f->nnodes);
 	assert_int_equal(ibfm_fabric_assign_lids(p->f, 0, NULL), 0);
 	assert_int_equal(ibfm_ftree_create(p->f, NULL, &t, NULL), 0);
 	assert_int_equal(ibfm_ftree_route(t, &p->lfts, NULL), 0);
@@ -101,19 +112,14 @@ static void finish(struct planned *p)
 
 static void test_supply_on_full_and_slowed_fabrics(void **state)
 {
-	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
-	struct ibfm_capacity_job j = {
-		.params = 1e9, .bytes = 2, .step_s = 1, .gpus_per_node = 1
-	};
 	struct ibfm_capacity_demand d;
 	struct ibfm_capacity_supply s;
 	struct planned p = { 0 };
 	uint32_t leaf, port;
 
 	(void)state;
-	assert_int_equal(ibfm_gen_build(&g, &p.f, NULL), 0);
 	prepare(&p);
-	assert_int_equal(ibfm_capacity_demand(&j, p.nodes, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_demand(&one_gpu, p.nodes, &d, NULL), 0);
 	assert_int_equal(ibfm_capacity_supply(p.f, &p.lfts, NULL, NULL, p.first,
 					      p.port, p.nodes, &d, &s, NULL),
 			 0);
@@ -150,17 +156,12 @@ static uint32_t hca(const struct ibfm_fabric *f, const char *desc)
 
 static void test_shared_link_halves_the_flow(void **state)
 {
-	struct ibfm_gen_params g = { .levels = 2, .radix = 8 };
-	struct ibfm_capacity_job j = {
-		.params = 1e9, .bytes = 2, .step_s = 1, .gpus_per_node = 1
-	};
 	struct ibfm_capacity_demand d;
 	struct ibfm_capacity_supply s;
 	struct planned p = { 0 };
 	uint32_t ring[4], first[5] = { 0, 1, 2, 3, 4 }, leaf, i;
 
 	(void)state;
-	assert_int_equal(ibfm_gen_build(&g, &p.f, NULL), 0);
 	prepare(&p);
 	/* A ring node001 -> node005 -> node002 -> node006: two flows from
 	 * leaf-01 to leaf-02, spread over spine-01 and spine-02 ... */
@@ -168,7 +169,7 @@ static void test_shared_link_halves_the_flow(void **state)
 	ring[1] = hca(p.f, "node005 mlx5_0");
 	ring[2] = hca(p.f, "node002 mlx5_0");
 	ring[3] = hca(p.f, "node006 mlx5_0");
-	assert_int_equal(ibfm_capacity_demand(&j, 4, &d, NULL), 0);
+	assert_int_equal(ibfm_capacity_demand(&one_gpu, 4, &d, NULL), 0);
 	assert_int_equal(ibfm_capacity_supply(p.f, &p.lfts, NULL, NULL, first,
 					      ring, 4, &d, &s, NULL),
 			 0);
