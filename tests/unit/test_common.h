@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "routing/base/json.h"
+#include "routing/model/lft.h"
 
 /* A temporary file holding 'text'; its path in a static buffer (the
  * next call reuses it), for the caller to unlink. */
@@ -30,6 +31,17 @@ static inline const char *tmpfile_with(const char *text)
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
 	return path;
+}
+
+/* A copy of the rows of 't' (malloc'ed), to compare after a change. */
+static inline uint8_t *lfts_rows_copy(const struct ibfm_lfts *t)
+{
+	size_t bytes = (size_t)t->nsw * t->stride;
+	uint8_t *rows = malloc(bytes);
+
+	assert_non_null(rows);
+	memcpy(rows, t->ports, bytes);
+	return rows;
 }
 
 /* Removes 'dir' and the files in it (no subdirectory). */

@@ -585,14 +585,11 @@ static void test_incremental_link_failure_minimal_churn(void **state)
 	struct ibfm_ftree_delta delta;
 	struct routed r, full;
 	uint8_t *before;
-	size_t bytes;
 	uint32_t leaf, s, lid, changed = 0;
 
 	(void)state;
 	route_gen(&r, &p, 0);
-	bytes = (size_t)r.lfts.nsw * r.lfts.stride;
-	before = malloc(bytes);
-	memcpy(before, r.lfts.ports, bytes);
+	before = lfts_rows_copy(&r.lfts);
 	leaf = ibfm_fabric_node_by_desc(r.f, "leaf-03");
 	/* Port 5 is leaf-03's first up-link. */
 	ibfm_fabric_unlink(r.f, ibfm_fabric_port(r.f, leaf, 5));

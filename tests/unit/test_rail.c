@@ -271,14 +271,11 @@ static uint64_t failure_churn(bool rails, bool whole_leaf)
 	uint8_t *before;
 	uint32_t leaf;
 	uint64_t changed;
-	size_t bytes;
 	unsigned p;
 
 	gen(&r, 3, 16, 4, 256);
 	route(&r, rails);
-	bytes = (size_t)r.lfts.nsw * r.lfts.stride;
-	before = malloc(bytes);
-	memcpy(before, r.lfts.ports, bytes);
+	before = lfts_rows_copy(&r.lfts);
 	ibfm_ftree_destroy(r.t);
 	/* A failure on rail 1: an up-link of leaf-r1-02, or the whole leaf. */
 	leaf = ibfm_fabric_node_by_desc(r.f, "leaf-r1-02");
@@ -307,15 +304,12 @@ static void test_incremental_repair_isolates_rails_too(void **state)
 	struct ibfm_ftree_delta delta;
 	struct railed r;
 	uint8_t *before;
-	size_t bytes;
 	uint32_t leaf;
 
 	(void)state;
 	gen(&r, 3, 16, 4, 256);
 	route(&r, true);
-	bytes = (size_t)r.lfts.nsw * r.lfts.stride;
-	before = malloc(bytes);
-	memcpy(before, r.lfts.ports, bytes);
+	before = lfts_rows_copy(&r.lfts);
 	leaf = ibfm_fabric_node_by_desc(r.f, "leaf-r2-01");
 	ibfm_fabric_unlink(r.f, ibfm_fabric_port(r.f, leaf, 10));
 	assert_int_equal(ibfm_ftree_update(r.t, &r.lfts, &delta, NULL), 0);
