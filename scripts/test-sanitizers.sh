@@ -22,7 +22,7 @@ echo "== sanitizers: building in $dir" >&2
 printf 'interceptor_via_lib:libumad2sim.so\n' >asan.supp
 export ASAN_OPTIONS="verify_asan_link_order=0:suppressions=$dir/asan.supp:detect_leaks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-tests=$(cd tests && ls unit/test_*.c | sed 's/\.c$//' | tr '\n' ' ')
+tests=$(cd tests && find unit -name 'test_*.c' | sort | sed 's/\.c$//' | tr '\n' ' ')
 tests="$tests integration/cli_topo.sh integration/drain_cli.sh integration/ibfmd.sh integration/cc.sh"
 make check TESTS="$tests" >check.out 2>&1
 rc=$?
@@ -31,6 +31,6 @@ pass=$(sed -n 's/^# PASS: *//p' tests/test-suite.log | head -1)
 fail=$(sed -n 's/^# FAIL: *//p' tests/test-suite.log | head -1)
 err=$(sed -n 's/^# ERROR: *//p' tests/test-suite.log | head -1)
 [ "$rc" -eq 0 ] || grep -h -B2 -A20 'ERROR: AddressSanitizer\|runtime error\|LeakSanitizer' \
-	tests/*/*.log /tmp/ibfm-test.*/*.log 2>/dev/null | head -60
+	$(find tests -name '*.log') /tmp/ibfm-test.*/*.log 2>/dev/null | head -60
 echo "sanitizers: ${pass:-0} passed, $((${fail:-1} + ${err:-0})) failed"
 [ "$rc" -eq 0 ]
