@@ -7,7 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 md=${1:-docs/engines.md}
-out=${2:-docs}
+out=${2:-docs/images}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -3,7 +3,7 @@
  * The commands of ibfmd's control socket: the one place they are
  * declared (ctl/cmd.h). ibfmd answers those its features register;
  * ibfm encodes its requests from here. Arguments are in positional
- * order; docs/ibfmd.8 describes each command's reply.
+ * order; docs/man/ibfmd.8 describes each command's reply.
  *
  * ADMIN marks what only root and the admin group may ask, each request
  * audited (docs/security.md): what changes the fabric (drain, undrain,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Bash completion (docs/ibfm.bash-completion): commands, a subcommand's
+# Bash completion (docs/install/ibfm.bash-completion): commands, a subcommand's
 # own options ("ibfm topo gen --<TAB>"), and for drain, undrain and path
 # the node names ibfmd's last sweep found.
 . "$TESTLIB"
@@ -13,7 +13,7 @@ complete_words() {
 	printf '%s\n' "${COMPREPLY[@]}"
 }
 # shellcheck source=/dev/null
-. "$(dirname "$TESTLIB")/../../docs/ibfm.bash-completion"
+. "$(dirname "$TESTLIB")/../../docs/install/ibfm.bash-completion"
 
 check "the completion defines _ibfm" declare -F _ibfm
 complete_words dr >"$T/c1"

@@ -4,7 +4,7 @@
 . "$TESTLIB"
 
 command -v mandoc >/dev/null || die "mandoc not found (install mandoc)"
-docs="$(dirname "$TESTLIB")/../../docs"
+docs="$(dirname "$TESTLIB")/../../docs/man"
 for page in "$docs"/*.8; do
 	mandoc -Tlint "$page" >"$T/lint" 2>&1
 	check "$(basename "$page"): mandoc -Tlint clean" test $? = 0 -a ! -s "$T/lint"

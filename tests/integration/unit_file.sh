@@ -1,5 +1,5 @@
 #!/bin/bash
-# The systemd unit (docs/ibfmd.service.in, as make install writes it) is
+# The systemd unit (docs/install/ibfmd.service.in, as make install writes it) is
 # hardened as #22 asks:
 # systemd-analyze's exposure at most 3 (ProtectSystem=strict, the MAD
 # devices only, no new privileges, a system-call filter...), its man
@@ -10,7 +10,7 @@
 unit="$T/ibfmd.service"
 command -v systemd-analyze >/dev/null || die "systemd-analyze not found (install systemd)"
 sed -e 's|@sbindir@|/usr/sbin|' -e 's|@sysconfdir@|/etc|' \
-	"$(dirname "$TESTLIB")/../../docs/ibfmd.service.in" >"$unit"
+	"$(dirname "$TESTLIB")/../../docs/install/ibfmd.service.in" >"$unit"
 check "the unit runs /usr/sbin/ibfmd with /etc/ibfm/ibfmd.conf" \
 	grep -q '^ExecStart=/usr/sbin/ibfmd --config /etc/ibfm/ibfmd.conf --foreground' "$unit"
 # --threshold counts in tenths of the printed level (252: 30 is 3.0).
