@@ -119,17 +119,20 @@ static void digest_of_file(struct ibfmd_peers *p, size_t i)
 
 static void load_versions(struct ibfmd_peers *p)
 {
-	char path[4200], name[64];
+	char path[4200], name[64], line[256];
 	unsigned long long v;
 	size_t k;
 	FILE *in;
 
 	ibfmd_peers_path_of(p, VERSIONS_FILE, path, sizeof(path));
 	in = fopen(path, "r");
-	while (in && fscanf(in, "%63s %llu", name, &v) == 2) {
-		int i = ibfmd_peers_index_of(name);
+	/* Line by line: the comment that heads the file is skipped, not
+	 * the end of the reading. */
+	while (in && fgets(line, sizeof(line), in)) {
+		int i;
 
-		if (i < 0)
+		if (sscanf(line, "%63s %llu", name, &v) != 2 ||
+		    (i = ibfmd_peers_index_of(name)) < 0)
 			continue;
 		if (v >= VERSION_MAX) {
 			IBFMD_WARN("%s: %s version %llu is past the last; no "

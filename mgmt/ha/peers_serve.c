@@ -53,6 +53,7 @@ struct answer {
 	bool has_digest;
 	char *body; /* malloc'ed */
 	size_t len;
+	char why[128]; /* a refusal with numbers in it */
 };
 
 /* ---- the requests, under p->lock ---- */
@@ -89,7 +90,8 @@ static const char *do_get(struct ibfmd_peers *p, int i, const char *path,
 }
 
 static const char *do_prepare(struct ibfmd_peers *p, int i, const struct ask *q,
-			      const char *body, const char *pending)
+			      const char *body, const char *pending,
+			      struct answer *a)
 {
 	struct pending *pd = &p->pending[i];
 	struct body b = { body, q->blen };
@@ -98,8 +100,12 @@ static const char *do_prepare(struct ibfmd_peers *p, int i, const struct ask *q,
 
 	if (!q->version || q->version >= VERSION_MAX)
 		return "version out of range";
-	if (q->version <= p->version[i])
-		return "stale: a newer version is in force here";
+	if (q->version <= p->version[i]) {
+		snprintf(a->why, sizeof(a->why),
+			 "stale: version %" PRIu64 " is in force here",
+			 p->version[i]);
+		return a->why;
+	}
 	ibfmd_peers_digest(body, q->blen, d);
 	if (memcmp(d, q->digest, DIGEST_LEN))
 		return "the body does not match its digest";
@@ -156,7 +162,7 @@ static const char *handle(struct ibfmd_peers *p, const struct ask *q,
 		return "no digest";
 	a->version = q->version;
 	if (!strcmp(q->op, "PREPARE"))
-		return do_prepare(p, i, q, body, pending);
+		return do_prepare(p, i, q, body, pending, a);
 	if (!strcmp(q->op, "COMMIT") || !strcmp(q->op, "ABORT"))
 		return do_end(p, i, q, path, pending);
 	return "unknown request";
@@ -221,6 +227,15 @@ static void slot_free(struct ibfmd_peers *p, struct slot *s)
 	pthread_cond_broadcast(&p->served);
 }
 
+/* Whether a handshake failed on what the client sent, rather than by
+ * a timeout, a hang-up or an eviction (which are no news). */
+static bool failed_tls(void)
+{
+	unsigned long e = ERR_peek_error();
+
+	return e && ERR_GET_REASON(e) != SSL_R_UNEXPECTED_EOF_WHILE_READING;
+}
+
 /* A connection's thread: authenticate, serve, close. */
 static void *serve_conn(void *arg)
 {
@@ -243,12 +258,12 @@ static void *serve_conn(void *arg)
 		s->authed = true;
 		pthread_mutex_unlock(&p->lock);
 		serve_request(p, ssl, &deadline);
-	} else if (ERR_peek_error()) { /* not a timeout, nor a hang-up */
+	} else if (failed_tls()) {
 		addr_text(&s->from, from, sizeof(from));
 		pthread_mutex_lock(&p->lock); /* one bucket for all threads */
-		IBFMD_WARN_RL("a peer connection from %s failed "
-			      "authentication (peer_key differs?): refused",
-			      from);
+		IBFMD_WARN_RL("a peer connection from %s failed authentication "
+			      "(peer_key differs, or not a peer: %s): refused",
+			      from, ERR_reason_error_string(ERR_peek_error()));
 		pthread_mutex_unlock(&p->lock);
 	}
 	ERR_clear_error();

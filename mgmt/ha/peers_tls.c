@@ -227,30 +227,16 @@ int ibfmd_peers_tls_handshake(SSL *ssl, const struct timespec *deadline)
 	return 0;
 }
 
-int ibfmd_peers_tls_write(SSL *ssl, const void *buf, size_t len,
-			  const struct timespec *deadline)
+/* Writes 'len' bytes from, or reads them into, 'buf'. */
+static int transfer(SSL *ssl, void *buf, size_t len, bool write,
+		    const struct timespec *deadline)
 {
 	size_t n;
 
 	while (len) {
-		int ret = SSL_write_ex(ssl, buf, len, &n);
-		if (ret != 1 && wait_for(ssl, ret, deadline))
-			return -1;
-		if (ret == 1) {
-			buf = (const char *)buf + n;
-			len -= n;
-		}
-	}
-	return 0;
-}
+		int ret = write ? SSL_write_ex(ssl, buf, len, &n)
+				: SSL_read_ex(ssl, buf, len, &n);
 
-int ibfmd_peers_tls_read(SSL *ssl, void *buf, size_t len,
-			 const struct timespec *deadline)
-{
-	size_t n;
-
-	while (len) {
-		int ret = SSL_read_ex(ssl, buf, len, &n);
 		if (ret != 1 && wait_for(ssl, ret, deadline))
 			return -1;
 		if (ret == 1) {
@@ -259,6 +245,18 @@ int ibfmd_peers_tls_read(SSL *ssl, void *buf, size_t len,
 		}
 	}
 	return 0;
+}
+
+int ibfmd_peers_tls_write(SSL *ssl, const void *buf, size_t len,
+			  const struct timespec *deadline)
+{
+	return transfer(ssl, (void *)buf, len, true, deadline);
+}
+
+int ibfmd_peers_tls_read(SSL *ssl, void *buf, size_t len,
+			 const struct timespec *deadline)
+{
+	return transfer(ssl, buf, len, false, deadline);
 }
 
 int ibfmd_peers_tls_line(SSL *ssl, char *buf, size_t size,
