@@ -149,6 +149,7 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	struct ibfmd *d = arg;
 	struct ibfm_ctl_access access;
 	struct ibfmd_conf c;
+	struct ibfm_err err;
 	size_t i;
 
 	(void)sig;
@@ -168,6 +169,8 @@ static void on_hup(evutil_socket_t sig, short what, void *arg)
 	ibfmd_access_socket_file(d->conf.socket, &access);
 	ibfmd_worker_configure(d->worker, &d->conf);
 	ibfmd_statedir_check(&d->statedir);
+	if (ibfmd_peers_reload(d->core.peers, &d->conf, &err))
+		IBFMD_WARN("SIGHUP: peers not reloaded: %s", err.msg);
 	if (!ibfmd_view_load_expected(&d->view, d->conf.expected) &&
 	    !ibfmd_view_load_names(&d->view, d->conf.node_name_map))
 		IBFMD_INFO("SIGHUP: %s reloaded", d->core.conf_path);
@@ -225,7 +228,7 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 	    ibfmd_worker_start(core->base, &d->conf, on_found, d, &d->worker))
 		return -1;
 	core->worker = d->worker;
-	if (ibfmd_peers_open(core->base, &d->conf, &core->peers, &err)) {
+	if (ibfmd_peers_open(&d->conf, &core->peers, &err)) {
 		IBFMD_ERR("%s", err.msg);
 		return -1;
 	}

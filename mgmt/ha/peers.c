@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
+#include <openssl/crypto.h>
 
-#include "mgmt/net/listen.h"
 #include "mgmt/base/log.h"
 #include "routing/base/json.h"
 #include "routing/state/snapshot.h"
@@ -28,6 +28,7 @@
 IBFMD_LOG_MODULE(peer);
 
 #define KEY_MIN 16
+#define KEY_MAX 4096
 #define VERSIONS_FILE "peers.versions"
 
 /* Its size is checked against NSHARED by the declaration in peers_int.h. */
@@ -71,7 +72,7 @@ static int print_versions(FILE *out, const void *ctx)
 	return ferror(out) ? -EIO : 0;
 }
 
-void ibfmd_peers_save_versions(struct ibfmd_peers *p)
+static void save_versions(struct ibfmd_peers *p)
 {
 	struct ibfm_err err;
 	char path[4200];
@@ -81,138 +82,220 @@ void ibfmd_peers_save_versions(struct ibfmd_peers *p)
 		IBFMD_WARN("%s", err.msg);
 }
 
+void ibfmd_peers_in_force(struct ibfmd_peers *p, int i, uint64_t version,
+			  const uint8_t *d)
+{
+	p->version[i] = version;
+	memcpy(p->digest[i], d, DIGEST_LEN);
+	save_versions(p);
+}
+
+int ibfmd_peers_put(struct ibfmd_peers *p, int i, uint64_t version,
+		    const uint8_t *d, const struct body *b,
+		    struct ibfm_err *err)
+{
+	char path[4200];
+	int rc;
+
+	ibfmd_peers_path_of(p, ibfmd_peers_shared[i], path, sizeof(path));
+	rc = ibfm_file_replace(path, ibfmd_peers_print_body, b, err);
+	if (!rc)
+		ibfmd_peers_in_force(p, i, version, d);
+	return rc;
+}
+
+/* The digest of shared file 'i' as it is on disk (none: the empty list). */
+static void digest_of_file(struct ibfmd_peers *p, size_t i)
+{
+	char path[4200], *data = NULL;
+	size_t len = 0;
+
+	ibfmd_peers_path_of(p, ibfmd_peers_shared[i], path, sizeof(path));
+	if (ibfm_file_read(path, IBFMD_PEERS_MAX_FILE, &data, &len))
+		len = 0;
+	ibfmd_peers_digest(data ? data : "", len, p->digest[i]);
+	free(data);
+}
+
 static void load_versions(struct ibfmd_peers *p)
 {
-	char path[4200], name[64];
+	char path[4200], name[64], line[256];
 	unsigned long long v;
+	size_t k;
 	FILE *in;
 
 	ibfmd_peers_path_of(p, VERSIONS_FILE, path, sizeof(path));
 	in = fopen(path, "r");
-	while (in && fscanf(in, "%63s %llu", name, &v) == 2) {
-		int i = ibfmd_peers_index_of(name);
+	/* Line by line: the comment that heads the file is skipped, not
+	 * the end of the reading. */
+	while (in && fgets(line, sizeof(line), in)) {
+		int i;
 
-		if (i >= 0)
-			p->version[i] = v;
+		if (sscanf(line, "%63s %llu", name, &v) != 2 ||
+		    (i = ibfmd_peers_index_of(name)) < 0)
+			continue;
+		if (v >= VERSION_MAX) {
+			IBFMD_WARN("%s: %s version %llu is past the last; no "
+				   "change can follow it",
+				   path, name, v);
+			v = VERSION_MAX;
+		}
+		p->version[i] = v;
 	}
 	if (in)
 		fclose(in);
+	for (k = 0; k < NSHARED; k++)
+		digest_of_file(p, k);
+}
+
+bool ibfmd_peers_pending_fresh(const struct pending *pd)
+{
+	struct timespec until =
+		ibfmd_peers_plus_ms(pd->since, 2 * IBFMD_PEERS_DEADLINE_MS);
+
+	return pd->version && ibfmd_peers_left_ms(&until);
 }
 
 /* ---- life ---- */
 
-/* Reads the shared key: a file only its owner may read, 16+ bytes. */
-static int read_key(struct ibfmd_peers *p, const char *path,
+/* Reads the shared key's PSK into 'psk': a file of ibfmd's user that
+ * only it may read, of KEY_MIN to KEY_MAX bytes. */
+static int read_key(const char *path, uint8_t psk[DIGEST_LEN],
 		    struct ibfm_err *err)
 {
+	uint8_t key[KEY_MAX + 1];
 	struct stat st;
-	ssize_t n;
+	ssize_t n, got = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	if (fd < 0)
 		return ibfm_err_set(err, -errno, "peer_key %s: %s", path,
 				    strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_mode & (S_IRWXG | S_IRWXO))) {
+	    (st.st_mode & (S_IRWXG | S_IRWXO)) || st.st_uid != geteuid()) {
 		close(fd);
 		return ibfm_err_set(err, -EINVAL,
-				    "peer_key %s: expected a regular file only "
-				    "its owner may read (chmod 600)",
+				    "peer_key %s: expected a regular file of "
+				    "ibfmd's user that only its owner may "
+				    "read (chown, chmod 600)",
 				    path);
 	}
-	n = read(fd, p->key, sizeof(p->key));
+	while ((n = read(fd, key + got, sizeof(key) - (size_t)got)) > 0)
+		got += n;
 	close(fd);
-	while (n > 0 && (p->key[n - 1] == '\n' || p->key[n - 1] == '\r'))
-		n--;
-	if (n < KEY_MIN)
+	while (got > 0 && (key[got - 1] == '\n' || key[got - 1] == '\r'))
+		got--;
+	if (n < 0 || got < KEY_MIN || got > KEY_MAX) {
+		OPENSSL_cleanse(key, sizeof(key));
 		return ibfm_err_set(err, -EINVAL,
-				    "peer_key %s: expected a secret of at "
-				    "least %d bytes",
-				    path, KEY_MIN);
-	p->klen = (size_t)n;
+				    "peer_key %s: expected a secret of %d to "
+				    "%d bytes",
+				    path, KEY_MIN, KEY_MAX);
+	}
+	ibfmd_peers_tls_psk(key, (size_t)got, psk);
+	OPENSSL_cleanse(key, sizeof(key));
 	return 0;
 }
 
-/* Splits HOST:PORT ("[v6]:PORT" too) into 'pe'. */
-static void split_peer(const char *s, char *host, size_t hlen, char *port,
+void ibfmd_peers_split(const char *s, char *host, size_t hlen, char *port,
 		       size_t plen)
 {
 	const char *colon = strrchr(s, ':');
-	size_t n = (size_t)(colon - s);
+	size_t n = colon ? (size_t)(colon - s) : strlen(s);
 
 	if (*s == '[' && n >= 2 && s[n - 1] == ']') {
 		s++;
 		n -= 2;
 	}
 	snprintf(host, hlen, "%.*s", (int)n, s);
-	snprintf(port, plen, "%s", colon + 1);
+	snprintf(port, plen, "%s", colon ? colon + 1 : "");
 }
 
-static int listen_on(struct ibfmd_peers *p, const char *addr,
-		     struct ibfm_err *err)
+/* Whether 'conf' asks for what peering needs; 0 or -EINVAL with 'err'. */
+static int check_conf(const struct ibfmd_peers *p,
+		      const struct ibfmd_conf *conf, struct ibfm_err *err)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE },
-			*ai;
-	char host[256], port[8];
-	int rc;
-
-	split_peer(addr, host, sizeof(host), port, sizeof(port));
-	rc = getaddrinfo(host[0] && strcmp(host, "*") ? host : NULL, port,
-			 &hints, &ai);
-	if (rc)
-		return ibfm_err_set(err, -EINVAL, "peer_listen %s: %s", addr,
-				    gai_strerror(rc));
-	rc = ibfmd_listen_open(p->base, ai->ai_addr, ai->ai_addrlen,
-			       ibfmd_peers_accepted, p, ibfmd_log_this,
-			       "the peer listener", &p->listener);
-	freeaddrinfo(ai);
-	if (rc)
-		return ibfm_err_set(err, rc, "peer_listen %s: %s", addr,
-				    strerror(-rc));
+	if ((conf->npeers || conf->peer_listen[0]) && !conf->peer_key[0])
+		return ibfm_err_set(err, -EINVAL,
+				    "peer and peer_listen need peer_key (a "
+				    "shared secret's file)");
+	if ((conf->npeers || conf->peer_listen[0]) && !p->dir[0])
+		return ibfm_err_set(err, -EINVAL, "peers need state_dir");
 	return 0;
 }
 
-int ibfmd_peers_open(struct event_base *base, const struct ibfmd_conf *conf,
-		     struct ibfmd_peers **out, struct ibfm_err *err)
+/* Takes the peers of 'conf'; numeric addresses resolved now, names by
+ * the sync thread. Under p->lock. */
+static void set_peers(struct ibfmd_peers *p, const struct ibfmd_conf *conf)
+{
+	unsigned k;
+
+	memset(p->peer, 0, sizeof(p->peer));
+	for (k = 0; k < conf->npeers; k++) {
+		struct peer *pe = &p->peer[k];
+
+		ibfmd_peers_split(conf->peers[k], pe->host, sizeof(pe->host),
+				  pe->port, sizeof(pe->port));
+		pe->state = "unknown";
+		ibfmd_peers_resolve(pe, true);
+	}
+	p->n = conf->npeers;
+}
+
+/* Starts the sync thread if there are peers and it is not running. */
+static int start_sync(struct ibfmd_peers *p, struct ibfm_err *err)
+{
+	int rc;
+
+	if (!p->n || p->running)
+		return 0;
+	rc = pthread_create(&p->thread, NULL, ibfmd_peers_sync_thread, p);
+	p->running = !rc;
+	return rc ? ibfm_err_set(err, -rc, "peers: %s", strerror(rc)) : 0;
+}
+
+/* The peers object, its locks and clock; NULL without memory. */
+static struct ibfmd_peers *peers_new(const char *dir)
 {
 	struct ibfmd_peers *p = calloc(1, sizeof(*p));
-	unsigned k;
-	int rc = 0;
+	pthread_condattr_t ca;
+
+	if (!p)
+		return NULL;
+	snprintf(p->dir, sizeof(p->dir), "%s", dir);
+	p->lfd = p->stop_pipe[0] = p->stop_pipe[1] = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_mutex_init(&p->publishing, NULL);
+	pthread_cond_init(&p->served, NULL);
+	/* The sync thread sleeps on the monotonic clock: a clock step
+	 * neither stops nor hurries it. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	return p;
+}
+
+int ibfmd_peers_open(const struct ibfmd_conf *conf, struct ibfmd_peers **out,
+		     struct ibfm_err *err)
+{
+	struct ibfmd_peers *p = peers_new(conf->state_dir);
+	int rc;
 
 	*out = NULL;
 	if (!p)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	p->base = base;
-	snprintf(p->dir, sizeof(p->dir), "%s", conf->state_dir);
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->wake, NULL);
 	load_versions(p);
-	for (k = 0; k < conf->npeers; k++) {
-		split_peer(conf->peers[k], p->peer[k].host,
-			   sizeof(p->peer[k].host), p->peer[k].port,
-			   sizeof(p->peer[k].port));
-		p->peer[k].state = "unknown";
-	}
-	p->n = conf->npeers;
-	if ((p->n || conf->peer_listen[0]) && !conf->peer_key[0])
-		rc = ibfm_err_set(
-			err, -EINVAL,
-			"peer and peer_listen need peer_key (a shared "
-			"secret's file)");
-	if (!rc && (p->n || conf->peer_listen[0]) && !conf->state_dir[0])
-		rc = ibfm_err_set(err, -EINVAL, "peers need state_dir");
+	set_peers(p, conf);
+	rc = check_conf(p, conf, err);
 	if (!rc && conf->peer_key[0])
-		rc = read_key(p, conf->peer_key, err);
+		rc = read_key(conf->peer_key, p->psk, err);
+	if (!rc)
+		rc = ibfmd_peers_tls_open(p, err);
 	if (!rc && conf->peer_listen[0])
-		rc = listen_on(p, conf->peer_listen, err);
-	if (!rc && p->n) {
-		rc = -pthread_create(&p->thread, NULL, ibfmd_peers_sync_thread,
-				     p);
-		p->running = !rc;
-		if (rc)
-			ibfm_err_set(err, rc, "peers: %s", strerror(-rc));
-	}
+		rc = ibfmd_peers_serve_open(p, conf->peer_listen, err);
+	if (!rc)
+		rc = start_sync(p, err);
 	if (rc) {
 		ibfmd_peers_close(p);
 		return rc;
@@ -222,6 +305,28 @@ int ibfmd_peers_open(struct event_base *base, const struct ibfmd_conf *conf,
 			   p->n);
 	*out = p;
 	return 0;
+}
+
+int ibfmd_peers_reload(struct ibfmd_peers *p, const struct ibfmd_conf *conf,
+		       struct ibfm_err *err)
+{
+	uint8_t psk[DIGEST_LEN] = { 0 };
+	int rc = check_conf(p, conf, err);
+
+	if (!rc && conf->peer_key[0])
+		rc = read_key(conf->peer_key, psk, err);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&p->publishing);
+	pthread_mutex_lock(&p->lock);
+	set_peers(p, conf);
+	memcpy(p->psk, psk, sizeof(psk));
+	pthread_cond_signal(&p->wake); /* a sync round with them now */
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->publishing);
+	OPENSSL_cleanse(psk, sizeof(psk));
+	IBFMD_INFO("SIGHUP: %u peers", p->n);
+	return start_sync(p, err);
 }
 
 void ibfmd_peers_close(struct ibfmd_peers *p)
@@ -235,11 +340,28 @@ void ibfmd_peers_close(struct ibfmd_peers *p)
 		pthread_mutex_unlock(&p->lock);
 		pthread_join(p->thread, NULL);
 	}
-	ibfmd_listen_close(p->listener);
+	ibfmd_peers_serve_close(p);
+	ibfmd_peers_tls_close(p);
+	pthread_cond_destroy(&p->served);
 	pthread_cond_destroy(&p->wake);
+	pthread_mutex_destroy(&p->publishing);
 	pthread_mutex_destroy(&p->lock);
-	memset(p->key, 0, sizeof(p->key));
+	OPENSSL_cleanse(p->psk, sizeof(p->psk));
 	free(p);
+}
+
+/* Says how the last exchange with peer 'k' went. */
+void ibfmd_peers_note(struct ibfmd_peers *p, unsigned k, int rc,
+		      const char *why)
+{
+	struct peer *pe = &p->peer[k];
+
+	if (k >= p->n) /* SIGHUP took it away meanwhile */
+		return;
+	pe->state = !rc ? "ok" : rc == -1 ? "unreachable" : "refused";
+	snprintf(pe->why, sizeof(pe->why), "%s", rc ? why : "");
+	if (!rc)
+		pe->last_sync = time(NULL);
 }
 
 unsigned ibfmd_peers_count(const struct ibfmd_peers *p)

@@ -32,31 +32,43 @@
  * peer has into state_dir/generation.floor; the plugin numbers its next
  * pass above it (docs/plugin.md).
  *
- * Messages: one request per TCP connection. The server greets with a
- * random nonce ("IBFMPEER1 NONCE"); the request ("OP NAME VERSION LEN
- * MAC", then LEN bytes) carries HMAC-SHA-256 under the shared key
- * (peer_key) of the nonce and itself; the answer ("OK VERSION LEN MAC"
- * then LEN bytes, or "ERR MAC TEXT") carries one of the nonce, the
- * request's MAC and itself. So neither side acts on a message made
- * without the key, and a recorded one does not replay. Only the files
- * named here are ever read or written, never a path a peer gives.
+ * Two nodes' versions of a file are ordered by (version, digest): the
+ * SHA-256 of the content breaks a tie, so nodes that came to hold
+ * different lists at one version (a change whose COMMIT was lost, two
+ * changes at once) all converge on one of them. A COMMIT names the
+ * digest of what was prepared, and nothing else goes in force. Versions
+ * stop below 2^63 instead of wrapping.
  *
- * Writes (publish) run on the loop with short timeouts (IBFMD_PEERS_
- * TIMEOUT_MS per step): an admin change may wait a few seconds on a
- * dead peer. The periodic sync runs on a thread of its own.
+ * Messages: one request per TCP connection, inside TLS 1.3 with an
+ * external PSK derived from the shared key file (peer_key; OpenSSL,
+ * mgmt/ha/peers_tls.c says why), so both ends are authenticated before
+ * a request is read, and the lists travel encrypted. The request is
+ * "OP NAME VERSION LEN DIGEST" then LEN bytes; the answer "OK VERSION
+ * LEN DIGEST" then LEN bytes, or "ERR TEXT". Only the files named here
+ * are ever read or written, never a path a peer gives.
+ *
+ * Nothing of it runs on the loop but the caller's wait: the server has
+ * a thread of its own and bounds what a client without the key can
+ * hold (mgmt/ha/peers_serve.c); the sync thread resolves the peers'
+ * names; a publication has one deadline (IBFMD_PEERS_DEADLINE_MS) for
+ * all its steps on all peers, so a dead, black-holed or trickling peer
+ * costs a change at most that, and status and /metrics never wait on
+ * the network.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#include <event2/event.h>
 
 #include "mgmt/base/conf.h"
 #include "routing/base/err.h"
 #include "routing/base/file.h"
 
 #define IBFMD_PEERS_SYNC_S 5
-#define IBFMD_PEERS_TIMEOUT_MS 2000
+#define IBFMD_PEERS_DEADLINE_MS 3000	 /* a change, or one exchange */
+#define IBFMD_PEERS_PREPARE_MS 2000	 /* of which every PREPARE */
+#define IBFMD_PEERS_HANDSHAKE_MS 1000	 /* a client's TLS handshake */
+#define IBFMD_PEERS_MAX_CONNS 16	 /* connections served at once */
+#define IBFMD_PEERS_MAX_PER_SOURCE 4	 /* of which from one address */
 #define IBFMD_PEERS_MAX_FILE (16u << 20) /* bytes of a replicated file */
 
 struct ibfmd_peers;
@@ -65,11 +77,19 @@ struct ibfmd_peers;
  * Starts peering as 'conf' says (peer, peer_listen, peer_key): reads the
  * key, listens, starts the sync thread. With no peer configured '*out'
  * is a peers object that publishes locally only. 0, or -EINVAL with
- * 'err' (a key file missing, too short or readable by others; a bad
- * address), -errno.
+ * 'err' (a key file missing, too short or too long, readable by others
+ * or not ibfmd's; a bad address), -errno.
  */
-int ibfmd_peers_open(struct event_base *base, const struct ibfmd_conf *conf,
-		     struct ibfmd_peers **out, struct ibfm_err *err);
+int ibfmd_peers_open(const struct ibfmd_conf *conf, struct ibfmd_peers **out,
+		     struct ibfm_err *err);
+
+/*
+ * SIGHUP: takes the peers and the key from 'conf' (the listening
+ * address stays). 0; or -EINVAL with 'err' and nothing changed. Waits
+ * for a publication in flight (at most IBFMD_PEERS_DEADLINE_MS).
+ */
+int ibfmd_peers_reload(struct ibfmd_peers *p, const struct ibfmd_conf *conf,
+		       struct ibfm_err *err);
 
 /* Stops the thread and the listener, frees. NULL is fine. */
 void ibfmd_peers_close(struct ibfmd_peers *p);

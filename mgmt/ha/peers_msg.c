@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * ibfmd peers' messages (mgmt/ha/peers.h says what they are): their
- * MACs under the shared key, the server's nonce, and the client's end
- * of an exchange, blocking with timeouts.
+ * ibfmd peers, the client's end of an exchange (mgmt/ha/peers.h says
+ * what the messages are): one request over a fresh TLS connection, every
+ * step before the request's deadline; and the peers' addresses, resolved
+ * off the loop.
  */
 #include "mgmt/ha/peers_int.h"
 
@@ -13,220 +14,166 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "mgmt/ha/hmac.h"
+#include <openssl/err.h>
 
-/* ---- messages ---- */
-
-/* HMAC of the parts, as hex. */
-static void mac_of(const struct ibfmd_peers *p, const char *const *part,
-		   const size_t *len, size_t n, char hex[65])
+void ibfmd_peers_resolve(struct peer *pe, bool numeric)
 {
-	uint8_t mac[IBFMD_SHA256_LEN];
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = numeric ? AI_NUMERICHOST : 0 },
+			*ai;
 
-	ibfmd_hmac(p->key, p->klen, (const void *const *)part, len, n, mac);
-	ibfmd_hmac_hex(mac, hex);
-}
-
-/* The MAC of a request: nonce, header, body. */
-void ibfmd_peers_request_mac(const struct ibfmd_peers *p, const char *nonce,
-			     const char *head, const char *body, size_t blen,
-			     char hex[65])
-{
-	const char *part[4] = { nonce, " ", head, body };
-	size_t len[4] = { strlen(nonce), 1, strlen(head), blen };
-
-	mac_of(p, part, len, 4, hex);
-}
-
-/* The MAC of an answer: nonce, the request's MAC, header, body. */
-void ibfmd_peers_answer_mac(const struct ibfmd_peers *p, const char *nonce,
-			    const char *rmac, const char *head,
-			    const char *body, size_t blen, char hex[65])
-{
-	const char *part[5] = { nonce, rmac, head, "\n", body };
-	size_t len[5] = { strlen(nonce), strlen(rmac), strlen(head), 1, blen };
-
-	mac_of(p, part, len, 5, hex);
-}
-
-void ibfmd_peers_new_nonce(char hex[33])
-{
-	static const char digits[] = "0123456789abcdef";
-	uint8_t r[16] = { 0 };
-	unsigned i;
-
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		memcpy(r, &ts, sizeof(ts) < sizeof(r) ? sizeof(ts) : sizeof(r));
-	}
-	for (i = 0; i < 16; i++) {
-		hex[2 * i] = digits[r[i] >> 4];
-		hex[2 * i + 1] = digits[r[i] & 15];
-	}
-	hex[32] = '\0';
-}
-
-/* ---- the client side: blocking, with timeouts ---- */
-
-/* Waits for 'fd' to be ready for 'events'; false on timeout or error. */
-static bool wait_fd(int fd, short events)
-{
-	struct pollfd pfd = { fd, events, 0 };
-
-	return poll(&pfd, 1, IBFMD_PEERS_TIMEOUT_MS) == 1 &&
-	       !(pfd.revents & (POLLERR | POLLNVAL));
-}
-
-static int dial(const struct peer *pe, char *why, size_t len)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
-	int fd = -1, rc, err = 0;
-	socklen_t elen = sizeof(err);
-
-	rc = getaddrinfo(pe->host, pe->port, &hints, &ai);
-	if (rc) {
-		snprintf(why, len, "%s", gai_strerror(rc));
-		return -1;
-	}
-	for (a = ai; a && fd < 0; a = a->ai_next) {
-		fd = socket(a->ai_family,
-			    a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (connect(fd, a->ai_addr, a->ai_addrlen) &&
-		    (errno != EINPROGRESS || !wait_fd(fd, POLLOUT) ||
-		     getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) ||
-		     err)) {
-			snprintf(why, len, "%s",
-				 strerror(err	  ? err
-					  : errno ? errno
-						  : ETIMEDOUT));
-			close(fd);
-			fd = -1;
-		}
+	if (getaddrinfo(pe->host, pe->port, &hints, &ai))
+		return; /* kept as it was: the next round tries again */
+	if (ai->ai_addrlen <= sizeof(pe->addr)) {
+		memcpy(&pe->addr, ai->ai_addr, ai->ai_addrlen);
+		pe->alen = ai->ai_addrlen;
 	}
 	freeaddrinfo(ai);
-	return fd;
 }
 
-static bool send_all(int fd, const char *buf, size_t len)
+/* A connected socket to 'pe' before the deadline, or -1 with 'why'. */
+static int dial(const struct peer *pe, const struct timespec *deadline,
+		char *why, size_t len)
 {
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+	int fd, err = 0;
+	socklen_t elen = sizeof(err);
+	struct pollfd pfd = { -1, POLLOUT, 0 };
 
-		if (n < 0 && errno == EAGAIN && wait_fd(fd, POLLOUT))
-			continue;
-		if (n <= 0)
-			return false;
-		buf += n;
-		len -= (size_t)n;
+	if (!pe->alen) {
+		snprintf(why, len, "its address is not resolved (yet)");
+		return -1;
 	}
-	return true;
-}
-
-/* Reads exactly 'len' bytes, or a line into 'buf' when 'line'. */
-static ssize_t recv_some(int fd, char *buf, size_t len, bool line)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n;
-
-		if (!wait_fd(fd, POLLIN))
-			return -1;
-		n = recv(fd, buf + got, line ? 1 : len - got, 0);
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-		if (line && buf[got - 1] == '\n') {
-			buf[got - 1] = '\0';
-			return (ssize_t)got;
-		}
+	fd = socket(pe->addr.ss_family,
+		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(why, len, "socket: %s", strerror(errno));
+		return -1;
 	}
-	return line ? -1 : (ssize_t)got;
+	pfd.fd = fd;
+	if (!connect(fd, (const struct sockaddr *)&pe->addr, pe->alen))
+		return fd;
+	if (errno != EINPROGRESS)
+		err = errno;
+	else if (poll(&pfd, 1, (int)ibfmd_peers_left_ms(deadline)) != 1)
+		err = ETIMEDOUT;
+	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen))
+		err = errno;
+	if (!err)
+		return fd;
+	snprintf(why, len, "connect: %s",
+		 err == ETIMEDOUT ? "no answer before the deadline"
+				  : strerror(err));
+	close(fd);
+	return -1;
 }
 
-/*
- * One request to peer 'pe'; 0 with 'r' filled (r->body to free), or -1
- * with r->why ("unreachable" kinds) or -2 (the peer refused: r->why).
- */
-int ibfmd_peers_call(struct ibfmd_peers *p, const struct peer *pe,
-		     const char *op, const char *name, uint64_t version,
-		     const char *body, size_t blen, struct reply *r)
+/* Sends the request's head and body. */
+static int send_request(SSL *ssl, const struct request *q)
 {
-	char line[LINE_MAX_LEN], head[LINE_MAX_LEN], mac[65], want[65];
-	char nonce[64], rmac[65], *text;
+	char head[LINE_MAX_LEN], hex[DIGEST_HEX] = "-";
+
+	if (q->digest)
+		ibfmd_peers_digest_hex(q->digest, hex);
+	snprintf(head, sizeof(head), "%s %s %" PRIu64 " %zu %s\n", q->op,
+		 q->name, q->version, q->blen, hex);
+	return ibfmd_peers_tls_write(ssl, head, strlen(head), q->deadline) ||
+	       ibfmd_peers_tls_write(ssl, q->body, q->blen, q->deadline);
+}
+
+/* Reads the answer into 'r': 0, -1 (lost) or -2 (refused: r->why). */
+static int read_answer(SSL *ssl, const struct request *q, struct reply *r)
+{
+	char line[LINE_MAX_LEN], hex[DIGEST_HEX + 1];
 	unsigned long long v;
 	size_t len;
+
+	if (ibfmd_peers_tls_line(ssl, line, sizeof(line), q->deadline)) {
+		snprintf(r->why, sizeof(r->why),
+			 "no answer before the deadline");
+		return -1;
+	}
+	if (!strncmp(line, "ERR ", 4)) {
+		snprintf(r->why, sizeof(r->why), "%.199s", line + 4);
+		return -2;
+	}
+	if (sscanf(line, "OK %llu %zu %65s", &v, &len, hex) != 3 ||
+	    len > IBFMD_PEERS_MAX_FILE ||
+	    (strcmp(hex, "-") && !ibfmd_peers_digest_parse(hex, r->digest)) ||
+	    !(r->body = malloc(len + 1)) ||
+	    ibfmd_peers_tls_read(ssl, r->body, len, q->deadline)) {
+		snprintf(r->why, sizeof(r->why), "a garbled answer");
+		return -1;
+	}
+	r->body[len] = '\0';
+	r->version = v;
+	r->len = len;
+	return 0;
+}
+
+/* Why a handshake failed in 'why': -2 when the peer refused the key,
+ * else -1 (as ibfmd_peers_call()). */
+static int handshake_why(SSL *ssl, const struct timespec *deadline, char *why,
+			 size_t len)
+{
+	if (!ibfmd_peers_left_ms(deadline)) {
+		snprintf(why, len,
+			 "TLS handshake: no answer before the "
+			 "deadline");
+		return -1;
+	}
+	if (SSL_get_error(ssl, 0) == SSL_ERROR_SSL) {
+		snprintf(why, len,
+			 "TLS handshake failed: not authenticated "
+			 "(peer_key differs?)");
+		return -2;
+	}
+	snprintf(why, len, "TLS handshake: the peer hung up");
+	return -1;
+}
+
+int ibfmd_peers_call(struct ibfmd_peers *p, unsigned k, const struct request *q,
+		     struct reply *r)
+{
+	struct peer pe;
+	SSL *ssl = NULL;
 	int fd, rc = -1;
 
 	memset(r, 0, sizeof(*r));
-	fd = dial(pe, r->why, sizeof(r->why));
+	ERR_clear_error();
+	pthread_mutex_lock(&p->lock);
+	pe = p->peer[k]; /* SIGHUP may change the list meanwhile */
+	pthread_mutex_unlock(&p->lock);
+	fd = dial(&pe, q->deadline, r->why, sizeof(r->why));
 	if (fd < 0)
 		return -1;
-	snprintf(head, sizeof(head), "%s %s %" PRIu64 " %zu\n", op, name,
-		 version, blen);
-	if (recv_some(fd, line, sizeof(line), true) < 0 ||
-	    sscanf(line, GREETING " %63s", nonce) != 1) {
-		snprintf(r->why, sizeof(r->why), "no greeting");
+	ssl = SSL_new(p->client);
+	if (!ssl || !SSL_set_fd(ssl, fd)) {
+		snprintf(r->why, sizeof(r->why), "out of memory");
 		goto out;
 	}
-	ibfmd_peers_request_mac(p, nonce, head, body, blen, mac);
-	head[strlen(head) - 1] = '\0';
-	snprintf(line, sizeof(line), "%s %s\n", head, mac);
-	if (!send_all(fd, line, strlen(line)) || !send_all(fd, body, blen) ||
-	    recv_some(fd, line, sizeof(line), true) < 0 ||
-	    sscanf(line, "%64s", rmac) != 1) {
-		snprintf(r->why, sizeof(r->why), "no answer");
+	SSL_set_connect_state(ssl);
+	if (ibfmd_peers_tls_handshake(ssl, q->deadline)) {
+		rc = handshake_why(ssl, q->deadline, r->why, sizeof(r->why));
 		goto out;
 	}
-	text = line + strlen(rmac) + 1;
-	if (!strncmp(text, "OK ", 3) &&
-	    sscanf(text, "OK %llu %zu", &v, &len) == 2 &&
-	    len <= IBFMD_PEERS_MAX_FILE && (r->body = malloc(len + 1)) &&
-	    (!len || recv_some(fd, r->body, len, false) == (ssize_t)len)) {
-		r->body[len] = '\0';
-		ibfmd_peers_answer_mac(p, nonce, mac, text, r->body, len, want);
-		if (!ibfmd_hmac_equal(want, rmac)) {
-			snprintf(r->why, sizeof(r->why),
-				 "its answer failed authentication");
-			rc = -2;
-			goto out;
-		}
-		r->version = v;
-		r->len = len;
-		rc = 0;
-	} else if (!strncmp(text, "ERR ", 4)) {
-		ibfmd_peers_answer_mac(p, nonce, mac, text, "", 0, want);
-		snprintf(r->why, sizeof(r->why), "%s",
-			 ibfmd_hmac_equal(want, rmac)
-				 ? text + 4
-				 : "not authenticated (peer_key differs?)");
-		rc = -2;
-	} else {
-		snprintf(r->why, sizeof(r->why), "a garbled answer");
+	if (send_request(ssl, q)) {
+		snprintf(r->why, sizeof(r->why),
+			 "the peer did not take the "
+			 "request before the deadline");
+		goto out;
 	}
+	rc = read_answer(ssl, q, r);
+	if (!rc)
+		SSL_shutdown(ssl); /* the close_notify, not waited for */
 out:
 	if (rc) {
 		free(r->body);
 		r->body = NULL;
 	}
+	SSL_free(ssl);
 	close(fd);
 	return rc;
-}
-
-/* Says how the last exchange with peer 'pe' went. */
-void ibfmd_peers_note(struct peer *pe, int rc, const char *why)
-{
-	pe->state = !rc ? "ok" : rc == -1 ? "unreachable" : "refused";
-	snprintf(pe->why, sizeof(pe->why), "%s", rc ? why : "");
-	if (!rc)
-		pe->last_sync = time(NULL);
 }

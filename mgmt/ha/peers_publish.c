@@ -40,29 +40,44 @@ static char *render(ibfm_file_write_fn fn, const void *ctx, size_t *len)
 	return buf;
 }
 
-int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
-			ibfm_file_write_fn fn, const void *ctx,
-			struct ibfm_err *err)
+/* Takes the next version of file 'i' for a change of digest 'd' (a
+ * pending change of this node's own), or says why not. Under p->lock. */
+static int reserve(struct ibfmd_peers *p, int i, const uint8_t *d,
+		   uint64_t *next, struct ibfm_err *err)
 {
-	int i = ibfmd_peers_index_of(name), rc = 0;
-	bool prepared[IBFMD_CONF_MAX_PEERS] = { false };
-	struct body b = { 0 };
-	struct reply r;
-	char path[4200];
-	uint64_t next;
-	unsigned k;
+	struct pending *pd = &p->pending[i];
 
-	if (i < 0)
-		return ibfm_err_set(err, -EINVAL, "%s is not shared", name);
-	b.data = render(fn, ctx, &b.len);
-	if (!b.data)
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	pthread_mutex_lock(&p->lock);
-	next = p->version[i] + 1;
+	if (p->version[i] + 1 >= VERSION_MAX)
+		return ibfm_err_set(err, -EIO,
+				    "%s is at version %" PRIu64 ", the last: "
+				    "no change can follow it",
+				    ibfmd_peers_shared[i], p->version[i]);
+	if (ibfmd_peers_pending_fresh(pd))
+		return ibfm_err_set(err, -EAGAIN,
+				    "a peer's change to %s is being "
+				    "published; nothing changed on any node; "
+				    "ask again",
+				    ibfmd_peers_shared[i]);
+	*next = p->version[i] + 1;
+	*pd = (struct pending){ .version = *next, .local = true };
+	memcpy(pd->digest, d, DIGEST_LEN);
+	clock_gettime(CLOCK_MONOTONIC, &pd->since);
+	return 0;
+}
+
+/* PREPARE on every peer before the deadline; 0 or why not in 'err'. */
+static int prepare_all(struct ibfmd_peers *p, struct request *q, bool *prepared,
+		       struct ibfm_err *err)
+{
+	struct reply r;
+	unsigned k;
+	int rc = 0;
+
 	for (k = 0; !rc && k < p->n; k++) {
-		rc = ibfmd_peers_call(p, &p->peer[k], "PREPARE", name, next,
-				      b.data, b.len, &r);
-		ibfmd_peers_note(&p->peer[k], rc, r.why);
+		rc = ibfmd_peers_call(p, k, q, &r);
+		pthread_mutex_lock(&p->lock);
+		ibfmd_peers_note(p, k, rc, r.why);
+		pthread_mutex_unlock(&p->lock);
 		prepared[k] = !rc;
 		if (rc)
 			ibfm_err_set(err, rc == -1 ? -EAGAIN : -EIO,
@@ -73,28 +88,74 @@ int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
 				     r.why);
 		free(r.body);
 	}
+	return rc;
+}
+
+/* COMMIT (or ABORT) on the prepared peers before the deadline. */
+static void end_all(struct ibfmd_peers *p, struct request *q,
+		    const bool *prepared)
+{
+	struct reply r;
+	unsigned k;
+
 	for (k = 0; k < p->n; k++) {
 		int c;
 
 		if (!prepared[k])
 			continue;
-		c = ibfmd_peers_call(p, &p->peer[k], rc ? "ABORT" : "COMMIT",
-				     name, next, "", 0, &r);
+		c = ibfmd_peers_call(p, k, q, &r);
 		free(r.body);
-		if (c && !rc)
+		if (c && !strcmp(q->op, "COMMIT"))
 			IBFMD_WARN("%s version %" PRIu64
 				   " prepared on %s:%s but not confirmed "
 				   "(%s): it fetches it within %d s",
-				   name, next, p->peer[k].host, p->peer[k].port,
-				   r.why, IBFMD_PEERS_SYNC_S);
+				   q->name, q->version, p->peer[k].host,
+				   p->peer[k].port, r.why, IBFMD_PEERS_SYNC_S);
 	}
-	ibfmd_peers_path_of(p, name, path, sizeof(path));
-	if (!rc &&
-	    !(rc = ibfm_file_replace(path, ibfmd_peers_print_body, &b, err))) {
-		p->version[i] = next;
-		ibfmd_peers_save_versions(p);
-	}
+}
+
+int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
+			ibfm_file_write_fn fn, const void *ctx,
+			struct ibfm_err *err)
+{
+	int i = ibfmd_peers_index_of(name), rc;
+	struct timespec prepare_by =
+		ibfmd_peers_after_ms(IBFMD_PEERS_PREPARE_MS);
+	struct timespec end_by = ibfmd_peers_after_ms(IBFMD_PEERS_DEADLINE_MS);
+	uint8_t d[DIGEST_LEN];
+	struct body b = { 0 };
+	struct request q = { .name = name, .digest = d };
+
+	if (i < 0)
+		return ibfm_err_set(err, -EINVAL, "%s is not shared", name);
+	b.data = render(fn, ctx, &b.len);
+	if (!b.data)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	ibfmd_peers_digest(b.data, b.len, d);
+	pthread_mutex_lock(&p->publishing);
+	pthread_mutex_lock(&p->lock);
+	rc = reserve(p, i, d, &q.version, err);
 	pthread_mutex_unlock(&p->lock);
+	if (!rc) {
+		bool prepared[IBFMD_CONF_MAX_PEERS] = { false };
+
+		q.op = "PREPARE";
+		q.body = b.data;
+		q.blen = b.len;
+		q.deadline = &prepare_by;
+		rc = prepare_all(p, &q, prepared, err);
+		q.op = rc ? "ABORT" : "COMMIT";
+		q.body = "";
+		q.blen = 0;
+		q.deadline = &end_by;
+		end_all(p, &q, prepared);
+		pthread_mutex_lock(&p->lock);
+		if (!rc)
+			rc = ibfmd_peers_put(p, i, q.version, d, &b, err);
+		p->pending[i].version = 0;
+		pthread_mutex_unlock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->publishing);
 	free((char *)b.data);
 	return rc;
 }
@@ -107,88 +168,117 @@ static int print_floor(FILE *out, const void *ctx)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* ibfmd_peers_note(), from the sync thread: the loop reads the peers meanwhile. */
-static void note_locked(struct ibfmd_peers *p, struct peer *pe, int rc,
-			const char *why)
+/* A request of the sync thread: one exchange, its own deadline. */
+static int sync_call(struct ibfmd_peers *p, unsigned k, const char *op,
+		     const char *name, struct reply *r)
 {
-	pthread_mutex_lock(&p->lock);
-	ibfmd_peers_note(pe, rc, why);
-	pthread_mutex_unlock(&p->lock);
-}
-
-/* The version of shared file 'i' here, from the sync thread. */
-static uint64_t version_of(struct ibfmd_peers *p, int i)
-{
-	uint64_t v;
+	struct timespec by = ibfmd_peers_after_ms(IBFMD_PEERS_DEADLINE_MS);
+	struct request q = { op, name, 0, NULL, "", 0, &by };
+	int rc = ibfmd_peers_call(p, k, &q, r);
 
 	pthread_mutex_lock(&p->lock);
-	v = p->version[i];
+	ibfmd_peers_note(p, k, rc, r->why);
 	pthread_mutex_unlock(&p->lock);
-	return v;
+	return rc;
 }
 
-/* Takes file 'i' at 'version' from peer 'pe' if it is still newer. */
-static void fetch(struct ibfmd_peers *p, struct peer *pe, size_t i,
-		  uint64_t version)
+/* Takes file 'i' from peer 'k' if it is still after ours. */
+static void fetch(struct ibfmd_peers *p, unsigned k, size_t i)
 {
-	struct body b;
 	struct reply r;
+	uint8_t d[DIGEST_LEN];
 	struct ibfm_err err;
-	char path[4200];
-	int rc = ibfmd_peers_call(p, pe, "GET", ibfmd_peers_shared[i], 0, "", 0,
-				  &r);
+	struct body b;
+	bool after;
 
-	note_locked(p, pe, rc, r.why);
-	if (rc)
+	if (sync_call(p, k, "GET", ibfmd_peers_shared[i], &r))
 		return;
 	b = (struct body){ r.body, r.len };
-	ibfmd_peers_path_of(p, ibfmd_peers_shared[i], path, sizeof(path));
+	ibfmd_peers_digest(r.body, r.len, d);
 	pthread_mutex_lock(&p->lock);
-	if (r.version >= version && r.version > p->version[i]) {
-		if (ibfm_file_replace(path, ibfmd_peers_print_body, &b, &err)) {
-			IBFMD_WARN("%s", err.msg);
-		} else {
-			p->version[i] = r.version;
-			ibfmd_peers_save_versions(p);
-			IBFMD_INFO("%s version %" PRIu64 " fetched from %s:%s",
-				   ibfmd_peers_shared[i], r.version, pe->host,
-				   pe->port);
-		}
-	}
+	after = !memcmp(d, r.digest, DIGEST_LEN) && r.version < VERSION_MAX &&
+		ibfmd_peers_newer(r.version, d, p->version[i], p->digest[i]) &&
+		!ibfmd_peers_pending_fresh(&p->pending[i]);
+	if (after && ibfmd_peers_put(p, (int)i, r.version, d, &b, &err))
+		IBFMD_WARN("%s", err.msg);
+	else if (after)
+		IBFMD_INFO("%s version %" PRIu64 " fetched from %s:%s",
+			   ibfmd_peers_shared[i], r.version, p->peer[k].host,
+			   p->peer[k].port);
 	pthread_mutex_unlock(&p->lock);
 	free(r.body);
 }
 
-/* One round: each peer's versions, what is newer fetched. */
+/* Whether a peer's "NAME VERSION DIGEST" is after ours: its index, or
+ * -1. */
+static int newer_there(struct ibfmd_peers *p, const char *line)
+{
+	char name[64], hex[DIGEST_HEX + 1];
+	uint8_t d[DIGEST_LEN];
+	unsigned long long v;
+	bool after;
+	int i;
+
+	if (sscanf(line, "%63s %llu %65s", name, &v, hex) != 3 ||
+	    (i = ibfmd_peers_index_of(name)) < 0 ||
+	    !ibfmd_peers_digest_parse(hex, d))
+		return -1;
+	pthread_mutex_lock(&p->lock);
+	after = ibfmd_peers_newer(v, d, p->version[i], p->digest[i]);
+	pthread_mutex_unlock(&p->lock);
+	return after ? i : -1;
+}
+
+/* Resolves the peers' names, off the loop. */
+static void resolve_all(struct ibfmd_peers *p)
+{
+	unsigned k;
+
+	for (k = 0; k < IBFMD_CONF_MAX_PEERS; k++) {
+		struct peer pe;
+
+		pthread_mutex_lock(&p->lock);
+		pe = p->peer[k];
+		pthread_mutex_unlock(&p->lock);
+		if (!pe.host[0])
+			continue;
+		ibfmd_peers_resolve(&pe, false);
+		pthread_mutex_lock(&p->lock);
+		if (!strcmp(pe.host, p->peer[k].host) &&
+		    !strcmp(pe.port, p->peer[k].port)) {
+			p->peer[k].addr = pe.addr;
+			p->peer[k].alen = pe.alen;
+		}
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
+/* One round: each peer's versions, what is after ours fetched. */
 static void sync_round(struct ibfmd_peers *p)
 {
 	uint64_t top = ibfm_snapshot_generation_floor(p->dir), was = top;
 	struct ibfm_err err;
 	char path[4200];
-	unsigned k;
+	unsigned k, n;
 
-	for (k = 0; k < p->n; k++) {
+	resolve_all(p);
+	pthread_mutex_lock(&p->lock);
+	n = p->n; /* SIGHUP may change them meanwhile: note() checks */
+	pthread_mutex_unlock(&p->lock);
+	for (k = 0; k < n; k++) {
 		struct reply r;
-		char name[64], *line, *save = NULL;
+		char *line, *save = NULL;
 		unsigned long long v;
-		int rc = ibfmd_peers_call(p, &p->peer[k], "VERSIONS", "-", 0,
-					  "", 0, &r);
 		int i;
 
-		note_locked(p, &p->peer[k], rc, r.why);
-		if (rc)
+		if (sync_call(p, k, "VERSIONS", "-", &r))
 			continue;
 		for (line = strtok_r(r.body, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
-			if (sscanf(line, "%63s %llu", name, &v) != 2)
-				continue;
-			if (!strcmp(name, "generation")) {
+			if (sscanf(line, "generation %llu", &v) == 1)
 				top = v > top ? v : top;
-				continue;
-			}
-			i = ibfmd_peers_index_of(name);
-			if (i >= 0 && v > version_of(p, i))
-				fetch(p, &p->peer[k], (size_t)i, v);
+			else if ((i = newer_there(p, line)) >= 0)
+				fetch(p, k, (size_t)i);
 		}
 		free(r.body);
 	}
@@ -207,8 +297,7 @@ void *ibfmd_peers_sync_thread(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		sync_round(p);
 		pthread_mutex_lock(&p->lock);
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += IBFMD_PEERS_SYNC_S;
+		ts = ibfmd_peers_after_ms(IBFMD_PEERS_SYNC_S * 1000);
 		if (!p->stop)
 			pthread_cond_timedwait(&p->wake, &p->lock, &ts);
 	}
