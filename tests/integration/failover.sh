@@ -66,14 +66,7 @@ for try in 1 2 3 4; do
 	rm -f "$T"/stateA/* "$T"/stateB/*
 	echo "# try $try: A master and B standby did not settle (ibsim); both SMs again"
 done
-head -c 48 /dev/urandom | base64 >"$T/key"
-chmod 600 "$T/key"
-PA=$(free_port)
-PB=$(free_port)
-peer_start A "node002 mlx5_0" "$PB" "$PA" "$T/key" "light_interval 1"
-peer_start B "node004 mlx5_0" "$PA" "$PB" "$T/key" "light_interval 1"
-until_ok 300 "$PID_A" ibfmd-A peer_swept A
-until_ok 300 "$PID_B" ibfmd-B peer_swept B
+peer_pair "node002 mlx5_0" "node004 mlx5_0" "light_interval 1"
 joined=$(mcast_setup)
 check "16 hosts joined the IPoIB broadcast group" test "$joined" = 16
 spine=0x0002c90200000009 # spine-01

@@ -276,6 +276,22 @@ peer_start() {
 	PIDS="$PIDS $!"
 }
 
+# peer_pair HOST_A HOST_B [LINE...]: a shared key ($T/key) and two
+# ibfmds, A on HOST_A and B on HOST_B, peers of each other on free ports
+# ($PA, $PB), with LINEs in both configurations; waits until both swept.
+peer_pair() {
+	local a=$1 b=$2
+	shift 2
+	head -c 48 /dev/urandom | base64 >"$T/key"
+	chmod 600 "$T/key"
+	PA=$(free_port)
+	PB=$(free_port)
+	peer_start A "$a" "$PB" "$PA" "$T/key" "$@"
+	peer_start B "$b" "$PA" "$PB" "$T/key" "$@"
+	until_ok 300 "$PID_A" ibfmd-A peer_swept A
+	until_ok 300 "$PID_B" ibfmd-B peer_swept B
+}
+
 # peer_swept NAME: ibfmd NAME has swept (its status in $T/NAME.s.json).
 peer_swept() {
 	"$IBFM" --socket "$T/$1.sock" status --json >"$T/$1.s.json" 2>/dev/null &&

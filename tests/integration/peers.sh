@@ -17,14 +17,7 @@ routed_fabric -l 2 -k 8
 mv "$T/state" "$T/stateA"
 ln -s "$T/stateA" "$T/state" # generation() and the plugin's state_dir
 mkdir "$T/stateB"
-head -c 48 /dev/urandom | base64 >"$T/key"
-chmod 600 "$T/key"
-PA=$(free_port)
-PB=$(free_port)
-peer_start A "node002 mlx5_0" "$PB" "$PA" "$T/key" "metrics 127.0.0.1:0"
-peer_start B "node003 mlx5_0" "$PA" "$PB" "$T/key" "metrics 127.0.0.1:0"
-until_ok 300 "$PID_A" ibfmd-A peer_swept A
-until_ok 300 "$PID_B" ibfmd-B peer_swept B
+peer_pair "node002 mlx5_0" "node003 mlx5_0" "metrics 127.0.0.1:0"
 
 ask A drain spine-01 --timeout 60 >"$T/drain.txt" 2>&1
 check "drain through A: done" test $? = 0

@@ -39,15 +39,8 @@ routed_fabric -l 2 -k 8
 mv "$T/state" "$T/stateA"
 ln -s "$T/stateA" "$T/state"
 mkdir "$T/stateB"
-head -c 48 /dev/urandom | base64 >"$T/key"
-chmod 600 "$T/key"
+peer_pair "node002 mlx5_0" "node003 mlx5_0"
 PSK=$(printf '%s%s' "ibfmd peers psk 1" "$(cat "$T/key")" | sha256sum | cut -c1-64)
-PA=$(free_port)
-PB=$(free_port)
-peer_start A "node002 mlx5_0" "$PB" "$PA" "$T/key"
-peer_start B "node003 mlx5_0" "$PA" "$PB" "$T/key"
-until_ok 300 "$PID_A" ibfmd-A peer_swept A
-until_ok 300 "$PID_B" ibfmd-B peer_swept B
 
 # F5: 16 unauthenticated 16 MiB bodies at once.
 fake big "$PB" 16 16 >"$T/big.out"
