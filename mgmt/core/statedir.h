@@ -46,6 +46,8 @@
 
 #include "mgmt/base/conf.h"
 #include "mgmt/base/events.h"
+#include "routing/state/fastlog.h"
+#include "routing/state/smstate.h"
 
 #define IBFMD_STATEDIR_CHECK_S 2
 
@@ -61,20 +63,21 @@ struct ibfmd_statedir {
 	struct event *timer;
 	time_t started;
 	/* what the last look found */
-	struct ibfmd_statedir_problem dir, list, not_in_force;
+	struct ibfmd_statedir_problem dir, list, file, not_in_force;
 	uint64_t generation;	/* the plugin's last, 0: none */
 	struct timespec routed; /* snapshot.json's mtime; 0: none */
 	char engine[32];	/* as snapshot.json names it */
-	size_t drains;		/* elements on the list as last read */
+	char snap_run[IBFM_SMSTATE_RUN_MAX]; /* the run snapshot.json names */
+	struct ibfm_smstate_run run;	     /* plugin.run, when run_known */
+	bool run_known;			     /* plugin.run read */
+	size_t drains; /* elements on the list as last read */
 	/* the list as last read: when it changed */
 	struct timespec list_mtime;
 	off_t list_size;
 	ino_t list_ino;
 	bool list_seen; /* a list was there */
 	/* fast-reroute.log: how far it was read, and what it said */
-	off_t fast_off;
-	ino_t fast_ino;
-	bool fast_seen;		   /* looked at once: older lines skipped */
+	struct ibfm_fastlog_cursor fast;
 	uint64_t fast_total;	   /* repairs the fast path made */
 	uint64_t fast_incomplete;  /* of them, not all read back equal */
 	uint64_t fast_differs;	   /* passes that routed otherwise */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef IBFM_CTL_JSONSTR_H
-#define IBFM_CTL_JSONSTR_H
+#ifndef IBFM_JSONSTR_H
+#define IBFM_JSONSTR_H
 
 /*
  * DOC: reading a JSON string, the one decoder of its escapes: ibfmd
@@ -26,4 +26,4 @@
 const char *ibfm_jsonstr_read(const char *s, const char *e, char *out,
 			      size_t len);
 
-#endif /* IBFM_CTL_JSONSTR_H */
+#endif /* IBFM_JSONSTR_H */
