@@ -236,8 +236,7 @@ static void *create(osm_opensm_t *osm)
 	p->fast_conf.timeout_ms = 50;
 	p->fast_conf.retries = 2;
 	if (ibfm_osm_parse_options(p, osm->subn.opt.event_plugin_options)) {
-		ibfm_osm_note_run(
-			p, "bad event_plugin_options, P01 in OpenSM's log");
+		ibfm_osm_note_run(p, "P01 in OpenSM's log");
 		plugin_free(p);
 		return NULL;
 	}

@@ -153,15 +153,15 @@ static const char *run_wrong(const struct ibfmd_statedir *s, time_t now,
 	else if (s->run_known && s->run.refused)
 		snprintf(
 			buf, len,
-			"%zu drains listed, the plugin refused its options (%.60s): OpenSM routes with its fallback engine, which ignores drains",
+			"%zu drains listed, the plugin refused its options (%.30s): the fallback engine ignores drains",
 			s->drains, s->run.why);
 	else if (s->run_known && s->routed.tv_sec &&
 		 strcmp(s->snap_run, s->run.id) &&
 		 difftime(now, s->run.loaded) >= s->conf->drain_grace_s)
 		snprintf(
 			buf, len,
-			"%zu drains listed, OpenSM restarted and the plugin has not routed since (the last pass, generation %" PRIu64
-			", is of the run before)",
+			"%zu drains listed, no pass by the plugin since OpenSM restarted (generation %" PRIu64
+			" is of the run before)",
 			s->drains, s->generation);
 	else
 		return NULL;
