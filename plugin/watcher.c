@@ -78,7 +78,8 @@ void ibfm_osm_note_run(struct ibfm_osm *p, const char *refused)
 		return;
 	snprintf(run.id, sizeof(run.id), "%s", p->run);
 	snprintf(run.why, sizeof(run.why), "%s", refused ? refused : "");
-	if (ibfm_smstate_run_write(p->sd.run, &run, &err))
+	if (ibfm_statedir_make(&p->sd, &err) ||
+	    ibfm_smstate_run_write(p->sd.run, &run, &err))
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX
 			"ERR P21 %s: ibfmd takes no drain as in force\n",

@@ -14,8 +14,15 @@
  *  - the drain list: whether it reads (when it does not, the plugin
  *    routes with the last good list and ibfmd refuses drains), and how
  *    many elements it holds;
- *  - the plugin's last routing pass: its generation, engine and age;
- *  - whether the listed drains are in force. They are not when no pass
+ *  - the plugin's last routing pass: its generation, engine, run and
+ *    age, and the OpenSM run the plugin is loaded into (plugin.run);
+ *    a file of theirs that does not read (a FIFO, a directory...) is a
+ *    problem (state-file), and no drain is then taken as in force;
+ *  - whether the listed drains are in force in the running OpenSM. They
+ *    are not when the plugin refused its options (plugin.run says so:
+ *    OpenSM routes with its fallback engine, whatever snapshot is left
+ *    from before), when the last pass is of the run before the one
+ *    loaded (after drain_grace seconds), when no pass
  *    of the engine "ibfm" is published at all (the plugin did not load,
  *    e.g. a typo in its options: OpenSM routes with its fallback engine,
  *    which ignores drains), when the last pass is another engine's, or
@@ -30,8 +37,8 @@
  *   otherwise) and counts in status and /metrics.
  *
  * Each problem that starts is an error event (kinds state-dir,
- * drain-list, drains-not-in-force) and an error in the log, once; its
- * end is an info event. status and /metrics give the numbers
+ * drain-list, state-file, drains-not-in-force) and an error in the log,
+ * once; its end is an info event. status and /metrics give the numbers
  * (mgmt/features/status.c). Without state_dir nothing is watched (ibfmd
  * warned at start).
  */

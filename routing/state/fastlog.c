@@ -44,16 +44,15 @@ static int line_member(const char *key, const struct ibfm_jsonobj_val *v,
 		       void *ctx)
 {
 	struct ibfm_fastlog_line *l = ctx;
-	static const struct {
+	const struct {
 		const char *key;
-		size_t at;
+		double *at;
 	} nums[] = {
-		{ "links", offsetof(struct ibfm_fastlog_line, links) },
-		{ "blocks", offsetof(struct ibfm_fastlog_line, blocks) },
-		{ "verified", offsetof(struct ibfm_fastlog_line, verified) },
-		{ "verified_ms",
-		  offsetof(struct ibfm_fastlog_line, verified_ms) },
-		{ "differ", offsetof(struct ibfm_fastlog_line, differ) },
+		{ "links", &l->links },
+		{ "blocks", &l->blocks },
+		{ "verified", &l->verified },
+		{ "verified_ms", &l->verified_ms },
+		{ "differ", &l->differ },
 	};
 	size_t i;
 
@@ -65,7 +64,7 @@ static int line_member(const char *key, const struct ibfm_jsonobj_val *v,
 	     v->type == IBFM_JSONOBJ_NUM && i < sizeof(nums) / sizeof(nums[0]);
 	     i++)
 		if (!strcmp(key, nums[i].key))
-			*(double *)((char *)l + nums[i].at) = v->num;
+			*nums[i].at = v->num;
 	return 0;
 }
 
@@ -84,7 +83,6 @@ int ibfm_fastlog_follow(const char *path, struct ibfm_fastlog_cursor *c,
 {
 	int fd = ibfm_file_open(path, O_RDONLY | O_NOFOLLOW, SIZE_MAX, NULL,
 				err);
-	char line[1024];
 	struct stat st;
 	FILE *in;
 
@@ -101,7 +99,9 @@ int ibfm_fastlog_follow(const char *path, struct ibfm_fastlog_cursor *c,
 		return 0;
 	}
 	/* A line not yet whole is read next time. */
-	if (!fseeko(in, c->off, SEEK_SET))
+	if (!fseeko(in, c->off, SEEK_SET)) {
+		char line[1024];
+
 		while (fgets(line, sizeof(line), in) && strchr(line, '\n')) {
 			struct ibfm_fastlog_line l = { "", "", 0, 0, 0, 0, 0 };
 
@@ -110,6 +110,7 @@ int ibfm_fastlog_follow(const char *path, struct ibfm_fastlog_cursor *c,
 					       &l))
 				fn(&l, ctx);
 		}
+	}
 	fclose(in);
 	return 0;
 }

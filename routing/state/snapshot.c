@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,23 +144,21 @@ int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len)
 static int snapshot_member(const char *key, const struct ibfm_jsonobj_val *v,
 			   void *ctx)
 {
-	static const struct {
-		const char *key;
-		size_t at;
-	} nums[] = {
-		{ "generation", offsetof(struct ibfm_snapshot, generation) },
-		{ "blocks_changed",
-		  offsetof(struct ibfm_snapshot, blocks_changed) },
-		{ "blocks_total",
-		  offsetof(struct ibfm_snapshot, blocks_total) },
-		{ "time", offsetof(struct ibfm_snapshot, time) },
-		{ "switches", offsetof(struct ibfm_snapshot, switches) },
-		{ "cas", offsetof(struct ibfm_snapshot, cas) },
-		{ "links", offsetof(struct ibfm_snapshot, links) },
-		{ "lids", offsetof(struct ibfm_snapshot, lids) },
-		{ "top_lid", offsetof(struct ibfm_snapshot, top_lid) },
-	};
 	struct ibfm_snapshot *s = ctx;
+	const struct {
+		const char *key;
+		uint64_t *at;
+	} nums[] = {
+		{ "generation", &s->generation },
+		{ "blocks_changed", &s->blocks_changed },
+		{ "blocks_total", &s->blocks_total },
+		{ "time", &s->time },
+		{ "switches", &s->switches },
+		{ "cas", &s->cas },
+		{ "links", &s->links },
+		{ "lids", &s->lids },
+		{ "top_lid", &s->top_lid },
+	};
 	size_t i;
 
 	if (v->type == IBFM_JSONOBJ_STR && !strcmp(key, "engine"))
@@ -176,7 +173,7 @@ static int snapshot_member(const char *key, const struct ibfm_jsonobj_val *v,
 		s->sharp_sl = v->uint < 16 ? (int)v->uint : -1;
 	for (i = 0; v->whole && i < sizeof(nums) / sizeof(nums[0]); i++)
 		if (!strcmp(key, nums[i].key))
-			*(uint64_t *)((char *)s + nums[i].at) = v->uint;
+			*nums[i].at = v->uint;
 	return 0;
 }
 

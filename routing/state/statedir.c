@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Each file: its name, and where its path goes. */
 #define FILE_OF(field, name)                                                   \
@@ -45,5 +46,13 @@ int ibfm_statedir_init(struct ibfm_statedir *sd, const char *dir,
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		snprintf((char *)sd + files[i].at, IBFM_STATEDIR_PATH_MAX,
 			 "%s/%s", dir, files[i].name);
+	return 0;
+}
+
+int ibfm_statedir_make(const struct ibfm_statedir *sd, struct ibfm_err *err)
+{
+	if (mkdir(sd->dir, 0755) && errno != EEXIST)
+		return ibfm_err_set(err, -errno, "%s: cannot create: %s",
+				    sd->dir, strerror(errno));
 	return 0;
 }

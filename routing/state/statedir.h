@@ -93,4 +93,7 @@ struct ibfm_statedir {
 int ibfm_statedir_init(struct ibfm_statedir *sd, const char *dir,
 		       struct ibfm_err *err);
 
+/* Creates the directory (0755) when missing. 0, or -errno with 'err'. */
+int ibfm_statedir_make(const struct ibfm_statedir *sd, struct ibfm_err *err);
+
 #endif /* IBFM_STATEDIR_H */
