@@ -137,9 +137,12 @@ static void pick_profiles(struct cc_state *d, struct ibfm_cc_target *t,
  */
 static void keep_sharp_sl_out(struct cc_state *d)
 {
-	int sl = d->core->conf->state_dir[0]
-			 ? ibfm_snapshot_sharp_sl(d->core->conf->state_dir)
-			 : -1;
+	struct ibfm_snapshot snap = { .sharp_sl = -1 };
+	int sl;
+
+	if (d->core->conf->state_dir[0])
+		ibfm_snapshot_read(d->core->conf->state.snapshot, &snap, NULL);
+	sl = snap.sharp_sl;
 
 	d->cc.sharp_sl = sl;
 	if (sl < 0)

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/jsonstr.h"
+#include "routing/base/jsonstr.h"
 #include "routing/base/json.h"
 
 #define KEY_MAX 64

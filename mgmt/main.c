@@ -102,7 +102,7 @@ static void draw_picture(void *arg, struct ibfmd_metrics_reply *r)
 {
 	const struct ibfmd *d = arg;
 
-	ibfmd_view_picture(&d->view, d->conf.state_dir, ibfmd_metrics_text(r));
+	ibfmd_view_picture(&d->view, &d->conf.state, ibfmd_metrics_text(r));
 }
 
 static void sweep_tick(evutil_socket_t fd, short what, void *arg)

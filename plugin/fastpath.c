@@ -15,8 +15,7 @@
 #include "plugin/smplink.h"
 #include "plugin/smpwire.h"
 #include "routing/pass/fastplan.h"
-#include "routing/base/file.h"
-#include "routing/state/snapshot.h"
+#include "routing/state/fastlog.h"
 
 #define ATTR_PORT_INFO 0x15
 #define ATTR_LFT 0x19
@@ -69,21 +68,18 @@ static int reply_wait_ms(const struct ibfm_fastpath *fp)
 void ibfm_fastpath_note(struct ibfm_fastpath *fp, const char *kind,
 			const char *json)
 {
-	char path[4200];
-	FILE *f;
+	struct ibfm_err err;
+	int rc;
 
-	if (!fp || !fp->c.state_dir ||
-	    ibfm_snapshot_path(fp->c.state_dir, IBFM_STATE_FAST_REROUTE, path,
-			       sizeof(path)))
+	if (!fp || !fp->c.note_file)
 		return;
 	pthread_mutex_lock(&fp->note_lock);
-	f = fopen(path, "ae");
-	if (f) {
-		fprintf(f, "{\"time\":%lld,\"kind\":\"%s\",%s}\n",
-			(long long)time(NULL), kind, json);
-		fclose(f);
-	}
+	rc = ibfm_fastlog_append(fp->c.note_file, kind, json, &err);
 	pthread_mutex_unlock(&fp->note_lock);
+	/* Never a symlink followed nor a FIFO waited on, under OpenSM's lock. */
+	if (rc)
+		ibfm_log(&fp->c.log, IBFM_LOG_ERR, "P21 %s: the event is lost",
+			 err.msg);
 }
 
 /*

@@ -46,7 +46,7 @@ struct ibfm_fastpath;
 
 struct ibfm_fastpath_conf {
 	const char *helper;	   /* ibfm-smp-helper's path */
-	const char *state_dir;	   /* fast-reroute.log there; NULL: none */
+	const char *note_file;	   /* fast-reroute.log; NULL: none */
 	unsigned window;	   /* SMPs in flight */
 	unsigned timeout_ms;	   /* per SMP try */
 	unsigned retries;	   /* tries after the first */
@@ -113,9 +113,9 @@ size_t ibfm_fastpath_settle(struct ibfm_fastpath *fp, ibfm_fastpath_block_fn fn,
 			    void *ctx);
 
 /*
- * Appends a line to state_dir/fast-reroute.log (an event for ibfmd):
- * 'kind' and a JSON object's members 'json' ("\"blocks\":3"). NULL
- * 'fp' is fine.
+ * Appends a line to fast-reroute.log (routing/state/fastlog.h, an event
+ * for ibfmd): 'kind' and a JSON object's members 'json'
+ * ("\"blocks\":3"); P21 logged when it cannot. NULL 'fp' is fine.
  */
 void ibfm_fastpath_note(struct ibfm_fastpath *fp, const char *kind,
 			const char *json);

@@ -193,7 +193,7 @@ static void start_fast_path(struct ibfm_osm *p)
 		return;
 	c->helper = p->fast_helper ? p->fast_helper
 				   : IBFM_LIBEXECDIR "/ibfm-smp-helper";
-	c->state_dir = p->state_dir;
+	c->note_file = p->state_dir ? p->sd.fast_reroute : NULL;
 	c->log = (struct ibfm_log){ ibfm_osm_log_note, p };
 	c->lock = &p->route_lock;
 	c->route = &p->route;
@@ -236,9 +236,11 @@ static void *create(osm_opensm_t *osm)
 	p->fast_conf.timeout_ms = 50;
 	p->fast_conf.retries = 2;
 	if (ibfm_osm_parse_options(p, osm->subn.opt.event_plugin_options)) {
+		ibfm_osm_note_run(p, "P01 in OpenSM's log");
 		plugin_free(p);
 		return NULL;
 	}
+	ibfm_osm_note_run(p, NULL);
 	if (p->state_dir) {
 		/* Left by a writer killed mid-write: never renamed in. */
 		ibfm_file_clean_stale(p->state_dir);

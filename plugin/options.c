@@ -36,7 +36,6 @@
 #include <opensm/osm_log.h>
 
 #include "plugin/osm_int.h"
-#include "routing/state/snapshot.h"
 #include "routing/topo/topo.h"
 
 /* Reads a GUID list option; logs and fails on a bad file. */
@@ -55,6 +54,24 @@ static int load_guids(struct ibfm_osm *p, const char *path, uint64_t **g,
 	return 0;
 }
 
+/* The state directory's paths, and the lists' defaults in it; -1 (logged). */
+static int state_paths(struct ibfm_osm *p)
+{
+	struct ibfm_err err;
+
+	if (ibfm_statedir_init(&p->sd, p->state_dir, &err)) {
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P01 event_plugin_options: %s\n",
+			err.msg);
+		return -1;
+	}
+	if (!p->drain_file)
+		p->drain_file = strdup(p->sd.drains);
+	if (!p->jobs_file)
+		p->jobs_file = strdup(p->sd.jobs);
+	return 0;
+}
+
 /* Parses "key=value key=value"; unknown keys are errors. */
 int ibfm_osm_parse_options(struct ibfm_osm *p, const char *opts)
 {
@@ -65,7 +82,9 @@ int ibfm_osm_parse_options(struct ibfm_osm *p, const char *opts)
 
 	if (!copy)
 		return -1;
-	for (tok = strtok_r(copy, " \t,", &save); tok && !rc;
+	/* Every option is looked at, a bad one too: the state directory
+	 * is then known, to say there that the options were refused. */
+	for (tok = strtok_r(copy, " \t,", &save); tok;
 	     tok = strtok_r(NULL, " \t,", &save)) {
 		char *eq = strchr(tok, '=');
 
@@ -124,12 +143,8 @@ int ibfm_osm_parse_options(struct ibfm_osm *p, const char *opts)
 			rc = -1;
 		}
 	}
-	if (!rc && !p->drain_file && p->state_dir &&
-	    asprintf(&p->drain_file, "%s/" IBFM_STATE_DRAINS, p->state_dir) < 0)
-		p->drain_file = NULL;
-	if (!rc && !p->jobs_file && p->state_dir &&
-	    asprintf(&p->jobs_file, "%s/" IBFM_STATE_JOBS, p->state_dir) < 0)
-		p->jobs_file = NULL;
+	if (p->state_dir && state_paths(p))
+		rc = -1;
 	if (!rc)
 		rc = load_guids(p, roots, &p->roots, &p->nroots) ||
 				     load_guids(p, io, &p->io, &p->nio)

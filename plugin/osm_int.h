@@ -34,10 +34,14 @@
 #include "routing/base/log.h"
 #include "routing/pass/route.h"
 #include "routing/state/drain.h"
+#include "routing/state/smstate.h"
+#include "routing/state/statedir.h"
 
 struct ibfm_osm {
 	osm_opensm_t *osm;
 	char *state_dir;
+	struct ibfm_statedir sd;	/* state_dir's files ("" when none) */
+	char run[IBFM_SMSTATE_RUN_MAX]; /* this OpenSM run (plugin.run) */
 	uint64_t *roots, *io;
 	size_t nroots, nio;
 	struct ibfm_route *route; /* the last routing pass */
@@ -85,6 +89,11 @@ int ibfm_osm_route_pass(struct ibfm_osm *p);
 
 /* watcher.c: the drain list read for this pass (the last good kept). */
 void ibfm_osm_read_drains(struct ibfm_osm *p);
+/*
+ * watcher.c: says in plugin.run that the plugin is loaded into this
+ * OpenSM run ('refused' NULL), or refused its options ('refused' why).
+ */
+void ibfm_osm_note_run(struct ibfm_osm *p, const char *refused);
 /* watcher.c: the watching thread's body ('arg' is 'p'). */
 void *ibfm_osm_watch_lists(void *arg);
 /* watcher.c: stops the watching thread, if it runs, and joins it. */

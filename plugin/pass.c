@@ -21,6 +21,7 @@
 
 #include "plugin/osm_int.h"
 #include "routing/base/clock.h"
+#include "routing/state/genfloor.h"
 #include "routing/state/snapshot.h"
 
 /* Copies the tables into new_lft; returns the blocks that will change. */
@@ -123,6 +124,9 @@ static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 
 	if (!p->pub)
 		return;
+	/* Which OpenSM run routed it: ibfmd takes drains as in force only
+	 * when the last pass is of the run now loaded. */
+	snprintf(snap.run, sizeof(snap.run), "%s", p->run);
 	/* A node gone from OpenSM's subnet is not published: which are
 	 * here is OpenSM's to say, so it is asked now, under its lock. */
 	if (nodes_here(p, &keep)) {
@@ -227,6 +231,26 @@ static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
  * For the pass's line: the full routes it took when more than one (pairs
  * were left, and other orders of the hubs' turns tried), else "".
  */
+/*
+ * The generation floor ibfmd's peers keep (routing/state/genfloor.h); 0
+ * when none or when it does not read (P21: a FIFO in its place is
+ * refused at once, under OpenSM's lock).
+ */
+static uint64_t generation_floor(struct ibfm_osm *p)
+{
+	struct ibfm_err err;
+	uint64_t v;
+
+	if (!p->sd.dir[0])
+		return 0;
+	if (ibfm_genfloor_read(p->sd.generation_floor, &v, &err))
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "ERR P21 %s: generations go on from %" PRIu64
+				   "\n",
+			err.msg, p->generation);
+	return v;
+}
+
 static const char *routes_note(const struct ibfm_ftree_stats *st, char *buf,
 			       size_t len)
 {
@@ -292,7 +316,7 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 	ms = t_copy - t0;
 	/* Above every generation a peer's plugin published (ibfmd peers
 	 * keep the floor): the numbering continues across a failover. */
-	floor = ibfm_snapshot_generation_floor(p->state_dir);
+	floor = generation_floor(p);
 	if (floor > p->generation)
 		p->generation = floor;
 	p->generation++;

@@ -4,7 +4,6 @@
  * for each pass, and the thread that watches it and the jobs list for
  * changes, and publishes this SM's state.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,8 +14,7 @@
 #include <opensm/osm_log.h>
 
 #include "plugin/osm_int.h"
-#include "routing/base/file.h"
-#include "routing/state/snapshot.h"
+#include "routing/state/smstate.h"
 
 /*
  * Reads the drain list for this pass. A list that does not read is
@@ -70,15 +68,22 @@ static bool file_changed(const char *path, struct stamp *was)
 	return changed;
 }
 
-/* sm.state's one line: this SM's state, by name. */
-static int print_sm_state(FILE *out, const void *ctx)
+void ibfm_osm_note_run(struct ibfm_osm *p, const char *refused)
 {
-	static const char *const names[] = { "not-active", "discovering",
-					     "standby", "master" };
-	unsigned st = *(const unsigned *)ctx;
+	struct ibfm_smstate_run run = { .refused = refused != NULL };
+	struct ibfm_err err;
 
-	fprintf(out, "%s\n", st < 4 ? names[st] : "unknown");
-	return ferror(out) ? -EIO : 0;
+	ibfm_smstate_run_id(p->run);
+	if (!p->sd.dir[0])
+		return;
+	snprintf(run.id, sizeof(run.id), "%s", p->run);
+	snprintf(run.why, sizeof(run.why), "%s", refused ? refused : "");
+	if (ibfm_statedir_make(&p->sd, &err) ||
+	    ibfm_smstate_run_write(p->sd.run, &run, &err))
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX
+			"ERR P21 %s: ibfmd takes no drain as in force\n",
+			err.msg);
 }
 
 /*
@@ -87,15 +92,16 @@ static int print_sm_state(FILE *out, const void *ctx)
  */
 static void note_sm_state(struct ibfm_osm *p, unsigned *was)
 {
+	static const char *const names[] = { "not-active", "discovering",
+					     "standby", "master" };
 	unsigned now = p->osm->subn.sm_state;
 	struct ibfm_err err;
-	char path[4200];
 
-	if (now == *was || !p->state_dir ||
-	    ibfm_snapshot_path(p->state_dir, IBFM_STATE_SM, path, sizeof(path)))
+	if (now == *was || !p->sd.dir[0])
 		return;
 	*was = now;
-	if (ibfm_file_replace(path, print_sm_state, &now, &err))
+	if (ibfm_smstate_write(p->sd.sm, now < 4 ? names[now] : "unknown",
+			       &err))
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "%s\n",
 			err.msg);
 }

@@ -25,7 +25,7 @@ declare -A srcs=(
 	[frame]="$(ls ctl/*.c) $routing"
 	[http]="mgmt/net/httpreq.c"
 	[conf]="mgmt/base/conf.c mgmt/base/lines.c mgmt/base/log.c routing/base/err.c"
-	[jsonview]="cli/util/jsonview.c ctl/jsonstr.c routing/base/json.c"
+	[jsonview]="cli/util/jsonview.c routing/base/jsonstr.c routing/base/json.c"
 	[ccp]="cc/ccprofile.c mgmt/base/lines.c routing/base/err.c"
 	[ccpol]="cc/ccpolicy.c cc/ccprofile.c cc/ccmodel.c cc/ccwire.c mgmt/base/lines.c routing/base/err.c"
 )

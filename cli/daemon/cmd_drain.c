@@ -187,6 +187,7 @@ out:
 static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
 		      char *drains, size_t dlen)
 {
+	static struct ibfm_statedir sd; /* large: not on the stack */
 	char *reply;
 	struct cli_jv *v;
 	int rc = cli_ask_cmd("status", NULL, &reply);
@@ -204,9 +205,9 @@ static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
 		if (ibfm_snapshot_lfts_path(cli_jv_str(v, "state_dir"), lfts,
 					    llen))
 			lfts[0] = '\0';
-		if (ibfm_snapshot_path(cli_jv_str(v, "state_dir"),
-				       IBFM_STATE_DRAINS, drains, dlen))
-			drains[0] = '\0';
+		/* "" when the name does not fit */
+		ibfm_statedir_init(&sd, cli_jv_str(v, "state_dir"), NULL);
+		snprintf(drains, dlen, "%s", sd.drains);
 	}
 	cli_jv_free(v);
 	free(reply);

@@ -80,27 +80,18 @@ static int parse_routes(int argc, char **argv, struct routes_args *a)
 	return CLI_OK;
 }
 
-/* "engine" and "generation" of DIR/snapshot.json, as text. */
+/* "engine" and "generation" of DIR/snapshot.json (routing/state/snapshot.h). */
 static void read_snapshot(const char *dir, char *engine, size_t elen,
 			  uint64_t *gen)
 {
-	char path[4096], line[256];
-	FILE *in;
+	struct ibfm_statedir sd;
+	struct ibfm_snapshot snap;
 
-	if (ibfm_snapshot_path(dir, IBFM_STATE_SNAPSHOT, path, sizeof(path)))
+	if (ibfm_statedir_init(&sd, dir, NULL) ||
+	    ibfm_snapshot_read(sd.snapshot, &snap, NULL))
 		return;
-	in = fopen(path, "r");
-	if (!in)
-		return;
-	while (fgets(line, sizeof(line), in)) {
-		char e[64];
-
-		if (sscanf(line, " \"generation\": %" SCNu64, gen) == 1)
-			continue;
-		if (sscanf(line, " \"engine\": \"%63[^\"]\"", e) == 1)
-			snprintf(engine, elen, "%s", e);
-	}
-	fclose(in);
+	*gen = snap.generation;
+	snprintf(engine, elen, "%s", snap.engine);
 }
 
 static int cmd_summary(struct routes_args *a)

@@ -3,7 +3,7 @@
  * Just enough JSON reading to print ibfmd's replies for people: a reply
  * parses into a small tree, and the daemon commands print tables from
  * it. Only what ibfmd writes needs to parse (objects, arrays, strings
- * with escapes, read by ctl/jsonstr.h as ibfmd reads requests, numbers,
+ * with escapes, read by routing/base/jsonstr.h as ibfmd reads requests, numbers,
  * true/false/null); anything else is an error.
  */
 #include "cli/util/jsonview.h"
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl/jsonstr.h"
+#include "routing/base/jsonstr.h"
 #include "routing/base/json.h"
 
 /* No deeper than the writer can write back (it keeps level 0 for the top). */

@@ -229,6 +229,8 @@ int ibfmd_conf_parse(const char *text, const char *name, struct ibfmd_conf *c,
 		snprintf(got.fabric_file, sizeof(got.fabric_file),
 			 "%.*s/fabric.topo", dir, slash ? got.socket : ".");
 	}
+	if (ibfm_statedir_init(&got.state, got.state_dir, err))
+		return -EINVAL;
 	*c = got;
 	return 0;
 }

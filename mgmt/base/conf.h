@@ -12,15 +12,17 @@
 #include <stdbool.h>
 
 #include "routing/base/err.h"
+#include "routing/state/statedir.h"
 
 #define IBFMD_CONF_MAX_PEERS 8
 
 struct ibfmd_conf {
 	char socket[108];
 	char expected[4096];
-	char node_name_map[4096]; /* "": the system's if it exists; "none" */
-	char state_dir[4096];	  /* the plugin's: lfts.dump, snapshot.json */
-	char fabric_file[4096];	  /* the last sweep, ibnetdiscover format */
+	char node_name_map[4096];   /* "": the system's if it exists; "none" */
+	char state_dir[4096];	    /* the plugin's: lfts.dump, snapshot.json */
+	struct ibfm_statedir state; /* state_dir's files, built with it */
+	char fabric_file[4096];	    /* the last sweep, ibnetdiscover format */
 	char ca[64];
 	unsigned ca_port;
 	unsigned mad_window; /* MADs in flight in sweeps and counters */

@@ -13,6 +13,8 @@
 #include "mgmt/base/log.h"
 #include "mgmt/core/routes.h"
 #include "routing/state/drain.h"
+#include "routing/state/fastlog.h"
+#include "routing/state/smstate.h"
 #include "routing/state/snapshot.h"
 
 IBFMD_LOG_MODULE_EXTERN(routing);
@@ -71,15 +73,12 @@ static const char *dir_wrong(const char *dir, char *buf, size_t len)
 /* Reads the drain list again when it changed; why it does not, or NULL. */
 static const char *list_wrong(struct ibfmd_statedir *s, char *buf, size_t len)
 {
+	const char *path = s->conf->state.drains;
 	struct ibfm_drain list = { 0 };
 	struct ibfm_err err;
-	char path[4200];
 	struct stat st;
 
-	if (ibfm_snapshot_path(s->conf->state_dir, IBFM_STATE_DRAINS, path,
-			       sizeof(path)))
-		return "the drain list's name is too long";
-	if (stat(path, &st)) {
+	if (lstat(path, &st)) {
 		/* No list is an empty one. */
 		s->list_seen = false;
 		s->drains = 0;
@@ -105,23 +104,68 @@ static const char *list_wrong(struct ibfmd_statedir *s, char *buf, size_t len)
 	return NULL;
 }
 
-/* The plugin's last pass: generation, engine, when. */
-static void routing_seen(struct ibfmd_statedir *s)
+/*
+ * The plugin's last pass (generation, engine, run, when) and the run
+ * now loaded; why a file of theirs does not read, or NULL.
+ */
+static const char *routing_seen(struct ibfmd_statedir *s, char *buf, size_t len)
 {
-	char path[4200];
+	const struct ibfm_statedir *sd = &s->conf->state;
+	struct ibfm_snapshot snap;
+	struct ibfm_err err;
 	struct stat st;
+	int rc;
 
 	s->generation = ibfmd_routing_generation(s->conf->state_dir);
 	memset(&s->routed, 0, sizeof(s->routed));
-	s->engine[0] = '\0';
-	if (ibfm_snapshot_path(s->conf->state_dir, IBFM_STATE_SNAPSHOT, path,
-			       sizeof(path)) ||
-	    stat(path, &st))
-		return;
+	s->engine[0] = s->snap_run[0] = '\0';
+	rc = ibfm_smstate_run_read(sd->run, &s->run, &err);
+	s->run_known = !rc;
+	if (rc && rc != -ENOENT) {
+		snprintf(buf, len, "%.180s", err.msg);
+		return buf; /* fail closed: drains_wrong says so */
+	}
+	if (lstat(sd->snapshot, &st))
+		return NULL;
 	s->routed = st.st_mtim;
-	if (ibfm_snapshot_engine(s->conf->state_dir, s->engine,
-				 sizeof(s->engine)))
+	if (ibfm_snapshot_read(sd->snapshot, &snap, &err)) {
 		snprintf(s->engine, sizeof(s->engine), "?");
+		snprintf(buf, len, "%.180s", err.msg);
+		return buf;
+	}
+	snprintf(s->engine, sizeof(s->engine), "%s", snap.engine);
+	snprintf(s->snap_run, sizeof(s->snap_run), "%s", snap.run);
+	return NULL;
+}
+
+/*
+ * Why the drains are not in force in this OpenSM run, or NULL: the
+ * plugin refused its options, or the last pass is of a run before the
+ * one loaded (OpenSM restarted, and no pass of the plugin followed).
+ */
+static const char *run_wrong(const struct ibfmd_statedir *s, time_t now,
+			     char *buf, size_t len)
+{
+	if (s->file.on)
+		snprintf(buf, len,
+			 "%zu drains listed, not known to be in force: %.120s",
+			 s->drains, s->file.why);
+	else if (s->run_known && s->run.refused)
+		snprintf(
+			buf, len,
+			"%zu drains listed, the plugin refused its options (%.30s): the fallback engine ignores drains",
+			s->drains, s->run.why);
+	else if (s->run_known && s->routed.tv_sec &&
+		 strcmp(s->snap_run, s->run.id) &&
+		 difftime(now, s->run.loaded) >= s->conf->drain_grace_s)
+		snprintf(
+			buf, len,
+			"%zu drains listed, no pass by the plugin since OpenSM restarted (generation %" PRIu64
+			" is of the run before)",
+			s->drains, s->generation);
+	else
+		return NULL;
+	return buf;
 }
 
 /* Why the listed drains are not in force, or NULL. */
@@ -134,6 +178,8 @@ static const char *drains_wrong(const struct ibfmd_statedir *s, time_t now,
 
 	if (!s->drains || s->list.on)
 		return NULL; /* nothing listed, or not known what */
+	if (run_wrong(s, now, buf, len))
+		return buf;
 	if (!s->routed.tv_sec && difftime(now, since) >= grace)
 		snprintf(
 			buf, len,
@@ -156,47 +202,32 @@ static const char *drains_wrong(const struct ibfmd_statedir *s, time_t now,
 	return buf;
 }
 
-/* The number after "KEY": in a JSON line, 0 when missing. */
-static double json_num(const char *line, const char *key)
-{
-	char pat[40];
-	const char *at;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	at = strstr(line, pat);
-	return at ? strtod(at + strlen(pat), NULL) : 0;
-}
-
 /* One line of fast-reroute.log: an event, and the counts. */
-static void fast_line(struct ibfmd_statedir *s, const char *line)
+static void fast_line(const struct ibfm_fastlog_line *l, void *ctx)
 {
+	struct ibfmd_statedir *s = ctx;
 	struct ibfmd_event e = { .kind = "fast-reroute" };
-	char result[24] = "";
-	const char *r = strstr(line, "\"result\":\"");
 
-	if (r)
-		sscanf(r + 10, "%23[a-z-]", result);
-	if (strstr(line, "\"kind\":\"fast-reroute-differs\"")) {
+	if (!strcmp(l->kind, "fast-reroute-differs")) {
 		e.kind = "fast-reroute-differs";
 		e.severity = "warning";
 		s->fast_differs++;
 		snprintf(
 			e.detail, sizeof(e.detail),
 			"OpenSM's pass routed %.0f of the fast path's %.0f blocks otherwise",
-			json_num(line, "differ"), json_num(line, "blocks"));
-	} else if (strstr(line, "\"kind\":\"fast-reroute\"")) {
-		bool done = !strcmp(result, "done");
+			l->differ, l->blocks);
+	} else if (!strcmp(l->kind, "fast-reroute")) {
+		bool done = !strcmp(l->result, "done");
 
 		e.severity = done ? "info" : "warning";
 		s->fast_total++;
 		s->fast_incomplete += !done;
-		s->fast_last_ms = json_num(line, "verified_ms");
-		s->fast_last_blocks = (uint64_t)json_num(line, "blocks");
+		s->fast_last_ms = l->verified_ms;
+		s->fast_last_blocks = (uint64_t)l->blocks;
 		snprintf(
 			e.detail, sizeof(e.detail),
 			"%s: %.0f links lost, %.0f blocks, %.0f read back equal %.1f ms after the trap",
-			result, json_num(line, "links"),
-			json_num(line, "blocks"), json_num(line, "verified"),
+			l->result, l->links, l->blocks, l->verified,
 			s->fast_last_ms);
 	} else {
 		return;
@@ -208,42 +239,18 @@ static void fast_line(struct ibfmd_statedir *s, const char *line)
 
 /*
  * The lines the plugin's fast path appended since the last look (those
- * from before ibfmd started are skipped; a new file is read whole).
+ * from before ibfmd started are skipped; a new file is read whole); why
+ * the log does not read, or NULL.
  */
-static void fast_seen(struct ibfmd_statedir *s)
+static const char *fast_seen(struct ibfmd_statedir *s, char *buf, size_t len)
 {
-	char path[4200];
-	struct stat st;
-	FILE *in;
+	struct ibfm_err err;
 
-	if (ibfm_snapshot_path(s->conf->state_dir, IBFM_STATE_FAST_REROUTE,
-			       path, sizeof(path)) ||
-	    stat(path, &st)) {
-		s->fast_seen = true;
-		s->fast_off = 0;
-		return;
-	}
-	if (!s->fast_seen || st.st_ino != s->fast_ino ||
-	    st.st_size < s->fast_off) {
-		s->fast_off = s->fast_seen ? 0 : st.st_size;
-		s->fast_ino = st.st_ino;
-		s->fast_seen = true;
-	}
-	if (st.st_size == s->fast_off)
-		return;
-	in = fopen(path, "re");
-	if (!in)
-		return;
-	if (!fseeko(in, s->fast_off, SEEK_SET)) {
-		char line[1024];
-
-		/* A line not yet whole is read next time. */
-		while (fgets(line, sizeof(line), in) && strchr(line, '\n')) {
-			fast_line(s, line);
-			s->fast_off = ftello(in);
-		}
-	}
-	fclose(in);
+	if (!ibfm_fastlog_follow(s->conf->state.fast_reroute, &s->fast,
+				 fast_line, s, &err))
+		return NULL;
+	snprintf(buf, len, "%.180s", err.msg);
+	return buf;
 }
 
 void ibfmd_statedir_check(struct ibfmd_statedir *s)
@@ -260,8 +267,11 @@ void ibfmd_statedir_check(struct ibfmd_statedir *s)
 		return; /* what is in it is not known: left as it was */
 	why = list_wrong(s, buf, sizeof(buf));
 	problem(s, &s->list, "drain-list", why, "the drain list reads again");
-	routing_seen(s);
-	fast_seen(s);
+	why = routing_seen(s, buf, sizeof(buf));
+	if (!why)
+		why = fast_seen(s, buf, sizeof(buf));
+	problem(s, &s->file, "state-file", why,
+		"the state directory's files read again");
 	problem(s, &s->not_in_force, "drains-not-in-force",
 		drains_wrong(s, time(NULL), buf, sizeof(buf)),
 		s->drains ? "the drains listed are routed around"
@@ -302,6 +312,7 @@ const char *ibfmd_statedir_problem(const struct ibfmd_statedir *s)
 {
 	return s->dir.on	    ? s->dir.why
 	       : s->list.on	    ? s->list.why
+	       : s->file.on	    ? s->file.why
 	       : s->not_in_force.on ? s->not_in_force.why
 				    : "";
 }
@@ -316,24 +327,25 @@ void ibfmd_statedir_stop(struct ibfmd_statedir *s)
 bool ibfmd_statedir_beside_master(const struct ibfmd_statedir *s, char *why,
 				  size_t len)
 {
-	char path[4200], state[32] = "";
-	FILE *in;
+	char state[IBFM_SMSTATE_MAX];
+	struct ibfm_err err;
+	int rc;
 
-	if (!s->conf || !s->conf->state_dir[0] ||
-	    ibfm_snapshot_path(s->conf->state_dir, IBFM_STATE_SM, path,
-			       sizeof(path)))
+	if (!s->conf || !s->conf->state_dir[0])
 		return true;
-	in = fopen(path, "r");
-	if (!in)
+	rc = ibfm_smstate_read(s->conf->state.sm, state, &err);
+	if (rc == -ENOENT || (!rc && (!strcmp(state, "master") || !state[0])))
 		return true;
-	if (fscanf(in, "%31s", state) != 1)
-		state[0] = '\0';
-	fclose(in);
-	if (!strcmp(state, "master") || !state[0])
-		return true;
-	snprintf(why, len,
-		 "the SM beside this ibfmd is %s, not master: ask the master's "
-		 "ibfmd (ibfm status names it); nothing changed",
-		 state);
+	if (rc)
+		snprintf(
+			why, len,
+			"%.200s: not known whether the SM beside this ibfmd is master; nothing changed",
+			err.msg);
+	else
+		snprintf(
+			why, len,
+			"the SM beside this ibfmd is %s, not master: ask the master's "
+			"ibfmd (ibfm status names it); nothing changed",
+			state);
 	return false;
 }

@@ -14,8 +14,15 @@
  *  - the drain list: whether it reads (when it does not, the plugin
  *    routes with the last good list and ibfmd refuses drains), and how
  *    many elements it holds;
- *  - the plugin's last routing pass: its generation, engine and age;
- *  - whether the listed drains are in force. They are not when no pass
+ *  - the plugin's last routing pass: its generation, engine, run and
+ *    age, and the OpenSM run the plugin is loaded into (plugin.run);
+ *    a file of theirs that does not read (a FIFO, a directory...) is a
+ *    problem (state-file), and no drain is then taken as in force;
+ *  - whether the listed drains are in force in the running OpenSM. They
+ *    are not when the plugin refused its options (plugin.run says so:
+ *    OpenSM routes with its fallback engine, whatever snapshot is left
+ *    from before), when the last pass is of the run before the one
+ *    loaded (after drain_grace seconds), when no pass
  *    of the engine "ibfm" is published at all (the plugin did not load,
  *    e.g. a typo in its options: OpenSM routes with its fallback engine,
  *    which ignores drains), when the last pass is another engine's, or
@@ -30,8 +37,8 @@
  *   otherwise) and counts in status and /metrics.
  *
  * Each problem that starts is an error event (kinds state-dir,
- * drain-list, drains-not-in-force) and an error in the log, once; its
- * end is an info event. status and /metrics give the numbers
+ * drain-list, state-file, drains-not-in-force) and an error in the log,
+ * once; its end is an info event. status and /metrics give the numbers
  * (mgmt/features/status.c). Without state_dir nothing is watched (ibfmd
  * warned at start).
  */
@@ -46,6 +53,8 @@
 
 #include "mgmt/base/conf.h"
 #include "mgmt/base/events.h"
+#include "routing/state/fastlog.h"
+#include "routing/state/smstate.h"
 
 #define IBFMD_STATEDIR_CHECK_S 2
 
@@ -61,20 +70,21 @@ struct ibfmd_statedir {
 	struct event *timer;
 	time_t started;
 	/* what the last look found */
-	struct ibfmd_statedir_problem dir, list, not_in_force;
+	struct ibfmd_statedir_problem dir, list, file, not_in_force;
 	uint64_t generation;	/* the plugin's last, 0: none */
 	struct timespec routed; /* snapshot.json's mtime; 0: none */
 	char engine[32];	/* as snapshot.json names it */
-	size_t drains;		/* elements on the list as last read */
+	char snap_run[IBFM_SMSTATE_RUN_MAX]; /* the run snapshot.json names */
+	struct ibfm_smstate_run run;	     /* plugin.run, when run_known */
+	bool run_known;			     /* plugin.run read */
+	size_t drains; /* elements on the list as last read */
 	/* the list as last read: when it changed */
 	struct timespec list_mtime;
 	off_t list_size;
 	ino_t list_ino;
 	bool list_seen; /* a list was there */
 	/* fast-reroute.log: how far it was read, and what it said */
-	off_t fast_off;
-	ino_t fast_ino;
-	bool fast_seen;		   /* looked at once: older lines skipped */
+	struct ibfm_fastlog_cursor fast;
 	uint64_t fast_total;	   /* repairs the fast path made */
 	uint64_t fast_incomplete;  /* of them, not all read back equal */
 	uint64_t fast_differs;	   /* passes that routed otherwise */

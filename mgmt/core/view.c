@@ -291,15 +291,15 @@ void ibfmd_view_free(struct ibfmd_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
-			struct evbuffer *b)
+void ibfmd_view_picture(const struct ibfmd_view *v,
+			const struct ibfm_statedir *state, struct evbuffer *b)
 {
 	struct ibfm_drain drains = { 0 };
 	struct ibfm_draw_opts o = { .expected = v->expected,
 				    .names = v->names };
 	struct ibfm_draw_stats st;
 	struct ibfm_err err;
-	char path[4200], title[128];
+	char title[128];
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -311,10 +311,7 @@ void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
 			   "y=\"25\">no sweep yet</text></svg>\n");
 		return;
 	}
-	if (state_dir[0] &&
-	    !ibfm_snapshot_path(state_dir, IBFM_STATE_DRAINS, path,
-				sizeof(path)) &&
-	    !ibfm_drain_read(path, &drains, &err))
+	if (state->dir[0] && !ibfm_drain_read(state->drains, &drains, &err))
 		o.drains = &drains;
 	snprintf(title, sizeof(title),
 		 "sweep %" PRIu64 ": %u switches, %u CAs%s", v->sweeps,

@@ -26,6 +26,7 @@
 #include "routing/base/err.h"
 #include "routing/model/fabric.h"
 #include "routing/model/nodemap.h"
+#include "routing/state/statedir.h"
 
 /* A link whose ends disagree (a duplicated GUID), as it persists. */
 struct ibfmd_clash {
@@ -109,10 +110,10 @@ void ibfmd_view_free(struct ibfmd_view *v);
 /*
  * The last sweep drawn as SVG into 'b' (routing/topo/draw.h): against the
  * expected topology when one is loaded, with the drain list of
- * 'state_dir' ("" none), nodes named by the node name map; a
+ * 'state' (its dir "": none), nodes named by the node name map; a
  * placeholder picture before the first sweep.
  */
-void ibfmd_view_picture(const struct ibfmd_view *v, const char *state_dir,
-			struct evbuffer *b);
+void ibfmd_view_picture(const struct ibfmd_view *v,
+			const struct ibfm_statedir *state, struct evbuffer *b);
 
 #endif /* IBFMD_VIEW_H */

@@ -57,11 +57,9 @@ struct drains {
 	struct ibfmd_work check; /* the safety check of op.check */
 };
 
-static void drain_path(const struct drains *d, char *buf, size_t len)
+static const char *drain_path(const struct drains *d)
 {
-	if (ibfm_snapshot_path(d->core->conf->state_dir, IBFM_STATE_DRAINS, buf,
-			       len))
-		buf[0] = '\0';
+	return d->core->conf->state.drains;
 }
 
 /* The last sweep with the plugin's LFTs on it, or NULL and 'why'. */
@@ -126,10 +124,10 @@ static int edit_list(struct drains *d, bool undrain, const char **why,
 		     struct ibfm_err *err)
 {
 	struct ibfm_drain list = { 0 };
-	char path[4200];
+	const char *path;
 	int rc;
 
-	drain_path(d, path, sizeof(path));
+	path = drain_path(d);
 	if (ibfm_drain_read(path, &list, err)) {
 		*why = err->msg;
 		return -EINVAL;
@@ -198,12 +196,12 @@ static bool changed_since_check(struct drains *d, char *why, size_t len)
 	uint64_t now = ibfm_snapshot_last_generation(d->core->conf->state_dir);
 	struct ibfm_drain list = { 0 };
 	struct ibfm_err err;
-	char path[4200];
+	const char *path;
 	bool same;
 	size_t i;
 
 	/* The list first: its edit also routes again, and says less. */
-	drain_path(d, path, sizeof(path));
+	path = drain_path(d);
 	same = !ibfm_drain_read(path, &list, &err) && list.n == c->now.n;
 	for (i = 0; same && i < list.n; i++)
 		same = ibfm_drain_has(&c->now, &list.v[i]);
@@ -324,8 +322,7 @@ static void start(struct drains *d, const struct ibfm_req *req,
 		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT, "%s", msg);
 		return;
 	}
-	drain_path(d, msg, sizeof(msg));
-	if (ibfm_drain_read(msg, &list, &err) ||
+	if (ibfm_drain_read(drain_path(d), &list, &err) ||
 	    ibfm_drain_has(&list, &op->e) != undrain) {
 		ibfm_ctl_error(j, NULL, "%s",
 			       err.msg[0] ? err.msg
@@ -380,7 +377,8 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	const struct op *op = &d->op;
 	struct ibfm_drain list = { 0 };
 	struct ibfm_err err;
-	char path[4200], guid[24];
+	const char *path;
+	char guid[24];
 	size_t i;
 
 	(void)req;
@@ -397,7 +395,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_json_uint(j, "rounds", op->c.rounds);
 	ibfm_json_double(j, "elapsed_s", ibfmd_confirm_elapsed(&op->c));
 	ibfm_json_arr_begin(j, "drained");
-	drain_path(d, path, sizeof(path));
+	path = drain_path(d);
 	if (d->core->conf->state_dir[0] && !ibfm_drain_read(path, &list, &err))
 		for (i = 0; i < list.n; i++) {
 			ibfm_json_obj_begin(j, NULL);

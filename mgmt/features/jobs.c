@@ -72,11 +72,9 @@ struct jobs {
 	size_t nindex;
 };
 
-static void list_path(const struct jobs *js, char *buf, size_t len)
+static const char *list_path(const struct jobs *js)
 {
-	if (ibfm_snapshot_path(js->core->conf->state_dir, IBFM_STATE_JOBS, buf,
-			       len))
-		buf[0] = '\0';
+	return js->core->conf->state.jobs;
 }
 
 /* "node017 mlx5_3" against a server name or a description. */
@@ -351,9 +349,9 @@ static bool read_list(struct jobs *js, struct ibfm_joblist *l,
 		      struct ibfm_json *j)
 {
 	struct ibfm_err err;
-	char path[4200];
+	const char *path;
 
-	list_path(js, path, sizeof(path));
+	path = list_path(js);
 	if (!ibfm_joblist_read(path, l, &err))
 		return true;
 	ibfm_ctl_error(j, NULL, "%s (fix or remove it)", err.msg);
@@ -582,7 +580,7 @@ static int init(const struct ibfmd_core *core, void **state)
 	struct jobs *js = calloc(1, sizeof(*js));
 	struct ibfm_joblist l = { 0 };
 	struct ibfm_err err;
-	char path[4200];
+	const char *path;
 
 	*state = js;
 	if (!js)
@@ -593,7 +591,7 @@ static int init(const struct ibfmd_core *core, void **state)
 	if (!core->conf->state_dir[0])
 		return 0;
 	/* The registry survives a restart: say what it holds. */
-	list_path(js, path, sizeof(path));
+	path = list_path(js);
 	if (ibfm_joblist_read(path, &l, &err))
 		IBFMD_ERR("%s (job-start and job-end refused until fixed)",
 			  err.msg);

@@ -120,22 +120,82 @@ unsigned ibfm_file_clean_stale(const char *dir)
 	return n;
 }
 
-int ibfm_file_read(const char *path, size_t max, char **buf, size_t *len)
+const struct ibfm_file_ids ibfm_file_ids_state = { "F01", "F02", "F03" };
+
+/* What a file that is not a regular one is, for people. */
+static const char *file_kind(mode_t mode)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	return S_ISDIR(mode)	? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISLNK(mode)	? "a symbolic link"
+	       : S_ISSOCK(mode) ? "a socket"
+				: "a device";
+}
+
+int ibfm_file_open(const char *path, int flags, size_t max,
+		   const struct ibfm_file_ids *ids, struct ibfm_err *err)
+{
+	int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0644);
+	struct stat st;
+
+	if (!ids)
+		ids = &ibfm_file_ids_state;
+	/* O_NOFOLLOW's ELOOP, a FIFO's ENXIO (no reader of a write-only
+	 * open), a directory's EISDIR: say what is there, not the errno. */
+	if (fd < 0 && errno != ENOENT && !lstat(path, &st) &&
+	    !S_ISREG(st.st_mode) &&
+	    (!S_ISLNK(st.st_mode) || (flags & O_NOFOLLOW)))
+		return ibfm_err_set(err, -EINVAL,
+				    "%s: %s not a regular file: %s", path,
+				    ids->type, file_kind(st.st_mode));
+	if (fd < 0)
+		return ibfm_err_set(err, -errno, "%s: %s cannot open: %s", path,
+				    ids->open, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ibfm_err_set(err, -EINVAL,
+				    "%s: %s not a regular file: %s", path,
+				    ids->type, file_kind(st.st_mode));
+	}
+	if ((uintmax_t)st.st_size > max) {
+		close(fd);
+		return ibfm_err_set(err, -EFBIG, "%s: %s larger than %zu bytes",
+				    path, ids->size, max);
+	}
+	return fd;
+}
+
+int ibfm_file_fopen(const char *path, int flags, size_t max,
+		    const struct ibfm_file_ids *ids, FILE **in,
+		    struct ibfm_err *err)
+{
+	int fd = ibfm_file_open(path, O_RDONLY | flags, max, ids, err);
+
+	*in = NULL;
+	if (fd < 0)
+		return fd;
+	*in = fdopen(fd, "r");
+	if (*in)
+		return 0;
+	close(fd);
+	return ibfm_err_set(err, -ENOMEM, "out of memory");
+}
+
+int ibfm_file_load(const char *path, int flags, size_t max, char **buf,
+		   size_t *len, struct ibfm_err *err)
+{
+	int fd = ibfm_file_open(path, O_RDONLY | flags, max, NULL, err), rc = 0;
 	struct stat st;
 	size_t got = 0;
 
 	*buf = NULL;
 	*len = 0;
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		rc = -EINVAL;
-	else if ((uintmax_t)st.st_size > max)
-		rc = -EFBIG;
+		return fd;
+	if (fstat(fd, &st) < 0)
+		rc = -errno;
 	else if (!(*buf = malloc((size_t)st.st_size + 1)))
-		rc = -ENOMEM;
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	while (!rc && got < (size_t)st.st_size) {
 		ssize_t n = read(fd, *buf + got, (size_t)st.st_size - got);
 
@@ -151,4 +211,9 @@ int ibfm_file_read(const char *path, size_t max, char **buf, size_t *len)
 		*len = got;
 	}
 	return rc;
+}
+
+int ibfm_file_read(const char *path, size_t max, char **buf, size_t *len)
+{
+	return ibfm_file_load(path, 0, max, buf, len, NULL);
 }

@@ -14,14 +14,17 @@
 #include "routing/state/joblist.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/base/file.h"
 #include "routing/base/grow.h"
 #include "routing/base/rng.h"
 #include "routing/checks/verify.h"
+#include "routing/state/statedir.h"
 
 /* One HCA: a connected CA port and what sorts it. */
 struct hca {
@@ -315,15 +318,15 @@ static int parse_line(struct build *b, char *line, const char *where,
 	return rc;
 }
 
-int ibfm_jobs_read(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
-		   const char *path, struct ibfm_jobs *j, struct ibfm_err *err)
-{
-	return ibfm_jobs_load(f, rails, path, false, j, err);
-}
-
-int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
-		   const char *path, bool skip_missing, struct ibfm_jobs *j,
-		   struct ibfm_err *err)
+/*
+ * Reads the jobs file 'path' (opened by ibfm_file_open with 'flags':
+ * never blocking, as the plugin reads it under OpenSM's lock) into '*j',
+ * as ibfm_jobs_load says.
+ */
+static int load_file(const struct ibfm_fabric *f,
+		     const struct ibfm_rails *rails, const char *path,
+		     bool skip_missing, int flags, struct ibfm_jobs *j,
+		     struct ibfm_err *err)
 {
 	struct build b;
 	char *line = NULL, where[512];
@@ -338,11 +341,10 @@ int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
 		return ibfm_err_set(err, rc, "out of memory");
 	}
 	b.skip_missing = skip_missing;
-	in = fopen(path, "r");
-	if (!in) {
-		rc = -errno;
+	rc = ibfm_file_fopen(path, flags, IBFM_STATE_MAX_JOBS, NULL, &in, err);
+	if (rc) {
 		build_free(&b);
-		return ibfm_err_set(err, rc, "%s: %s", path, strerror(-rc));
+		return rc;
 	}
 	while (!rc && getline(&line, &cap, in) != -1) {
 		lineno++;
@@ -354,6 +356,20 @@ int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
 	fclose(in);
 	build_free(&b);
 	return rc;
+}
+
+int ibfm_jobs_read(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
+		   const char *path, struct ibfm_jobs *j, struct ibfm_err *err)
+{
+	return load_file(f, rails, path, false, 0, j, err);
+}
+
+int ibfm_jobs_load(const struct ibfm_fabric *f, const struct ibfm_rails *rails,
+		   const char *path, bool skip_missing, struct ibfm_jobs *j,
+		   struct ibfm_err *err)
+{
+	/* ibfmd's registry: a symlink in its place is refused too. */
+	return load_file(f, rails, path, skip_missing, O_NOFOLLOW, j, err);
 }
 
 int ibfm_jobs_servers(const struct ibfm_fabric *f,

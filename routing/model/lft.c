@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "routing/model/lft.h"
 #include "routing/base/bigmem.h"
+#include "routing/base/file.h"
 #include "routing/base/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -380,13 +382,16 @@ static int bin_version(FILE *in)
 	return v;
 }
 
+/* A dump opened as ibfm_file_open does: a FIFO in its place never waits. */
+static const struct ibfm_file_ids dump_ids = { "L00", "L00", "L00" };
+
 uint64_t ibfm_lfts_bin_generation(const char *path)
 {
-	FILE *in = fopen(path, "rb");
 	uint64_t gen = 0;
 	uint8_t b[16];
+	FILE *in;
 
-	if (!in)
+	if (ibfm_file_fopen(path, 0, SIZE_MAX, &dump_ids, &in, NULL))
 		return 0;
 	if (bin_version(in) == 2 && fread(b, 1, 16, in) == 16)
 		gen = get_le(b + 8, 8);
@@ -509,10 +514,9 @@ int ibfm_lfts_read_dump(struct ibfm_fabric *f, const char *path,
 	int rc, version;
 	FILE *in;
 
-	in = fopen(path, "r");
-	if (!in)
-		return ibfm_err_set(err, -errno, "%s: L00 cannot open: %s",
-				    path, strerror(errno));
+	rc = ibfm_file_fopen(path, 0, SIZE_MAX, &dump_ids, &in, err);
+	if (rc)
+		return rc;
 	version = bin_version(in);
 	if (version) {
 		rc = read_bin(&d, in, version);

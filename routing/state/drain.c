@@ -86,37 +86,23 @@ static int drop_repeats(struct ibfm_drain *d)
 	return 0;
 }
 
+/* The drain list's own ids for a file that does not open as it should. */
+static const struct ibfm_file_ids drain_ids = { "X01", "X04", "X05" };
+
 /*
- * Opens the list for reading: a regular file of at most
- * IBFM_DRAIN_MAX_BYTES. Non-blocking, so a FIFO put in its place cannot
- * hang the reader (the plugin reads under OpenSM's lock). NULL with
- * '*rc' 0 when there is no list, or an error.
+ * Opens the list for reading (ibfm_file_open: a regular file of at most
+ * IBFM_DRAIN_MAX_BYTES, no symlink, never blocking: the plugin reads
+ * under OpenSM's lock). NULL with '*rc' 0 when there is no list, or an
+ * error.
  */
 static FILE *open_list(const char *path, int *rc, struct ibfm_err *err)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
 	FILE *in;
 
-	*rc = 0;
-	if (fd < 0) {
-		if (errno != ENOENT)
-			*rc = ibfm_err_set(err, -errno,
-					   "%s: X01 cannot open: %s", path,
-					   strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		*rc = ibfm_err_set(err, -EINVAL, "%s: X04 not a regular file",
-				   path);
-	else if (st.st_size > IBFM_DRAIN_MAX_BYTES)
-		*rc = ibfm_err_set(err, -EFBIG, "%s: X05 larger than %d bytes",
-				   path, IBFM_DRAIN_MAX_BYTES);
-	in = *rc ? NULL : fdopen(fd, "r");
-	if (!in && !*rc)
-		*rc = ibfm_err_set(err, -ENOMEM, "out of memory");
-	if (!in)
-		close(fd);
+	*rc = ibfm_file_fopen(path, O_NOFOLLOW, IBFM_DRAIN_MAX_BYTES,
+			      &drain_ids, &in, err);
+	if (*rc == -ENOENT)
+		*rc = 0;
 	return in;
 }
 

@@ -25,6 +25,7 @@
 
 #include "routing/base/err.h"
 #include "routing/model/fabric.h"
+#include "routing/state/statedir.h"
 
 #define IBFM_DRAIN_MAX_BYTES (16 << 20)
 
@@ -64,10 +65,10 @@ int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
 
 /*
  * The last list that read is kept beside the list, in PATH followed by
- * this suffix, so that a list that does not read (a typo, garbage, a
- * directory in its place) falls back to it, even after a restart.
+ * IBFM_DRAIN_GOOD_SUFFIX (routing/state/statedir.h), so that a list that
+ * does not read (a typo, garbage, a directory in its place) falls back
+ * to it, even after a restart.
  */
-#define IBFM_DRAIN_GOOD_SUFFIX ".good"
 
 /*
  * The list to route with, into '*d' (holding the last list loaded, or

@@ -7,6 +7,7 @@
 #include "routing/state/joblist.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "routing/base/file.h"
 #include "routing/base/grow.h"
+#include "routing/state/statedir.h"
 
 #define BLANKS " \t\r\n"
 
@@ -231,13 +233,11 @@ int ibfm_joblist_read(const char *path, struct ibfm_joblist *l,
 	int rc = 0;
 
 	ibfm_joblist_free(l);
-	in = fopen(path, "r");
-	if (!in) {
-		if (errno == ENOENT)
-			return 0; /* no list: no job */
-		rc = -errno;
-		return ibfm_err_set(err, rc, "%s: %s", path, strerror(-rc));
-	}
+	/* Never blocking, nothing but a regular file: ibfmd's loop reads it. */
+	rc = ibfm_file_fopen(path, O_NOFOLLOW, IBFM_STATE_MAX_JOBS, NULL, &in,
+			     err);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc; /* no list: no job */
 	while (!rc && getline(&line, &cap, in) != -1) {
 		char *hash = strchr(line, '#');
 

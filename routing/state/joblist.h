@@ -45,7 +45,8 @@ struct ibfm_joblist {
  * Reads 'path' into '*l' (emptied first; free with ibfm_joblist_free in
  * every case); a missing file is an empty list. 0, -EINVAL for a bad
  * line ('err': "FILE:LINE: Jnn ...", the jobs reader's ids where they
- * apply), -errno when it does not read, -ENOMEM.
+ * apply), -errno when it does not read (ibfm_file_open: a FIFO, a
+ * directory or a symlink in its place is refused at once, F02), -ENOMEM.
  */
 int ibfm_joblist_read(const char *path, struct ibfm_joblist *l,
 		      struct ibfm_err *err);

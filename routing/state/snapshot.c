@@ -13,6 +13,8 @@
 
 #include "routing/base/file.h"
 #include "routing/base/json.h"
+#include "routing/base/jsonobj.h"
+#include "routing/state/genfloor.h"
 
 int ibfm_snapshot_write(const char *dir, const char *name,
 			ibfm_snapshot_write_fn fn, const void *ctx, char *why,
@@ -68,6 +70,8 @@ static int write_json(FILE *out, const void *ctx)
 	ibfm_json_obj_begin(&j, NULL);
 	ibfm_json_uint(&j, "generation", d->s->generation);
 	ibfm_json_str(&j, "engine", d->s->engine);
+	if (d->s->run[0])
+		ibfm_json_str(&j, "run", d->s->run);
 	ibfm_json_uint(&j, "time", (uint64_t)time(NULL));
 	ibfm_json_uint(&j, "switches", d->f->nswitches);
 	ibfm_json_uint(&j, "cas", d->f->ncas);
@@ -136,62 +140,68 @@ int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-/*
- * The text of member 'key' of DIR/snapshot.json (one member a line, as
- * the plugin writes it) into 'val', up to the end of its line; false
- * when there is none.
- */
-static bool snapshot_member(const char *dir, const char *key, char *val,
-			    size_t len)
+/* One member of snapshot.json into 'ctx' (a struct ibfm_snapshot). */
+static int snapshot_member(const char *key, const struct ibfm_jsonobj_val *v,
+			   void *ctx)
 {
-	char path[4096], line[256], want[64];
-	bool found = false;
-	FILE *in;
+	struct ibfm_snapshot *s = ctx;
+	const struct {
+		const char *key;
+		uint64_t *at;
+	} nums[] = {
+		{ "generation", &s->generation },
+		{ "blocks_changed", &s->blocks_changed },
+		{ "blocks_total", &s->blocks_total },
+		{ "time", &s->time },
+		{ "switches", &s->switches },
+		{ "cas", &s->cas },
+		{ "links", &s->links },
+		{ "lids", &s->lids },
+		{ "top_lid", &s->top_lid },
+	};
+	size_t i;
 
-	if (ibfm_snapshot_path(dir, IBFM_STATE_SNAPSHOT, path, sizeof(path)))
-		return false;
-	snprintf(want, sizeof(want), "\"%s\": ", key);
-	in = fopen(path, "r");
-	if (!in)
-		return false;
-	while (!found && fgets(line, sizeof(line), in)) {
-		const char *at = strstr(line, want);
-
-		if (!at)
-			continue;
-		snprintf(val, len, "%s", at + strlen(want));
-		found = true;
-	}
-	fclose(in);
-	return found;
-}
-
-/* Member 'key' (a whole number) of DIR/snapshot.json; false if none. */
-static bool snapshot_number(const char *dir, const char *key, uint64_t *v)
-{
-	char text[64], *end;
-
-	if (!snapshot_member(dir, key, text, sizeof(text)) || text[0] < '0' ||
-	    text[0] > '9')
-		return false;
-	*v = strtoull(text, &end, 10);
-	return end != text;
-}
-
-int ibfm_snapshot_engine(const char *dir, char *buf, size_t len)
-{
-	char text[128], *end;
-
-	if (!snapshot_member(dir, "engine", text, sizeof(text)) ||
-	    text[0] != '"' || !(end = strchr(text + 1, '"')))
-		return -ENOENT;
-	snprintf(buf, len, "%.*s", (int)(end - text - 1), text + 1);
+	if (v->type == IBFM_JSONOBJ_STR && !strcmp(key, "engine"))
+		snprintf(s->engine, sizeof(s->engine), "%s", v->str);
+	else if (v->type == IBFM_JSONOBJ_STR && !strcmp(key, "run"))
+		snprintf(s->run, sizeof(s->run), "%s", v->str);
+	else if (v->type == IBFM_JSONOBJ_BOOL && !strcmp(key, "incremental"))
+		s->incremental = v->b;
+	else if (v->type == IBFM_JSONOBJ_NUM && !strcmp(key, "route_ms"))
+		s->route_ms = v->num;
+	else if (v->whole && !strcmp(key, "sharp_sl"))
+		s->sharp_sl = v->uint < 16 ? (int)v->uint : -1;
+	for (i = 0; v->whole && i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (!strcmp(key, nums[i].key))
+			*nums[i].at = v->uint;
 	return 0;
 }
 
-uint64_t ibfm_snapshot_lfts_generation(const char *dir)
+int ibfm_snapshot_read(const char *path, struct ibfm_snapshot *s,
+		       struct ibfm_err *err)
 {
-	char path[4096];
+	struct ibfm_snapshot got = { .sharp_sl = -1 };
+	char *text;
+	size_t len;
+	int rc = ibfm_file_load(path, O_NOFOLLOW, IBFM_STATE_MAX_SNAPSHOT,
+				&text, &len, err);
+
+	if (rc)
+		return rc;
+	rc = ibfm_jsonobj_read(text, len, snapshot_member, &got);
+	free(text);
+	if (rc || !got.engine[0])
+		return ibfm_err_set(err, -EINVAL,
+				    "%s: not a snapshot of a routing pass",
+				    path);
+	*s = got;
+	return 0;
+}
+
+/* The generation of DIR/lfts.bin (0: none or an old file). */
+static uint64_t lfts_generation(const char *dir)
+{
+	char path[IBFM_STATEDIR_PATH_MAX];
 
 	return ibfm_snapshot_path(dir, IBFM_STATE_LFTS_BIN, path, sizeof(path))
 		       ? 0
@@ -200,34 +210,25 @@ uint64_t ibfm_snapshot_lfts_generation(const char *dir)
 
 uint64_t ibfm_snapshot_last_generation(const char *dir)
 {
-	uint64_t gen = 0, tables = ibfm_snapshot_lfts_generation(dir);
+	char path[IBFM_STATEDIR_PATH_MAX];
+	struct ibfm_snapshot s = { 0 };
+	uint64_t tables = lfts_generation(dir);
 
-	snapshot_number(dir, "generation", &gen);
+	if (!ibfm_snapshot_path(dir, IBFM_STATE_SNAPSHOT, path, sizeof(path)))
+		ibfm_snapshot_read(path, &s, NULL);
 	/* Tables renamed in before a crash took the snapshot: their
 	 * generation is used, so it is not given to other tables. */
-	return gen > tables ? gen : tables;
-}
-
-int ibfm_snapshot_sharp_sl(const char *dir)
-{
-	uint64_t sl;
-
-	return snapshot_number(dir, "sharp_sl", &sl) && sl < 16 ? (int)sl : -1;
+	return s.generation > tables ? s.generation : tables;
 }
 
 uint64_t ibfm_snapshot_generation_floor(const char *dir)
 {
-	char path[4200];
-	unsigned long long v = 0;
-	FILE *in;
+	char path[IBFM_STATEDIR_PATH_MAX];
+	uint64_t v = 0;
 
 	if (!dir || ibfm_snapshot_path(dir, IBFM_STATE_GENERATION_FLOOR, path,
 				       sizeof(path)))
 		return 0;
-	in = fopen(path, "r");
-	if (in && fscanf(in, "%llu", &v) != 1)
-		v = 0;
-	if (in)
-		fclose(in);
+	ibfm_genfloor_read(path, &v, NULL);
 	return v;
 }

@@ -21,37 +21,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "routing/state/drain.h"
-#include "routing/model/fabric.h"
+#include "routing/base/err.h"
 #include "routing/base/file.h"
+#include "routing/model/fabric.h"
 #include "routing/model/lft.h"
-
-/*
- * Every file of the state directory, named once. The plugin writes all
- * but the drain and jobs lists, which ibfmd (ibfm drain, ibfm job)
- * writes and the plugin reads, and the audit file, which only ibfmd writes.
- */
-#define IBFM_STATE_SNAPSHOT "snapshot.json" /* generation, sizes, timing */
-#define IBFM_STATE_LFTS_BIN "lfts.bin"	    /* the tables, binary */
-#define IBFM_STATE_LFTS_TEXT "lfts.dump"    /* the same, OpenSM's text */
-#define IBFM_STATE_SHARP "sharp.json"	    /* the SHARP trees */
-#define IBFM_STATE_DRAINS "drain.list"	    /* routing/state/drain.h */
-#define IBFM_STATE_DRAINS_GOOD IBFM_STATE_DRAINS IBFM_DRAIN_GOOD_SUFFIX
-/* the running jobs (routing/jobs/jobs.h's format), ibfmd's registry; the
- * plugin routes their rings apart */
-#define IBFM_STATE_JOBS "jobs.list"
-/* the highest routing generation a peer's plugin published (ibfmd
- * peers write it, the plugin numbers its passes above it) */
-#define IBFM_STATE_GENERATION_FLOOR "generation.floor"
-/* the local SM's state, "master", "standby"...: the plugin writes it,
- * ibfmd changes drains and jobs and applies CC only beside the master */
-#define IBFM_STATE_SM "sm.state"
-/* the plugin's fast path: one JSON line per repair it made, appended
- * (docs/fast-reroute.md); ibfmd makes them events and metrics */
-#define IBFM_STATE_FAST_REROUTE "fast-reroute.log"
-/* ibfmd's admin requests and refusals, one JSON line each, appended
- * (docs/security.md) */
-#define IBFM_STATE_AUDIT "audit.log"
+#include "routing/state/smstate.h"
+#include "routing/state/statedir.h"
 
 /*
  * DIR/NAME (NAME one of IBFM_STATE_*) into 'buf'; -ENAMETOOLONG when it
@@ -60,14 +35,21 @@
 int ibfm_snapshot_path(const char *dir, const char *name, char *buf,
 		       size_t len);
 
+/* What snapshot.json says: the plugin writes it, ibfmd and the CLI read it. */
 struct ibfm_snapshot {
 	uint64_t generation; /* increases with every routing pass */
-	const char *engine;  /* "ibfm" */
+	char engine[32];     /* "ibfm" */
+	/* the OpenSM run that routed it (routing/state/smstate.h), "":
+	 * not said (a plugin from before plugin.run) */
+	char run[IBFM_SMSTATE_RUN_MAX];
 	double route_ms;
 	bool incremental;	 /* repaired, not routed from scratch */
 	uint64_t blocks_changed; /* LFT blocks OpenSM sends */
 	uint64_t blocks_total;
 	int sharp_sl; /* SHARP's SL (the plugin's sharp_sl), -1: none */
+	/* read only (the writer takes them from the fabric and tables) */
+	uint64_t time; /* when published, s since the epoch */
+	uint64_t switches, cas, links, lids, top_lid;
 };
 
 /*
@@ -104,28 +86,26 @@ int ibfm_snapshot_write(const char *dir, const char *name,
 int ibfm_snapshot_lfts_path(const char *dir, char *path, size_t len);
 
 /*
+ * Reads snapshot.json at 'path' into '*s' (ibfm_file_open: a regular
+ * file of at most IBFM_STATE_MAX_SNAPSHOT bytes, no symlink, never
+ * blocking). 0; -EINVAL when it is not a snapshot (not one JSON object,
+ * no generation or engine); else what ibfm_file_open returns (-ENOENT:
+ * none yet), with 'err'.
+ */
+int ibfm_snapshot_read(const char *path, struct ibfm_snapshot *s,
+		       struct ibfm_err *err);
+
+/*
  * The last generation published in DIR, 0 when none: that of
  * snapshot.json, or of lfts.bin when it is newer (a writer stopped
  * between the two renames), so a restarted plugin never reuses one.
  */
 uint64_t ibfm_snapshot_last_generation(const char *dir);
 
-/* The generation floor in DIR (IBFM_STATE_GENERATION_FLOOR); 0: none. */
+/*
+ * The generation floor in DIR (routing/state/genfloor.h); 0: none or
+ * unreadable. For callers with no struct ibfm_statedir (mgmt/ha).
+ */
 uint64_t ibfm_snapshot_generation_floor(const char *dir);
-
-/*
- * The generation of DIR/lfts.bin (0: none or an old file): a reader
- * that pairs the tables with snapshot.json compares the two.
- */
-uint64_t ibfm_snapshot_lfts_generation(const char *dir);
-
-/*
- * The engine DIR/snapshot.json names ("ibfm" for the plugin's passes)
- * into 'buf'; -ENOENT when there is no snapshot or it names none.
- */
-int ibfm_snapshot_engine(const char *dir, char *buf, size_t len);
-
-/* SHARP's SL as DIR/snapshot.json gives it, -1 when it gives none. */
-int ibfm_snapshot_sharp_sl(const char *dir);
 
 #endif /* IBFM_SNAPSHOT_H */

@@ -28,7 +28,9 @@ static void publish(const char *dir, unsigned levels, unsigned radix,
 	struct ibfm_gen_params p = { .levels = levels, .radix = radix };
 	struct ibfm_snapshot snap = { .generation = 3,
 				      .engine = "ibfm",
-				      .sharp_sl = sharp_sl };
+				      .run = "1.000000001-7",
+				      .sharp_sl = sharp_sl },
+			     back_snap;
 	struct ibfm_fabric *f = NULL, *g = NULL;
 	struct ibfm_ftree *e = NULL;
 	struct ibfm_lfts t = { 0 }, back = { 0 };
@@ -42,11 +44,16 @@ static void publish(const char *dir, unsigned levels, unsigned radix,
 	assert_int_equal(
 		ibfm_snapshot_publish(dir, f, &t, &snap, why, sizeof(why)), 0);
 	assert_int_equal(ibfm_snapshot_last_generation(dir), 3);
+	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
+	assert_int_equal(ibfm_snapshot_read(path, &back_snap, NULL), 0);
 	/* SHARP's SL for ibfmd, which keeps congestion control off it. */
-	assert_int_equal(ibfm_snapshot_sharp_sl(dir), sharp_sl);
+	assert_int_equal(back_snap.sharp_sl, sharp_sl);
 	/* Whose pass it is, for ibfmd's check that drains are in force. */
-	assert_int_equal(ibfm_snapshot_engine(dir, why, sizeof(why)), 0);
-	assert_string_equal(why, "ibfm");
+	assert_string_equal(back_snap.engine, "ibfm");
+	assert_string_equal(back_snap.run, "1.000000001-7");
+	assert_int_equal(back_snap.generation, 3);
+	assert_int_equal(back_snap.switches, f->nswitches);
+	assert_int_equal(back_snap.top_lid, t.top_lid);
 	snprintf(path, sizeof(path), "%s/lfts.bin", dir);
 	assert_int_equal(ibfm_gen_build(&p, &g, NULL), 0);
 	assert_int_equal(ibfm_lfts_read_dump(g, path, &back, NULL), 0);
@@ -146,12 +153,12 @@ static void test_stale_tmp_files(void **state)
 static void test_generation_never_reused(void **state)
 {
 	char dir[] = "/tmp/ibfm-snap-XXXXXX", path[256];
+	struct ibfm_snapshot snap;
 	FILE *t;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	publish(dir, 2, 8, -1); /* generation 3 */
-	assert_int_equal(ibfm_snapshot_lfts_generation(dir), 3);
 	/* snapshot.json of an older pass beside them. */
 	snprintf(path, sizeof(path), "%s/snapshot.json", dir);
 	t = fopen(path, "w");
@@ -159,16 +166,17 @@ static void test_generation_never_reused(void **state)
 	fputs("{\n  \"generation\": 2,\n  \"engine\": \"ibfm\"\n}\n", t);
 	fclose(t);
 	assert_int_equal(ibfm_snapshot_last_generation(dir), 3);
-	/* Another engine's snapshot says so (cut to the buffer). */
+	/* Another engine's snapshot says so. */
 	t = fopen(path, "w");
 	assert_non_null(t);
 	fputs("{\n  \"generation\": 2,\n  \"engine\": \"minhop\"\n}\n", t);
 	fclose(t);
-	assert_int_equal(ibfm_snapshot_engine(dir, path, 4), 0);
-	assert_string_equal(path, "min");
+	assert_int_equal(ibfm_snapshot_read(path, &snap, NULL), 0);
+	assert_string_equal(snap.engine, "minhop");
+	assert_string_equal(snap.run, "");
+	assert_int_equal(snap.sharp_sl, -1);
 	remove_all(dir);
-	assert_int_equal(ibfm_snapshot_engine(dir, path, sizeof(path)),
-			 -ENOENT);
+	assert_int_equal(ibfm_snapshot_read(path, &snap, NULL), -ENOENT);
 }
 
 int main(void)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef IBFM_CTL_JSONSTR_H
-#define IBFM_CTL_JSONSTR_H
+#ifndef IBFM_JSONSTR_H
+#define IBFM_JSONSTR_H
 
 /*
  * DOC: reading a JSON string, the one decoder of its escapes: ibfmd
  * reads requests with it (ctl/req.c), the CLI replies (cli/jsonview.c),
- * so both read the same text the same way. It undoes what any writer
+ * the state directory's readers their files (routing/base/jsonobj.h),
+ * so all read the same text the same way. It undoes what any writer
  * may send (RFC 8259), routing/base/json.h's among them: \" \\ \/ \b
  * \f \n \r \t; \uXXXX as UTF-8, a surrogate pair as the one code point
  * it encodes, a lone surrogate as U+FFFD (as the writer makes of a
@@ -26,4 +27,4 @@
 const char *ibfm_jsonstr_read(const char *s, const char *e, char *out,
 			      size_t len);
 
-#endif /* IBFM_CTL_JSONSTR_H */
+#endif /* IBFM_JSONSTR_H */
