@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "mgmt/base/log.h"
+#include "routing/state/genfloor.h"
 #include "routing/state/snapshot.h"
 
 IBFMD_LOG_MODULE_EXTERN(peer);
@@ -162,12 +163,6 @@ int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
 
 /* ---- pull anti-entropy, on a thread of its own ---- */
 
-static int print_floor(FILE *out, const void *ctx)
-{
-	fprintf(out, "%" PRIu64 "\n", *(const uint64_t *)ctx);
-	return ferror(out) ? -EIO : 0;
-}
-
 /* A request of the sync thread: one exchange, its own deadline. */
 static int sync_call(struct ibfmd_peers *p, unsigned k, const char *op,
 		     const char *name, struct reply *r)
@@ -256,11 +251,15 @@ static void resolve_all(struct ibfmd_peers *p)
 /* One round: each peer's versions, what is after ours fetched. */
 static void sync_round(struct ibfmd_peers *p)
 {
-	uint64_t top = ibfm_snapshot_generation_floor(p->dir), was = top;
+	uint64_t top = 0, was;
 	struct ibfm_err err;
 	char path[4200];
 	unsigned k, n;
 
+	ibfmd_peers_path_of(p, FLOOR_FILE, path, sizeof(path));
+	if (ibfm_genfloor_read(path, &top, &err))
+		IBFMD_WARN_RL("%s", err.msg);
+	was = top;
 	resolve_all(p);
 	pthread_mutex_lock(&p->lock);
 	n = p->n; /* SIGHUP may change them meanwhile: note() checks */
@@ -282,8 +281,7 @@ static void sync_round(struct ibfmd_peers *p)
 		}
 		free(r.body);
 	}
-	ibfmd_peers_path_of(p, FLOOR_FILE, path, sizeof(path));
-	if (top > was && ibfm_file_replace(path, print_floor, &top, &err))
+	if (top > was && ibfm_genfloor_write(path, top, &err))
 		IBFMD_WARN("%s", err.msg);
 }
 
