@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 const struct ibfm_cmd *ibfm_cmd_find(const struct ibfm_cmd *table,
 				     const char *name)

@@ -36,7 +36,7 @@
 
 #include "ctl/cmd.h"
 #include "ctl/req.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 #define IBFM_CTL_MAX_LINE 65536
 #define IBFM_CTL_MAX_CMDS 32

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/base/jsonstr.h"
-#include "routing/base/json.h"
+#include "routing/io/jsonstr.h"
+#include "routing/io/json.h"
 
 #define KEY_MAX 64
 

@@ -30,7 +30,7 @@
 #include "mgmt/base/log.h"
 #include "mgmt/net/metrics.h"
 #include "mgmt/ha/peers.h"
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 
 IBFMD_LOG_MODULE(main);
 

@@ -41,7 +41,7 @@
 
 #include "plugin/osm_int.h"
 #include "routing/base/clock.h"
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/state/snapshot.h"
 
 #if OSM_EVENT_PLUGIN_INTERFACE_VER != 2

@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 
 # The floors, lowest first: each folder sees only those below it.
 declare -A floor=(
-	[routing/base]=0
+	[routing/base]=0.1
+	[routing/io]=0.2
 	[routing/model]=1
 	[routing/checks]=2 [routing/engine]=2 [routing/sharp]=2
 	[routing/state]=3

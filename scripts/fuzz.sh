@@ -24,8 +24,8 @@ declare -A srcs=(
 	[ctl]="$(ls ctl/*.c) $routing"
 	[frame]="$(ls ctl/*.c) $routing"
 	[http]="mgmt/net/httpreq.c"
-	[conf]="mgmt/base/conf.c mgmt/base/lines.c mgmt/base/log.c routing/base/err.c"
-	[jsonview]="cli/util/jsonview.c routing/base/jsonstr.c routing/base/json.c"
+	[conf]="mgmt/base/conf.c mgmt/base/lines.c mgmt/base/log.c routing/base/err.c routing/state/statedir.c"
+	[jsonview]="cli/util/jsonview.c routing/io/jsonstr.c routing/io/json.c"
 	[ccp]="cc/ccprofile.c mgmt/base/lines.c routing/base/err.c"
 	[ccpol]="cc/ccpolicy.c cc/ccprofile.c cc/ccmodel.c cc/ccwire.c mgmt/base/lines.c routing/base/err.c"
 )

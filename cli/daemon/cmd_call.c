@@ -12,7 +12,7 @@
 #include "cli/util/cli.h"
 #include "cli/util/jsonview.h"
 #include "ctl/req.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 /*
  * The commands of the table, one a line, with their synopsis and help;

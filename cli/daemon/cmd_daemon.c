@@ -16,7 +16,7 @@
 #include "cli/util/names.h"
 #include "ctl/client.h"
 #include "ctl/req.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 /* The ports of a list on one line: " A -- B". */
 static void print_cable(const struct cli_jv *ports)

@@ -16,7 +16,7 @@
 #include "routing/state/drain.h"
 #include "routing/model/nodemap.h"
 #include "routing/pass/drainsafe.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/lft.h"
 #include "routing/model/rail.h"
 #include "routing/pass/route.h"

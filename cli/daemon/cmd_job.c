@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * ibfm job start|end|list: the job registry, through ibfmd (mgmt/features/jobs.c).
- * Host lists are expanded here (routing/base/hostlist.h), so that a Slurm prolog
+ * Host lists are expanded here (routing/io/hostlist.h), so that a Slurm prolog
  * can pass $SLURM_JOB_NODELIST as it is; start and end then follow the
  * confirmation on the switches (job-status) until it ends or times out.
  */
@@ -12,9 +12,9 @@
 #include <time.h>
 
 #include "cli/util/cli.h"
-#include "routing/base/hostlist.h"
+#include "routing/io/hostlist.h"
 #include "cli/util/jsonview.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 static const char job_usage[] =
 	"Usage: ibfm job start ID --hosts LIST [--order LIST] [--socket PATH]\n"

@@ -11,7 +11,7 @@
 #include "cli/util/cli.h"
 #include "cli/util/jsonview.h"
 #include "cli/util/names.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/links.h"
 #include "routing/model/nodemap.h"
 

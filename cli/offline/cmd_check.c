@@ -9,7 +9,7 @@
 #include "cli/offline/routed.h"
 #include "cli/util/cli.h"
 #include "cli/util/names.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 static const char check_usage[] =
 	"Usage: ibfm check --topo FILE [--lfts DUMP] [options] [--json]\n"

@@ -10,7 +10,7 @@
 #include "cli/util/cli.h"
 #include "cli/util/names.h"
 #include "routing/topo/draw.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 static const char draw_usage[] =
 	"Usage: ibfm topo draw --topo FILE [--expected FILE] [--drain-list FILE]\n"

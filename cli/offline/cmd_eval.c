@@ -11,7 +11,7 @@
 #include "cli/offline/routed.h"
 #include "cli/util/cli.h"
 #include "cli/util/names.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/jobs/jobs.h"
 
 static const char eval_usage[] =

@@ -12,7 +12,7 @@
 #include "cli/util/cli.h"
 #include "cli/util/jsonview.h"
 #include "cli/util/names.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/lft.h"
 #include "routing/model/nodemap.h"
 #include "routing/model/rail.h"

@@ -12,7 +12,7 @@
 
 #include "cli/util/cli.h"
 #include "routing/engine/ftree.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/jobs/capacity.h"
 #include "routing/model/rank.h"
 #include "routing/topo/topo.h"

@@ -10,7 +10,7 @@
 
 #include "cli/offline/routed.h"
 #include "cli/util/cli.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 static int write_dump(const struct routed *r, const char *path)
 {

@@ -11,7 +11,7 @@
 
 #include "cli/util/cli.h"
 #include "cli/util/names.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/lft.h"
 #include "routing/state/snapshot.h"
 #include "routing/model/rail.h"

@@ -12,7 +12,7 @@
 #include "cli/util/cli.h"
 #include "cli/util/names.h"
 #include "routing/engine/ftree.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/lft.h"
 #include "routing/model/rail.h"
 #include "routing/sharp/sharp.h"

@@ -12,8 +12,8 @@
 
 #include "cli/util/cli.h"
 #include "cli/util/names.h"
-#include "routing/base/file.h"
-#include "routing/base/json.h"
+#include "routing/io/file.h"
+#include "routing/io/json.h"
 #include "routing/state/drain.h"
 #include "routing/topo/slurm.h"
 

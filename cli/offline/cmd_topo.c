@@ -12,7 +12,7 @@
 #include "cli/util/names.h"
 #include "routing/topo/diff.h"
 #include "routing/topo/gen.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/rail.h"
 #include "routing/model/rank.h"
 #include "routing/topo/topo.h"

@@ -3,7 +3,7 @@
  * Just enough JSON reading to print ibfmd's replies for people: a reply
  * parses into a small tree, and the daemon commands print tables from
  * it. Only what ibfmd writes needs to parse (objects, arrays, strings
- * with escapes, read by routing/base/jsonstr.h as ibfmd reads requests, numbers,
+ * with escapes, read by routing/io/jsonstr.h as ibfmd reads requests, numbers,
  * true/false/null); anything else is an error.
  */
 #include "cli/util/jsonview.h"
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/base/jsonstr.h"
-#include "routing/base/json.h"
+#include "routing/io/jsonstr.h"
+#include "routing/io/json.h"
 
 /* No deeper than the writer can write back (it keeps level 0 for the top). */
 #define JV_DEPTH (IBFM_JSON_DEPTH - 1)

@@ -35,7 +35,7 @@
 
 #include "mgmt/core/feature.h"
 #include "mgmt/base/log.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/state/snapshot.h"
 
 /* The control socket's module: the audit is of its requests. */

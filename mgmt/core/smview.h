@@ -28,7 +28,7 @@
 #include "mgmt/base/events.h"
 #include "mgmt/mad/madport.h"
 #include "routing/model/fabric.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 #define IBFMD_SM_DESC_MAX 65 /* NodeDescription: 64 bytes and a NUL */
 

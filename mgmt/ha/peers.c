@@ -22,7 +22,7 @@
 #include <openssl/crypto.h>
 
 #include "mgmt/base/log.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/state/snapshot.h"
 
 IBFMD_LOG_MODULE(peer);

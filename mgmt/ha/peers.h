@@ -61,7 +61,7 @@
 
 #include "mgmt/base/conf.h"
 #include "routing/base/err.h"
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 
 #define IBFMD_PEERS_SYNC_S 5
 #define IBFMD_PEERS_DEADLINE_MS 3000	 /* a change, or one exchange */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "routing/model/fabric.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 /*
  * The port an operator means by 's': a LID, a port or node GUID

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/base/grow.h"
 #include "routing/base/rng.h"
 #include "routing/checks/verify.h"

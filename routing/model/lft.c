@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "routing/model/lft.h"
 #include "routing/base/bigmem.h"
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/base/grow.h"
 
 #include <errno.h>

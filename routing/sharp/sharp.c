@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "routing/base/grow.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/rank.h"
 
 struct builder {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/base/grow.h"
 #include "routing/checks/trace.h"
 

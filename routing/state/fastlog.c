@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "routing/base/file.h"
-#include "routing/base/jsonobj.h"
+#include "routing/io/file.h"
+#include "routing/io/jsonobj.h"
 #include "routing/state/statedir.h"
 
 int ibfm_fastlog_append(const char *path, const char *kind, const char *members,

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/state/statedir.h"
 
 static int print_floor(FILE *out, const void *ctx)

@@ -2,7 +2,7 @@
 /*
  * The jobs list as text (routing/state/joblist.h): read line by line as the
  * jobs reader (routing/jobs/jobs.c) splits a line, the start time taken from
- * the comment ibfmd writes; written whole through routing/base/file.h.
+ * the comment ibfmd writes; written whole through routing/io/file.h.
  */
 #include "routing/state/joblist.h"
 
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/base/grow.h"
 #include "routing/state/statedir.h"
 

@@ -17,7 +17,7 @@
  * description, "node017 mlx5_3"); an HCA is held by a job that lists it
  * or its server.
  *
- * Writes replace the file whole (routing/base/file.h), as the drain list's.
+ * Writes replace the file whole (routing/io/file.h), as the drain list's.
  */
 
 #include <stdbool.h>

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/state/statedir.h"
 
 static int print_state(FILE *out, const void *ctx)

@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "routing/base/file.h"
-#include "routing/base/json.h"
-#include "routing/base/jsonobj.h"
+#include "routing/io/file.h"
+#include "routing/io/json.h"
+#include "routing/io/jsonobj.h"
 #include "routing/state/genfloor.h"
 
 int ibfm_snapshot_write(const char *dir, const char *name,

@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "routing/base/err.h"
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/model/fabric.h"
 #include "routing/model/lft.h"
 #include "routing/state/smstate.h"

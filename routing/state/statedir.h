@@ -18,7 +18,7 @@
  *   fast-reroute.log  plugin (appends)  ibfmd            state/fastlog.h
  *   audit.log         ibfmd (appends)   people           mgmt/core/audit.c
  *
- * Every reader opens its file with ibfm_file_open (routing/base/file.h):
+ * Every reader opens its file with ibfm_file_open (routing/io/file.h):
  * a regular file only, no symlink, never blocking, at most the file's
  * cap below; anything else is refused at once with an error id (F01
  * cannot open, F02 not a regular file, F03 too large; the drain list's

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "routing/base/grow.h"
-#include "routing/base/hostlist.h"
+#include "routing/io/hostlist.h"
 #include "routing/model/rank.h"
 #include "routing/topo/slurm_int.h"
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/base/grow.h"
-#include "routing/base/hostlist.h"
+#include "routing/io/hostlist.h"
 #include "routing/topo/slurm.h"
 #include "routing/topo/slurm_int.h"
 

@@ -13,7 +13,7 @@
  * Cost: O(file size) and one name lookup per port line.
  */
 #include "routing/topo/topo.h"
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/base/grow.h"
 
 #include <ctype.h>

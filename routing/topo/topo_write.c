@@ -7,7 +7,7 @@
  * port 0 LID and LMC in its comment), then one line per connected port
  * with the peer's name, port and, for a CA, its port GUID, and the
  * link's width and speed. To a file it goes through ibfm_file_replace
- * (routing/base/file.h): the old file stays whole until the new one is.
+ * (routing/io/file.h): the old file stays whole until the new one is.
  */
 #include "routing/topo/topo.h"
 
@@ -15,7 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 
 static void write_link_info(const struct ibfm_port *lp, FILE *out)
 {

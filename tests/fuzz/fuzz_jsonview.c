@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/util/jsonview.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

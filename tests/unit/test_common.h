@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 #include "routing/model/lft.h"
 
 /* A temporary file holding 'text'; its path in a static buffer (the

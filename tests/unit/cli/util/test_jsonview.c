@@ -4,7 +4,7 @@
 
 #include "cli/util/jsonview.h"
 #include "json_escapes.h"
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 static void test_reads_a_reply(void **state)
 {

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 #include "routing/engine/ftree.h"
 #include "routing/topo/gen.h"
 #include "routing/state/snapshot.h"

@@ -2,7 +2,7 @@
 /*
  * Tests of the state directory's files (routing/state/statedir.h and
  * its typed readers and writers) and of the open they all go through
- * (routing/base/file.h): a FIFO, a directory, a symlink, a file too
+ * (routing/io/file.h): a FIFO, a directory, a symlink, a file too
  * large or missing is refused at once, with its id.
  */
 #include "test_common.h"
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "routing/base/file.h"
-#include "routing/base/jsonobj.h"
+#include "routing/io/file.h"
+#include "routing/io/jsonobj.h"
 #include "routing/state/fastlog.h"
 #include "routing/state/genfloor.h"
 #include "routing/state/joblist.h"

@@ -7,7 +7,7 @@
 
 #include <inttypes.h>
 
-#include "routing/base/hostlist.h"
+#include "routing/io/hostlist.h"
 #include "routing/model/rank.h"
 #include "routing/topo/slurm.h"
 #include "zoo.h"

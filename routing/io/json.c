@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 #include <assert.h>
 #include <errno.h>

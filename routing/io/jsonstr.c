@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Reading a JSON string's escapes (routing/base/jsonstr.h). */
-#include "routing/base/jsonstr.h"
+/* Reading a JSON string's escapes (routing/io/jsonstr.h). */
+#include "routing/io/jsonstr.h"
 
 #include <ctype.h>
 #include <stdbool.h>

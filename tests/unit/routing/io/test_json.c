@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/base/json.c: the JSON writer. */
+/* Tests of routing/io/json.c: the JSON writer. */
 #include "test_common.h"
 
-#include "routing/base/json.h"
+#include "routing/io/json.h"
 
 static void test_nested_compact_output(void **state)
 {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Slurm host lists (routing/base/hostlist.h). Expanded: items split at
+ * Slurm host lists (routing/io/hostlist.h). Expanded: items split at
  * the commas outside brackets, each expanded bracket by bracket,
  * recursively, into one memory stream. Compressed: names sorted by the
  * text before their trailing number, then by the number, and each run
  * of one text written as one bracket.
  */
-#include "routing/base/hostlist.h"
+#include "routing/io/hostlist.h"
 
 #include <ctype.h>
 #include <errno.h>

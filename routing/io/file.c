@@ -2,7 +2,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemps */
 #endif
-#include "routing/base/file.h"
+#include "routing/io/file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

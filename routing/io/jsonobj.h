@@ -4,11 +4,11 @@
 
 /*
  * DOC: reading one flat JSON object, the reader of what
- * routing/base/json.h writes into the state directory (snapshot.json,
+ * routing/io/json.h writes into the state directory (snapshot.json,
  * a line of fast-reroute.log). Each member whose value is a string, a
  * number, true, false or null is handed to a callback, in order; a
  * nested object or array is skipped whole. Strings are decoded by
- * routing/base/jsonstr.h, the one decoder of their escapes. Text after
+ * routing/io/jsonstr.h, the one decoder of their escapes. Text after
  * the object but white space, or an object that does not close, is
  * refused: a torn or foreign file reads as none, not as half of one.
  */

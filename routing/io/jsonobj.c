@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Reading one flat JSON object (routing/base/jsonobj.h). */
-#include "routing/base/jsonobj.h"
+/* Reading one flat JSON object (routing/io/jsonobj.h). */
+#include "routing/io/jsonobj.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/base/jsonstr.h"
+#include "routing/io/jsonstr.h"
 
 /* The reading position, and the end of the text. */
 struct cursor {

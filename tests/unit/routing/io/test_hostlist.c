@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Tests of routing/base/hostlist.c: Slurm host lists expanded, compressed. */
+/* Tests of routing/io/hostlist.c: Slurm host lists expanded, compressed. */
 #include "test_common.h"
 
-#include "routing/base/hostlist.h"
+#include "routing/io/hostlist.h"
 
 /* Expands 'in'; expects 0, 'want' and 'n' hosts. */
 static void expands(const char *in, const char *want, size_t n)

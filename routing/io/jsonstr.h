@@ -5,9 +5,9 @@
 /*
  * DOC: reading a JSON string, the one decoder of its escapes: ibfmd
  * reads requests with it (ctl/req.c), the CLI replies (cli/jsonview.c),
- * the state directory's readers their files (routing/base/jsonobj.h),
+ * the state directory's readers their files (routing/io/jsonobj.h),
  * so all read the same text the same way. It undoes what any writer
- * may send (RFC 8259), routing/base/json.h's among them: \" \\ \/ \b
+ * may send (RFC 8259), routing/io/json.h's among them: \" \\ \/ \b
  * \f \n \r \t; \uXXXX as UTF-8, a surrogate pair as the one code point
  * it encodes, a lone surrogate as U+FFFD (as the writer makes of a
  * byte that is not UTF-8). \u0000, which would end the string early,
