@@ -646,8 +646,9 @@ int ibfm_fastpath_start(const struct ibfm_fastpath_conf *c,
 	fp->c = *c;
 	fp->helper.path = c->helper;
 	fp->helper.log = c->log;
-	/* Said at load, not first at a trap; each start checks again. */
-	if (ibfm_smplink_check(c->helper, why, sizeof(why))) {
+	/* Said at load, not first at a trap; each start checks again (a
+	 * helper not installed is P18 at the first trap, as before). */
+	if (ibfm_smplink_check(c->helper, why, sizeof(why)) == -EPERM) {
 		ibfm_log(&c->log, IBFM_LOG_ERR,
 			 "P20 fast path: %s: the helper will not be started",
 			 why);

@@ -30,7 +30,8 @@ size_t ibfm_slurm_sort_unique(char **v, size_t n)
 {
 	size_t i, m = 0;
 
-	qsort(v, n, sizeof(*v), ibfm_slurm_strcmp);
+	if (n) /* 'v' may be NULL then, which qsort may not take */
+		qsort(v, n, sizeof(*v), ibfm_slurm_strcmp);
 	for (i = 0; i < n; i++) {
 		if (m && !strcmp(v[m - 1], v[i]))
 			free(v[i]);
@@ -343,9 +344,11 @@ int ibfm_slurm_build(const struct ibfm_fabric *f,
 	for (r = 1; !rc && r <= b.levels; r++)
 		rc = build_rank(&b, r);
 	if (!rc) {
-		qsort(t->sw, t->nsw, sizeof(*t->sw), by_level_name);
-		qsort(t->dropped, t->ndropped, sizeof(*t->dropped),
-		      ibfm_slurm_strcmp);
+		if (t->nsw) /* the arrays are NULL when empty */
+			qsort(t->sw, t->nsw, sizeof(*t->sw), by_level_name);
+		if (t->ndropped)
+			qsort(t->dropped, t->ndropped, sizeof(*t->dropped),
+			      ibfm_slurm_strcmp);
 		rc = ibfm_slurm_count_hosts(t);
 	}
 	build_free(&b);

@@ -363,8 +363,9 @@ static int check_switch(struct emit *e, const struct ibfm_slurm *fabric,
 	x.file = fa;
 	x.fabric = fb;
 	x.line = a ? a->line : 0;
-	x.drained = !b && bsearch(&x.name, fabric->dropped, fabric->ndropped,
-				  sizeof(char *), ibfm_slurm_strcmp);
+	x.drained = !b && fabric->ndropped && /* NULL when none */
+		    bsearch(&x.name, fabric->dropped, fabric->ndropped,
+			    sizeof(char *), ibfm_slurm_strcmp);
 	if (!rc)
 		emit(e, &x);
 	free(fa);
