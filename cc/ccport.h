@@ -13,7 +13,7 @@
  * - cc/ccport_model.c: the CC node model (cc/ccmodel.h), with the
  *   faults of the file named by $IBFM_CC_MODEL_FAULTS given to its
  *   nodes. Only the test build tests/ibfmd-ccmodel has it: the same
- *   daemon otherwise, which tests/integration/cc.sh runs where ibsim has
+ *   daemon otherwise, which tests/integration/ibfmd/cc.sh runs where ibsim has
  *   no congestion control.
  *
  * So no configuration of an installed ibfmd can make it answer its own

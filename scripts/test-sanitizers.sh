@@ -23,7 +23,7 @@ printf 'interceptor_via_lib:libumad2sim.so\n' >asan.supp
 export ASAN_OPTIONS="verify_asan_link_order=0:suppressions=$dir/asan.supp:detect_leaks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 tests=$(cd tests && find unit -name 'test_*.c' | sort | sed 's/\.c$//' | tr '\n' ' ')
-tests="$tests integration/cli_topo.sh integration/drain_cli.sh integration/ibfmd.sh integration/cc.sh"
+tests="$tests integration/cli/cli_topo.sh integration/changes/drain_cli.sh integration/ibfmd/ibfmd.sh integration/ibfmd/cc.sh"
 make check TESTS="$tests" >check.out 2>&1
 rc=$?
 grep -E '^(PASS|FAIL|ERROR):' check.out | sed 's/^/sanitizers: /'

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The daemon's integration tests (tests/integration/ibfmd.sh: sweeps,
+# The daemon's integration tests (tests/integration/ibfmd/ibfmd.sh: sweeps,
 # light checks, metrics, SIGHUP, garbage, floods, 500 connections,
 # SIGTERM; cc.sh: congestion-control jobs beside OpenSM, on ibsim and on
 # the CC node model, the latter with ibfmd's test build
@@ -54,7 +54,7 @@ for t in ibfmd cc plugin_opensm unhealthy_link; do
 		IBTRACERT="$(command -v ibtracert || echo /usr/sbin/ibtracert)" \
 		PLUGIN_DIR="$PWD/plugin/.libs" FIXTURES="$PWD/tests/fixtures" \
 		TESTLIB="$PWD/tests/integration/lib.sh" \
-		timeout 900 bash "tests/integration/$t.sh" >"$out/$t.log" 2>&1
+		timeout 900 bash tests/integration/*/"$t.sh" >"$out/$t.log" 2>&1
 	rc=$?
 	if [ "$osm" = "$out/opensm" ]; then
 		errors=$(ours)

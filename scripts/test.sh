@@ -11,7 +11,7 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
 fi
 make -j"$(nproc)" check >_check.out 2>&1
 rc=$?
-for log in $(find tests/unit -name '*.log' | sort) tests/integration/*.log; do
+for log in $(find tests/unit tests/integration -name '*.log' | sort); do
 	[ -f "$log" ] || continue
 	echo "== ${log%.log}"
 	# cmocka's own summary lines, or the integration tests' checks.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Drives mgmt/mad/madwin.c on a real port (ibsim through umad2sim) for
- * integration/madwin.sh:
+ * integration/ibfmd/madwin.sh:
  *
  *   madwin_client [-w WINDOW] [-t MS] [-r RETRIES] walk
  *	walks the subnet breadth first by directed route, one level of

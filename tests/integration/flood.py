@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Clients that misbehave, for tests/integration/listeners.sh.
+"""Clients that misbehave, for tests/integration/ibfmd/listeners.sh.
 
   flood.py http PORT TEXT             send TEXT (Python escapes) to
                                       127.0.0.1:PORT, print the status line

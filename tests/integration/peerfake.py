@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Hostile peers, for tests/integration/peers_hostile.sh (no key needed).
+"""Hostile peers, for tests/integration/ha/peers_hostile.sh (no key needed).
 
   peerfake.py trickle PORT SECONDS  listen on 127.0.0.1:PORT; to each
                                     connection send a greeting a byte every

@@ -67,7 +67,7 @@ compare full ibfm -l 3 -k 8
 # core tier, oversubscription, mixed speeds, degradations.
 while read -r name args; do
 	compare "zoo-$name" ibfm $args
-done < <(grep -v '^#' "$(dirname "${BASH_SOURCE[0]}")/../zoo.list")
+done < <(grep -v '^#' "$(dirname "$TESTLIB")/../zoo.list")
 compare degraded ibfm -l 3 -k 8 --remove-links 5 --seed 2
 # 25% of the links gone: leaves that share no spine, detoured.
 compare degraded25 ibfm -l 2 -k 8 --remove-links 25 --seed 2
