@@ -5,12 +5,15 @@
  * socket must not cut a host off): the worker predicts the plugin's
  * pass with the element drained (routing/pass/drainsafe.h) off the loop, as
  * that takes seconds on large fabrics, and an unsafe drain ends there,
- * the list untouched. Then the loop writes the element into the
- * plugin's drain list, whose watcher asks OpenSM to reroute; when the
- * plugin publishes its next generation, the loop works out which LFT
- * blocks changed, and the worker reads those blocks back off the
- * switches until they hold the new tables (mgmt/features/confirm.h, which jobs
- * share). Only then is the drain done: a runbook may pull the cable.
+ * the list untouched. Then the element goes into the plugin's drain
+ * list, published to the peers off the loop (mgmt/ha/peers.h). The
+ * request is kept open until then (ctl/ctl.h): its reply is the verdict,
+ * rerouting or why not (unsafe, changed, failed). The list's watcher
+ * asks OpenSM to reroute; when the plugin publishes its next generation,
+ * the loop works out which LFT blocks changed, and the worker reads those
+ * blocks back off the switches until they hold the new tables
+ * (mgmt/features/confirm.h, which jobs share). Only then is the drain
+ * done: a runbook may pull the cable.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -94,6 +97,7 @@ static void op_json(void *arg, struct ibfm_json *j)
 	const struct op *op = &((const struct drains *)arg)->op;
 
 	ibfm_json_bool(j, "started", true);
+	ibfm_json_bool(j, "active", op->c.active);
 	ibfm_json_str(j, "element", op->what);
 	ibfm_json_str(j, "state", op->c.state);
 	ibfm_json_str(j, "error", op->c.error);
@@ -391,10 +395,11 @@ static void start(struct drains *d, const struct ibfm_req *req,
 	op->undrain = undrain;
 	ibfmd_confirm_begin(&op->c, undrain ? "publishing" : "checking");
 	op_event(d, "info", undrain ? "undrain" : "drain");
+	/* Answered with the verdict: rerouting once the list is published,
+	 * or why not (unsafe, changed, failed). */
+	op->later = ibfm_ctl_defer(d->core->ctl, op_forget, d);
 	if (undrain) {
 		ibfm_drain_free(&list);
-		/* Answered once the peers took it, or refused it. */
-		op->later = ibfm_ctl_defer(d->core->ctl, op_forget, d);
 	} else {
 		IBFMD_INFO("drain %s: checking that it is safe", op->what);
 		op->check = (struct check){ .f = op->c.before.f,
