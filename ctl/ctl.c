@@ -10,6 +10,19 @@
 
 #include "ctl/client.h"
 
+static const char no_memory[] = "{\"error\":\"out of memory\"}\n";
+
+/* A request kept open (ibfm_ctl_defer()). */
+struct ibfm_ctl_later {
+	struct ibfm_ctl *c;
+	struct ibfm_ctl_conn *conn;
+	const struct ibfm_ctl_peer *peer; /* the conn's: NULL, the daemon */
+	int i;				  /* its handler (registered()) */
+	void (*cancel)(void *arg);
+	void *arg;
+	struct ibfm_req req; /* a copy: the feature reads it until the end */
+};
+
 void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table,
 		   const char *version)
 {
@@ -231,6 +244,10 @@ static void audited(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
 		fclose(buf);
 		fwrite(reply, 1, len, out);
 	}
+	if (c->now.kept) { /* audited when it is answered */
+		free(reply);
+		return;
+	}
 	if (!outcome)
 		outcome = reply && !strncmp(reply, "{\"error\":", 9) ? "error"
 								     : "ok";
@@ -276,10 +293,161 @@ void ibfm_ctl_handle_from(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
 		reply_error(out, err.msg);
 		return;
 	}
+	c->now.peer = peer;
+	c->now.req = &req;
 	if (req.cmd->cls != IBFM_CMD_READ)
 		audited(c, peer, &req, i, NULL, NULL, NULL, out);
 	else
 		answer(c, &req, i, out);
+	c->now.req = NULL;
+}
+
+void ibfm_ctl_handle_conn(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
+			  struct ibfm_ctl_conn *conn, const char *line,
+			  size_t len, FILE *out)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	/* Into a buffer first: a request kept open has no reply yet. */
+	FILE *m = conn ? open_memstream(&buf, &n) : NULL;
+
+	c->now.conn = m ? conn : NULL;
+	c->now.kept = NULL;
+	ibfm_ctl_handle_from(c, peer, line, len, m ? m : out);
+	c->now.conn = NULL;
+	if (m) {
+		fclose(m);
+		if (!c->now.kept)
+			fwrite(buf, 1, n, out);
+	}
+	c->now.kept = NULL;
+	free(buf);
+}
+
+struct ibfm_ctl_later *ibfm_ctl_defer(struct ibfm_ctl *c,
+				      void (*cancel)(void *arg), void *arg)
+{
+	struct ibfm_ctl_later *l = c->now.resumed;
+
+	if (!l && (!c->now.conn || !c->now.req))
+		return NULL;
+	if (!l) {
+		l = malloc(sizeof(*l));
+		if (!l)
+			return NULL;
+		l->c = c;
+		l->conn = c->now.conn;
+		l->peer = c->now.peer;
+		l->req = *c->now.req;
+		l->i = registered(c, l->req.cmd);
+		l->conn->later = l;
+	}
+	l->cancel = cancel;
+	l->arg = arg;
+	c->now.kept = l;
+	return l;
+}
+
+const struct ibfm_req *ibfm_ctl_later_req(const struct ibfm_ctl_later *l)
+{
+	return &l->req;
+}
+
+/* The reply 'buf' to 'l' goes out: audited, 'l' freed, then sent. */
+static void deliver(struct ibfm_ctl_later *l, const char *buf, size_t len,
+		    const char *outcome, bool send)
+{
+	struct ibfm_ctl_conn *conn = l->conn;
+
+	conn->later = NULL;
+	if (l->req.cmd->cls != IBFM_CMD_READ) {
+		if (!outcome)
+			outcome = !strncmp(buf, "{\"error\":", 9) ? "error"
+								  : "ok";
+		audit(l->c, l->peer, &l->req, outcome, buf, len);
+	}
+	free(l);
+	if (send)
+		conn->send(conn, buf, len);
+}
+
+void ibfm_ctl_later_reply(struct ibfm_ctl_later *l, ibfm_ctl_reply_fn fn,
+			  void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct ibfm_json j;
+
+	if (!m) {
+		deliver(l, no_memory, strlen(no_memory), NULL, true);
+		return;
+	}
+	ibfm_json_init(&j, m, false);
+	ibfm_json_obj_begin(&j, NULL);
+	fn(arg, &j);
+	ibfm_json_obj_end(&j);
+	ibfm_json_finish(&j);
+	fclose(m);
+	deliver(l, buf, len, NULL, true);
+	free(buf);
+}
+
+void ibfm_ctl_later_resume(struct ibfm_ctl_later *l)
+{
+	struct ibfm_ctl *c = l->c;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	bool kept;
+
+	if (!m) {
+		deliver(l, no_memory, strlen(no_memory), NULL, true);
+		return;
+	}
+	c->now.conn = l->conn;
+	c->now.peer = l->peer;
+	c->now.req = &l->req;
+	c->now.resumed = l;
+	c->now.kept = NULL;
+	answer(c, &l->req, l->i, m);
+	fclose(m);
+	kept = c->now.kept == l;
+	memset(&c->now, 0, sizeof(c->now)); /* before a send answers more */
+	if (!kept)
+		deliver(l, buf, len, NULL, true);
+	free(buf);
+}
+
+/* Ends 'l' before the feature answered it: told, and 'why' audited
+ * (and sent, when 'send'). */
+static void cancel(struct ibfm_ctl_later *l, const char *why, bool send)
+{
+	char reply[256];
+	int n;
+
+	n = snprintf(reply, sizeof(reply), "{\"error\":\"%s\"}\n", why);
+	l->cancel(l->arg);
+	deliver(l, reply, (size_t)n, "error", send);
+}
+
+void ibfm_ctl_conn_close(struct ibfm_ctl_conn *conn)
+{
+	if (conn->later)
+		cancel(conn->later, "the client went away before the reply",
+		       false);
+}
+
+void ibfm_ctl_conn_expire(struct ibfm_ctl_conn *conn)
+{
+	char why[128];
+
+	snprintf(
+		why, sizeof(why),
+		"no verdict within %d s: the operation may go on (see its status command)",
+		IBFM_CTL_LATER_MS / 1000);
+	if (conn->later)
+		cancel(conn->later, why, true);
 }
 
 void ibfm_ctl_handle(struct ibfm_ctl *c, const char *line, size_t len,

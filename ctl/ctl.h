@@ -17,6 +17,17 @@
  * {"error": "..."}. No libevent type here: the protocol is tested with
  * plain strings, and one file of the daemon glues it to a socket.
  *
+ * A handler may keep its request open and answer later (a drain's
+ * verdict comes from a check on another thread), as Open vSwitch's
+ * unixctl does with a deferred reply: ibfm_ctl_defer() keeps a copy of
+ * the request, and the one reply goes out when the feature gives it
+ * (ibfm_ctl_later_reply()). The connection reads no further request
+ * until then, so replies keep the order of the requests. The feature is
+ * told to forget the request (its cancel callback) when its client
+ * hangs up first, or when IBFM_CTL_LATER_MS pass first: the client is
+ * then told {"error": "no verdict within ... s"}. Either way what the
+ * request held is freed in one place, here.
+ *
  * Who may ask what (docs/security.md): the socket hands each request
  * its peer's credentials as the kernel gave them. Root and the daemon's
  * own user may ask everything; so may members of the admin group. An
@@ -40,6 +51,7 @@
 
 #define IBFM_CTL_MAX_LINE 65536
 #define IBFM_CTL_MAX_CMDS 32
+#define IBFM_CTL_LATER_MS 60000 /* a request kept open: answered by then */
 
 /*
  * Writes the reply's members into the open object 'j' (an error as the
@@ -81,6 +93,22 @@ struct ibfm_ctl_audit {
 /* Told of each admin request and each refusal, after its reply. */
 typedef void (*ibfm_ctl_audit_fn)(void *ctx, const struct ibfm_ctl_audit *a);
 
+struct ibfm_ctl_later;
+
+/*
+ * A transport's connection, as the dispatcher sees it to answer a
+ * request kept open: the transport embeds it, sets 'send', and reads no
+ * further request while 'later' is set.
+ */
+struct ibfm_ctl_conn {
+	/* Sends a late reply: one line, ending in '\n'. */
+	void (*send)(struct ibfm_ctl_conn *conn, const char *reply, size_t len);
+	struct ibfm_ctl_later *later; /* the request kept open, or NULL */
+};
+
+/* Writes the members of a late reply into the open object 'j'. */
+typedef void (*ibfm_ctl_reply_fn)(void *arg, struct ibfm_json *j);
+
 struct ibfm_ctl {
 	const struct ibfm_cmd *table; /* what requests are checked against */
 	struct {
@@ -94,6 +122,14 @@ struct ibfm_ctl {
 	struct ibfm_ctl_access access;
 	ibfm_ctl_audit_fn audit; /* NULL: none */
 	void *audit_ctx;
+	/* the request being answered, while its handler runs */
+	struct {
+		struct ibfm_ctl_conn *conn; /* NULL: it cannot be kept */
+		const struct ibfm_ctl_peer *peer;
+		const struct ibfm_req *req;
+		struct ibfm_ctl_later *kept;	/* by ibfm_ctl_defer() */
+		struct ibfm_ctl_later *resumed; /* ibfm_ctl_later_resume() */
+	} now;
 };
 
 /*
@@ -151,6 +187,53 @@ void ibfm_ctl_set_audit(struct ibfm_ctl *c, ibfm_ctl_audit_fn fn, void *ctx);
  */
 void ibfm_ctl_handle_from(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
 			  const char *line, size_t len, FILE *out);
+
+/*
+ * ibfm_ctl_handle_from() for a request that came on 'conn' (NULL: as
+ * ibfm_ctl_handle_from()), whose handler may keep it open: then nothing
+ * is written on 'out' and conn->later is set until it is answered.
+ * 'peer' must stay valid as long as 'conn'.
+ */
+void ibfm_ctl_handle_conn(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
+			  struct ibfm_ctl_conn *conn, const char *line,
+			  size_t len, FILE *out);
+
+/*
+ * Called by a handler: keeps the request it is answering open; what
+ * the handler writes into its 'j' is dropped. 'cancel' (with 'arg') is
+ * called if the request ends before the feature answers it (its client
+ * went away, IBFM_CTL_LATER_MS passed): the handle is gone then. The
+ * handle, or NULL when the request cannot be kept (it did not come on
+ * a connection: the daemon itself; out of memory): answer it now. Valid
+ * in a handler only; in a handler resumed (ibfm_ctl_later_resume()) it
+ * keeps that request again and returns its handle.
+ */
+struct ibfm_ctl_later *ibfm_ctl_defer(struct ibfm_ctl *c,
+				      void (*cancel)(void *arg), void *arg);
+
+/* The request kept open, valid until it is answered or cancelled. */
+const struct ibfm_req *ibfm_ctl_later_req(const struct ibfm_ctl_later *l);
+
+/*
+ * Answers request 'l' with the object fn(arg, j) fills (an error first,
+ * ibfm_ctl_error()), audits it as the request's answer, and frees 'l'.
+ */
+void ibfm_ctl_later_reply(struct ibfm_ctl_later *l, ibfm_ctl_reply_fn fn,
+			  void *arg);
+
+/*
+ * Runs the command's handler again on request 'l' (a feature that
+ * queued it runs it now); the handler answers it, or keeps it again.
+ */
+void ibfm_ctl_later_resume(struct ibfm_ctl_later *l);
+
+/*
+ * The transport's: 'conn' closes (its request kept open is cancelled,
+ * told to the feature, freed); or its request kept open ran out of
+ * time (cancelled, and the client told so). Nothing kept: nothing done.
+ */
+void ibfm_ctl_conn_close(struct ibfm_ctl_conn *conn);
+void ibfm_ctl_conn_expire(struct ibfm_ctl_conn *conn);
 
 /* ibfm_ctl_handle_from() for the daemon itself (peer NULL). */
 void ibfm_ctl_handle(struct ibfm_ctl *c, const char *line, size_t len,

@@ -228,7 +228,7 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 	    ibfmd_worker_start(core->base, &d->conf, on_found, d, &d->worker))
 		return -1;
 	core->worker = d->worker;
-	if (ibfmd_peers_open(&d->conf, &core->peers, &err)) {
+	if (ibfmd_peers_open(&d->conf, core->base, &core->peers, &err)) {
 		IBFMD_ERR("%s", err.msg);
 		return -1;
 	}

@@ -5,12 +5,15 @@
  * socket must not cut a host off): the worker predicts the plugin's
  * pass with the element drained (routing/pass/drainsafe.h) off the loop, as
  * that takes seconds on large fabrics, and an unsafe drain ends there,
- * the list untouched. Then the loop writes the element into the
- * plugin's drain list, whose watcher asks OpenSM to reroute; when the
- * plugin publishes its next generation, the loop works out which LFT
- * blocks changed, and the worker reads those blocks back off the
- * switches until they hold the new tables (mgmt/features/confirm.h, which jobs
- * share). Only then is the drain done: a runbook may pull the cable.
+ * the list untouched. Then the element goes into the plugin's drain
+ * list, published to the peers off the loop (mgmt/ha/peers.h). The
+ * request is kept open until then (ctl/ctl.h): its reply is the verdict,
+ * rerouting or why not (unsafe, changed, failed). The list's watcher
+ * asks OpenSM to reroute; when the plugin publishes its next generation,
+ * the loop works out which LFT blocks changed, and the worker reads those
+ * blocks back off the switches until they hold the new tables
+ * (mgmt/features/confirm.h, which jobs share). Only then is the drain
+ * done: a runbook may pull the cable.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -44,10 +47,15 @@ struct op {
 	bool undrain;
 	char what[300];
 	struct ibfm_drain_entry e;
-	/* checking (the drain's own phase), then mgmt/features/confirm.h's */
+	/*
+	 * checking (the drain's own phase: the check, then the list
+	 * published) or publishing (an undrain's), then
+	 * mgmt/features/confirm.h's
+	 */
 	struct ibfmd_confirm c;
 	struct check check; /* the worker's while 'checking' */
 	bool checking;
+	struct ibfm_ctl_later *later; /* the request waiting for a verdict */
 };
 
 /* The feature's state. */
@@ -80,6 +88,38 @@ static void op_event(struct drains *d, const char *severity, const char *kind)
 	ibfmd_events_add(d->core->events, &e);
 }
 
+/*
+ * Where the operation is, or how it ended ("error": why): the reply to
+ * a drain or undrain.
+ */
+static void op_json(void *arg, struct ibfm_json *j)
+{
+	const struct op *op = &((const struct drains *)arg)->op;
+
+	ibfm_json_bool(j, "started", true);
+	ibfm_json_bool(j, "active", op->c.active);
+	ibfm_json_str(j, "element", op->what);
+	ibfm_json_str(j, "state", op->c.state);
+	ibfm_json_str(j, "error", op->c.error);
+	ibfm_json_uint(j, "generation", op->c.generation);
+}
+
+/* The request waiting for the verdict is answered with op_json(). */
+static void op_answer(struct drains *d)
+{
+	struct ibfm_ctl_later *l = d->op.later;
+
+	d->op.later = NULL;
+	if (l)
+		ibfm_ctl_later_reply(l, op_json, d);
+}
+
+/* Its client went away, or the request ran out of time: forgotten. */
+static void op_forget(void *arg)
+{
+	((struct drains *)arg)->op.later = NULL;
+}
+
 /* The confirmation ended: the check's leftovers go, it is said. */
 static void op_finished(void *arg)
 {
@@ -98,6 +138,7 @@ static void op_finished(void *arg)
 		  op->undrain ? "undrain" : "drain", op->what, state,
 		  op->c.error[0] ? ": " : "", op->c.error, op->c.elapsed_s,
 		  op->c.blocks, op->c.rounds);
+	op_answer(d);
 }
 
 /* Ends the operation in 'state'. */
@@ -106,9 +147,12 @@ static void op_finish(struct drains *d, const char *state, const char *why)
 	ibfmd_confirm_end(&d->op.c, state, why);
 }
 
+static void listed(int rc, const struct ibfm_err *err, void *arg);
+
 /*
  * Replaces the drain list with 'list': on every peer first, then here
- * (mgmt/ha/peers.h); a peer that cannot take it refuses the change.
+ * (mgmt/ha/peers.h), off the loop; a peer that cannot take it refuses
+ * the change. listed() goes on when it is done.
  */
 static int publish(struct drains *d, const struct ibfm_drain *list,
 		   struct ibfm_err *err)
@@ -116,10 +160,11 @@ static int publish(struct drains *d, const struct ibfm_drain *list,
 	struct ibfm_drain_out out = { list, d->core->view->fabric };
 
 	return ibfmd_peers_publish(d->core->peers, IBFM_STATE_DRAINS,
-				   ibfm_drain_print, &out, err);
+				   ibfm_drain_print, &out, listed, d, err);
 }
 
-/* Adds or removes the element in the drain list file. */
+/* Adds or removes the element in the drain list file (published: the
+ * operation goes on in listed()). */
 static int edit_list(struct drains *d, bool undrain, const char **why,
 		     struct ibfm_err *err)
 {
@@ -148,7 +193,6 @@ static int edit_list(struct drains *d, bool undrain, const char **why,
 	return rc;
 }
 
-/* Whether 'e' is on 'list'. */
 /*
  * The worker's safety check: the plugin's pass with the element drained,
  * on a copy of the fabric the plugin's tables were read onto.
@@ -182,6 +226,18 @@ static void op_rerouting(struct drains *d)
 	IBFMD_INFO("%s %s: rerouting from generation %" PRIu64,
 		   op->undrain ? "undrain" : "drain", op->what,
 		   op->c.generation);
+	op_answer(d);
+}
+
+/* The list is published (or refused by a peer: 'err'). */
+static void listed(int rc, const struct ibfm_err *err, void *arg)
+{
+	struct drains *d = arg;
+
+	if (rc)
+		op_finish(d, "failed", err->msg);
+	else
+		op_rerouting(d);
 }
 
 /*
@@ -253,8 +309,6 @@ static void check_done(void *arg)
 	ibfm_drain_free(&c->now);
 	if (edit_list(d, false, &wrong, &c->err))
 		op_finish(d, "failed", wrong);
-	else
-		op_rerouting(d);
 }
 
 /* Why a drain cannot start now, or NULL ('buf' may hold it). */
@@ -331,18 +385,21 @@ static void start(struct drains *d, const struct ibfm_req *req,
 		ibfm_drain_free(&list);
 		return;
 	}
-	/* Putting links back cuts no one off: listed at once. */
+	/* Putting links back cuts no one off: published at once (listed()
+	 * comes back on the loop, after this). */
 	if (undrain && edit_list(d, true, &why, &err)) {
 		ibfm_ctl_error(j, NULL, "%s", why);
 		ibfm_drain_free(&list);
 		return;
 	}
 	op->undrain = undrain;
-	ibfmd_confirm_begin(&op->c, "checking");
+	ibfmd_confirm_begin(&op->c, undrain ? "publishing" : "checking");
 	op_event(d, "info", undrain ? "undrain" : "drain");
+	/* Answered with the verdict: rerouting once the list is published,
+	 * or why not (unsafe, changed, failed). */
+	op->later = ibfm_ctl_defer(d->core->ctl, op_forget, d);
 	if (undrain) {
 		ibfm_drain_free(&list);
-		op_rerouting(d);
 	} else {
 		IBFMD_INFO("drain %s: checking that it is safe", op->what);
 		op->check = (struct check){ .f = op->c.before.f,
@@ -351,10 +408,7 @@ static void start(struct drains *d, const struct ibfm_req *req,
 		op->checking = true;
 		ibfmd_work_submit(&d->check);
 	}
-	ibfm_json_bool(j, "started", true);
-	ibfm_json_str(j, "element", op->what);
-	ibfm_json_str(j, "state", op->c.state);
-	ibfm_json_uint(j, "generation", op->c.generation);
+	op_json(d, j);
 }
 
 static void cmd_drain(void *ctx, const struct ibfm_req *req,

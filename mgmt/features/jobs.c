@@ -25,6 +25,12 @@
  * covering a number ended (the last IBFMD_JOBS_ROUNDS are kept), which
  * is what `ibfm job start` waits for.
  *
+ * A change is published to the peers off the loop (mgmt/ha/peers.h), one
+ * at a time: its request is answered once the peers took it or refused
+ * it (ctl/ctl.h, ibfm_ctl_defer()), and a request coming meanwhile
+ * waits, kept open, until then, and is run again on the list as that
+ * publication left it.
+ *
  * Hosts are looked up in a sorted index of the sweep's CAs with a
  * connected port (by server name, then description), made again when
  * the sweep changes: O(log n) a host.
@@ -57,9 +63,29 @@ struct round {
 	double elapsed_s;
 };
 
+/* The change being published (one at a time). */
+struct change {
+	bool busy;
+	bool end; /* job-end; else job-start */
+	char id[IBFM_JOBLIST_ID_MAX + 1];
+	size_t members;
+	char detail[120];	      /* the job-start event's */
+	struct ibfm_ctl_later *later; /* its request, answered when done */
+	char error[IBFM_ERR_MSG_MAX]; /* why a peer refused it */
+};
+
+/* A request waiting for the publication in flight. */
+struct waiting {
+	struct jobs *js;
+	struct ibfm_ctl_later *l;
+	struct waiting *next;
+};
+
 /* The feature's state. */
 struct jobs {
 	const struct ibfmd_core *core;
+	struct change pub;
+	struct waiting *waiting, **wtail; /* in the order they came */
 	struct ibfmd_confirm c;
 	uint64_t changes;		      /* numbered so far */
 	uint64_t first;			      /* the first change 'c' covers */
@@ -330,18 +356,85 @@ static const char *cannot_change(struct jobs *js, char *why, size_t len)
 	return NULL;
 }
 
-/* Replaces the file with 'l'; refuses (and false) when that fails. */
+static void published(int rc, const struct ibfm_err *err, void *arg);
+
+/* The publication's request is forgotten: its client went away. */
+static void pub_forget(void *arg)
+{
+	((struct jobs *)arg)->pub.later = NULL;
+}
+
+/*
+ * Publishes 'l' to replace the file (on every peer first, then here:
+ * mgmt/ha/peers.h), off the loop: published() goes on; the request
+ * waits for it. Refuses (and false) when it cannot start.
+ */
 static bool write_list(struct jobs *js, const struct ibfm_joblist *l,
 		       struct ibfm_json *j)
 {
 	struct ibfm_err err;
 
-	/* On every peer first, then here (mgmt/ha/peers.h). */
-	if (!ibfmd_peers_publish(js->core->peers, IBFM_STATE_JOBS,
-				 ibfm_joblist_print, l, &err))
-		return true;
-	ibfm_ctl_error(j, NULL, "%s", err.msg);
-	return false;
+	if (ibfmd_peers_publish(js->core->peers, IBFM_STATE_JOBS,
+				ibfm_joblist_print, l, published, js, &err)) {
+		ibfm_ctl_error(j, NULL, "%s", err.msg);
+		return false;
+	}
+	js->pub.busy = true;
+	js->pub.error[0] = '\0';
+	js->pub.later = ibfm_ctl_defer(js->core->ctl, pub_forget, js);
+	return true;
+}
+
+/* The request waiting is forgotten: its client went away. */
+static void waiting_forget(void *arg)
+{
+	struct waiting *w = arg, **pp;
+	struct jobs *js = w->js;
+
+	for (pp = &js->waiting; *pp != w; pp = &(*pp)->next)
+		;
+	*pp = w->next;
+	if (!*pp)
+		js->wtail = pp;
+	free(w);
+}
+
+/*
+ * A change comes while one is published: its request waits for it
+ * (true), or is refused when it cannot be kept open (false).
+ */
+static bool wait_turn(struct jobs *js, struct ibfm_json *j)
+{
+	struct waiting *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->l = ibfm_ctl_defer(js->core->ctl, waiting_forget, w);
+	if (!w || !w->l) {
+		free(w);
+		ibfm_ctl_error(
+			j, NULL,
+			"a change of the job registry is being published: ask again");
+		return false;
+	}
+	w->js = js;
+	*js->wtail = w;
+	js->wtail = &w->next;
+	return true;
+}
+
+/* The requests that waited run, until one publishes again. */
+static void run_waiting(struct jobs *js)
+{
+	while (!js->pub.busy && js->waiting) {
+		struct waiting *w = js->waiting;
+		struct ibfm_ctl_later *l = w->l;
+
+		js->waiting = w->next;
+		if (!js->waiting)
+			js->wtail = &js->waiting;
+		free(w);
+		ibfm_ctl_later_resume(l);
+	}
 }
 
 /* Reads the file into 'l'; refuses (and false) when it does not read. */
@@ -370,6 +463,65 @@ static void changed(struct jobs *js, struct ibfm_json *j, const char *id,
 	ibfm_json_uint(j, "generation", js->c.generation);
 }
 
+/* The late reply to a change: its number, or why a peer refused it. */
+static void change_json(void *arg, struct ibfm_json *j)
+{
+	struct jobs *js = arg;
+
+	if (js->pub.error[0])
+		ibfm_ctl_error(j, NULL, "%s", js->pub.error);
+	else
+		changed(js, j, js->pub.id, js->pub.members);
+}
+
+/* The change is published, or refused by a peer ('err'). */
+static void published(int rc, const struct ibfm_err *err, void *arg)
+{
+	struct jobs *js = arg;
+	struct change *pc = &js->pub;
+	struct ibfm_ctl_later *l = pc->later;
+
+	pc->busy = false;
+	pc->later = NULL;
+	if (rc) {
+		snprintf(pc->error, sizeof(pc->error), "%s", err->msg);
+		IBFMD_WARN("job %s not %s: %s", pc->id,
+			   pc->end ? "ended" : "started", err->msg);
+	} else {
+		js->changes++;
+		confirm(js);
+		job_event(js, "info", pc->end ? "job-end" : "job-start", pc->id,
+			  pc->detail);
+		IBFMD_INFO("job %s %s (change %" PRIu64 ")", pc->id,
+			   pc->end ? "ended" : "started", js->changes);
+	}
+	if (l)
+		ibfm_ctl_later_reply(l, change_json, js);
+	run_waiting(js);
+}
+
+/*
+ * The change is being published: what its reply and event will say;
+ * answered now when its request cannot wait (the change to come).
+ */
+static void publishing(struct jobs *js, struct ibfm_json *j, bool end,
+		       const char *id, size_t members, const char *detail)
+{
+	struct change *pc = &js->pub;
+
+	pc->end = end;
+	snprintf(pc->id, sizeof(pc->id), "%s", id);
+	pc->members = members;
+	snprintf(pc->detail, sizeof(pc->detail), "%s", detail);
+	if (pc->later)
+		return;
+	ibfm_json_bool(j, "started", true);
+	ibfm_json_str(j, "id", id);
+	ibfm_json_uint(j, "members", members);
+	ibfm_json_uint(j, "change", js->changes + 1);
+	ibfm_json_str(j, "state", "publishing");
+}
+
 static void cmd_start(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
 {
@@ -384,6 +536,10 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 	size_t n = 0, norder = 0;
 	char detail[120];
 
+	if (js->pub.busy) {
+		wait_turn(js, j);
+		return;
+	}
 	if (wrong) {
 		ibfm_ctl_error(j, NULL, "%s", wrong);
 		return;
@@ -435,14 +591,9 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 	}
 	if (!write_list(js, &l, j))
 		goto out;
-	js->changes++;
-	confirm(js);
 	snprintf(detail, sizeof(detail), "%zu members, ring from %.60s", n,
 		 ring[0]);
-	job_event(js, "info", "job-start", id, detail);
-	IBFMD_INFO("job %s started: %zu members (change %" PRIu64 ")", id, n,
-		   js->changes);
-	changed(js, j, id, n);
+	publishing(js, j, false, id, n, detail);
 out:
 	ibfm_joblist_free(&l);
 	free(hosts);
@@ -458,6 +609,10 @@ static void cmd_end(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	struct ibfm_joblist l = { 0 };
 	size_t members;
 
+	if (js->pub.busy) {
+		wait_turn(js, j);
+		return;
+	}
 	if (wrong) {
 		ibfm_ctl_error(j, NULL, "%s", wrong);
 		return;
@@ -471,13 +626,8 @@ static void cmd_end(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	}
 	members = ibfm_joblist_find(&l, id)->nhosts;
 	ibfm_joblist_remove(&l, id);
-	if (!write_list(js, &l, j))
-		goto out;
-	js->changes++;
-	confirm(js);
-	job_event(js, "info", "job-end", id, "");
-	IBFMD_INFO("job %s ended (change %" PRIu64 ")", id, js->changes);
-	changed(js, j, id, members);
+	if (write_list(js, &l, j))
+		publishing(js, j, true, id, members, "");
 out:
 	ibfm_joblist_free(&l);
 }
@@ -586,6 +736,7 @@ static int init(const struct ibfmd_core *core, void **state)
 	if (!js)
 		return -ENOMEM;
 	js->core = core;
+	js->wtail = &js->waiting;
 	if (ibfmd_confirm_init(&js->c, core, finished, js))
 		return -ENOMEM;
 	if (!core->conf->state_dir[0])
@@ -609,6 +760,12 @@ static void jobs_free(void *state)
 		return;
 	ibfmd_confirm_fini(&js->c);
 	free(js->index);
+	while (js->waiting) { /* their requests went with the socket */
+		struct waiting *w = js->waiting;
+
+		js->waiting = w->next;
+		free(w);
+	}
 	free(js);
 }
 

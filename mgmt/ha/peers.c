@@ -254,6 +254,15 @@ static int start_sync(struct ibfmd_peers *p, struct ibfm_err *err)
 	return rc ? ibfm_err_set(err, -rc, "peers: %s", strerror(rc)) : 0;
 }
 
+static int start_publisher(struct ibfmd_peers *p, struct ibfm_err *err)
+{
+	int rc = pthread_create(&p->publisher, NULL,
+				ibfmd_peers_publisher_thread, p);
+
+	p->publisher_running = !rc;
+	return rc ? ibfm_err_set(err, -rc, "peers: %s", strerror(rc)) : 0;
+}
+
 /* The peers object, its locks and clock; NULL without memory. */
 static struct ibfmd_peers *peers_new(const char *dir)
 {
@@ -267,6 +276,8 @@ static struct ibfmd_peers *peers_new(const char *dir)
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->publishing, NULL);
 	pthread_cond_init(&p->served, NULL);
+	pthread_cond_init(&p->publish, NULL);
+	p->tail = &p->queue;
 	/* The sync thread sleeps on the monotonic clock: a clock step
 	 * neither stops nor hurries it. */
 	pthread_condattr_init(&ca);
@@ -276,8 +287,8 @@ static struct ibfmd_peers *peers_new(const char *dir)
 	return p;
 }
 
-int ibfmd_peers_open(const struct ibfmd_conf *conf, struct ibfmd_peers **out,
-		     struct ibfm_err *err)
+int ibfmd_peers_open(const struct ibfmd_conf *conf, struct event_base *base,
+		     struct ibfmd_peers **out, struct ibfm_err *err)
 {
 	struct ibfmd_peers *p = peers_new(conf->state_dir);
 	int rc;
@@ -285,6 +296,7 @@ int ibfmd_peers_open(const struct ibfmd_conf *conf, struct ibfmd_peers **out,
 	*out = NULL;
 	if (!p)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	p->base = base;
 	load_versions(p);
 	set_peers(p, conf);
 	rc = check_conf(p, conf, err);
@@ -296,6 +308,8 @@ int ibfmd_peers_open(const struct ibfmd_conf *conf, struct ibfmd_peers **out,
 		rc = ibfmd_peers_serve_open(p, conf->peer_listen, err);
 	if (!rc)
 		rc = start_sync(p, err);
+	if (!rc)
+		rc = start_publisher(p, err);
 	if (rc) {
 		ibfmd_peers_close(p);
 		return rc;
@@ -333,16 +347,20 @@ void ibfmd_peers_close(struct ibfmd_peers *p)
 {
 	if (!p)
 		return;
-	if (p->running) {
-		pthread_mutex_lock(&p->lock);
-		p->stop = true;
-		pthread_cond_signal(&p->wake);
-		pthread_mutex_unlock(&p->lock);
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->wake);
+	pthread_cond_signal(&p->publish);
+	pthread_mutex_unlock(&p->lock);
+	if (p->running)
 		pthread_join(p->thread, NULL);
-	}
+	if (p->publisher_running)
+		pthread_join(p->publisher, NULL);
+	ibfmd_peers_publications_free(p);
 	ibfmd_peers_serve_close(p);
 	ibfmd_peers_tls_close(p);
 	pthread_cond_destroy(&p->served);
+	pthread_cond_destroy(&p->publish);
 	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->publishing);
 	pthread_mutex_destroy(&p->lock);

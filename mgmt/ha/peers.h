@@ -47,13 +47,16 @@
  * LEN DIGEST" then LEN bytes, or "ERR TEXT". Only the files named here
  * are ever read or written, never a path a peer gives.
  *
- * Nothing of it runs on the loop but the caller's wait: the server has
- * a thread of its own and bounds what a client without the key can
- * hold (mgmt/ha/peers_serve.c); the sync thread resolves the peers'
- * names; a publication has one deadline (IBFMD_PEERS_DEADLINE_MS) for
- * all its steps on all peers, so a dead, black-holed or trickling peer
- * costs a change at most that, and status and /metrics never wait on
- * the network.
+ * Nothing of it runs on the loop: the server has a thread of its own
+ * and bounds what a client without the key can hold
+ * (mgmt/ha/peers_serve.c); the sync thread resolves the peers' names; a
+ * publication runs on a publisher thread of its own and comes back to
+ * the loop through an event, as the worker's work does. It has one
+ * deadline (IBFMD_PEERS_DEADLINE_MS) for all its steps on all peers, so
+ * a dead, black-holed or trickling peer costs a change at most that,
+ * and status and /metrics never wait on the network. Not the worker's
+ * queue: a publication waiting on a slow peer would hold back the
+ * sweeps and the read-backs queued behind it.
  */
 
 #include <stdbool.h>
@@ -73,15 +76,18 @@
 
 struct ibfmd_peers;
 
+struct event_base;
+
 /*
  * Starts peering as 'conf' says (peer, peer_listen, peer_key): reads the
- * key, listens, starts the sync thread. With no peer configured '*out'
- * is a peers object that publishes locally only. 0, or -EINVAL with
- * 'err' (a key file missing, too short or too long, readable by others
- * or not ibfmd's; a bad address), -errno.
+ * key, listens, starts the sync and publisher threads; publications
+ * come back to the loop of 'base'. With no peer configured '*out' is a
+ * peers object that publishes locally only. 0, or -EINVAL with 'err' (a
+ * key file missing, too short or too long, readable by others or not
+ * ibfmd's; a bad address), -errno.
  */
-int ibfmd_peers_open(const struct ibfmd_conf *conf, struct ibfmd_peers **out,
-		     struct ibfm_err *err);
+int ibfmd_peers_open(const struct ibfmd_conf *conf, struct event_base *base,
+		     struct ibfmd_peers **out, struct ibfm_err *err);
 
 /*
  * SIGHUP: takes the peers and the key from 'conf' (the listening
@@ -91,21 +97,36 @@ int ibfmd_peers_open(const struct ibfmd_conf *conf, struct ibfmd_peers **out,
 int ibfmd_peers_reload(struct ibfmd_peers *p, const struct ibfmd_conf *conf,
 		       struct ibfm_err *err);
 
-/* Stops the thread and the listener, frees. NULL is fine. */
+/*
+ * Stops the threads (after the publication in flight) and the listener,
+ * frees; publications not come back are dropped without their done
+ * callback. NULL is fine.
+ */
 void ibfmd_peers_close(struct ibfmd_peers *p);
 
 /* How many peers are configured. */
 unsigned ibfmd_peers_count(const struct ibfmd_peers *p);
 
 /*
+ * How a publication ended, on the loop: 0; or -EAGAIN / -EIO with 'err'
+ * naming the peer and why, and the file unchanged here and not in force
+ * on any peer.
+ */
+typedef void (*ibfmd_peers_done_fn)(int rc, const struct ibfm_err *err,
+				    void *arg);
+
+/*
  * Replaces state file 'name' (IBFM_STATE_DRAINS or IBFM_STATE_JOBS) with
  * what fn(out, ctx) writes, on every peer first (PREPARE on all, then
- * COMMIT on all), then here. 0; or -EAGAIN / -EIO with 'err' naming the
- * peer and why, and the file unchanged here and not in force on any
- * peer.
+ * COMMIT on all), then here, on the publisher thread, one publication
+ * at a time in the order asked; then done(rc, err, arg) on the loop.
+ * fn runs now, on the caller's thread: 'ctx' is not kept, the content
+ * is the publication's until done. 0; or -EINVAL / -ENOMEM with 'err'
+ * and done never called.
  */
 int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
 			ibfm_file_write_fn fn, const void *ctx,
+			ibfmd_peers_done_fn done, void *arg,
 			struct ibfm_err *err);
 
 /*

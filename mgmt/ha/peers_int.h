@@ -17,8 +17,9 @@
  *                    peer, before a deadline);
  *   peers_serve.c    the server's end: a listener thread, a thread per
  *                    connection, the limits per source, the requests;
- *   peers_publish.c  the two-phase publication of a change, and the
- *                    pull anti-entropy on the sync thread.
+ *   peers_publish.c  the two-phase publication of a change on the
+ *                    publisher thread, and the pull anti-entropy on
+ *                    the sync thread.
  * What they share is here; the ibfmd_peers_* functions declared below
  * are defined in one file and called from another.
  *
@@ -26,7 +27,8 @@
  * states and the shared files, and is only ever held for a few file
  * operations, never across the network; 'publishing' makes local
  * publications one at a time and is held across theirs (the loop's
- * status and /metrics never take it).
+ * status and /metrics never take it). 'lock' also guards the
+ * publications' lists, which the loop and the publisher thread share.
  */
 
 #include <netinet/in.h>
@@ -71,6 +73,20 @@ struct pending {
 	struct timespec since; /* CLOCK_MONOTONIC */
 };
 
+/* A publication asked for on the loop (peers_publish.c). */
+struct publication {
+	struct ibfmd_peers *p;
+	int i;	    /* the shared file */
+	char *data; /* its new content, rendered on the loop */
+	size_t len;
+	struct event *ev;	  /* made active when it ran */
+	ibfmd_peers_done_fn done; /* on the loop, then freed */
+	void *arg;
+	int rc;
+	struct ibfm_err err;
+	struct publication *next; /* in p->queue, then p->ran */
+};
+
 /* A connection the server is serving (peers_serve.c). */
 struct slot {
 	struct ibfmd_peers *p;
@@ -96,6 +112,13 @@ struct ibfmd_peers {
 	pthread_t thread;
 	pthread_cond_t wake; /* on CLOCK_MONOTONIC */
 	bool running, stop;
+	/* the publisher thread and its publications */
+	struct event_base *base;
+	pthread_t publisher;
+	bool publisher_running;
+	pthread_cond_t publish;		   /* a publication queued, or stop */
+	struct publication *queue, **tail; /* to run, in order */
+	struct publication *ran;	   /* run, not back on the loop yet */
 	/* the listener thread and its connections */
 	int lfd, stop_pipe[2];
 	pthread_t listener;
@@ -239,5 +262,12 @@ void ibfmd_peers_serve_close(struct ibfmd_peers *p);
 
 /* The sync thread ('arg' the peers). */
 void *ibfmd_peers_sync_thread(void *arg);
+
+/* The publisher thread ('arg' the peers). */
+void *ibfmd_peers_publisher_thread(void *arg);
+
+/* Frees the publications not come back to the loop (the threads
+ * stopped). */
+void ibfmd_peers_publications_free(struct ibfmd_peers *p);
 
 #endif /* IBFMD_PEERS_INT_H */

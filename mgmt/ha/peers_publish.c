@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ibfmd peers: the two-phase publication of the drain list and the job
- * registry, and pull anti-entropy on the sync thread (see
- * mgmt/ha/peers.h).
+ * registry on the publisher thread, back to the loop through an event,
+ * and pull anti-entropy on the sync thread (see mgmt/ha/peers.h).
  */
 #include "mgmt/ha/peers_int.h"
 
@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <event2/event.h>
 
 #include "mgmt/base/log.h"
 #include "routing/state/genfloor.h"
@@ -115,24 +117,18 @@ static void end_all(struct ibfmd_peers *p, struct request *q,
 	}
 }
 
-int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
-			ibfm_file_write_fn fn, const void *ctx,
-			struct ibfm_err *err)
+/* Publishes 'b' as shared file 'i' (the publisher thread). */
+static int publish(struct ibfmd_peers *p, int i, const struct body *b,
+		   struct ibfm_err *err)
 {
-	int i = ibfmd_peers_index_of(name), rc;
 	struct timespec prepare_by =
 		ibfmd_peers_after_ms(IBFMD_PEERS_PREPARE_MS);
 	struct timespec end_by = ibfmd_peers_after_ms(IBFMD_PEERS_DEADLINE_MS);
 	uint8_t d[DIGEST_LEN];
-	struct body b = { 0 };
-	struct request q = { .name = name, .digest = d };
+	struct request q = { .name = ibfmd_peers_shared[i], .digest = d };
+	int rc;
 
-	if (i < 0)
-		return ibfm_err_set(err, -EINVAL, "%s is not shared", name);
-	b.data = render(fn, ctx, &b.len);
-	if (!b.data)
-		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	ibfmd_peers_digest(b.data, b.len, d);
+	ibfmd_peers_digest(b->data, b->len, d);
 	pthread_mutex_lock(&p->publishing);
 	pthread_mutex_lock(&p->lock);
 	rc = reserve(p, i, d, &q.version, err);
@@ -141,8 +137,8 @@ int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
 		bool prepared[IBFMD_CONF_MAX_PEERS] = { false };
 
 		q.op = "PREPARE";
-		q.body = b.data;
-		q.blen = b.len;
+		q.body = b->data;
+		q.blen = b->len;
 		q.deadline = &prepare_by;
 		rc = prepare_all(p, &q, prepared, err);
 		q.op = rc ? "ABORT" : "COMMIT";
@@ -152,13 +148,111 @@ int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
 		end_all(p, &q, prepared);
 		pthread_mutex_lock(&p->lock);
 		if (!rc)
-			rc = ibfmd_peers_put(p, i, q.version, d, &b, err);
+			rc = ibfmd_peers_put(p, i, q.version, d, b, err);
 		p->pending[i].version = 0;
 		pthread_mutex_unlock(&p->lock);
 	}
 	pthread_mutex_unlock(&p->publishing);
-	free((char *)b.data);
 	return rc;
+}
+
+static void publication_free(struct publication *pb)
+{
+	if (pb->ev)
+		event_free(pb->ev);
+	free(pb->data);
+	free(pb);
+}
+
+/* A publication came back: its done callback, on the loop. */
+static void on_published(evutil_socket_t fd, short what, void *arg)
+{
+	struct publication *pb = arg, **pp;
+	struct ibfmd_peers *p = pb->p;
+
+	(void)fd;
+	(void)what;
+	/* The lock also orders what the thread wrote before what is read. */
+	pthread_mutex_lock(&p->lock);
+	for (pp = &p->ran; *pp != pb; pp = &(*pp)->next)
+		;
+	*pp = pb->next;
+	pthread_mutex_unlock(&p->lock);
+	pb->done(pb->rc, &pb->err, pb->arg);
+	publication_free(pb);
+}
+
+int ibfmd_peers_publish(struct ibfmd_peers *p, const char *name,
+			ibfm_file_write_fn fn, const void *ctx,
+			ibfmd_peers_done_fn done, void *arg,
+			struct ibfm_err *err)
+{
+	int i = ibfmd_peers_index_of(name);
+	struct publication *pb;
+
+	if (i < 0)
+		return ibfm_err_set(err, -EINVAL, "%s is not shared", name);
+	pb = calloc(1, sizeof(*pb));
+	if (pb) {
+		*pb = (struct publication){
+			.p = p, .i = i, .done = done, .arg = arg
+		};
+		pb->data = render(fn, ctx, &pb->len);
+		pb->ev = event_new(p->base, -1, 0, on_published, pb);
+	}
+	if (!pb || !pb->data || !pb->ev) {
+		if (pb)
+			publication_free(pb);
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
+	}
+	pthread_mutex_lock(&p->lock);
+	*p->tail = pb;
+	p->tail = &pb->next;
+	pthread_cond_signal(&p->publish);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+void *ibfmd_peers_publisher_thread(void *arg)
+{
+	struct ibfmd_peers *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		struct publication *pb;
+		struct body b;
+
+		while (!p->stop && !(pb = p->queue))
+			pthread_cond_wait(&p->publish, &p->lock);
+		if (p->stop)
+			break;
+		p->queue = pb->next;
+		if (!p->queue)
+			p->tail = &p->queue;
+		pthread_mutex_unlock(&p->lock);
+		b = (struct body){ pb->data, pb->len };
+		pb->rc = publish(p, pb->i, &b, &pb->err);
+		pthread_mutex_lock(&p->lock);
+		pb->next = p->ran;
+		p->ran = pb;
+		event_active(pb->ev, EV_READ, 0);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+void ibfmd_peers_publications_free(struct ibfmd_peers *p)
+{
+	struct publication *lists[] = { p->queue, p->ran }, *pb;
+	size_t k;
+
+	for (k = 0; k < 2; k++)
+		while ((pb = lists[k])) {
+			lists[k] = pb->next;
+			publication_free(pb);
+		}
+	p->queue = p->ran = NULL;
+	p->tail = &p->queue;
 }
 
 /* ---- pull anti-entropy, on a thread of its own ---- */

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,9 @@ struct client {
 	TAILQ_ENTRY(client) link; /* in s->clients, longest idle first */
 	struct ibfmd_ctlsock *s;
 	struct bufferevent *bev;
-	struct event *idle; /* IBFMD_CTL_IDLE_S after its last request */
+	struct ibfm_ctl_conn conn; /* its request kept open, if any */
+	struct event *idle;	   /* IBFMD_CTL_IDLE_S after its last request */
+	struct event *late; /* IBFM_CTL_LATER_MS after a request kept open */
 	long long last_ms;  /* its last request, or its connection */
 	size_t seen;	    /* of its unfinished line: searched already */
 	bool paused;	    /* not read until its replies drain */
@@ -62,8 +66,11 @@ static void client_close(struct client *c)
 {
 	struct ibfmd_ctlsock *s = c->s;
 
+	ibfm_ctl_conn_close(&c->conn);
 	TAILQ_REMOVE(&s->clients, c, link);
 	event_free(c->idle);
+	if (c->late)
+		event_free(c->late);
 	bufferevent_free(c->bev);
 	s->nclients--;
 	free(c->more_groups);
@@ -81,9 +88,18 @@ static void touch(struct client *c)
 
 static void process(struct client *c);
 
+/* Whether the client closed its end whole, not only its sending half. */
+static bool hung_up_whole(struct client *c)
+{
+	struct pollfd p = { .fd = bufferevent_getfd(c->bev) };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
 /*
  * Hung up: the requests that came before still get their replies, then
- * it is closed (client_write). An error, or IBFMD_CTL_STALL_S without
+ * it is closed (client_write); closed whole while a reply is to come: it
+ * is closed, and the request kept open cancelled. An error, or IBFMD_CTL_STALL_S without
  * reading a reply: closed at once.
  */
 static void client_event(struct bufferevent *bev, short what, void *arg)
@@ -97,7 +113,8 @@ static void client_event(struct bufferevent *bev, short what, void *arg)
 			bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
 			process(c);
 		}
-		if (!queued(c))
+		/* Waiting for a late reply: kept, unless no one is left. */
+		if (!queued(c) && (!c->conn.later || hung_up_whole(c)))
 			client_close(c);
 		return;
 	}
@@ -115,8 +132,9 @@ static void client_idle(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (queued(c)) {
-		/* Replies still going out: the stall timeout judges. */
+	if (queued(c) || c->conn.later) {
+		/* Replies still going out or to come: the stall timeout or
+		 * the request's own judges. */
 		event_add(c->idle, &(struct timeval){ IBFMD_CTL_IDLE_S, 0 });
 		return;
 	}
@@ -149,13 +167,40 @@ static bool answer(void *arg, const char *line, size_t len)
 	FILE *out = open_memstream(&reply, &rlen);
 
 	if (out) {
-		ibfm_ctl_handle_from(c->s->ctl, &c->peer, line, len, out);
+		/* Without its timer a request cannot be kept: answered now. */
+		ibfm_ctl_handle_conn(c->s->ctl, &c->peer,
+				     c->late ? &c->conn : NULL, line, len, out);
 		fclose(out);
 		bufferevent_write(c->bev, reply, rlen);
 	}
 	free(reply);
 	touch(c);
-	return queued(c) < IBFMD_CTL_OUT_HIGH;
+	if (c->conn.later) /* answered later: the next line waits */
+		event_add(c->late,
+			  &(struct timeval){ IBFM_CTL_LATER_MS / 1000, 0 });
+	return !c->conn.later && queued(c) < IBFMD_CTL_OUT_HIGH;
+}
+
+/* The late reply to its request kept open: sent, then the next lines. */
+static void late_send(struct ibfm_ctl_conn *conn, const char *reply, size_t len)
+{
+	struct client *c =
+		(struct client *)((char *)conn - offsetof(struct client, conn));
+
+	event_del(c->late);
+	bufferevent_write(c->bev, reply, len);
+	touch(c);
+	process(c);
+}
+
+/* Its request kept open ran out of time: the client is told. */
+static void client_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+
+	(void)fd;
+	(void)what;
+	ibfm_ctl_conn_expire(&c->conn);
 }
 
 /*
@@ -169,7 +214,7 @@ static void process(struct client *c)
 	size_t len = evbuffer_get_length(in);
 	long taken;
 
-	if (!len)
+	if (!len || c->conn.later)
 		return;
 	taken = ibfm_frame_lines((const char *)evbuffer_pullup(in, -1), len,
 				 IBFM_CTL_MAX_LINE, &c->seen, answer, c);
@@ -251,7 +296,7 @@ static bool evict(struct ibfmd_ctlsock *s)
 {
 	struct client *c = TAILQ_FIRST(&s->clients);
 
-	if (!c || c->paused || queued(c) ||
+	if (!c || c->paused || queued(c) || c->conn.later ||
 	    ibfm_clock_whole_ms() - c->last_ms < EVICT_AFTER_MS)
 		return false;
 	IBFMD_INFO_RL("%u clients: the one idle longest closed for a new one",
@@ -300,6 +345,8 @@ static void accept_client(void *arg, evutil_socket_t fd)
 		return;
 	}
 	c->s = s;
+	c->conn.send = late_send;
+	c->late = event_new(s->base, -1, 0, client_late, c);
 	c->peer = peer;
 	memcpy(c->groups, groups, sizeof(groups));
 	c->more_groups = more;

@@ -8,7 +8,11 @@
  *
  * One bufferevent per client. What it sends is read no more than a line
  * ahead (IBFM_CTL_MAX_LINE + 1 bytes), cut into lines by ctl/frame.h
- * and each line answered at once by ibfm_ctl_handle(). Memory: a client
+ * and each line answered at once by ibfm_ctl_handle_conn(), or later
+ * when its handler keeps it open (ctl/ctl.h): then the client's next
+ * lines wait, and it is neither idle nor evicted, until that reply went
+ * out or IBFM_CTL_LATER_MS passed; a client that hangs up while waiting
+ * for one still gets it, one that closes cancels it. Memory: a client
  * whose replies pile up unread (IBFMD_CTL_OUT_HIGH bytes queued) is not
  * read, and so not answered, until they drained to IBFMD_CTL_OUT_LOW;
  * the check is made after every request, so what one client costs is

@@ -2,10 +2,14 @@
 /*
  * Tests of the framing of ibfmd's two listeners, on plain bytes: the
  * control socket's lines (ctl/frame.c) and /metrics' request heads
- * (mgmt/net/httpreq.c), whole, cut anywhere, stopped, and over the limit.
+ * (mgmt/net/httpreq.c), whole, cut anywhere, stopped, and over the limit;
+ * and the control socket's conversation with a reply to come later
+ * (ctl/ctl.h, ibfm_ctl_defer(): test_ctl.c has the dispatcher's other
+ * tests).
  */
 #include "test_common.h"
 
+#include "ctl/ctl.h"
 #include "ctl/frame.h"
 #include "mgmt/net/httpreq.h"
 
@@ -154,6 +158,212 @@ static void test_http_bytewise(void **state)
 	assert_string_equal(r.path, "/metrics");
 }
 
+/* ---- requests kept open (ibfm_ctl_defer()) ---- */
+
+static const struct ibfm_cmd table[] = {
+	{ .name = "version", .help = "the version" },
+	{ .name = "list-commands", .help = "the commands" },
+	{ .name = "hello", .help = "says hello" },
+	{ .name = "zap",
+	  .help = "an admin command",
+	  .cls = IBFM_CMD_ADMIN,
+	  .args = { { .name = "what",
+		      .type = IBFM_ARG_STR,
+		      .required = true } } },
+	{ 0 },
+};
+
+#define ZAP "{\"cmd\":\"zap\",\"what\":\"it\"}"
+#define HELLO "{\"cmd\":\"hello\"}"
+
+/* What the audit hook was told last, and how often. */
+static struct {
+	unsigned n;
+	char outcome[16], reply[256];
+} told;
+
+static void hook(void *ctx, const struct ibfm_ctl_audit *a)
+{
+	(void)ctx;
+	told.n++;
+	snprintf(told.outcome, sizeof(told.outcome), "%s", a->outcome);
+	snprintf(told.reply, sizeof(told.reply), "%.*s", (int)a->reply_len,
+		 a->reply);
+}
+
+static void hello(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
+{
+	(void)req;
+	ibfm_json_str(j, "hello", ctx);
+}
+
+/* A connection: what was sent to it late. */
+struct fake_conn {
+	struct ibfm_ctl_conn conn;
+	char sent[512];
+	unsigned nsent;
+};
+
+static void fake_send(struct ibfm_ctl_conn *conn, const char *reply, size_t len)
+{
+	struct fake_conn *f = (struct fake_conn *)conn;
+
+	f->nsent++;
+	snprintf(f->sent, sizeof(f->sent), "%.*s", (int)len, reply);
+}
+
+/* The feature's side: the request it keeps, and whether it was told. */
+static struct {
+	struct ibfm_ctl *c;
+	struct ibfm_ctl_later *l;
+	unsigned cancelled, runs;
+} kept;
+
+static void forget(void *arg)
+{
+	(void)arg;
+	kept.cancelled++;
+	kept.l = NULL;
+}
+
+/* "zap" kept open on its first run; answered on a second (resumed). */
+static void zap_later(void *ctx, const struct ibfm_req *req,
+		      struct ibfm_json *j)
+{
+	(void)ctx;
+	(void)req;
+	ibfm_json_str(j, "dropped", "yes");
+	if (kept.runs++ == 0) {
+		kept.l = ibfm_ctl_defer(kept.c, forget, NULL);
+		return;
+	}
+	ibfm_json_str(j, "resumed", ibfm_req_str(req, "what"));
+}
+
+/* The late reply: what the kept request asked for. */
+static void zapped(void *arg, struct ibfm_json *j)
+{
+	ibfm_json_str(j, "zapped", ibfm_req_str(arg, "what"));
+}
+
+/* The reply line on 'f' to 'line' (or "" when kept open). */
+static const char *ask_on(struct ibfm_ctl *c, struct fake_conn *f,
+			  const char *line)
+{
+	static char out[512];
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+
+	ibfm_ctl_handle_conn(c, NULL, f ? &f->conn : NULL, line, strlen(line),
+			     m);
+	fclose(m);
+	snprintf(out, sizeof(out), "%.*s", (int)n, buf);
+	free(buf);
+	return out;
+}
+
+static void start_later(struct ibfm_ctl *c, struct fake_conn *f)
+{
+	ibfm_ctl_init(c, table, "9.9");
+	assert_int_equal(ibfm_ctl_register(c, "zap", zap_later, NULL), 0);
+	assert_int_equal(ibfm_ctl_register(c, "hello", hello, "world"), 0);
+	ibfm_ctl_set_audit(c, hook, NULL);
+	memset(&told, 0, sizeof(told));
+	memset(&kept, 0, sizeof(kept));
+	memset(f, 0, sizeof(*f));
+	kept.c = c;
+	f->conn.send = fake_send;
+}
+
+/*
+ * Answered later: nothing on the first reply, one reply when the
+ * feature gives it, audited then; the kept request's arguments read
+ * until then. Without a connection the handler must answer at once.
+ */
+static void test_later_answered(void **state)
+{
+	struct ibfm_ctl c;
+	struct fake_conn f;
+
+	(void)state;
+	start_later(&c, &f);
+	assert_string_equal(ask_on(&c, &f, ZAP), "");
+	assert_non_null(kept.l);
+	assert_ptr_equal(f.conn.later, kept.l);
+	assert_int_equal(told.n, 0);
+	ibfm_ctl_later_reply(kept.l, zapped,
+			     (void *)ibfm_ctl_later_req(kept.l));
+	assert_null(f.conn.later);
+	assert_int_equal(f.nsent, 1);
+	assert_string_equal(f.sent, "{\"zapped\":\"it\"}\n");
+	assert_int_equal(told.n, 1);
+	assert_string_equal(told.outcome, "ok");
+	assert_string_equal(told.reply, "{\"zapped\":\"it\"}");
+	assert_int_equal(kept.cancelled, 0);
+	/* Other requests of the connection are answered at once again. */
+	assert_string_equal(ask_on(&c, &f, HELLO), "{\"hello\":\"world\"}\n");
+	/* The daemon itself: no connection, nothing kept. */
+	kept.runs = 0;
+	assert_string_equal(ask_on(&c, NULL, ZAP), "{\"dropped\":\"yes\"}\n");
+	assert_null(kept.l);
+}
+
+/* Resumed: the handler runs again on the kept copy and answers. */
+static void test_later_resumed(void **state)
+{
+	struct ibfm_ctl c;
+	struct fake_conn f;
+
+	(void)state;
+	start_later(&c, &f);
+	assert_string_equal(ask_on(&c, &f, ZAP), "");
+	ibfm_ctl_later_resume(kept.l);
+	assert_int_equal(f.nsent, 1);
+	assert_string_equal(f.sent,
+			    "{\"dropped\":\"yes\",\"resumed\":\"it\"}\n");
+	assert_null(f.conn.later);
+	assert_int_equal(told.n, 1);
+}
+
+/* The client goes first: the feature told, nothing sent, audited. */
+static void test_later_client_gone(void **state)
+{
+	struct ibfm_ctl c;
+	struct fake_conn f;
+
+	(void)state;
+	start_later(&c, &f);
+	assert_string_equal(ask_on(&c, &f, ZAP), "");
+	ibfm_ctl_conn_close(&f.conn);
+	assert_int_equal(kept.cancelled, 1);
+	assert_null(kept.l);
+	assert_null(f.conn.later);
+	assert_int_equal(f.nsent, 0);
+	assert_int_equal(told.n, 1);
+	assert_string_equal(told.outcome, "error");
+	ibfm_ctl_conn_close(&f.conn); /* nothing kept: nothing done */
+	assert_int_equal(kept.cancelled, 1);
+}
+
+/* Out of time: the feature told, the client told why. */
+static void test_later_timeout(void **state)
+{
+	struct ibfm_ctl c;
+	struct fake_conn f;
+
+	(void)state;
+	start_later(&c, &f);
+	assert_string_equal(ask_on(&c, &f, ZAP), "");
+	ibfm_ctl_conn_expire(&f.conn);
+	assert_int_equal(kept.cancelled, 1);
+	assert_null(f.conn.later);
+	assert_int_equal(f.nsent, 1);
+	assert_non_null(strstr(f.sent, "{\"error\":\"no verdict within 60 s"));
+	assert_int_equal(told.n, 1);
+	assert_string_equal(told.outcome, "error");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +373,10 @@ int main(void)
 		cmocka_unit_test(test_http_head),
 		cmocka_unit_test(test_http_bad),
 		cmocka_unit_test(test_http_bytewise),
+		cmocka_unit_test(test_later_answered),
+		cmocka_unit_test(test_later_resumed),
+		cmocka_unit_test(test_later_client_gone),
+		cmocka_unit_test(test_later_timeout),
 	};
 
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
