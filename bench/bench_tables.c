@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench_tables: fingerprints of the tables ibfm's routing pass writes,
- * for comparing two builds entry for entry (bench/tables-ab.sh).
+ * for comparing two builds entry for entry (bench/scripts/tables.sh).
  *
  *   bench_tables TOPO [SEED]
  *

@@ -15,7 +15,7 @@ shift $(($# >= 2 ? 2 : 1))
 [ "${1:-}" = -- ] && shift
 args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(-l 3 -k 64 -n 45056 -s 1)
-here=$(dirname "$0")/bench_route
+here=$(dirname "$0")/../bench_route
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 for r in $(seq "$rounds"); do

@@ -5,9 +5,9 @@
 # tree, with LIDs in node order and in an SM's scattered order. Run it
 # with two builds' bench_tables and diff the outputs: a change meant to
 # keep the tables (a refactor) must print the same lines.
-#   bench/tables.sh >before.txt; ...; bench/tables.sh | diff before.txt -
+#   bench/scripts/tables.sh >before.txt; ...; bench/scripts/tables.sh | diff before.txt -
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
 tables=${1:-$here/bench_tables}
 ibfm=${IBFM:-$here/../cli/ibfm}
 dir=$(mktemp -d)

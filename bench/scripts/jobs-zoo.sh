@@ -4,9 +4,9 @@
 # of 4 to 64 jobs each (default 1,000). Prints one row a fabric; with
 # -P also the whole fabric's shift, ring and all-to-all loads (slow: use
 # a smaller N).
-#   bench/jobs-zoo.sh [N [-P]]
+#   bench/scripts/jobs-zoo.sh [N [-P]]
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-1000}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

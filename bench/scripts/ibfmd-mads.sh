@@ -11,15 +11,15 @@
 # with KEEP=1); with HEAP=FILE, this tree's ibfmd once more (default
 # window) under heaptrack, whose peak heap by allocation site goes to
 # FILE.txt; last, ibnetdiscover on the same ibsim, IBND times (default
-# 5; median wall time). Usage: bench/ibfmd-mads.sh [GEN ARGS] (default
+# 5; median wall time). Usage: bench/scripts/ibfmd-mads.sh [GEN ARGS] (default
 # -l 3 -k 36). Run it pinned (taskset -c 1) under
 # flock /tmp/ibfm-heavy.lock; SIM_CPU=N pins ibsim to CPU N instead (the
 # fabric beside the daemon rather than on its core). Used for
 # docs/BENCHMARKS.md.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/tree-env.sh
-. bench/ibfmd-lib.sh
+. bench/scripts/ibfmd-lib.sh
 [ $# -gt 0 ] || set -- -l 3 -k 36
 now_ms() { date +%s%3N; }
 

@@ -9,7 +9,7 @@
 # GEN-ARGS: one fabric's `ibfm topo gen` arguments instead of the list.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 IBFM... [-- GEN-ARGS]" >&2; exit 2; }
-# shellcheck source=bench/builds.sh
+# shellcheck source=bench/scripts/builds.sh
 . "$(dirname "$0")/builds.sh"
 split_builds "$@"
 fabrics=()

@@ -1,23 +1,23 @@
 #!/bin/bash
 # ibfmd at scale on ibsim: full-sweep and light-check times (median of
 # 5 each), the daemon's CPU time and peak RSS, per generated fabric.
-# Usage: bench/ibfmd-sweep.sh [GEN ARGS]; with none, a fixed series of
+# Usage: bench/scripts/ibfmd-sweep.sh [GEN ARGS]; with none, a fixed series of
 # fabrics up to the largest this ibsim takes. With SM=1, OpenSM (with
 # the plugin) assigns LIDs first, so the sweeps read PMA counters too
 # (their time is reported apart). Used for docs/BENCHMARKS.md.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ $# -eq 0 ]; then
 	echo "| fabric | nodes | links | sweep ms | light check ms | counters ms | ports read | CPU s | peak RSS MB |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	for f in "-l 2 -k 16" "-l 2 -k 36" "-l 3 -k 16" "-l 3 -k 24" \
 		 "-l 3 -k 32" "-l 3 -k 36" "-l 3 -k 40" "-l 3 -k 48"; do
-		bench/ibfmd-sweep.sh $f || echo "| $f | failed: see above | | | | | | | |"
+		bench/scripts/ibfmd-sweep.sh $f || echo "| $f | failed: see above | | | | | | | |"
 	done
 	exit 0
 fi
 . scripts/tree-env.sh
-. bench/ibfmd-lib.sh
+. bench/scripts/ibfmd-lib.sh
 
 "$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
 cat >"$T/ibfmd.conf" <<CONF

@@ -9,7 +9,7 @@ set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 ROUNDS BENCH_ROUTE... [-- ARGS]" >&2; exit 2; }
 rounds=$1
 shift
-# shellcheck source=bench/builds.sh
+# shellcheck source=bench/scripts/builds.sh
 . "$(dirname "$0")/builds.sh"
 split_builds "$@"
 [ ${#args[@]} -gt 0 ] || args=(-l 3 -k 64 -n 45056 -s 1)

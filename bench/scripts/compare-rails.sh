@@ -3,7 +3,7 @@
 # same rail-optimized fabrics (OpenSM runs on ibsim), as a markdown
 # table of max / mean link load per pattern. Used for docs/rails.md.
 set -u
-. "$(dirname "$0")/../scripts/tree-env.sh"
+. "$(dirname "$0")/../../scripts/tree-env.sh"
 
 patterns="shift rail-ring rail-shift rail-alltoall xrail-alltoall"
 num() { sed -n "s/^ *\"$2\": \([0-9.]*\),\{0,1\}$/\1/p" "$1" | head -1; }

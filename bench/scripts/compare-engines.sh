@@ -10,7 +10,7 @@
 # switches; credit loops with switch sources, and with CA sources only)
 # and evaluated with ibfm eval (max / mean link load of each pattern,
 # effective bisection bandwidth).
-# Usage: bench/compare-engines.sh [GEN ARGS]; with none, the zoo
+# Usage: bench/scripts/compare-engines.sh [GEN ARGS]; with none, the zoo
 # (tests/zoo.list) and its degraded fabrics, as in docs/engines.md.
 # Prints markdown. ENGINES and PATTERNS pick (the
 # all-to-all evaluation takes minutes per engine past 16,000 hosts);
@@ -35,17 +35,17 @@
 # "GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864").
 # Unset, OpenSM runs as Debian starts it, for every engine alike.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 engines=${ENGINES:-ibfm ftree updn minhop dfsssp nue}
 if [ $# -eq 0 ]; then
 	grep -v '^#' tests/zoo.list | while read -r _ args; do
-		bench/compare-engines.sh $args
+		bench/scripts/compare-engines.sh $args
 	done
 	for f in "-l 2 -k 36" "-l 3 -k 16"; do
 		for r in 1 5 13 65; do
-			bench/compare-engines.sh $f --remove-links $r --seed 1
+			bench/scripts/compare-engines.sh $f --remove-links $r --seed 1
 		done
-		bench/compare-engines.sh $f --remove-switches 1 --seed 1
+		bench/scripts/compare-engines.sh $f --remove-switches 1 --seed 1
 	done
 	exit 0
 fi

@@ -1,11 +1,11 @@
 #!/bin/bash
-# Plots bench/compare-engines.sh output (markdown, as pasted into
+# Plots bench/scripts/compare-engines.sh output (markdown, as pasted into
 # docs/engines.md): routing time against hosts per engine on full
 # trees, and shift max load per engine and fabric. Needs gnuplot
 # (Debian: gnuplot-nox; listed in bench/packages.txt).
-# Usage: bench/plot-engines.sh [MARKDOWN] [OUTDIR]
+# Usage: bench/scripts/plot-engines.sh [MARKDOWN] [OUTDIR]
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 md=${1:-docs/engines.md}
 out=${2:-docs/images}
 tmp=$(mktemp -d)

@@ -10,11 +10,11 @@
 #   OpenSM (every configuration): Unlink -> "tables configured on all
 #     switches" of its pass (its blocks sent), and -> SUBNET UP.
 # Prints a markdown table, and the medians of the five.
-# Usage: bench/fast-reroute.sh [GEN ARGS] (default: -l 3 -k 36, 11,664
+# Usage: bench/scripts/fast-reroute.sh [GEN ARGS] (default: -l 3 -k 36, 11,664
 # hosts). Heavy: run it under flock /tmp/ibfm-heavy.lock. CONFIGS picks
 # (default "fast ibfm ftree").
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/tree-env.sh
 
 [ $# -eq 0 ] && set -- -l 3 -k 36
