@@ -17,7 +17,9 @@
 static const char eval_usage[] =
 	"Usage: ibfm eval --topo FILE [--lfts DUMP] --pattern P [options] [--json]\n"
 	"Loads links with a traffic pattern over the host order (leaf, then port)\n"
-	"and reports the most and mean loaded links (flows per directed link).\n"
+	"and reports the most and mean loaded links (flows per directed link),\n"
+	"with a lower bound on the most that no routing of every flow beats\n"
+	"(from the fabric's cuts: each host, each leaf, each pod).\n"
 	"\n"
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump instead of ibfm's routes\n"
@@ -233,6 +235,7 @@ static int cmd_eval(int argc, char **argv)
 			ibfm_json_uint(&j, "flows", lr.flows);
 		}
 		ibfm_json_double(&j, "max_load", lr.max_load);
+		ibfm_json_double(&j, "lower_bound", lr.lower_bound);
 		ibfm_json_double(&j, "mean_load", lr.mean_load);
 		ibfm_json_str(&j, "max_link", buf);
 		ibfm_json_uint(&j, "max_at", lr.max_k);
@@ -246,9 +249,9 @@ static int cmd_eval(int argc, char **argv)
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else {
-		printf("%s over %u hosts (%u evaluated): max load %g, mean load %.3f\n",
+		printf("%s over %u hosts (%u evaluated): max load %g (lower bound %g), mean load %.3f\n",
 		       ibfm_pattern_name(a.pattern), lr.hosts, lr.evaluated,
-		       lr.max_load, lr.mean_load);
+		       lr.max_load, lr.lower_bound, lr.mean_load);
 		if (a.pattern == IBFM_PATTERN_BISECTION)
 			printf("effective bisection bandwidth %.4f (mean share of a flow, %" PRIu64
 			       " flows)\n",
