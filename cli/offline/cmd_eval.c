@@ -54,6 +54,7 @@ static void put_jobs_result(struct ibfm_json *j,
 			    const struct ibfm_jobs_result *jr)
 {
 	ibfm_json_uint(j, "max_load", jr->max_load);
+	ibfm_json_uint(j, "lower_bound", jr->lower_bound);
 	ibfm_json_double(j, "mean_flow_bw", jr->mean_flow_bw);
 	ibfm_json_double(j, "job_speed", jr->job_speed);
 	ibfm_json_uint(j, "links_at_max", jr->links_at_max);
@@ -74,9 +75,9 @@ static void print_jobs(const struct route_args *a, const struct routed *r,
 		cli_port_str(r->f, jr->max_port, buf, sizeof(buf));
 	if (!a->json) {
 		printf("jobs: %u jobs (%u with ring flows), %" PRIu64
-		       " ring flows: max load %u, mean flow bandwidth %.4f, job speed %.4f\n",
+		       " ring flows: max load %u (lower bound %u), mean flow bandwidth %.4f, job speed %.4f\n",
 		       jobs->njobs, jr->jobs, jr->flows, jr->max_load,
-		       jr->mean_flow_bw, jr->job_speed);
+		       jr->lower_bound, jr->mean_flow_bw, jr->job_speed);
 		if (jr->max_load > 0)
 			printf("most loaded: %s sending (%u links at max)\n",
 			       buf, jr->links_at_max);

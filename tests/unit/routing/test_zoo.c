@@ -14,6 +14,7 @@
 #include <inttypes.h>
 
 #include "routing/engine/ftree.h"
+#include "routing/jobs/jobs.h"
 #include "routing/model/rail.h"
 #include "routing/checks/verify.h"
 #include "zoo.h"
@@ -289,6 +290,20 @@ static void test_leaves_take_the_slot_position_on_three_levels(void **state)
 	assert_b200_load(8, 2, b, sizeof(b) / sizeof(*b));
 }
 
+/* The same for 4 random jobs' rings. */
+static void zjobs_bound(const struct zrouted *r, const struct zoo_fabric *z)
+{
+	struct ibfm_jobs_result jr;
+	struct ibfm_jobs j;
+
+	assert_int_equal(ibfm_jobs_random(r->f, &r->rails, 4, 1, &j, NULL), 0);
+	assert_int_equal(ibfm_jobs_eval(r->f, &r->lfts, &j, &jr, NULL), 0);
+	if (jr.lower_bound < 1 || jr.lower_bound > jr.max_load)
+		fail_msg("%s jobs: lower bound %u, max load %u", z->name,
+			 jr.lower_bound, jr.max_load);
+	ibfm_jobs_free(&j);
+}
+
 /*
  * The lower bound of every pattern (routing/checks/bound.h) is one no
  * routing beats: never above the engine's max load, and at least 1.
@@ -323,6 +338,7 @@ static void test_lower_bound_below_max_load(void **state)
 					 z->name, ibfm_pattern_name(p),
 					 lr.lower_bound, lr.max_load);
 		}
+		zjobs_bound(&r, z);
 		zdone(&r);
 	}
 }
