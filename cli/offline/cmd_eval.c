@@ -17,7 +17,9 @@
 static const char eval_usage[] =
 	"Usage: ibfm eval --topo FILE [--lfts DUMP] --pattern P [options] [--json]\n"
 	"Loads links with a traffic pattern over the host order (leaf, then port)\n"
-	"and reports the most and mean loaded links (flows per directed link).\n"
+	"and reports the most and mean loaded links (flows per directed link),\n"
+	"with a lower bound on the most that no routing of every flow beats\n"
+	"(from the fabric's cuts: each host, each leaf, each pod).\n"
 	"\n"
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump instead of ibfm's routes\n"
@@ -52,6 +54,7 @@ static void put_jobs_result(struct ibfm_json *j,
 			    const struct ibfm_jobs_result *jr)
 {
 	ibfm_json_uint(j, "max_load", jr->max_load);
+	ibfm_json_uint(j, "lower_bound", jr->lower_bound);
 	ibfm_json_double(j, "mean_flow_bw", jr->mean_flow_bw);
 	ibfm_json_double(j, "job_speed", jr->job_speed);
 	ibfm_json_uint(j, "links_at_max", jr->links_at_max);
@@ -72,9 +75,9 @@ static void print_jobs(const struct route_args *a, const struct routed *r,
 		cli_port_str(r->f, jr->max_port, buf, sizeof(buf));
 	if (!a->json) {
 		printf("jobs: %u jobs (%u with ring flows), %" PRIu64
-		       " ring flows: max load %u, mean flow bandwidth %.4f, job speed %.4f\n",
+		       " ring flows: max load %u (lower bound %u), mean flow bandwidth %.4f, job speed %.4f\n",
 		       jobs->njobs, jr->jobs, jr->flows, jr->max_load,
-		       jr->mean_flow_bw, jr->job_speed);
+		       jr->lower_bound, jr->mean_flow_bw, jr->job_speed);
 		if (jr->max_load > 0)
 			printf("most loaded: %s sending (%u links at max)\n",
 			       buf, jr->links_at_max);
@@ -233,6 +236,7 @@ static int cmd_eval(int argc, char **argv)
 			ibfm_json_uint(&j, "flows", lr.flows);
 		}
 		ibfm_json_double(&j, "max_load", lr.max_load);
+		ibfm_json_double(&j, "lower_bound", lr.lower_bound);
 		ibfm_json_double(&j, "mean_load", lr.mean_load);
 		ibfm_json_str(&j, "max_link", buf);
 		ibfm_json_uint(&j, "max_at", lr.max_k);
@@ -246,9 +250,9 @@ static int cmd_eval(int argc, char **argv)
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else {
-		printf("%s over %u hosts (%u evaluated): max load %g, mean load %.3f\n",
+		printf("%s over %u hosts (%u evaluated): max load %g (lower bound %g), mean load %.3f\n",
 		       ibfm_pattern_name(a.pattern), lr.hosts, lr.evaluated,
-		       lr.max_load, lr.mean_load);
+		       lr.max_load, lr.lower_bound, lr.mean_load);
 		if (a.pattern == IBFM_PATTERN_BISECTION)
 			printf("effective bisection bandwidth %.4f (mean share of a flow, %" PRIu64
 			       " flows)\n",

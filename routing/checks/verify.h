@@ -131,6 +131,8 @@ struct ibfm_load_result {
 	uint32_t hosts;	       /* hosts in the pattern */
 	uint32_t evaluated;    /* shifts or permutations evaluated */
 	double max_load;       /* over every evaluated instance */
+	double lower_bound;    /* of max_load: no tables that deliver every
+				* flow do better (routing/checks/bound.h) */
 	double mean_load;      /* mean over instances of the mean load */
 	uint32_t max_port;     /* a channel carrying max_load (sending port) */
 	uint32_t max_k;	       /* the shift or permutation where it was */

@@ -12,6 +12,9 @@
  * its busiest link (effective bisection bandwidth). The rail patterns
  * run every rail at once, then each rail alone. Pattern names are
  * here too. Whether packets arrive at all is routing/checks/verify.c.
+ * Each pattern also gets its lower bound from the fabric's cuts
+ * (routing/checks/bound.h), instance by instance where it has
+ * instances.
  */
 #include "routing/checks/verify.h"
 
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "routing/base/rng.h"
+#include "routing/checks/bound.h"
 #include "routing/checks/verify_int.h"
 
 static const char *const pattern_names[] = {
@@ -60,7 +64,15 @@ struct loads {
 	uint32_t *touched; /* ports with load > 0 */
 	uint32_t ntouched;
 	uint64_t unrouted;
+	struct ibfm_bound *bound; /* the cuts of the fabric for the hosts */
 };
+
+/* Keeps the largest lower bound of the instances seen. */
+static void note_bound(struct ibfm_load_result *r, uint32_t bound)
+{
+	if (bound > r->lower_bound)
+		r->lower_bound = bound;
+}
 
 static void add_load(struct loads *l, uint32_t port, uint32_t n)
 {
@@ -157,9 +169,13 @@ static void run_random(struct loads *l, struct walker *w, const uint32_t *hosts,
 			perm[i] = i;
 		ibfm_rng_shuffle(perm, n, &rng);
 		for (i = 0; i < n; i++)
-			if (perm[i] != i)
+			if (perm[i] != i) {
 				flow(l, w, hosts[i], hosts[perm[i]], NULL);
+				ibfm_bound_flow(l->bound, hosts[i],
+						hosts[perm[i]]);
+			}
 		close_instance(l, r, c, mean);
+		note_bound(r, ibfm_bound_close(l->bound));
 	}
 	free(perm);
 }
@@ -200,12 +216,15 @@ static int run_bisection(struct loads *l, struct walker *w,
 		for (i = 0; i + 1 < n; i += 2) {
 			flow(l, w, order[i], order[i + 1], NULL);
 			flow(l, w, order[i + 1], order[i], NULL);
+			ibfm_bound_flow(l->bound, order[i], order[i + 1]);
+			ibfm_bound_flow(l->bound, order[i + 1], order[i]);
 		}
 		for (i = 0; i + 1 < n; i += 2)
 			sum += share(l, w, order[i], order[i + 1]) +
 			       share(l, w, order[i + 1], order[i]);
 		r->flows += n / 2 * 2;
 		close_instance(l, r, c, mean);
+		note_bound(r, ibfm_bound_close(l->bound));
 	}
 	r->ebb = r->flows ? sum / r->flows : 0;
 	free(order);
@@ -361,6 +380,8 @@ static void run_rail_shifts(struct loads *l, struct walker *w,
 				     g->hosts[x][(i + k) % g->size[x]], NULL);
 		}
 		close_instance(l, r, k, mean);
+		if (only < 0) /* every rail at once: ibfm_bound_groups() */
+			note_bound(r, ibfm_bound_shift(l->bound, k));
 	}
 }
 
@@ -406,6 +427,8 @@ static int run_rail_pattern(struct loads *l, struct walker *w,
 
 	rc = groups_build(l->f, l->t, o->rails, hosts, n, &g);
 	if (!rc)
+		rc = ibfm_bound_groups(l->bound, g.hosts, g.size, g.n);
+	if (!rc)
 		rc = fold_init(&fo, l->t->nsw);
 	for (only = -1; !rc && only < (int)g.n; only++) {
 		struct ibfm_load_result alone = { 0 };
@@ -423,6 +446,13 @@ static int run_rail_pattern(struct loads *l, struct walker *w,
 					 into, only < 0 ? mean : &m);
 		if (only >= 0)
 			r->per_rail[only] = alone.max_load;
+		else if (pattern == IBFM_PATTERN_RAIL_ALL2ALL ||
+			 pattern == IBFM_PATTERN_XRAIL_ALL2ALL)
+			note_bound(
+				r,
+				ibfm_bound_all2all(
+					l->bound,
+					pattern == IBFM_PATTERN_XRAIL_ALL2ALL));
 	}
 	r->nrails = g.n;
 	fold_free(&fo);
@@ -475,6 +505,9 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	rc = 0;
 	if (n < 2)
 		goto out;
+	rc = ibfm_bound_create(f, hosts, n, &l.bound);
+	if (rc)
+		goto out;
 	switch (pattern) {
 	case IBFM_PATTERN_SHIFT:
 	case IBFM_PATTERN_RING: {
@@ -483,8 +516,11 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 				      .hosts = { hosts },
 				      .size = { n } };
 
-		run_rail_shifts(&l, &w, &one, -1, pattern == IBFM_PATTERN_RING,
-				opts, r, &mean);
+		rc = ibfm_bound_groups(l.bound, one.hosts, one.size, 1);
+		if (!rc)
+			run_rail_shifts(&l, &w, &one, -1,
+					pattern == IBFM_PATTERN_RING, opts, r,
+					&mean);
 	} break;
 	case IBFM_PATTERN_RANDOM:
 		run_random(&l, &w, hosts, n, opts, r, &mean);
@@ -501,7 +537,10 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 				add_load(&l, hosts[i], n - 1);
 			fold_all2all(&l, &w, &fo, hosts, n, per_sw, true);
 			close_instance(&l, r, 0, &mean);
+			rc = ibfm_bound_groups(l.bound, &hosts, &n, 1);
 		}
+		if (!rc)
+			note_bound(r, ibfm_bound_all2all(l.bound, false));
 		fold_free(&fo);
 		break;
 	}
@@ -534,6 +573,7 @@ out_quiet:
 	free(per_sw);
 	free(l.load);
 	free(l.touched);
+	ibfm_bound_destroy(l.bound);
 	ibfm_verify_walker_free(&w);
 	return rc;
 }

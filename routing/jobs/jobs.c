@@ -23,6 +23,7 @@
 #include "routing/io/file.h"
 #include "routing/base/grow.h"
 #include "routing/base/rng.h"
+#include "routing/checks/bound.h"
 #include "routing/checks/verify.h"
 #include "routing/state/statedir.h"
 
@@ -446,6 +447,25 @@ void ibfm_jobs_free(struct ibfm_jobs *j)
 	memset(j, 0, sizeof(*j));
 }
 
+/* The cut bound of the rings' flows (a member sends and receives one). */
+static int ring_bound(const struct ibfm_fabric *f, const struct ibfm_jobs *j,
+		      uint32_t *bound)
+{
+	struct ibfm_bound *b;
+	uint32_t ri, i;
+
+	if (ibfm_bound_create(f, j->members, j->nmembers, &b))
+		return -ENOMEM;
+	for (ri = 0; ri < j->nrings; ri++)
+		for (i = j->ring_at[ri]; i < j->ring_at[ri + 1]; i++)
+			if (ibfm_jobs_next(j, ri, i) != j->members[i])
+				ibfm_bound_flow(b, j->members[i],
+						ibfm_jobs_next(j, ri, i));
+	*bound = ibfm_bound_close(b);
+	ibfm_bound_destroy(b);
+	return 0;
+}
+
 int ibfm_jobs_eval(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		   const struct ibfm_jobs *j, struct ibfm_jobs_result *r,
 		   struct ibfm_err *err)
@@ -458,7 +478,7 @@ int ibfm_jobs_eval(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	double sum = 0, speed = 0;
 
 	memset(r, 0, sizeof(*r));
-	if (!load || !path || !len) {
+	if (!load || !path || !len || ring_bound(f, j, &r->lower_bound)) {
 		free(load);
 		free(path);
 		free(len);

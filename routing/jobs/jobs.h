@@ -101,6 +101,8 @@ struct ibfm_jobs_result {
 	uint64_t flows;	       /* ring flows */
 	uint64_t unrouted;     /* of those, dropped or looping */
 	uint32_t max_load;     /* most ring flows on a directed link */
+	uint32_t lower_bound;  /* of max_load, whatever the tables
+				* (routing/checks/bound.h) */
 	uint32_t max_port;     /* a link at max_load (its sending port) */
 	uint32_t links_at_max; /* links at max_load */
 	double mean_flow_bw;   /* mean over flows of 1 / busiest link */

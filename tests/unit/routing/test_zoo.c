@@ -6,13 +6,15 @@
  * Everywhere: every pair reached, CAs and switches alike, and no credit
  * loop with switch sources. On the full non-blocking ones also the
  * balance a non-blocking fabric allows: shift, ring (and per rail)
- * max load 1, all-to-all no heavier than a host link.
+ * max load 1, all-to-all no heavier than a host link. And everywhere
+ * every pattern's lower bound at most its max load.
  */
 #include "test_common.h"
 
 #include <inttypes.h>
 
 #include "routing/engine/ftree.h"
+#include "routing/jobs/jobs.h"
 #include "routing/model/rail.h"
 #include "routing/checks/verify.h"
 #include "zoo.h"
@@ -288,11 +290,65 @@ static void test_leaves_take_the_slot_position_on_three_levels(void **state)
 	assert_b200_load(8, 2, b, sizeof(b) / sizeof(*b));
 }
 
+/* The same for 4 random jobs' rings. */
+static void zjobs_bound(const struct zrouted *r, const struct zoo_fabric *z)
+{
+	struct ibfm_jobs_result jr;
+	struct ibfm_jobs j;
+
+	assert_int_equal(ibfm_jobs_random(r->f, &r->rails, 4, 1, &j, NULL), 0);
+	assert_int_equal(ibfm_jobs_eval(r->f, &r->lfts, &j, &jr, NULL), 0);
+	if (jr.lower_bound < 1 || jr.lower_bound > jr.max_load)
+		fail_msg("%s jobs: lower bound %u, max load %u", z->name,
+			 jr.lower_bound, jr.max_load);
+	ibfm_jobs_free(&j);
+}
+
+/*
+ * The lower bound of every pattern (routing/checks/bound.h) is one no
+ * routing beats: never above the engine's max load, and at least 1.
+ */
+static void test_lower_bound_below_max_load(void **state)
+{
+	const struct zoo_fabric *z;
+	int p;
+
+	(void)state;
+	for (z = zoo; z->name; z++) {
+		struct zrouted r;
+
+		zroute(&r, z);
+		for (p = IBFM_PATTERN_SHIFT; p < IBFM_PATTERN_JOBS; p++) {
+			struct ibfm_pattern_opts o = { .rails = &r.rails,
+						       .count = 20 };
+			struct ibfm_load_result lr;
+
+			if (p >= IBFM_PATTERN_RAIL_RING &&
+			    p <= IBFM_PATTERN_XRAIL_ALL2ALL &&
+			    r.rails.nrails < 2)
+				continue;
+			if (p != IBFM_PATTERN_RANDOM &&
+			    p != IBFM_PATTERN_BISECTION)
+				o.count = 0;
+			assert_int_equal(ibfm_verify_pattern(r.f, &r.lfts, p,
+							     &o, &lr, NULL),
+					 0);
+			if (lr.lower_bound < 1 || lr.lower_bound > lr.max_load)
+				fail_msg("%s %s: lower bound %g, max load %g",
+					 z->name, ibfm_pattern_name(p),
+					 lr.lower_bound, lr.max_load);
+		}
+		zjobs_bound(&r, z);
+		zdone(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_pair_routed_without_credit_loop),
 		cmocka_unit_test(test_full_fabrics_balanced),
+		cmocka_unit_test(test_lower_bound_below_max_load),
 		cmocka_unit_test(test_parallel_links_share_the_load),
 		cmocka_unit_test(test_uneven_runs),
 		cmocka_unit_test(test_core_tier_few_links_gone_cross_rail),
