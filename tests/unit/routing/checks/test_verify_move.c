@@ -16,17 +16,6 @@
 #include "routing/pass/route.h"
 #include "routing/checks/verify.h"
 
-static struct ibfm_fabric *gen(unsigned levels, unsigned radix)
-{
-	struct ibfm_gen_params p = { .levels = levels, .radix = radix };
-	struct ibfm_fabric *f;
-	struct ibfm_err err;
-
-	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
-		fail_msg("%s", err.msg);
-	return f;
-}
-
 /* Whether the path from switch 's' to 'lid' crosses a port in 'lost',
  * hop by hop. */
 static bool path_crosses(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
@@ -179,19 +168,19 @@ static void check_fabric(const char *name, struct ibfm_fabric *f)
 static void test_ftree3_radix8(void **state)
 {
 	(void)state;
-	check_fabric("3-level radix 8", gen(3, 8));
+	check_fabric("3-level radix 8", tree_with_lids(3, 8));
 }
 
 static void test_ftree2_radix16(void **state)
 {
 	(void)state;
-	check_fabric("2-level radix 16", gen(2, 16));
+	check_fabric("2-level radix 16", tree_with_lids(2, 16));
 }
 
 /* No link lost: nothing must move. */
 static void test_nothing_lost(void **state)
 {
-	struct ibfm_fabric *f = gen(2, 8);
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
 	const struct ibfm_route_opts o = { 0 };
 	struct ibfm_route *r = NULL;
 	bool *lost = calloc(f->nports, sizeof(*lost));
