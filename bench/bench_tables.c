@@ -10,8 +10,10 @@
  * one line with a 64-bit FNV-1a hash of every switch's table, then one
  * line per incremental update: the pass after losing each of up to 8
  * switch-to-switch links spread over the fabric (each update on top of
- * the last, as failures come), and its table's hash. Two builds that
- * print the same lines wrote the same tables.
+ * the last, as failures come), its table's hash, the blocks and
+ * entries it changed and the entries whose path crossed the link (what
+ * had to move). Two builds that print the same hashes wrote the same
+ * tables.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -97,9 +99,11 @@ int main(int argc, char **argv)
 		ibfm_fabric_unlink(g, p);
 		if (ibfm_route_update(&pass, g, NULL, &o, &err))
 			die(&err);
-		printf("update %u port %" PRIu32 " %016" PRIx64 " blocks %" PRIu64
-		       "\n",
-		       k, p, hash(&pass->lfts), (uint64_t)pass->delta.blocks);
+		printf("update %u port %" PRIu32 " %016" PRIx64
+		       " blocks %" PRIu64 " changed %" PRIu64
+		       " must_move %" PRIu64 "\n",
+		       k, p, hash(&pass->lfts), (uint64_t)pass->delta.blocks,
+		       pass->delta.entries, pass->must_move);
 	}
 	ibfm_route_destroy(pass);
 	ibfm_fabric_destroy(f);

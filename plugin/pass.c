@@ -173,9 +173,9 @@ static void fast_block(void *ctx, uint64_t guid, uint32_t block,
 /*
  * After the pass: what the fast path wrote since the last one, compared
  * with the pass's tables (P15 and an event when they differ: the pass's
- * tables are sent and win).
+ * tables are sent and win). Returns how many blocks it wrote.
  */
-static void settle_fast_path(struct ibfm_osm *p)
+static size_t settle_fast_path(struct ibfm_osm *p)
 {
 	size_t n;
 	char json[64];
@@ -183,13 +183,13 @@ static void settle_fast_path(struct ibfm_osm *p)
 	p->fast_differs = 0;
 	n = ibfm_fastpath_settle(p->fast, fast_block, p);
 	if (!n)
-		return;
+		return 0;
 	if (!p->fast_differs) {
 		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 			LOG_PREFIX "fast path: this pass routes its %zu blocks "
 				   "the same\n",
 			n);
-		return;
+		return n;
 	}
 	OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 		LOG_PREFIX
@@ -199,6 +199,7 @@ static void settle_fast_path(struct ibfm_osm *p)
 	snprintf(json, sizeof(json), "\"blocks\":%zu,\"differ\":%" PRIu64, n,
 		 p->fast_differs);
 	ibfm_fastpath_note(p->fast, "fast-reroute-differs", json);
+	return n;
 }
 
 /*
@@ -251,6 +252,28 @@ static uint64_t generation_floor(struct ibfm_osm *p)
 	return v;
 }
 
+/*
+ * For the end of the pass's line: what a repair changed against what
+ * had to (the entries whose path crossed a link lost), and the blocks
+ * the fast path wrote since the last pass ('fast'), else "".
+ */
+static const char *change_note(const struct ibfm_route *r, size_t fast,
+			       char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	if (r->incremental)
+		n = snprintf(buf, len,
+			     "; entries changed %" PRIu64
+			     ", must move %" PRIu64,
+			     r->delta.entries, r->must_move);
+	if (fast && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 "; LFT blocks the fast path wrote: %zu", fast);
+	return buf;
+}
+
 static const char *routes_note(const struct ibfm_ftree_stats *st, char *buf,
 			       size_t len)
 {
@@ -281,7 +304,8 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 	struct ibfm_err err;
 	uint64_t blocks, total, floor;
 	double t_lent = ibfm_clock_ms(), t0, ms, t_route, t_copy, t_pub;
-	char lent[64] = "", note[64];
+	char lent[64] = "", note[64], changes[128];
+	size_t fast;
 	bool *sick;
 
 	/* The last pass, lent to the publisher, is about to change. */
@@ -308,7 +332,7 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 	p->fast_opts = o;
 	ibfm_fastpath_set_sm(p->fast, cl_ntoh64(p->osm->subn.sm_port_guid),
 			     cl_ntoh64(p->osm->subn.opt.m_key));
-	settle_fast_path(p);
+	fast = settle_fast_path(p);
 	t_route = ibfm_clock_ms();
 	st = &p->route->stats;
 	blocks = copy_lfts(p, &total);
@@ -329,13 +353,14 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 		"to the publisher %.1f ms%s); LFT blocks to "
 		"send: %" PRIu64 " of %" PRIu64 "; detours %" PRIu64
 		" (switch, LID) entries, %u turn points%s; generation %" PRIu64
-		"\n",
+		"%s\n",
 		p->route->fabric->nswitches, st->lids,
 		p->route->incremental ? "incremental" : "full",
 		st->rails ? ", rail-aware" : "", t_pub - t_lent, t_route - t0,
 		st->threads ? st->threads : 1, t_copy - t_route, t_pub - t_copy,
 		lent, blocks, total, st->detours, st->turns,
-		routes_note(st, note, sizeof(note)), p->generation);
+		routes_note(st, note, sizeof(note)), p->generation,
+		change_note(p->route, fast, changes, sizeof(changes)));
 	hint_allocator(p, p->route->fabric->nswitches);
 	return 0;
 }

@@ -63,8 +63,14 @@ sed -n 's/.*ucast_build_fwd_tables: //p' "$T/opensm.log" | tail -1
 until_ok 300 "$DPID" ibfmd bash -c "'$IBFM' --socket '$T/ibfmd.sock' events --json | grep -q link-missing"
 echo "ibfm events:"
 "$IBFM" --socket "$T/ibfmd.sock" events
-echo "summary: engine ibfm; $(json_num "$T/state/snapshot.json" blocks_changed) of" \
-	"$(json_num "$T/state/snapshot.json" blocks_total) LFT blocks sent for the reroute"
+# The fast path wrote the repair's blocks itself (fast-reroute.log);
+# OpenSM's pass that followed sent only what was left (snapshot.json).
+fast=$(grep '"kind":"fast-reroute"' "$T/state/fast-reroute.log" 2>/dev/null |
+	sed -n 's/.*"blocks":\([0-9]*\).*/\1/p' | tail -1)
+echo "summary: engine ibfm; ${fast:-0} LFT blocks written by the plugin's fast path," \
+	"then $(json_num "$T/state/snapshot.json" blocks_changed) of" \
+	"$(json_num "$T/state/snapshot.json" blocks_total) sent by OpenSM for the reroute"
+grep 'ibfm: routed' "$T/opensm.log" | tail -1 | sed -n 's/.*; generation [0-9]*; /pass: /p'
 
 step 9 "errors on a port: ibfmd reads the PMA counters on every sweep"
 sim_cmd "PerformanceSet \"$leaf\"[20] PortCounters.SymbolErrorCounter=12"

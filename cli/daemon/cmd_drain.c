@@ -42,8 +42,10 @@ static const char drain_usage[] =
 	"link as SWITCH[PORT] (\"leaf-01[19]\"). --dry-run routes a copy of the\n"
 	"fabric without it and reports: every CA pair still reachable, no routing\n"
 	"or credit loop, the new max link load for the pattern (default shift),\n"
-	"and the LFT entries and 64-entry blocks that would change. Without\n"
-	"--topo it asks ibfmd for its last sweep and the plugin's LFTs.\n"
+	"and the LFT entries and 64-entry blocks that would change (and, when\n"
+	"the plugin's repair predicts it, the entries whose path crosses\n"
+	"ELEMENT: those that must move). Without --topo it asks ibfmd for its\n"
+	"last sweep and the plugin's LFTs.\n"
 	"\n"
 	"Without --dry-run, when that check says safe, ibfmd checks it again\n"
 	"itself, puts ELEMENT on the plugin's drain list, OpenSM reroutes around\n"
@@ -66,6 +68,7 @@ struct drain_result {
 	struct ibfm_load_result load;
 	double load_before;
 	uint64_t entries, blocks;
+	uint64_t must_move; /* repaired: entries whose path crossed it */
 	bool repaired; /* predicted by the plugin's repair, not from scratch */
 	bool safe;     /* routing/pass/drainsafe.h */
 };
@@ -157,6 +160,7 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 		goto out;
 	}
 	r->repaired = ds.repaired;
+	r->must_move = ds.repaired ? ds.pass->must_move : 0;
 	r->reach = ds.reach;
 	r->cdg = ds.cdg;
 	r->safe = ds.safe;
@@ -229,6 +233,10 @@ static void print_report(const struct drain_result *r,
 	       r->repaired
 		       ? "the plugin's repair (fewest changes)"
 		       : "a full route (the tables are not ibfm's last pass)");
+	if (r->repaired && r->must_move)
+		printf("  entries that must move %" PRIu64
+		       " (their path crosses it; %.2f changed for each)\n",
+		       r->must_move, (double)r->entries / (double)r->must_move);
 }
 
 /*
@@ -396,6 +404,8 @@ static int cmd_drain(int argc, char **argv)
 		ibfm_json_double(&j, "max_load_before", r.load_before);
 		ibfm_json_uint(&j, "changed_entries", r.entries);
 		ibfm_json_uint(&j, "changed_blocks", r.blocks);
+		if (r.repaired)
+			ibfm_json_uint(&j, "must_move_entries", r.must_move);
 		ibfm_json_str(&j, "predicted_by",
 			      r.repaired ? "repair" : "full route");
 		ibfm_json_obj_end(&j);

@@ -105,7 +105,7 @@ static const char *list_wrong(struct ibfmd_statedir *s, char *buf, size_t len)
 }
 
 /*
- * The plugin's last pass (generation, engine, run, when) and the run
+ * The plugin's last pass (generation, engine, run, when, blocks) and the run
  * now loaded; why a file of theirs does not read, or NULL.
  */
 static const char *routing_seen(struct ibfmd_statedir *s, char *buf, size_t len)
@@ -119,6 +119,7 @@ static const char *routing_seen(struct ibfmd_statedir *s, char *buf, size_t len)
 	s->generation = ibfmd_routing_generation(s->conf->state_dir);
 	memset(&s->routed, 0, sizeof(s->routed));
 	s->engine[0] = s->snap_run[0] = '\0';
+	s->blocks_sent = s->blocks_total = 0;
 	rc = ibfm_smstate_run_read(sd->run, &s->run, &err);
 	s->run_known = !rc;
 	if (rc && rc != -ENOENT) {
@@ -135,6 +136,8 @@ static const char *routing_seen(struct ibfmd_statedir *s, char *buf, size_t len)
 	}
 	snprintf(s->engine, sizeof(s->engine), "%s", snap.engine);
 	snprintf(s->snap_run, sizeof(s->snap_run), "%s", snap.run);
+	s->blocks_sent = snap.blocks_changed;
+	s->blocks_total = snap.blocks_total;
 	return NULL;
 }
 

@@ -90,6 +90,9 @@ struct ibfmd_statedir {
 	uint64_t fast_differs;	   /* passes that routed otherwise */
 	double fast_last_ms;	   /* trap to the last block read back */
 	uint64_t fast_last_blocks; /* blocks that repair wrote */
+	/* snapshot.json: the LFT blocks OpenSM sent for the last pass, of
+	 * its tables' blocks */
+	uint64_t blocks_sent, blocks_total;
 };
 
 /*

@@ -130,7 +130,26 @@ static void cmd_sweep(void *ctx, const struct ibfm_req *req,
 
 /* ---- the fabric ---- */
 
-/* Counts, switch levels and links by rate of the last sweep. */
+/*
+ * What was written to the switches: the LFT blocks OpenSM sent for the
+ * plugin's last pass (of its tables' blocks), and those the fast path
+ * wrote itself in its last repair (OpenSM sends none of them again).
+ */
+static void write_blocks(struct ibfm_json *j, const struct ibfmd_statedir *sd)
+{
+	if (!sd || !sd->generation)
+		return;
+	ibfm_json_obj_begin(j, "lft_blocks");
+	ibfm_json_uint(j, "generation", sd->generation);
+	ibfm_json_uint(j, "sent_by_opensm", sd->blocks_sent);
+	ibfm_json_uint(j, "total", sd->blocks_total);
+	ibfm_json_uint(j, "fast_path_repairs", sd->fast_total);
+	ibfm_json_uint(j, "fast_path_last_repair", sd->fast_last_blocks);
+	ibfm_json_obj_end(j);
+}
+
+/* Counts, switch levels and links by rate of the last sweep, and the
+ * LFT blocks written lately. */
 static void cmd_summary(void *ctx, const struct ibfm_req *req,
 			struct ibfm_json *j)
 {
@@ -177,6 +196,7 @@ static void cmd_summary(void *ctx, const struct ibfm_req *req,
 	ibfm_json_obj_end(j);
 	ibfm_json_uint(j, "expected_differences", d->expected_diffs);
 	ibfm_json_uint(j, "sweeps", d->sweeps);
+	write_blocks(j, core->statedir);
 }
 
 /* ---- counters ---- */

@@ -158,6 +158,18 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 int ibfm_verify_path(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		     uint32_t src, uint32_t lid, uint32_t *ports, uint32_t max);
 
+/*
+ * The entries of the tables 't' of 'f' whose path from their switch to
+ * their LID crosses a link marked in 'lost' (indexed by port of 'f',
+ * whose links are still those the tables were routed on; both ends of
+ * a link marked): what a change that takes those links out must move
+ * (routing/checks/verify_move.c). The count in '*entries'; 0 or
+ * -ENOMEM.
+ */
+int ibfm_verify_must_move(const struct ibfm_fabric *f,
+			  const struct ibfm_lfts *t, const bool *lost,
+			  uint64_t *entries);
+
 /* "shift", "ring", "all2all", "random", "rail-ring", "rail-shift",
  * "rail-alltoall", "xrail-alltoall", "bisection", "jobs"; -1 if none. */
 int ibfm_pattern_parse(const char *s);

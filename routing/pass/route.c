@@ -5,6 +5,7 @@
  */
 #include "routing/pass/route.h"
 #include "routing/base/clock.h"
+#include "routing/checks/verify.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -298,6 +299,7 @@ struct ibfm_route *ibfm_route_copy(struct ibfm_route *r)
 	c->stats = r->stats;
 	c->incremental = r->incremental;
 	c->delta = r->delta;
+	c->must_move = r->must_move;
 	c->drained_links = r->drained_links;
 	c->unhealthy_links = r->unhealthy_links;
 	c->route_ms = r->route_ms;
@@ -447,8 +449,32 @@ differ:
 }
 
 /*
- * Applies the links 'now' lost to the routed fabric and repairs. 'at'
- * maps the routed fabric's nodes to those of 'now' (NULL: the same).
+ * The ports of the routed fabric whose link 'now' lost, both ends
+ * marked (allocated, free() it; NULL when out of memory). 'at' maps the
+ * routed fabric's nodes to those of 'now' (NULL: the same).
+ */
+static bool *lost_ports(const struct ibfm_fabric *f,
+			const struct ibfm_fabric *now, const uint32_t *at)
+{
+	bool *gone = calloc(f->nports + 1, sizeof(*gone));
+	uint32_t i;
+
+	for (i = 0; gone && i < f->nports; i++) {
+		uint32_t n = at ? at[f->ports[i].node] : f->ports[i].node;
+
+		if (f->ports[i].peer != IBFM_NONE &&
+		    (n == IBFM_NONE ||
+		     now->ports[now->nodes[n].port0 + f->ports[i].num].peer ==
+			     IBFM_NONE))
+			gone[i] = gone[f->ports[i].peer] = true;
+	}
+	return gone;
+}
+
+/*
+ * Applies the links 'now' lost to the routed fabric and repairs,
+ * counting first what must move. 'at' maps the routed fabric's nodes
+ * to those of 'now' (NULL: the same).
  */
 static int repair(struct ibfm_route *r, const struct ibfm_fabric *now,
 		  const uint32_t *at, const struct ibfm_route_opts *o,
@@ -457,19 +483,21 @@ static int repair(struct ibfm_route *r, const struct ibfm_fabric *now,
 	struct ibfm_fabric *f = r->fabric;
 	double t0 = ibfm_clock_ms();
 	uint32_t i, lost = 0;
+	bool *gone = lost_ports(f, now, at);
 
+	if (!gone)
+		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	ibfm_jobroute_revert(&r->jobroute, &r->lfts);
+	if (ibfm_verify_must_move(f, &r->lfts, gone, &r->must_move))
+		ibfm_log(&o->log, IBFM_LOG_WARN,
+			 "entries that must move: not counted: out of memory");
 	for (i = 0; i < f->nports; i++) {
-		uint32_t n = at ? at[f->ports[i].node] : f->ports[i].node;
-
-		if (f->ports[i].peer != IBFM_NONE &&
-		    (n == IBFM_NONE ||
-		     now->ports[now->nodes[n].port0 + f->ports[i].num].peer ==
-			     IBFM_NONE)) {
+		if (gone[i] && f->ports[i].peer != IBFM_NONE) {
 			ibfm_fabric_unlink(f, i);
 			lost++;
 		}
 	}
+	free(gone);
 	memset(&r->delta, 0, sizeof(r->delta));
 	/* Nothing lost (the jobs or nothing changed): nothing to repair. */
 	if (lost && ibfm_ftree_update(r->engine, &r->lfts, &r->delta, err)) {

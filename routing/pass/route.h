@@ -23,8 +23,9 @@
  *    ports, GUIDs and LIDs; a switch or CA gone from it counts as all
  *    its links lost, and stays in the routed fabric, unlinked, until a
  *    pass routes from scratch), the previous tables are repaired with
- *    the fewest changes (ibfm_ftree_update); otherwise routed from
- *    scratch;
+ *    the fewest changes (ibfm_ftree_update), having first counted the
+ *    entries whose path crossed a link lost (must_move,
+ *    routing/checks/verify.h); otherwise routed from scratch;
  *  - a pass that leaves connected pairs unrouted (only a credit loop on
  *    one VL would join them) is used all the same and says so (P05);
  *  - a pass that cannot route at all is refused (R01 a root is not a
@@ -110,6 +111,10 @@ struct ibfm_route {
 	/* trees_later: the jobs read by the pass, for ibfm_route_trees
 	 * (moved into the copy by ibfm_route_copy) */
 	struct ibfm_jobs held_jobs;
+	/* incremental: the entries whose path crossed a link the repair
+	 * took out, on the tables before it; what the repair must move
+	 * (one on such a path may stay when the path turns further on) */
+	uint64_t must_move;
 };
 
 /*

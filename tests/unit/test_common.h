@@ -17,6 +17,7 @@
 
 #include "routing/io/json.h"
 #include "routing/model/lft.h"
+#include "routing/topo/gen.h"
 
 /* A temporary file holding 'text'; its path in a static buffer (the
  * next call reuses it), for the caller to unlink. */
@@ -82,6 +83,19 @@ static inline char *json_mem_end(struct json_mem *m)
 {
 	fclose(m->f);
 	return m->buf;
+}
+
+/* A generated fat tree of 'levels' and 'radix', LIDs in node order. */
+static inline struct ibfm_fabric *tree_with_lids(unsigned levels,
+						 unsigned radix)
+{
+	struct ibfm_gen_params p = { .levels = levels, .radix = radix };
+	struct ibfm_fabric *f;
+	struct ibfm_err err;
+
+	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
+		fail_msg("%s", err.msg);
+	return f;
 }
 
 #endif

@@ -11,17 +11,6 @@
 #include "routing/topo/gen.h"
 #include "routing/pass/route.h"
 
-static struct ibfm_fabric *gen(unsigned levels, unsigned radix)
-{
-	struct ibfm_gen_params p = { .levels = levels, .radix = radix };
-	struct ibfm_fabric *f;
-	struct ibfm_err err;
-
-	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
-		fail_msg("%s", err.msg);
-	return f;
-}
-
 static struct ibfm_route *routed(const struct ibfm_fabric *f)
 {
 	const struct ibfm_route_opts o = { 0 };
@@ -127,7 +116,7 @@ static void check_loss(const struct ibfm_fabric *f, const uint32_t *dead,
 
 static void test_leaf_uplink(void **state)
 {
-	struct ibfm_fabric *f = gen(2, 8);
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
 	uint32_t dead = switch_link(f, "leaf-");
 
 	(void)state;
@@ -137,7 +126,7 @@ static void test_leaf_uplink(void **state)
 
 static void test_spine_uplink_3_levels(void **state)
 {
-	struct ibfm_fabric *f = gen(3, 8);
+	struct ibfm_fabric *f = tree_with_lids(3, 8);
 	uint32_t dead[2] = { switch_link(f, "spine-"),
 			     switch_link(f, "leaf-") };
 
@@ -150,7 +139,7 @@ static void test_spine_uplink_3_levels(void **state)
 /* A whole switch: all its links lost (its node stays, unlinked). */
 static void test_whole_spine(void **state)
 {
-	struct ibfm_fabric *f = gen(2, 8);
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
 	uint32_t s = f->ports[f->ports[switch_link(f, "leaf-")].peer].node;
 	uint32_t dead[IBFM_MAX_PORTS], n = 0, i;
 
@@ -240,7 +229,7 @@ static struct ibfm_fabric *without(const struct ibfm_fabric *f, uint32_t gone)
 static void test_switch_gone_from_subnet(void **state)
 {
 	const struct ibfm_route_opts o = { 0 };
-	struct ibfm_fabric *f = gen(2, 8);
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
 	struct ibfm_route *fast = routed(f);
 	uint32_t s = f->ports[f->ports[switch_link(f, "leaf-")].peer].node;
 	uint32_t dead[IBFM_MAX_PORTS], n = 0, i;
@@ -271,7 +260,7 @@ static void test_switch_gone_from_subnet(void **state)
 static void test_nothing_lost(void **state)
 {
 	const struct ibfm_route_opts o = { 0 };
-	struct ibfm_fabric *f = gen(2, 8);
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
 	struct ibfm_route *r = routed(f);
 	uint32_t dead = switch_link(f, "leaf-");
 	struct ibfm_fastplan plan;
@@ -305,7 +294,7 @@ static uint32_t walk(const struct ibfm_fabric *f, uint32_t from,
 
 static void test_paths(void **state)
 {
-	struct ibfm_fabric *f = gen(3, 8);
+	struct ibfm_fabric *f = tree_with_lids(3, 8);
 	uint32_t dead = switch_link(f, "leaf-"), ca, n, *via;
 	bool *avoid = calloc(f->nports, sizeof(*avoid));
 	uint8_t path[64];

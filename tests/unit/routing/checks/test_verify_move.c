@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests of routing/checks/verify_move.c: the entries a change must move,
+ * as the routing pass counts them, against a brute-force walk of every
+ * (switch, LID) path of the tables before the change. An entry on such
+ * a path need not change itself when the path turns further on, so the
+ * repair's entries changed can be fewer than those that must move; it
+ * changes at least every entry sent straight over a lost link. The
+ * ratios printed are of the entries that differ after the repair.
+ */
+#include "test_common.h"
+
+#include <inttypes.h>
+
+#include "routing/topo/gen.h"
+#include "routing/pass/route.h"
+#include "routing/checks/verify.h"
+
+/* Whether the path from switch 's' to 'lid' crosses a port in 'lost',
+ * hop by hop. */
+static bool path_crosses(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+			 const bool *lost, uint32_t s, uint32_t lid)
+{
+	uint32_t dport = ibfm_fabric_port_by_lid(f, lid), hops;
+
+	for (hops = 0; hops <= t->nsw; hops++) {
+		const struct ibfm_node *n = &f->nodes[t->sw_node[s]];
+		uint8_t e = ibfm_lfts_row(t, s)[lid];
+		uint32_t gp, q;
+
+		if (n->port0 == dport || e == 0 || e > n->nports)
+			return false;
+		gp = n->port0 + e;
+		if (lost[gp])
+			return true;
+		q = f->ports[gp].peer;
+		if (q == IBFM_NONE || q == dport ||
+		    !ibfm_node_is_switch(&f->nodes[f->ports[q].node]))
+			return false;
+		s = t->node_sw[f->ports[q].node];
+	}
+	fail_msg("switch %u loops to LID %u", s, lid);
+	return false;
+}
+
+/* Whether switch 's' sends 'lid' straight over a port in 'lost'. */
+static bool sends_over(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
+		       const bool *lost, uint32_t s, uint32_t lid)
+{
+	const struct ibfm_node *n = &f->nodes[t->sw_node[s]];
+	uint8_t e = ibfm_lfts_row(t, s)[lid];
+
+	return e && e <= n->nports && lost[n->port0 + e];
+}
+
+/*
+ * Every (switch, LID) entry of 't' whose path crosses 'lost'; those
+ * that send straight over it (which must change: every other entry on
+ * such a path may stay, its path turning further on) in '*direct'.
+ */
+static uint64_t brute_force(const struct ibfm_fabric *f,
+			    const struct ibfm_lfts *t, const bool *lost,
+			    uint64_t *direct)
+{
+	uint64_t n = 0;
+	uint32_t s, l;
+
+	*direct = 0;
+	for (s = 0; s < t->nsw; s++)
+		for (l = 1; l <= t->top_lid; l++) {
+			if (ibfm_fabric_port_by_lid(f, l) == IBFM_NONE)
+				continue;
+			n += path_crosses(f, t, lost, s, l);
+			*direct += sends_over(f, t, lost, s, l);
+		}
+	return n;
+}
+
+struct worst {
+	double lo, hi;	 /* the fewest and most entries that differ per
+			  * entry whose path crossed */
+	uint64_t checks; /* changes tried */
+};
+
+/*
+ * Routes 'f', takes out the links of the ports in 'lost' (both ends
+ * marked), repairs, and checks what the pass says must move.
+ */
+static void check_loss(const struct ibfm_fabric *f, const bool *lost,
+		       struct worst *w)
+{
+	const struct ibfm_route_opts o = { 0 };
+	struct ibfm_route *r = NULL;
+	struct ibfm_fabric *g;
+	struct ibfm_lfts old;
+	struct ibfm_err err;
+	uint64_t want, direct, diff;
+	double ratio;
+	uint32_t p;
+
+	assert_int_equal(
+		ibfm_route_update(&r, ibfm_fabric_clone(f), NULL, &o, &err), 0);
+	want = brute_force(f, &r->lfts, lost, &direct);
+	assert_int_equal(ibfm_lfts_copy(&old, f, &r->lfts, &err), 0);
+	g = ibfm_fabric_clone(f);
+	for (p = 0; p < g->nports; p++)
+		if (lost[p])
+			ibfm_fabric_unlink(g, p);
+	if (ibfm_route_update(&r, g, NULL, &o, &err))
+		fail_msg("%s", err.msg);
+	assert_true(r->incremental);
+	assert_int_equal(r->must_move, want);
+	assert_true(want > 0);
+	/* The repair counts an entry each time it stores it: at least what
+	 * differs, which is at least what had to change. */
+	ibfm_lfts_diff(&old, &r->lfts, &diff);
+	assert_true(r->delta.entries >= diff);
+	assert_true(diff >= direct);
+	ratio = (double)diff / (double)want;
+	if (!w->checks || ratio < w->lo)
+		w->lo = ratio;
+	if (ratio > w->hi)
+		w->hi = ratio;
+	w->checks++;
+	ibfm_lfts_free(&old);
+	ibfm_route_destroy(r);
+}
+
+/* Every single link and every single switch of 'f' lost, one at a time. */
+static void check_fabric(const char *name, struct ibfm_fabric *f)
+{
+	bool *lost = calloc(f->nports, sizeof(*lost));
+	struct worst links = { 0 }, switches = { 0 };
+	uint32_t p, n, i;
+
+	assert_non_null(lost);
+	for (p = 0; p < f->nports; p++) {
+		uint32_t q = f->ports[p].peer;
+
+		if (q == IBFM_NONE || q < p)
+			continue;
+		lost[p] = lost[q] = true;
+		check_loss(f, lost, &links);
+		lost[p] = lost[q] = false;
+	}
+	for (n = 0; n < f->nnodes; n++) {
+		const struct ibfm_node *s = &f->nodes[n];
+
+		if (!ibfm_node_is_switch(s))
+			continue;
+		memset(lost, 0, f->nports * sizeof(*lost));
+		for (i = 1; i <= s->nports; i++)
+			if (f->ports[s->port0 + i].peer != IBFM_NONE)
+				lost[s->port0 + i] =
+					lost[f->ports[s->port0 + i].peer] =
+						true;
+		check_loss(f, lost, &switches);
+	}
+	print_message("%s: entries that differ / must move: %.2f-%.2f (worst "
+		      "%.2f) over %" PRIu64 " links, %.2f-%.2f (worst %.2f) "
+		      "over %" PRIu64 " switches\n",
+		      name, links.lo, links.hi, links.hi, links.checks,
+		      switches.lo, switches.hi, switches.hi, switches.checks);
+	free(lost);
+	ibfm_fabric_destroy(f);
+}
+
+static void test_ftree3_radix8(void **state)
+{
+	(void)state;
+	check_fabric("3-level radix 8", tree_with_lids(3, 8));
+}
+
+static void test_ftree2_radix16(void **state)
+{
+	(void)state;
+	check_fabric("2-level radix 16", tree_with_lids(2, 16));
+}
+
+/* No link lost: nothing must move. */
+static void test_nothing_lost(void **state)
+{
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
+	const struct ibfm_route_opts o = { 0 };
+	struct ibfm_route *r = NULL;
+	bool *lost = calloc(f->nports, sizeof(*lost));
+	struct ibfm_err err;
+	uint64_t n = 1;
+
+	(void)state;
+	assert_int_equal(
+		ibfm_route_update(&r, ibfm_fabric_clone(f), NULL, &o, &err), 0);
+	assert_int_equal(ibfm_verify_must_move(f, &r->lfts, lost, &n), 0);
+	assert_int_equal(n, 0);
+	free(lost);
+	ibfm_route_destroy(r);
+	ibfm_fabric_destroy(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nothing_lost),
+		cmocka_unit_test(test_ftree3_radix8),
+		cmocka_unit_test(test_ftree2_radix16),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
