@@ -528,7 +528,7 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 	struct jobs *js = ctx;
 	const char *id = ibfm_req_str(req, "id");
 	const char *order_arg = ibfm_req_str(req, "order");
-	char hosts_buf[IBFM_REQ_MAX_STR], order_buf[IBFM_REQ_MAX_STR];
+	char *hosts_buf = NULL, *order_buf = NULL;
 	char **hosts = NULL, **order = NULL, **ring, why[IBFM_ERR_MSG_MAX];
 	const char *wrong = cannot_change(js, why, sizeof(why)), *member;
 	const struct ibfm_joblist_job *holder;
@@ -551,11 +551,10 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 			id, IBFM_JOBLIST_ID_MAX);
 		return;
 	}
-	snprintf(hosts_buf, sizeof(hosts_buf), "%s",
-		 ibfm_req_str(req, "hosts"));
-	snprintf(order_buf, sizeof(order_buf), "%s",
-		 order_arg ? order_arg : "");
-	if (split(hosts_buf, &hosts, &n) ||
+	/* Copies, cut in place: the request's own are kept as they came. */
+	hosts_buf = strdup(ibfm_req_str(req, "hosts"));
+	order_buf = strdup(order_arg ? order_arg : "");
+	if (!hosts_buf || !order_buf || split(hosts_buf, &hosts, &n) ||
 	    (order_arg && split(order_buf, &order, &norder))) {
 		ibfm_ctl_error(j, NULL, "out of memory");
 		goto out;
@@ -598,6 +597,8 @@ out:
 	ibfm_joblist_free(&l);
 	free(hosts);
 	free(order);
+	free(hosts_buf);
+	free(order_buf);
 }
 
 static void cmd_end(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
