@@ -318,13 +318,12 @@ static bool get_word(struct scan *sc, const char *word)
 
 static int get_value(struct scan *sc, struct value *v, struct ibfm_err *err)
 {
-	int rc;
-
 	skip(sc);
 	memset(v, 0, sizeof(*v));
 	if (sc->s < sc->e && *sc->s == '"') {
+		int rc = get_string_alloc(sc, &v->str);
+
 		v->type = IBFM_ARG_STR;
-		rc = get_string_alloc(sc, &v->str);
 		if (rc == -ENOMEM)
 			return ibfm_err_set(err, rc, "out of memory");
 		if (rc)

@@ -270,7 +270,6 @@ static void process_lines(struct client *c)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
 	size_t len = evbuffer_get_length(in);
-	char why[64];
 	long taken;
 
 	if (!len || c->conn.later)
@@ -278,6 +277,8 @@ static void process_lines(struct client *c)
 	taken = ibfm_frame_lines((const char *)evbuffer_pullup(in, -1), len,
 				 IBFM_CTL_MAX_LINE, &c->seen, answer, c);
 	if (taken < 0) {
+		char why[64];
+
 		IBFMD_WARN_RL("a client sent a line over %d bytes: dropped",
 			      IBFM_CTL_MAX_LINE);
 		snprintf(why, sizeof(why), "request longer than %d bytes",
