@@ -45,8 +45,9 @@ static const char job_usage[] =
 	"the job stays registered).\n";
 
 /*
- * The host list in 'path' ("-": stdin), its lines joined by commas into
- * '*out' (malloc'ed), blank lines skipped; prints why not.
+ * The host list in 'path' ("-": stdin), its lines (blanks at either end
+ * cut) joined by commas into '*out' (malloc'ed), blank lines skipped;
+ * prints why not.
  */
 static int read_hosts_file(const char *path, char **out)
 {
@@ -62,9 +63,12 @@ static int read_hosts_file(const char *path, char **out)
 	m = open_memstream(&joined, &len);
 	while (m && getline(&line, &cap, in) != -1) {
 		char *h = line + strspn(line, " \t\r\n");
+		size_t n = strlen(h);
 
-		h[strcspn(h, " \t\r\n")] = '\0';
-		if (*h)
+		/* Blanks at either end only: an HCA is "node017 mlx5_3". */
+		while (n && strchr(" \t\r\n", h[n - 1]))
+			h[--n] = '\0';
+		if (n)
 			fprintf(m, "%s%s", ftell(m) ? "," : "", h);
 	}
 	if (m)

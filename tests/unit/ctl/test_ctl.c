@@ -7,6 +7,7 @@
 #include "test_common.h"
 
 #include "ctl/ctl.h"
+#include "ctl_answer.h"
 #include "json_escapes.h"
 
 #define REQ(n, t)                                                              \
@@ -66,25 +67,9 @@ static void path(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 	ibfm_json_int(j, "top", ibfm_req_int(req, "top", -1));
 }
 
-/* The reply to 'line', without its newline, in a static buffer. */
-static const char *answer(struct ibfm_ctl *c, const char *line, size_t len)
-{
-	static char out[4096];
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-
-	ibfm_ctl_handle(c, line, len, f);
-	fclose(f);
-	assert_true(n > 0 && buf[n - 1] == '\n');
-	snprintf(out, sizeof(out), "%.*s", (int)n - 1, buf);
-	free(buf);
-	return out;
-}
-
 static const char *ask(struct ibfm_ctl *c, const char *line)
 {
-	return answer(c, line, strlen(line));
+	return ctl_answer(c, line, strlen(line));
 }
 
 static void start(struct ibfm_ctl *c)
@@ -104,11 +89,11 @@ static void test_requests_and_replies(void **state)
 
 	(void)state;
 	start(&c);
-	assert_string_equal(answer(&c, big, strlen(big)),
+	assert_string_equal(ctl_answer(&c, big, strlen(big)),
 			    "{\"hello\":\"world\",\"since\":-1}");
-	assert_string_equal(answer(&c, spaced, strlen(spaced)),
+	assert_string_equal(ctl_answer(&c, spaced, strlen(spaced)),
 			    "{\"hello\":\"world\",\"since\":42}");
-	assert_string_equal(answer(&c, "{\"cmd\":\"version\"}", 17),
+	assert_string_equal(ctl_answer(&c, "{\"cmd\":\"version\"}", 17),
 			    "{\"version\":\"9.9\"}");
 	assert_string_equal(ask(&c, "{\"cmd\":\"path\",\"src\":\"a\",\"dst\":"
 				    "\"b\",\"all_lids\":true,\"top\":-3}"),
@@ -324,12 +309,12 @@ static void test_bad_requests_get_errors(void **state)
 	(void)state;
 	start(&c);
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++)
-		if (strncmp(answer(&c, bad[i], strlen(bad[i])),
+		if (strncmp(ctl_answer(&c, bad[i], strlen(bad[i])),
 			    "{\"error\":", 9))
 			fail_msg("no error for \"%s\"", bad[i]);
 	huge = malloc(IBFM_CTL_MAX_LINE + 10);
 	memset(huge, ' ', IBFM_CTL_MAX_LINE + 10);
-	assert_non_null(strstr(answer(&c, huge, IBFM_CTL_MAX_LINE + 10),
+	assert_non_null(strstr(ctl_answer(&c, huge, IBFM_CTL_MAX_LINE + 10),
 			       "longer than 1048576 bytes"));
 	free(huge);
 }
@@ -701,7 +686,7 @@ static void test_audit_hook(void **state)
 	assert_string_equal(told.outcome, "denied");
 	assert_string_equal(told.cmd, "hello");
 	/* The daemon itself: allowed, audited as no peer. */
-	answer(&c, ZAP, strlen(ZAP));
+	ctl_answer(&c, ZAP, strlen(ZAP));
 	assert_int_equal(told.n, 6);
 	assert_false(told.peer);
 	/* Not a request of any command: nothing to audit. */

@@ -8,6 +8,7 @@
 #include "test_common.h"
 
 #include "ctl/ctl.h"
+#include "ctl_answer.h"
 
 #define NHOSTS 10000
 
@@ -96,21 +97,6 @@ static void start_job(void *ctx, const struct ibfm_req *req,
 	ibfm_json_uint(j, "bytes", seen.len);
 }
 
-/* The reply to 'line' ('len' bytes), newline cut, in a static buffer. */
-static const char *answer(struct ibfm_ctl *c, const char *line, size_t len)
-{
-	static char out[512];
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-
-	ibfm_ctl_handle(c, line, len, f);
-	fclose(f);
-	snprintf(out, sizeof(out), "%.*s", n ? (int)n - 1 : 0, buf);
-	free(buf);
-	return out;
-}
-
 /*
  * Through the dispatcher: a job of 10,000 servers is answered; a line of
  * IBFM_CTL_MAX_LINE bytes is parsed, one more byte is refused saying so;
@@ -129,17 +115,17 @@ static void test_limit(void **state)
 	assert_int_equal(ibfm_ctl_register(&c, "job-start", start_job, NULL),
 			 0);
 	line = start_line("j1", hosts);
-	assert_string_equal(answer(&c, line, strlen(line)),
+	assert_string_equal(ctl_answer(&c, line, strlen(line)),
 			    "{\"bytes\":149999}");
 	free(line);
 
 	huge = malloc(IBFM_CTL_MAX_LINE + 1);
 	memset(huge, ' ', IBFM_CTL_MAX_LINE + 1);
 	memcpy(huge, "{\"cmd\":\"version\"}", 17);
-	assert_string_equal(answer(&c, huge, IBFM_CTL_MAX_LINE),
+	assert_string_equal(ctl_answer(&c, huge, IBFM_CTL_MAX_LINE),
 			    "{\"version\":\"9.9\"}");
 	assert_string_equal(
-		answer(&c, huge, IBFM_CTL_MAX_LINE + 1),
+		ctl_answer(&c, huge, IBFM_CTL_MAX_LINE + 1),
 		"{\"error\":\"request longer than 1048576 bytes\"}");
 	free(huge);
 
