@@ -20,7 +20,9 @@ struct ibfm_ctl_later {
 	int i;				  /* its handler (registered()) */
 	void (*cancel)(void *arg);
 	void *arg;
-	struct ibfm_req req; /* a copy: the feature reads it until the end */
+	/* the request, its strings owned from here on: the feature reads
+	 * it until the end */
+	struct ibfm_req req;
 };
 
 void ibfm_ctl_init(struct ibfm_ctl *c, const struct ibfm_cmd *table,
@@ -255,51 +257,71 @@ static void audited(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
 	free(reply);
 }
 
+/*
+ * Answers the request parsed from a line into 'req' ('rc' and 'err' as
+ * ibfm_req_parse() left them).
+ */
+static void handle(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
+		   struct ibfm_req *req, int rc, struct ibfm_err *err,
+		   FILE *out)
+{
+	char why[IBFM_ERR_MSG_MAX];
+	int i;
+
+	/* Known to be of a class: who asks comes before how it is asked. */
+	if (req->cmd &&
+	    !allowed(&c->access, peer, req->cmd, why, sizeof(why))) {
+		audited(c, peer, req, -1, "denied", why,
+			IBFM_CTL_ERR_PERMISSION, out);
+		return;
+	}
+	if (rc && req->cmd && req->cmd->cls != IBFM_CMD_READ) {
+		audited(c, peer, req, -1, "invalid", err->msg, NULL, out);
+		return;
+	}
+	if (rc) {
+		reply_error(out, err->msg);
+		return;
+	}
+	i = registered(c, req->cmd);
+	if (i < 0 && !builtin(req->cmd)) {
+		/* Declared, but no feature of this daemon answers it. */
+		snprintf(
+			err->msg, sizeof(err->msg),
+			"unknown command \"%s\" (not served by this ibfmd; see list-commands)",
+			req->cmd->name);
+		reply_error(out, err->msg);
+		return;
+	}
+	c->now.peer = peer;
+	c->now.req = req;
+	if (req->cmd->cls != IBFM_CMD_READ)
+		audited(c, peer, req, i, NULL, NULL, NULL, out);
+	else
+		answer(c, req, i, out);
+	c->now.req = NULL;
+}
+
 void ibfm_ctl_handle_from(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
 			  const char *line, size_t len, FILE *out)
 {
 	struct ibfm_req req;
 	struct ibfm_err err;
-	char why[IBFM_ERR_MSG_MAX];
-	int i, rc;
+	int rc;
 
 	if (len > IBFM_CTL_MAX_LINE) {
-		reply_error(out, "request longer than 65536 bytes");
+		snprintf(err.msg, sizeof(err.msg),
+			 "request longer than %d bytes", IBFM_CTL_MAX_LINE);
+		reply_error(out, err.msg);
 		return;
 	}
 	memset(&req, 0, sizeof(req));
 	rc = ibfm_req_parse(&req, c->table, line, len, &err);
-	/* Known to be of a class: who asks comes before how it is asked. */
-	if (req.cmd && !allowed(&c->access, peer, req.cmd, why, sizeof(why))) {
-		audited(c, peer, &req, -1, "denied", why,
-			IBFM_CTL_ERR_PERMISSION, out);
-		return;
-	}
-	if (rc && req.cmd && req.cmd->cls != IBFM_CMD_READ) {
-		audited(c, peer, &req, -1, "invalid", err.msg, NULL, out);
-		return;
-	}
-	if (rc) {
-		reply_error(out, err.msg);
-		return;
-	}
-	i = registered(c, req.cmd);
-	if (i < 0 && !builtin(req.cmd)) {
-		/* Declared, but no feature of this daemon answers it. */
-		snprintf(
-			err.msg, sizeof(err.msg),
-			"unknown command \"%s\" (not served by this ibfmd; see list-commands)",
-			req.cmd->name);
-		reply_error(out, err.msg);
-		return;
-	}
-	c->now.peer = peer;
-	c->now.req = &req;
-	if (req.cmd->cls != IBFM_CMD_READ)
-		audited(c, peer, &req, i, NULL, NULL, NULL, out);
-	else
-		answer(c, &req, i, out);
-	c->now.req = NULL;
+	c->now.kept = NULL;
+	handle(c, peer, &req, rc, &err, out);
+	/* A request kept open owns its strings now (ibfm_ctl_defer()). */
+	if (!c->now.kept)
+		ibfm_req_free(&req);
 }
 
 void ibfm_ctl_handle_conn(struct ibfm_ctl *c, const struct ibfm_ctl_peer *peer,
@@ -338,7 +360,7 @@ struct ibfm_ctl_later *ibfm_ctl_defer(struct ibfm_ctl *c,
 		l->c = c;
 		l->conn = c->now.conn;
 		l->peer = c->now.peer;
-		l->req = *c->now.req;
+		l->req = *c->now.req; /* its strings too: handle_from() */
 		l->i = registered(c, l->req.cmd);
 		l->conn->later = l;
 	}
@@ -366,6 +388,7 @@ static void deliver(struct ibfm_ctl_later *l, const char *buf, size_t len,
 								  : "ok";
 		audit(l->c, l->peer, &l->req, outcome, buf, len);
 	}
+	ibfm_req_free(&l->req);
 	free(l);
 	if (send)
 		conn->send(conn, buf, len);

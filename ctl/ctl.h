@@ -26,7 +26,8 @@
  * told to forget the request (its cancel callback) when its client
  * hangs up first, or when IBFM_CTL_LATER_MS pass first: the client is
  * then told {"error": "no verdict within ... s"}. Either way what the
- * request held is freed in one place, here.
+ * request held (its strings, ctl/req.h) is freed in one place, here:
+ * the request kept open owns them from ibfm_ctl_defer() on.
  *
  * Who may ask what (docs/security.md): the socket hands each request
  * its peer's credentials as the kernel gave them. Root and the daemon's
@@ -49,7 +50,7 @@
 #include "ctl/req.h"
 #include "routing/io/json.h"
 
-#define IBFM_CTL_MAX_LINE 65536
+#define IBFM_CTL_MAX_LINE IBFM_REQ_MAX_LINE /* a request's bytes */
 #define IBFM_CTL_MAX_CMDS 32
 #define IBFM_CTL_LATER_MS 60000 /* a request kept open: answered by then */
 
@@ -126,7 +127,7 @@ struct ibfm_ctl {
 	struct {
 		struct ibfm_ctl_conn *conn; /* NULL: it cannot be kept */
 		const struct ibfm_ctl_peer *peer;
-		const struct ibfm_req *req;
+		struct ibfm_req *req; /* its strings move to a kept one */
 		struct ibfm_ctl_later *kept;	/* by ibfm_ctl_defer() */
 		struct ibfm_ctl_later *resumed; /* ibfm_ctl_later_resume() */
 	} now;

@@ -25,11 +25,14 @@
 
 #define KEY_MAX 64
 
-/* What a JSON value was: the argument types, as the scanner sees them. */
+/*
+ * What a JSON value was: the argument types, as the scanner sees them;
+ * a string malloc'ed to its size (whoever takes the value frees it).
+ */
 struct value {
 	enum ibfm_arg_type type;
 	long long num;
-	char str[IBFM_REQ_MAX_STR];
+	char *str;
 };
 
 int ibfm_req_init(struct ibfm_req *r, const struct ibfm_cmd *table,
@@ -57,12 +60,23 @@ static int unknown_arg(const struct ibfm_req *r, const char *name,
 			    names[0] ? "expected: " : "it takes none", names);
 }
 
+void ibfm_req_free(struct ibfm_req *r)
+{
+	unsigned i;
+
+	for (i = 0; i < IBFM_CMD_MAX_ARGS; i++) {
+		free(r->v[i].str);
+		r->v[i].str = NULL;
+		r->v[i].set = false;
+	}
+}
+
 /*
- * Stores 'v' as argument 'i', checking its type: a boolean takes 0 and 1
- * as well, as older clients sent them.
+ * Whether 'v' may be argument 'i': not given yet, of its type (a
+ * boolean takes 0 and 1 as well, as older clients sent them).
  */
-static int put(struct ibfm_req *r, unsigned i, const struct value *v,
-	       struct ibfm_err *err)
+static int check_put(const struct ibfm_req *r, unsigned i,
+		     const struct value *v, struct ibfm_err *err)
 {
 	const struct ibfm_arg *a = &r->cmd->args[i];
 	bool ok = v->type == a->type ||
@@ -79,9 +93,24 @@ static int put(struct ibfm_req *r, unsigned i, const struct value *v,
 				    a->name, r->cmd->name,
 				    a->type == IBFM_ARG_INT ? "an" : "a",
 				    ibfm_cmd_type_name(a->type));
+	return 0;
+}
+
+/* Stores 'v' as argument 'i' if it may be; takes v->str in every case. */
+static int put(struct ibfm_req *r, unsigned i, struct value *v,
+	       struct ibfm_err *err)
+{
+	char *str = v->str;
+	int rc = check_put(r, i, v, err);
+
+	v->str = NULL;
+	if (rc) {
+		free(str);
+		return rc;
+	}
 	r->v[i].set = true;
 	r->v[i].num = v->num;
-	memcpy(r->v[i].str, v->str, sizeof(v->str));
+	r->v[i].str = str;
 	return 0;
 }
 
@@ -95,13 +124,15 @@ static int from_text(struct ibfm_req *r, unsigned i, const char *text,
 	struct value v = { .type = a->type };
 	char *end;
 
-	if (strlen(text) >= sizeof(v.str))
+	if (strlen(text) > IBFM_REQ_MAX_LINE)
 		return ibfm_err_set(
 			err, -EINVAL,
-			"argument \"%s\" for \"%s\" is longer than %d bytes",
-			a->name, r->cmd->name, IBFM_REQ_MAX_STR - 1);
+			"argument \"%s\" for \"%s\" is longer than a request line may be (%d bytes)",
+			a->name, r->cmd->name, IBFM_REQ_MAX_LINE);
 	if (a->type == IBFM_ARG_STR) {
-		strcpy(v.str, text);
+		v.str = strdup(text);
+		if (!v.str)
+			return ibfm_err_set(err, -ENOMEM, "out of memory");
 		return put(r, i, &v, err);
 	}
 	if (a->type == IBFM_ARG_INT) {
@@ -225,6 +256,35 @@ static bool get_string(struct scan *sc, char *out, size_t len)
 	return true;
 }
 
+/*
+ * A "string" into '*out', malloc'ed to its size: -EINVAL when bad,
+ * -ENOMEM. Its end is found first (the escapes are skipped whole).
+ */
+static int get_string_alloc(struct scan *sc, char **out)
+{
+	const char *q;
+	size_t len;
+
+	*out = NULL;
+	if (!take(sc, '"'))
+		return -EINVAL;
+	for (q = sc->s; q < sc->e && *q != '"'; q += *q == '\\' ? 2 : 1)
+		;
+	if (q >= sc->e)
+		return -EINVAL;
+	len = (size_t)(q - sc->s) + 1; /* no escape decodes longer */
+	*out = malloc(len);
+	if (!*out)
+		return -ENOMEM;
+	if (!ibfm_jsonstr_read(sc->s, q + 1, *out, len)) {
+		free(*out);
+		*out = NULL;
+		return -EINVAL;
+	}
+	sc->s = q + 1;
+	return 0;
+}
+
 /* An integer of up to 18 digits (the line need not end in a NUL). */
 static bool get_int(struct scan *sc, long long *v)
 {
@@ -261,10 +321,14 @@ static int get_value(struct scan *sc, struct value *v, struct ibfm_err *err)
 	skip(sc);
 	memset(v, 0, sizeof(*v));
 	if (sc->s < sc->e && *sc->s == '"') {
+		int rc = get_string_alloc(sc, &v->str);
+
 		v->type = IBFM_ARG_STR;
-		if (!get_string(sc, v->str, sizeof(v->str)))
-			return ibfm_err_set(err, -EINVAL,
-					    "unterminated or too long string");
+		if (rc == -ENOMEM)
+			return ibfm_err_set(err, rc, "out of memory");
+		if (rc)
+			return ibfm_err_set(
+				err, rc, "unterminated string or bad escape");
 		return 0;
 	}
 	v->type = IBFM_ARG_BOOL;
@@ -282,8 +346,8 @@ static int get_value(struct scan *sc, struct value *v, struct ibfm_err *err)
 }
 
 /*
- * The next member into 'key' and 'v': 1, 0 at the object's end, or
- * -EINVAL when the text is not what a request holds.
+ * The next member into 'key' and 'v' (v->str to be freed): 1, 0 at the
+ * object's end, or -EINVAL when the text is not what a request holds.
  */
 static int next_member(struct scan *sc, char *key, struct value *v,
 		       struct ibfm_err *err)
@@ -298,13 +362,14 @@ static int next_member(struct scan *sc, char *key, struct value *v,
 	skip(sc);
 	if (!get_string(sc, key, KEY_MAX) || !take(sc, ':'))
 		return ibfm_err_set(err, -EINVAL, "expected \"key\": value");
-	if (get_value(sc, v, err))
-		return -EINVAL;
-	return 1;
+	return get_value(sc, v, err) ? -EINVAL : 1;
 }
 
-/* Finds "cmd" and checks the syntax of the whole line. */
-static int find_cmd(const char *line, size_t len, char *cmd,
+/*
+ * Finds "cmd" into '*cmd' (malloc'ed; the caller frees it in every case)
+ * and checks the syntax of the whole line.
+ */
+static int find_cmd(const char *line, size_t len, char **cmd,
 		    struct ibfm_err *err)
 {
 	struct scan sc = { line, line + len, true };
@@ -312,56 +377,74 @@ static int find_cmd(const char *line, size_t len, char *cmd,
 	struct value v;
 	int rc;
 
-	cmd[0] = '\0';
+	*cmd = NULL;
 	if (!take(&sc, '{'))
 		return ibfm_err_set(
 			err, -EINVAL,
 			"expected a JSON object such as {\"cmd\": \"status\"}");
 	while ((rc = next_member(&sc, key, &v, err)) > 0) {
-		if (strcmp(key, "cmd"))
+		if (strcmp(key, "cmd")) {
+			free(v.str);
 			continue;
-		if (v.type != IBFM_ARG_STR || !v.str[0])
-			return ibfm_err_set(err, -EINVAL,
-					    "\"cmd\" must be a command's name");
-		if (cmd[0])
-			return ibfm_err_set(err, -EINVAL,
-					    "\"cmd\" given twice");
-		memcpy(cmd, v.str, sizeof(v.str));
+		}
+		if (v.type != IBFM_ARG_STR || !v.str[0] || *cmd) {
+			bool named = v.type == IBFM_ARG_STR && v.str[0];
+
+			free(v.str);
+			return ibfm_err_set(
+				err, -EINVAL, "%s",
+				named ? "\"cmd\" given twice"
+				      : "\"cmd\" must be a command's name");
+		}
+		*cmd = v.str;
 	}
 	if (rc)
 		return rc;
 	skip(&sc);
 	if (sc.s != sc.e)
 		return ibfm_err_set(err, -EINVAL, "text after the object");
-	if (!cmd[0])
+	if (!*cmd)
 		return ibfm_err_set(err, -EINVAL, "no \"cmd\"");
 	return 0;
+}
+
+/* The arguments of the line, after "cmd" was found: into 'r'. */
+static int read_args(struct ibfm_req *r, const char *line, size_t len,
+		     struct ibfm_err *err)
+{
+	struct scan sc = { line, line + len, true };
+	char key[KEY_MAX];
+	struct value v;
+	int rc, i;
+
+	take(&sc, '{');
+	while (next_member(&sc, key, &v, err) > 0) {
+		if (!strcmp(key, "cmd")) {
+			free(v.str);
+			continue;
+		}
+		i = ibfm_cmd_arg(r->cmd, key);
+		if (i < 0) {
+			free(v.str);
+			return unknown_arg(r, key, err);
+		}
+		rc = put(r, (unsigned)i, &v, err);
+		if (rc)
+			return rc;
+	}
+	return ibfm_req_check(r, err);
 }
 
 int ibfm_req_parse(struct ibfm_req *r, const struct ibfm_cmd *table,
 		   const char *line, size_t len, struct ibfm_err *err)
 {
-	struct scan sc = { line, line + len, true };
-	char cmd[IBFM_REQ_MAX_STR], key[KEY_MAX];
-	struct value v;
-	int rc, i;
+	char *cmd;
+	int rc = find_cmd(line, len, &cmd, err);
 
-	rc = find_cmd(line, len, cmd, err);
 	if (!rc)
 		rc = ibfm_req_init(r, table, cmd, err);
-	if (rc)
-		return rc;
-	take(&sc, '{');
-	while (next_member(&sc, key, &v, err) > 0) {
-		if (!strcmp(key, "cmd"))
-			continue;
-		i = ibfm_cmd_arg(r->cmd, key);
-		rc = i < 0 ? unknown_arg(r, key, err)
-			   : put(r, (unsigned)i, &v, err);
-		if (rc)
-			return rc;
-	}
-	return ibfm_req_check(r, err);
+	free(cmd);
+	return rc ? rc : read_args(r, line, len, err);
 }
 
 /*

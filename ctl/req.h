@@ -18,9 +18,14 @@
  * with a message that names the argument and the command; the CLI with
  * ibfm_req_set() or ibfm_req_words() from text ("since=5", or "5" by
  * position in the table's order), then ibfm_req_check() and
- * ibfm_req_encode(). Handlers read it with the accessors below. Nothing
- * here allocates except ibfm_req_encode(); a request is plain data
- * needing no free, some 128 KiB: fine on a main thread's stack.
+ * ibfm_req_encode(). Handlers read it with the accessors below.
+ *
+ * A request owns its string arguments, each allocated to its size (a
+ * job's host list may be some 160 KB: 10,000 servers); the rest of it
+ * is a few hundred bytes, fine on a stack. ibfm_req_free() frees them:
+ * once, after ibfm_req_init() or ibfm_req_parse(), whatever they
+ * returned. What bounds a string is the line it came in
+ * (IBFM_REQ_MAX_LINE).
  */
 
 #include <stdbool.h>
@@ -30,22 +35,24 @@
 #include "routing/base/err.h"
 
 /*
- * A string argument's bytes, NUL included: room for a job's host list
- * (job-start), some 1,600 servers; a request is 8 of them at most.
+ * A request line's bytes, newline excluded: room for a job's host list
+ * (job-start) of some 60,000 servers named as "gpu-node-10000". A
+ * string argument is refused longer than that: it could not be sent.
  */
-#define IBFM_REQ_MAX_STR 16384
+#define IBFM_REQ_MAX_LINE (1 << 20)
 
 struct ibfm_req {
 	const struct ibfm_cmd *cmd; /* its entry in the table */
 	struct ibfm_req_val {
-		bool set;      /* given in the request */
-		long long num; /* an integer; a boolean as 0 or 1 */
-		char str[IBFM_REQ_MAX_STR]; /* a string */
-	} v[IBFM_CMD_MAX_ARGS];		    /* by the index of cmd->args */
+		bool set;	/* given in the request */
+		long long num;	/* an integer; a boolean as 0 or 1 */
+		char *str;	/* a string, owned: ibfm_req_free() */
+	} v[IBFM_CMD_MAX_ARGS]; /* by the index of cmd->args */
 };
 
 /*
- * Starts an empty request for command 'name' of 'table'. 0, or -ENOENT
+ * Starts an empty request for command 'name' of 'table' (whatever 'r'
+ * held is forgotten, not freed). 0, or -ENOENT
  * (with 'err', which may be NULL, saying so) when the table has none.
  */
 int ibfm_req_init(struct ibfm_req *r, const struct ibfm_cmd *table,
@@ -81,6 +88,9 @@ int ibfm_req_check(const struct ibfm_req *r, struct ibfm_err *err);
  */
 int ibfm_req_parse(struct ibfm_req *r, const struct ibfm_cmd *table,
 		   const char *line, size_t len, struct ibfm_err *err);
+
+/* Frees the strings 'r' owns and empties it; again is harmless. */
+void ibfm_req_free(struct ibfm_req *r);
 
 /*
  * The request as one line of JSON ending in '\n', malloc'ed (the caller

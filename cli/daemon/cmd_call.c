@@ -103,9 +103,11 @@ static int cmd_call(int argc, char **argv)
 		rc = ibfm_req_check(&r, &err);
 	if (rc) {
 		cli_error("call: %s (see ibfm call --help)", err.msg);
+		ibfm_req_free(&r);
 		return CLI_USAGE;
 	}
 	rc = cli_ask(&r, &reply);
+	ibfm_req_free(&r);
 	if (reply && (rc == CLI_OK || json))
 		print_reply(reply, json);
 	free(reply);

@@ -5,6 +5,7 @@
  * can pass $SLURM_JOB_NODELIST as it is; start and end then follow the
  * confirmation on the switches (job-status) until it ends or times out.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@
 #include "routing/io/json.h"
 
 static const char job_usage[] =
-	"Usage: ibfm job start ID --hosts LIST [--order LIST] [--socket PATH]\n"
+	"Usage: ibfm job start ID {--hosts LIST | --hosts-file FILE}\n"
+	"                      [--order LIST] [--socket PATH]\n"
 	"                      [--timeout S] [--json]\n"
 	"       ibfm job end ID [--socket PATH] [--timeout S] [--json]\n"
 	"       ibfm job list [--socket PATH] [--json]\n"
@@ -31,12 +33,56 @@ static const char job_usage[] =
 	"space) or HCAs (a whole description), or a Slurm host list such as\n"
 	"node[001-004,007],gpu12 ($SLURM_JOB_NODELIST). The ring order is\n"
 	"--order (the same hosts, as NCCL orders its ranks), else --hosts as\n"
-	"listed. ID: up to 64 printable characters, no blank, '#' or ','.\n"
+	"listed. --hosts-file FILE (- for stdin) holds LIST one host or more a\n"
+	"line (`scontrol show hostnames`), for lists too long for a command\n"
+	"line. A request may be 1 MiB: some 60,000 hosts named as\n"
+	"gpu-node-10000. ID: up to 64 printable characters, no blank, '#' or\n"
+	"','.\n"
 	"\n"
 	"Exit: 0 done, 2 usage, 3 bad input (unknown host, ID running, host in a\n"
 	"running job, bad order; nothing changed), 4 ibfmd refused or the\n"
 	"confirmation failed, 5 ibfmd unreachable or timeout (default 150 s;\n"
 	"the job stays registered).\n";
+
+/*
+ * The host list in 'path' ("-": stdin), its lines (blanks at either end
+ * cut) joined by commas into '*out' (malloc'ed), blank lines skipped;
+ * prints why not.
+ */
+static int read_hosts_file(const char *path, char **out)
+{
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *line = NULL, *joined = NULL;
+	size_t cap = 0, len = 0;
+	FILE *m;
+
+	if (!in) {
+		cli_error("--hosts-file %s: %s", path, strerror(errno));
+		return CLI_INPUT;
+	}
+	m = open_memstream(&joined, &len);
+	while (m && getline(&line, &cap, in) != -1) {
+		char *h = line + strspn(line, " \t\r\n");
+		size_t n = strlen(h);
+
+		/* Blanks at either end only: an HCA is "node017 mlx5_3". */
+		while (n && strchr(" \t\r\n", h[n - 1]))
+			h[--n] = '\0';
+		if (n)
+			fprintf(m, "%s%s", ftell(m) ? "," : "", h);
+	}
+	if (m)
+		fclose(m);
+	free(line);
+	if (in != stdin)
+		fclose(in);
+	*out = joined;
+	if (!joined) {
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
 
 /* Expands a host list option; prints why not. */
 static int expand(const char *opt, const char *list, char **out)
@@ -175,6 +221,7 @@ static int cmd_job(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "hosts", required_argument, NULL, 'H' },
+		{ "hosts-file", required_argument, NULL, 'F' },
 		{ "order", required_argument, NULL, 'o' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 'T' },
@@ -182,8 +229,8 @@ static int cmd_job(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *op = argv[0], *hosts = NULL, *order = NULL;
-	char *h = NULL, *o = NULL;
+	const char *op = argv[0], *hosts = NULL, *order = NULL, *file = NULL;
+	char *h = NULL, *o = NULL, *read = NULL;
 	unsigned timeout = 150;
 	bool json = false;
 	int c, rc;
@@ -192,6 +239,9 @@ static int cmd_job(int argc, char **argv)
 		switch (c) {
 		case 'H':
 			hosts = optarg;
+			break;
+		case 'F':
+			file = optarg;
 			break;
 		case 'o':
 			order = optarg;
@@ -214,19 +264,31 @@ static int cmd_job(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
+	if (hosts && file) {
+		cli_error("give --hosts or --hosts-file, not both");
+		return CLI_USAGE;
+	}
+	if (file && !strcmp(op, "start")) {
+		rc = read_hosts_file(file, &read);
+		if (rc)
+			return rc;
+		hosts = read;
+	}
 	if (!strcmp(op, "list")) {
-		if (optind != argc || hosts || order) {
+		if (optind != argc || hosts || order || file) {
 			fputs(job_usage, stderr);
 			return CLI_USAGE;
 		}
 		return list(json);
 	}
 	if (argc - optind != 1 || (!strcmp(op, "start") != !!hosts) ||
-	    (order && !hosts)) {
-		cli_error(!strcmp(op, "start")
-				  ? "job start needs ID and --hosts"
-				  : "job end takes ID only");
+	    (order && !hosts) || (file && !hosts)) {
+		cli_error(
+			!strcmp(op, "start")
+				? "job start needs ID and --hosts or --hosts-file"
+				: "job end takes ID only");
 		fputs(job_usage, stderr);
+		free(read);
 		return CLI_USAGE;
 	}
 	if (!strcmp(op, "end"))
@@ -243,11 +305,13 @@ static int cmd_job(int argc, char **argv)
 			    timeout, json);
 	free(h);
 	free(o);
+	free(read);
 	return rc;
 }
 
 const struct cli_cmd cli_job_cmds[] = {
-	{ "job", "start", "ID --hosts LIST [--order LIST] [--json]",
+	{ "job", "start",
+	  "ID {--hosts LIST | --hosts-file FILE} [--order LIST] [--json]",
 	  "register a running job: its rings get links of their own", cmd_job },
 	{ "job", "end", "ID [--json]", "end a registered job", cmd_job },
 	{ "job", "list", "[--json]", "the running jobs, hosts in ring order",

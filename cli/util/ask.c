@@ -52,6 +52,14 @@ int cli_ask(const struct ibfm_req *r, char **reply)
 		cli_error("out of memory");
 		return CLI_FAIL;
 	}
+	if (strlen(line) > IBFM_REQ_MAX_LINE + 1) {
+		/* ibfmd would close on it: said here, with the sizes. */
+		cli_error(
+			"%s: the request is %zu bytes, over the %d a request may be",
+			r->cmd->name, strlen(line) - 1, IBFM_REQ_MAX_LINE);
+		free(line);
+		return CLI_USAGE;
+	}
 	rc = ibfm_client_ask(cli_socket_path, line, cli_socket_timeout_s * 1000,
 			     reply);
 	free(line);
@@ -90,9 +98,12 @@ int cli_ask_cmd(const char *cmd, const char *const *args, char **reply)
 		rc = ibfm_req_check(&r, &err);
 	if (rc) {
 		cli_error("%s", err.msg);
-		return CLI_USAGE;
+		rc = CLI_USAGE;
+	} else {
+		rc = cli_ask(&r, reply);
 	}
-	return cli_ask(&r, reply);
+	ibfm_req_free(&r);
+	return rc;
 }
 
 struct cli_jv *cli_follow(const char *cmd, const char *const *args,

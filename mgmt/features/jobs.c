@@ -220,8 +220,8 @@ static void unknown_host(struct jobs *js, const char *host, struct ibfm_json *j)
 }
 
 /*
- * Checks the members of a new job: known, not twice, an order that is
- * them again. Returns the ring order (hosts or order), or NULL refused.
+ * Checks the members of a new job: known, an order that is them again
+ * (not twice: clashes()). Returns the ring order (hosts or order), or NULL refused.
  */
 static char **check_hosts(struct jobs *js, char **hosts, size_t n, char **order,
 			  size_t norder, struct ibfm_json *j)
@@ -239,14 +239,6 @@ static char **check_hosts(struct jobs *js, char **hosts, size_t n, char **order,
 			unknown_host(js, hosts[i], j);
 			return NULL;
 		}
-		for (k = 0; k < i; k++)
-			if (ibfm_joblist_overlap(hosts[i], hosts[k])) {
-				ibfm_ctl_error(
-					j, IBFM_CTL_ERR_INPUT,
-					"host \"%.200s\" is listed twice (as \"%.200s\")",
-					hosts[i], hosts[k]);
-				return NULL;
-			}
 	}
 	if (!order)
 		return hosts;
@@ -277,6 +269,31 @@ static char **check_hosts(struct jobs *js, char **hosts, size_t n, char **order,
 			}
 	}
 	return order;
+}
+
+/*
+ * Refuses (and true) new 'hosts' that name an HCA twice or one a running
+ * job of 'l' holds.
+ */
+static bool clashes(const struct ibfm_joblist *l, char **hosts, size_t n,
+		    struct ibfm_json *j)
+{
+	struct ibfm_joblist_clash c;
+	int rc = ibfm_joblist_clash(l, (const char *const *)hosts, n, &c);
+
+	if (rc < 0)
+		ibfm_ctl_error(j, NULL, "out of memory");
+	else if (rc && !c.job)
+		ibfm_ctl_error(
+			j, IBFM_CTL_ERR_INPUT,
+			"host \"%.200s\" is listed twice (as \"%.200s\")",
+			hosts[c.host], c.with);
+	else if (rc)
+		ibfm_ctl_error(
+			j, IBFM_CTL_ERR_INPUT,
+			"host \"%.200s\" is in running job %s (as \"%.200s\")",
+			hosts[c.host], c.job->id, c.with);
+	return rc != 0;
 }
 
 static void job_event(struct jobs *js, const char *severity, const char *kind,
@@ -528,10 +545,9 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 	struct jobs *js = ctx;
 	const char *id = ibfm_req_str(req, "id");
 	const char *order_arg = ibfm_req_str(req, "order");
-	char hosts_buf[IBFM_REQ_MAX_STR], order_buf[IBFM_REQ_MAX_STR];
+	char *hosts_buf = NULL, *order_buf = NULL;
 	char **hosts = NULL, **order = NULL, **ring, why[IBFM_ERR_MSG_MAX];
-	const char *wrong = cannot_change(js, why, sizeof(why)), *member;
-	const struct ibfm_joblist_job *holder;
+	const char *wrong = cannot_change(js, why, sizeof(why));
 	struct ibfm_joblist l = { 0 };
 	size_t n = 0, norder = 0;
 	char detail[120];
@@ -551,11 +567,10 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 			id, IBFM_JOBLIST_ID_MAX);
 		return;
 	}
-	snprintf(hosts_buf, sizeof(hosts_buf), "%s",
-		 ibfm_req_str(req, "hosts"));
-	snprintf(order_buf, sizeof(order_buf), "%s",
-		 order_arg ? order_arg : "");
-	if (split(hosts_buf, &hosts, &n) ||
+	/* Copies, cut in place: the request's own are kept as they came. */
+	hosts_buf = strdup(ibfm_req_str(req, "hosts"));
+	order_buf = strdup(order_arg ? order_arg : "");
+	if (!hosts_buf || !order_buf || split(hosts_buf, &hosts, &n) ||
 	    (order_arg && split(order_buf, &order, &norder))) {
 		ibfm_ctl_error(j, NULL, "out of memory");
 		goto out;
@@ -574,16 +589,8 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 			       "job %s is running already", id);
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		holder = ibfm_joblist_holder(&l, ring[i], &member);
-		if (holder) {
-			ibfm_ctl_error(
-				j, IBFM_CTL_ERR_INPUT,
-				"host \"%.200s\" is in running job %s (as \"%.200s\")",
-				ring[i], holder->id, member);
-			goto out;
-		}
-	}
+	if (clashes(&l, hosts, n, j))
+		goto out;
 	if (ibfm_joblist_add(&l, id, (const char *const *)ring, n,
 			     (int64_t)time(NULL))) {
 		ibfm_ctl_error(j, NULL, "out of memory");
@@ -598,6 +605,8 @@ out:
 	ibfm_joblist_free(&l);
 	free(hosts);
 	free(order);
+	free(hosts_buf);
+	free(order_buf);
 }
 
 static void cmd_end(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)

@@ -38,7 +38,9 @@ struct client {
 	struct event *late; /* IBFM_CTL_LATER_MS after a request kept open */
 	long long last_ms;  /* its last request, or its connection */
 	size_t seen;	    /* of its unfinished line: searched already */
+	size_t held;	    /* of its input: counted in s->held */
 	bool paused;	    /* not read until its replies drain */
+	bool starved;	    /* not read until the budget allows */
 	bool eof;	    /* sends no more: closed once answered */
 	/* Who connected, read once: fixed when they connected. */
 	struct ibfm_ctl_peer peer;
@@ -55,6 +57,8 @@ struct ibfmd_ctlsock {
 	char path[108];
 	unsigned nclients, max_clients;
 	struct client_list clients; /* longest idle first */
+	size_t held;		    /* input bytes of all clients */
+	unsigned nstarved;
 };
 
 static size_t queued(const struct client *c)
@@ -62,12 +66,16 @@ static size_t queued(const struct client *c)
 	return evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
+static void budget(struct ibfmd_ctlsock *s);
+
 static void client_close(struct client *c)
 {
 	struct ibfmd_ctlsock *s = c->s;
 
 	ibfm_ctl_conn_close(&c->conn);
 	TAILQ_REMOVE(&s->clients, c, link);
+	s->held -= c->held;
+	s->nstarved -= c->starved;
 	event_free(c->idle);
 	if (c->late)
 		event_free(c->late);
@@ -75,6 +83,56 @@ static void client_close(struct client *c)
 	s->nclients--;
 	free(c->more_groups);
 	free(c);
+	budget(s);
+}
+
+/* Read unless it sent all, its replies pile up or the budget is spent. */
+static void set_reading(struct client *c)
+{
+	if (c->eof || c->paused || c->starved)
+		bufferevent_disable(c->bev, EV_READ);
+	else
+		bufferevent_enable(c->bev, EV_READ);
+}
+
+/*
+ * Over IBFMD_CTL_IN_BUDGET, only the client holding the most is read
+ * past IBFMD_CTL_IN_FREE: it finishes its line (or is closed for it) and
+ * gives its share back; the others wait. Under it, all are read again.
+ */
+static void budget(struct ibfmd_ctlsock *s)
+{
+	bool over = s->held > IBFMD_CTL_IN_BUDGET;
+	struct client *c, *most = NULL;
+
+	if (!over && !s->nstarved)
+		return;
+	TAILQ_FOREACH(c, &s->clients, link)
+	if (!most || c->held > most->held)
+		most = c;
+	TAILQ_FOREACH(c, &s->clients, link)
+	{
+		bool starve = over && c != most && c->held > IBFMD_CTL_IN_FREE;
+
+		if (starve == c->starved)
+			continue;
+		c->starved = starve;
+		if (starve)
+			s->nstarved++;
+		else
+			s->nstarved--;
+		set_reading(c);
+	}
+}
+
+/* What the client's input holds now, into the budget. */
+static void held_update(struct client *c)
+{
+	size_t now = evbuffer_get_length(bufferevent_get_input(c->bev));
+
+	c->s->held = c->s->held - c->held + now;
+	c->held = now;
+	budget(c->s);
 }
 
 /* A request came (or the client did): idle longest is now someone else. */
@@ -132,9 +190,9 @@ static void client_idle(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (queued(c) || c->conn.later) {
+	if (queued(c) || c->conn.later || c->starved) {
 		/* Replies still going out or to come: the stall timeout or
-		 * the request's own judges. */
+		 * the request's own judges; starved: the budget's doing. */
 		event_add(c->idle, &(struct timeval){ IBFMD_CTL_IDLE_S, 0 });
 		return;
 	}
@@ -208,7 +266,7 @@ static void client_late(evutil_socket_t fd, short what, void *arg)
  * then it is not read until they drained (client_write), and the lines
  * not answered yet wait in its input.
  */
-static void process(struct client *c)
+static void process_lines(struct client *c)
 {
 	struct evbuffer *in = bufferevent_get_input(c->bev);
 	size_t len = evbuffer_get_length(in);
@@ -219,17 +277,27 @@ static void process(struct client *c)
 	taken = ibfm_frame_lines((const char *)evbuffer_pullup(in, -1), len,
 				 IBFM_CTL_MAX_LINE, &c->seen, answer, c);
 	if (taken < 0) {
+		char why[64];
+
 		IBFMD_WARN_RL("a client sent a line over %d bytes: dropped",
 			      IBFM_CTL_MAX_LINE);
-		client_reply_error_and_close(c,
-					     "request longer than 65536 bytes");
+		snprintf(why, sizeof(why), "request longer than %d bytes",
+			 IBFM_CTL_MAX_LINE);
+		client_reply_error_and_close(c, why);
 		return;
 	}
 	evbuffer_drain(in, (size_t)taken);
 	if (queued(c) >= IBFMD_CTL_OUT_HIGH && !c->paused) {
 		c->paused = true;
-		bufferevent_disable(c->bev, EV_READ);
+		set_reading(c);
 	}
+}
+
+/* process_lines(), what it left counted in the budget. */
+static void process(struct client *c)
+{
+	process_lines(c);
+	held_update(c);
 }
 
 /*
@@ -281,10 +349,10 @@ static void client_write(struct bufferevent *bev, void *arg)
 {
 	struct client *c = arg;
 
+	(void)bev;
 	if (c->paused) {
 		c->paused = false;
-		if (!c->eof)
-			bufferevent_enable(bev, EV_READ);
+		set_reading(c);
 		process(c);
 	}
 	if (c->eof && !c->paused && !queued(c))

@@ -17,6 +17,15 @@
  * read, and so not answered, until they drained to IBFMD_CTL_OUT_LOW;
  * the check is made after every request, so what one client costs is
  * bounded by its queue plus one reply, however many requests it sent.
+ * Input: a line may be 1 MiB (a job of 10,000 servers is some 160 KB),
+ * and 256 clients times that is too much to hold, so the input of all
+ * clients together has a budget, IBFMD_CTL_IN_BUDGET: past it, only the
+ * client holding the most is read beyond IBFMD_CTL_IN_FREE (it finishes
+ * its line, or is closed for it, and gives its share back); the others
+ * wait, unread and not idle, until the total is under the budget. Small
+ * requests (under IBFMD_CTL_IN_FREE) never wait for large ones. At
+ * most: the budget, one line, and IBFMD_CTL_IN_FREE plus one read for
+ * each other client (some 85 MiB at 256 clients).
  * Time: a client that asks nothing for IBFMD_CTL_IDLE_S seconds, or
  * reads nothing of what it is owed for IBFMD_CTL_STALL_S, is closed.
  * Numbers: at most 'max_clients'; when that many are open, the one idle
@@ -38,10 +47,12 @@
 
 #include "ctl/ctl.h"
 
-#define IBFMD_CTL_OUT_HIGH (64 << 10) /* queued reply bytes: stop reading */
-#define IBFMD_CTL_OUT_LOW (16 << 10)  /* and read again from here */
-#define IBFMD_CTL_IDLE_S 10	      /* no request for this long: closed */
-#define IBFMD_CTL_STALL_S 10	      /* no reply byte read for this long */
+#define IBFMD_CTL_OUT_HIGH (64 << 10)  /* queued reply bytes: stop reading */
+#define IBFMD_CTL_OUT_LOW (16 << 10)   /* and read again from here */
+#define IBFMD_CTL_IDLE_S 10	       /* no request for this long: closed */
+#define IBFMD_CTL_STALL_S 10	       /* no reply byte read for this long */
+#define IBFMD_CTL_IN_FREE (64 << 10)   /* a client's input: read regardless */
+#define IBFMD_CTL_IN_BUDGET (64 << 20) /* all clients' input: past it, wait */
 
 struct ibfmd_ctlsock;
 

@@ -152,6 +152,96 @@ const struct ibfm_joblist_job *ibfm_joblist_holder(const struct ibfm_joblist *l,
 	return NULL;
 }
 
+/* A host of a new job (job NULL) or a member of a running one. */
+struct entry {
+	const char *name;
+	const struct ibfm_joblist_job *job;
+	size_t i;
+};
+
+/* By server, its bare name first, then new before running, in order. */
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+	size_t la = strcspn(a->name, " "), lb = strcspn(b->name, " ");
+	int c = memcmp(a->name, b->name, la < lb ? la : lb);
+
+	if (!c && la != lb)
+		c = la < lb ? -1 : 1;
+	if (!c)
+		c = strcmp(a->name + la, b->name + lb);
+	if (!c)
+		c = (a->job != NULL) - (b->job != NULL);
+	if (!c)
+		c = (a->i > b->i) - (a->i < b->i);
+	return c;
+}
+
+/* The clash of entries 'x' and 'y', one of them new, into 'c'. */
+static int clash(const struct entry *x, const struct entry *y,
+		 struct ibfm_joblist_clash *c)
+{
+	const struct entry *new = !x->job && (y->job || x->i > y->i) ? x : y,
+			   *other = new == x ? y : x;
+
+	*c = (struct ibfm_joblist_clash){ new->i, other->name, other->job };
+	return 1;
+}
+
+/*
+ * The entries 'g' (m of them) of one server: a clash with a new one. A
+ * bare server name sorts first and shares an HCA with all its group;
+ * else only the same HCA named twice does, and sorts next to itself.
+ */
+static int group_clash(const struct entry *g, size_t m,
+		       struct ibfm_joblist_clash *c)
+{
+	size_t k, first_new;
+
+	for (first_new = 0; first_new < m && g[first_new].job; first_new++)
+		;
+	if (first_new == m || m < 2)
+		return 0;
+	if (!strchr(g[0].name, ' '))
+		return clash(&g[0], &g[g[0].job ? first_new : 1], c);
+	for (k = 0; k + 1 < m; k++)
+		if (!strcmp(g[k].name, g[k + 1].name) &&
+		    (!g[k].job || !g[k + 1].job))
+			return clash(&g[k], &g[k + 1], c);
+	return 0;
+}
+
+int ibfm_joblist_clash(const struct ibfm_joblist *l, const char *const *hosts,
+		       size_t n, struct ibfm_joblist_clash *c)
+{
+	size_t m = n, i, k, s, e;
+	struct entry *v;
+	int rc = 0;
+
+	for (i = 0; i < l->n; i++)
+		m += l->v[i].nhosts;
+	v = malloc((m ? m : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (m = 0; m < n; m++)
+		v[m] = (struct entry){ hosts[m], NULL, m };
+	for (i = 0; i < l->n; i++)
+		for (k = 0; k < l->v[i].nhosts; k++, m++)
+			v[m] = (struct entry){ l->v[i].hosts[k], &l->v[i], k };
+	qsort(v, m, sizeof(*v), entry_cmp);
+	for (s = 0; s < m && !rc; s = e) {
+		size_t ls = strcspn(v[s].name, " ");
+
+		for (e = s + 1; e < m && strcspn(v[e].name, " ") == ls &&
+				!memcmp(v[e].name, v[s].name, ls);
+		     e++)
+			;
+		rc = group_clash(v + s, e - s, c);
+	}
+	free(v);
+	return rc;
+}
+
 int ibfm_joblist_split_id(char *line, const char *where, char **id, char **rest,
 			  struct ibfm_err *err)
 {

@@ -104,6 +104,24 @@ const struct ibfm_joblist_job *ibfm_joblist_holder(const struct ibfm_joblist *l,
 						   const char *host,
 						   const char **member);
 
+/* Where a new job's hosts clash with each other or a running job. */
+struct ibfm_joblist_clash {
+	size_t host;	  /* the new host's index */
+	const char *with; /* the host it shares an HCA with */
+	/* the running job listing 'with'; NULL: the new hosts do, earlier */
+	const struct ibfm_joblist_job *job;
+};
+
+/*
+ * Whether two of the 'n' new 'hosts', or one of them and a member of a
+ * job of 'l', share an HCA (ibfm_joblist_overlap): 1 with one such pair
+ * in '*c', 0, or -ENOMEM. Sorted by server, not pair by pair: a job of
+ * 10,000 servers beside another is checked in milliseconds, not a
+ * second of ibfmd's loop.
+ */
+int ibfm_joblist_clash(const struct ibfm_joblist *l, const char *const *hosts,
+		       size_t n, struct ibfm_joblist_clash *c);
+
 /*
  * Adds job 'id' with copies of 'hosts' (n of them, in ring order),
  * started at 'started'. 0, -EEXIST when 'id' is there, -ENOMEM.

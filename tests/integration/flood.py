@@ -15,6 +15,10 @@
                                       N clients each send K requests CMD
                                       (what ibfmd takes within 3 s) and read
                                       nothing, for SECONDS
+  flood.py partial PATH N BYTES SECONDS
+                                      N clients each send BYTES of a line
+                                      with no newline (what ibfmd takes
+                                      within 3 s), for SECONDS
 
 The holding commands print "ready N" (connections made) once they hold.
 """
@@ -117,9 +121,12 @@ def main(argv):
             s.connect(argv[2])
             socks.append(s)
         hold(socks, float(argv[4]))
-    elif cmd == "unread":
-        n, k = int(argv[3]), int(argv[4])
-        req = ('{"cmd":"%s"}\n' % argv[5]).encode() * k
+    elif cmd in ("unread", "partial"):
+        n = int(argv[3])
+        if cmd == "partial":
+            req = b'{"cmd":"status","x":"' + b"x" * int(argv[4])
+        else:
+            req = ('{"cmd":"%s"}\n' % argv[5]).encode() * int(argv[4])
         socks = []
         for _ in range(n):
             s = socket.socket(socket.AF_UNIX)
@@ -138,9 +145,11 @@ def main(argv):
                         sent = True
                     except (BlockingIOError, InterruptedError):
                         pass
+                    except OSError:  # refused (too many clients): done
+                        e[1] = e[1][len(e[1]):]
             if not sent:
                 time.sleep(0.01)
-        hold([e[0] for e in socks], float(argv[6]))
+        hold([e[0] for e in socks], float(argv[-1]))
     else:
         sys.exit("flood.py: unknown command " + cmd)
 

@@ -3,7 +3,8 @@
 # job started on 4 servers (a Slurm host list, an --order) is written to
 # state_dir/jobs.list in ring order, the plugin routes again, ibfmd
 # confirms it on the switches, lists it and says so in its events; bad
-# requests are refused with exit 3 and the list untouched; a job ended
+# requests are refused with exit 3 and the list untouched, lists of
+# 10,000 hosts among them (read whole, checked to the last); a job ended
 # is gone; a running job is still listed after ibfmd restarts.
 . "$TESTLIB"
 
@@ -82,6 +83,31 @@ refused "a bad ID" 'bad job ID' start 'a#b' --hosts node020
 refused "an order that is not the hosts" 'not a permutation' start 12 --hosts node020,node021 --order node020,node022
 refused "a bad host list" 'unbalanced brackets' start 12 --hosts 'node[020-021'
 refused "ending a job that does not run" 'no running job 99' end 99
+
+# A job of 10,000 servers: its request carries the list whole (a line
+# may be 1 MiB; before, a string argument was cut at 16 KiB, ~1,100 such
+# names). This fabric has 32 servers, and every host must be one of them,
+# so the lists are its HCAs over and over (of servers no job holds): ibfmd checks all 10,000 in
+# order and names the first it cannot take, the last. 150 KB is more than
+# one argument may be (128 KiB): --hosts-file.
+big_list() { # N LAST: N-1 HCAs of servers 13 to 32 (no job runs there), then LAST
+	awk -v n="$1" -v last="$2" 'BEGIN {
+		for (i = 1; i < n; i++) printf "node%03d mlx5_0\n", (i - 1) % 20 + 13
+		print last }'
+}
+big_list 10000 gpu-node-10000 >"$T/big.list"
+check "10,000 hosts: a list of $(wc -c <"$T/big.list") bytes" test "$(wc -c <"$T/big.list")" -gt 140000
+refused "10,000 hosts, the last unknown" 'unknown host "gpu-node-10000"' start big --hosts-file "$T/big.list"
+big_list 10000 'node013 mlx5_0' >"$T/big.list"
+refused "10,000 known hosts, some twice" 'listed twice' start big --hosts-file "$T/big.list"
+tr '\n' , <"$T/big.list" | sed 's/ mlx5_0//g; s/node013,$/gpu-node-10000/' >"$T/big.args"
+ask call job-start id=big "hosts=$(cat "$T/big.args")" >/dev/null 2>"$T/refused.err"
+check "ibfm call with 10,000 hosts: answered by ibfmd (exit 3)" test $? = 3
+check "... naming the last host" grep -q 'unknown host "gpu-node-10000"' "$T/refused.err"
+awk 'BEGIN { for (i = 0; i < 60000; i++) print "node001 mlx5_0-a-long-name" }' >"$T/huge.list"
+ask job start huge --hosts-file "$T/huge.list" >/dev/null 2>"$T/refused.err"
+check "a list over 1 MiB: refused by the CLI (exit 2)" test $? = 2
+check "... saying the limit" grep -q 'longer than a request line may be (1048576 bytes)' "$T/refused.err"
 
 # A second job, started and ended; its blocks confirmed each time.
 ask job start 4712 --hosts 'node[010-012]' --timeout 60 >"$T/start2.txt"

@@ -147,6 +147,18 @@ check "within 1 s ($MS ms)" test "$MS" -lt 1000
 kill "$HOLD"
 wait "$HOLD" 2>/dev/null
 
+# The control socket: 200 clients each sending 1 MB of a line (a line
+# may be 1 MiB): what ibfmd holds of them is budgeted (64 MiB, then
+# only the client holding the most is read on), not 200 MB.
+rss0=$(peak_kb)
+hold partial partial "$T/ibfmd.sock" 200 1000000 8
+check "200 clients x 1 MB unfinished: RSS grew under 128 MB ($(($(peak_kb) - rss0)) kB)" \
+	test $(($(peak_kb) - rss0)) -lt 131072
+check "ibfm status answers" timed_status
+check "within 1 s ($MS ms)" test "$MS" -lt 1000
+kill "$HOLD"
+wait "$HOLD" 2>/dev/null
+
 # 300 idle connections: a new client is still answered.
 hold idle unix "$T/ibfmd.sock" 300 600
 sleep 0.5

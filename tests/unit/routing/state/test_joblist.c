@@ -92,6 +92,68 @@ static void test_write_read(void **state)
 	assert_int_equal(back.n, 0);
 }
 
+/* 'hosts' (n) against 'l': the clash as "NEW~WITH@JOB", or "". */
+static const char *clash_of(const struct ibfm_joblist *l, size_t n,
+			    const char *const *hosts)
+{
+	static char out[128];
+	struct ibfm_joblist_clash c;
+	int rc = ibfm_joblist_clash(l, hosts, n, &c);
+
+	assert_true(rc >= 0);
+	if (!rc)
+		return "";
+	snprintf(out, sizeof(out), "%s~%s@%s", hosts[c.host], c.with,
+		 c.job ? c.job->id : "new");
+	return out;
+}
+
+/* Hosts sharing an HCA, among the new ones or with a running job. */
+static void test_clash(void **state)
+{
+	const char *const running[] = { "n1", "n2 mlx5_0", "n3 mlx5_1" };
+	struct ibfm_joblist l = { 0 };
+	char **many = calloc(20000, sizeof(*many));
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ibfm_joblist_add(&l, "J", running, 3, 0), 0);
+	assert_string_equal(clash_of(&l, 2, (const char *[]){ "n4", "n5" }),
+			    "");
+	assert_string_equal(
+		clash_of(&l, 2, (const char *[]){ "n4", "n3 mlx5_0" }), "");
+	assert_string_equal(
+		clash_of(&l, 3, (const char *[]){ "n5 mlx5_0", "n4", "n5" }),
+		"n5~n5 mlx5_0@new");
+	assert_string_equal(clash_of(&l, 2, (const char *[]){ "n4", "n4" }),
+			    "n4~n4@new");
+	assert_string_equal(clash_of(&l, 1, (const char *[]){ "n1 mlx5_0" }),
+			    "n1 mlx5_0~n1@J");
+	assert_string_equal(clash_of(&l, 1, (const char *[]){ "n2" }),
+			    "n2~n2 mlx5_0@J");
+	assert_string_equal(clash_of(&l, 1, (const char *[]){ "n3 mlx5_1" }),
+			    "n3 mlx5_1~n3 mlx5_1@J");
+	assert_string_equal(clash_of(&l, 1, (const char *[]){ "n10" }), "");
+	ibfm_joblist_free(&l);
+	/* 10,000 servers beside a job of 10,000: sorted, not pair by pair. */
+	for (i = 0; i < 20000; i++) {
+		many[i] = malloc(24);
+		sprintf(many[i], "gpu-node-%05zu", i);
+	}
+	assert_int_equal(ibfm_joblist_add(&l, "big", (const char *const *)many,
+					  10000, 0),
+			 0);
+	assert_string_equal(
+		clash_of(&l, 10000, (const char *const *)many + 10000), "");
+	assert_string_equal(
+		clash_of(&l, 10000, (const char *const *)many + 9999),
+		"gpu-node-09999~gpu-node-09999@big");
+	for (i = 0; i < 20000; i++)
+		free(many[i]);
+	free(many);
+	ibfm_joblist_free(&l);
+}
+
 static void test_bad_files(void **state)
 {
 	struct ibfm_joblist l = { 0 };
@@ -120,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_write_read),
+		cmocka_unit_test(test_clash),
 		cmocka_unit_test(test_bad_files),
 	};
 
