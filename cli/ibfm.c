@@ -114,6 +114,7 @@ static int global_options(int argc, char **argv)
 		else
 			break;
 	}
+	cli_socket_timeout_given = timeout != NULL;
 	if (timeout &&
 	    !cli_parse_uint(timeout, 0, 86400, &cli_socket_timeout_s)) {
 		cli_error(

@@ -12,10 +12,12 @@
 #include "cli/util/cli.h"
 #include "cli/util/jsonview.h"
 #include "ctl/client.h"
+#include "ctl/ctl.h"
 #include "ctl/req.h"
 
 const char *cli_socket_path = "/run/ibfm/ibfmd.sock";
 unsigned cli_socket_timeout_s = 30;
+bool cli_socket_timeout_given;
 
 /*
  * An error reply on stderr: its message and its near matches. Returns
@@ -42,6 +44,21 @@ static int print_error(const char *reply)
 	return rc;
 }
 
+/*
+ * How long to wait for the reply to 'r': --socket-timeout; by default,
+ * for an admin request, as long as ibfmd may keep it open before its
+ * verdict (a drain's check, a publication to the peers), and a little.
+ */
+static unsigned wait_s(const struct ibfm_req *r)
+{
+	unsigned kept = IBFM_CTL_LATER_MS / 1000 + 5;
+
+	if (cli_socket_timeout_given || r->cmd->cls != IBFM_CMD_ADMIN ||
+	    !cli_socket_timeout_s || cli_socket_timeout_s >= kept)
+		return cli_socket_timeout_s;
+	return kept;
+}
+
 int cli_ask(const struct ibfm_req *r, char **reply)
 {
 	char *line = ibfm_req_encode(r);
@@ -60,8 +77,7 @@ int cli_ask(const struct ibfm_req *r, char **reply)
 		free(line);
 		return CLI_USAGE;
 	}
-	rc = ibfm_client_ask(cli_socket_path, line, cli_socket_timeout_s * 1000,
-			     reply);
+	rc = ibfm_client_ask(cli_socket_path, line, wait_s(r) * 1000, reply);
 	free(line);
 	if (rc == -EPIPE) {
 		cli_error("ibfmd closed the connection without a reply");
@@ -70,7 +86,7 @@ int cli_ask(const struct ibfm_req *r, char **reply)
 	if (rc == -ETIMEDOUT) {
 		cli_error(
 			"ibfmd at %s did not answer within %u s (busy or stuck: see its log; --socket-timeout SECONDS waits longer)",
-			cli_socket_path, cli_socket_timeout_s);
+			cli_socket_path, wait_s(r));
 		return CLI_NO_DAEMON;
 	}
 	if (rc) {

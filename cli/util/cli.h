@@ -52,6 +52,7 @@ extern const struct cli_cmd cli_cc_cmds[];
 extern const struct cli_cmd cli_call_cmds[];
 extern const char *cli_socket_path;   /* ibfmd's control socket */
 extern unsigned cli_socket_timeout_s; /* for its reply; 0: for ever */
+extern bool cli_socket_timeout_given; /* by --socket-timeout or env */
 
 /*
  * Loads 'topo', the rails found in it, and its tables: OpenSM's dump
