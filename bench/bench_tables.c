@@ -69,7 +69,7 @@ static uint32_t nth_link(const struct ibfm_fabric *f, unsigned k, unsigned n)
 
 int main(int argc, char **argv)
 {
-	const struct ibfm_route_opts o = { .threads = 1 };
+	const struct ibfm_route_opts o = { .threads = 1, .count_moves = true };
 	struct ibfm_err err = { .msg = "out of memory" };
 	struct ibfm_fabric *f, *g;
 	struct ibfm_route *pass;

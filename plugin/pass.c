@@ -253,9 +253,10 @@ static uint64_t generation_floor(struct ibfm_osm *p)
 }
 
 /*
- * For the end of the pass's line: what a repair changed against what
- * had to (the entries whose path crossed a link lost), and the blocks
- * the fast path wrote since the last pass ('fast'), else "".
+ * For the end of the pass's line: what a repair changed (and what had
+ * to: the entries whose path crossed a link lost, where the pass was
+ * asked to count them), and the blocks the fast path wrote since the
+ * last pass ('fast'), else "".
  */
 static const char *change_note(const struct ibfm_route *r, size_t fast,
 			       char *buf, size_t len)
@@ -264,10 +265,11 @@ static const char *change_note(const struct ibfm_route *r, size_t fast,
 
 	buf[0] = '\0';
 	if (r->incremental)
-		n = snprintf(buf, len,
-			     "; entries changed %" PRIu64
-			     ", must move %" PRIu64,
-			     r->delta.entries, r->must_move);
+		n = snprintf(buf, len, "; entries changed %" PRIu64,
+			     r->delta.entries);
+	if (r->incremental && r->must_move_counted && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ", must move %" PRIu64,
+			      r->must_move);
 	if (fast && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n,
 			 "; LFT blocks the fast path wrote: %zu", fast);

@@ -160,7 +160,9 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 		goto out;
 	}
 	r->repaired = ds.repaired;
-	r->must_move = ds.repaired ? ds.pass->must_move : 0;
+	r->must_move = ds.repaired && ds.pass->must_move_counted
+			       ? ds.pass->must_move
+			       : 0;
 	r->reach = ds.reach;
 	r->cdg = ds.cdg;
 	r->safe = ds.safe;

@@ -27,7 +27,7 @@ static int predict(struct ibfm_fabric *f, const struct ibfm_drain *now,
 		   bool have_before, struct ibfm_drainsafe *r,
 		   struct ibfm_err *err)
 {
-	struct ibfm_route_opts o = { .drains = now };
+	struct ibfm_route_opts o = { .drains = now, .count_moves = true };
 	struct ibfm_fabric *g = ibfm_fabric_clone(f);
 	int rc;
 

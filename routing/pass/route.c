@@ -300,6 +300,7 @@ struct ibfm_route *ibfm_route_copy(struct ibfm_route *r)
 	c->incremental = r->incremental;
 	c->delta = r->delta;
 	c->must_move = r->must_move;
+	c->must_move_counted = r->must_move_counted;
 	c->drained_links = r->drained_links;
 	c->unhealthy_links = r->unhealthy_links;
 	c->route_ms = r->route_ms;
@@ -488,9 +489,14 @@ static int repair(struct ibfm_route *r, const struct ibfm_fabric *now,
 	if (!gone)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	ibfm_jobroute_revert(&r->jobroute, &r->lfts);
-	if (ibfm_verify_must_move(f, &r->lfts, gone, &r->must_move))
-		ibfm_log(&o->log, IBFM_LOG_WARN,
-			 "entries that must move: not counted: out of memory");
+	if (o->count_moves) {
+		r->must_move_counted = !ibfm_verify_must_move(f, &r->lfts, gone,
+							      &r->must_move);
+		if (!r->must_move_counted)
+			ibfm_log(&o->log, IBFM_LOG_WARN,
+				 "entries that must move: not counted: out of "
+				 "memory");
+	}
 	for (i = 0; i < f->nports; i++) {
 		if (gone[i] && f->ports[i].peer != IBFM_NONE) {
 			ibfm_fabric_unlink(f, i);

@@ -23,8 +23,8 @@
  *    ports, GUIDs and LIDs; a switch or CA gone from it counts as all
  *    its links lost, and stays in the routed fabric, unlinked, until a
  *    pass routes from scratch), the previous tables are repaired with
- *    the fewest changes (ibfm_ftree_update), having first counted the
- *    entries whose path crossed a link lost (must_move,
+ *    the fewest changes (ibfm_ftree_update), having first counted, when
+ *    asked, the entries whose path crossed a link lost (must_move,
  *    routing/checks/verify.h); otherwise routed from scratch;
  *  - a pass that leaves connected pairs unrouted (only a credit loop on
  *    one VL would join them) is used all the same and says so (P05);
@@ -83,6 +83,11 @@ struct ibfm_route_opts {
 	 * ibfm_route_trees on an ibfm_route_copy of it: a plugin builds
 	 * them after OpenSM's lock, in a thread of its own */
 	bool trees_later;
+	/* a repair first counts what must move (must_move): a walk of
+	 * every switch for each LID a lost link carried, several times the
+	 * repair itself, so only where the figure is reported (a drain's
+	 * dry run, bench_tables), not on the repair's own path */
+	bool count_moves;
 };
 
 /* One pass's result; everything in it is the pass's own. */
@@ -113,8 +118,10 @@ struct ibfm_route {
 	struct ibfm_jobs held_jobs;
 	/* incremental: the entries whose path crossed a link the repair
 	 * took out, on the tables before it; what the repair must move
-	 * (one on such a path may stay when the path turns further on) */
+	 * (one on such a path may stay when the path turns further on);
+	 * counted only with opts.count_moves */
 	uint64_t must_move;
+	bool must_move_counted;
 };
 
 /*

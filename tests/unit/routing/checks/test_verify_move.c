@@ -89,7 +89,7 @@ struct worst {
 static void check_loss(const struct ibfm_fabric *f, const bool *lost,
 		       struct worst *w)
 {
-	const struct ibfm_route_opts o = { 0 };
+	const struct ibfm_route_opts o = { .count_moves = true };
 	struct ibfm_route *r = NULL;
 	struct ibfm_fabric *g;
 	struct ibfm_lfts old;
@@ -109,6 +109,7 @@ static void check_loss(const struct ibfm_fabric *f, const bool *lost,
 	if (ibfm_route_update(&r, g, NULL, &o, &err))
 		fail_msg("%s", err.msg);
 	assert_true(r->incremental);
+	assert_true(r->must_move_counted);
 	assert_int_equal(r->must_move, want);
 	assert_true(want > 0);
 	/* The repair counts an entry each time it stores it: at least what
