@@ -539,6 +539,26 @@ static void publishing(struct jobs *js, struct ibfm_json *j, bool end,
 	ibfm_json_str(j, "state", "publishing");
 }
 
+/*
+ * Whether a job change may go on now; else answered here: kept for its
+ * turn behind a publication in flight, or refused with why (what
+ * cannot_change reads is read only when it is this change's turn).
+ */
+static bool may_change(struct jobs *js, struct ibfm_json *j)
+{
+	char why[IBFM_ERR_MSG_MAX];
+	const char *wrong;
+
+	if (js->pub.busy) {
+		wait_turn(js, j);
+		return false;
+	}
+	wrong = cannot_change(js, why, sizeof(why));
+	if (wrong)
+		ibfm_ctl_error(j, NULL, "%s", wrong);
+	return !wrong;
+}
+
 static void cmd_start(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
 {
@@ -546,20 +566,13 @@ static void cmd_start(void *ctx, const struct ibfm_req *req,
 	const char *id = ibfm_req_str(req, "id");
 	const char *order_arg = ibfm_req_str(req, "order");
 	char *hosts_buf = NULL, *order_buf = NULL;
-	char **hosts = NULL, **order = NULL, **ring, why[IBFM_ERR_MSG_MAX];
-	const char *wrong = cannot_change(js, why, sizeof(why));
+	char **hosts = NULL, **order = NULL, **ring;
 	struct ibfm_joblist l = { 0 };
 	size_t n = 0, norder = 0;
 	char detail[120];
 
-	if (js->pub.busy) {
-		wait_turn(js, j);
+	if (!may_change(js, j))
 		return;
-	}
-	if (wrong) {
-		ibfm_ctl_error(j, NULL, "%s", wrong);
-		return;
-	}
 	if (!ibfm_joblist_id_ok(id)) {
 		ibfm_ctl_error(
 			j, IBFM_CTL_ERR_INPUT,
@@ -613,19 +626,11 @@ static void cmd_end(void *ctx, const struct ibfm_req *req, struct ibfm_json *j)
 {
 	struct jobs *js = ctx;
 	const char *id = ibfm_req_str(req, "id");
-	char why[IBFM_ERR_MSG_MAX];
-	const char *wrong = cannot_change(js, why, sizeof(why));
 	struct ibfm_joblist l = { 0 };
 	size_t members;
 
-	if (js->pub.busy) {
-		wait_turn(js, j);
+	if (!may_change(js, j))
 		return;
-	}
-	if (wrong) {
-		ibfm_ctl_error(j, NULL, "%s", wrong);
-		return;
-	}
 	if (!read_list(js, &l, j))
 		goto out;
 	if (!ibfm_joblist_find(&l, id)) {
