@@ -5,7 +5,8 @@
  * ibfm_verify_pattern of routing/checks/verify.h: flows between the hosts, in
  * host order less the I/O nodes, walked through the tables hop by hop
  * (the walker of routing/checks/verify_int.h) and counted per sending port.
- * Shifts and rings walk each flow; all-to-all folds the flows towards
+ * Shifts and rings walk each flow (a seeded sample of shifts when not
+ * all are asked for); all-to-all folds the flows towards
  * each destination over its routing tree instead (fold_all2all), so it
  * costs O(switches x hosts); random permutations and bisections are
  * seeded (splitmix64), and bisections also take each flow's share of
@@ -349,40 +350,71 @@ static int groups_build(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return 0;
 }
 
-/* Rings or shifts within each rail of 'g' (or rail 'only'), all at once. */
-static void run_rail_shifts(struct loads *l, struct walker *w,
-			    const struct groups *g, int only, bool ring,
-			    const struct ibfm_pattern_opts *o,
-			    struct ibfm_load_result *r, double *mean)
+static int by_value(const void *a, const void *b)
 {
-	uint32_t most = 0, want, step, k, i;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The shifts to evaluate of the 'most' - 1 there are: 1 for a ring;
+ * every one when 'want' covers them; else 'want' drawn with 'seed'
+ * (the same draw for the same seed, so two tables are compared on the
+ * same shifts), ascending. Their count in '*n'; NULL on -ENOMEM.
+ */
+static uint32_t *pick_shifts(uint32_t most, uint32_t want, bool ring,
+			     uint64_t seed, uint32_t *n)
+{
+	uint32_t all = ring ? 1 : most - 1, k;
+	uint32_t *ks = malloc(all * sizeof(*ks));
+
+	if (!ks)
+		return NULL;
+	for (k = 0; k < all; k++)
+		ks[k] = k + 1;
+	*n = want && want < all ? want : all;
+	if (*n < all) {
+		ibfm_rng_sample(ks, all, *n, &seed);
+		qsort(ks, *n, sizeof(*ks), by_value);
+	}
+	return ks;
+}
+
+/* Rings or shifts within each rail of 'g' (or rail 'only'), all at once. */
+static int run_rail_shifts(struct loads *l, struct walker *w,
+			   const struct groups *g, int only, bool ring,
+			   const struct ibfm_pattern_opts *o,
+			   struct ibfm_load_result *r, double *mean)
+{
+	uint32_t most = 0, want, nk, *ks, k, i;
 	unsigned x;
 
 	for (x = 0; x < g->n; x++)
 		if ((only < 0 || (int)x == only) && g->size[x] > most)
 			most = g->size[x];
 	if (most < 2)
-		return;
-	want = ring ? 1
-		    : (o && o->count ? o->count
-				     : (most <= 16384 ? most - 1 : 256));
-	if (want > most - 1)
-		want = most - 1;
-	step = (most - 1) / want;
-	if (!step)
-		step = 1;
-	for (k = 1; k < most && r->evaluated < want; k += step) {
+		return 0;
+	want = o && o->count ? o->count : (most <= 16384 ? 0 : 256);
+	ks = pick_shifts(most, want, ring, o ? o->seed : 0, &nk);
+	if (!ks)
+		return -ENOMEM;
+	r->instances = ring ? 1 : most - 1;
+	for (k = 0; k < nk; k++) {
 		for (x = 0; x < g->n; x++) {
 			if ((only >= 0 && (int)x != only) || g->size[x] < 2)
 				continue;
 			for (i = 0; i < g->size[x]; i++)
 				flow(l, w, g->hosts[x][i],
-				     g->hosts[x][(i + k) % g->size[x]], NULL);
+				     g->hosts[x][(i + ks[k]) % g->size[x]],
+				     NULL);
 		}
-		close_instance(l, r, k, mean);
+		close_instance(l, r, ks[k], mean);
 		if (only < 0) /* every rail at once: ibfm_bound_groups() */
-			note_bound(r, ibfm_bound_shift(l->bound, k));
+			note_bound(r, ibfm_bound_shift(l->bound, ks[k]));
 	}
+	free(ks);
+	return 0;
 }
 
 /* All-to-all within each rail, or from every other rail, all at once. */
@@ -437,9 +469,9 @@ static int run_rail_pattern(struct loads *l, struct walker *w,
 
 		if (pattern == IBFM_PATTERN_RAIL_RING ||
 		    pattern == IBFM_PATTERN_RAIL_SHIFT)
-			run_rail_shifts(l, w, &g, only,
-					pattern == IBFM_PATTERN_RAIL_RING, o,
-					into, only < 0 ? mean : &m);
+			rc = run_rail_shifts(l, w, &g, only,
+					     pattern == IBFM_PATTERN_RAIL_RING,
+					     o, into, only < 0 ? mean : &m);
 		else
 			run_rail_all2all(l, w, &fo, &g, per_sw, n, only,
 					 pattern == IBFM_PATTERN_XRAIL_ALL2ALL,
@@ -518,9 +550,9 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 
 		rc = ibfm_bound_groups(l.bound, one.hosts, one.size, 1);
 		if (!rc)
-			run_rail_shifts(&l, &w, &one, -1,
-					pattern == IBFM_PATTERN_RING, opts, r,
-					&mean);
+			rc = run_rail_shifts(&l, &w, &one, -1,
+					     pattern == IBFM_PATTERN_RING, opts,
+					     r, &mean);
 	} break;
 	case IBFM_PATTERN_RANDOM:
 		run_random(&l, &w, hosts, n, opts, r, &mean);
@@ -563,6 +595,8 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		break;
 	}
 	r->unrouted = l.unrouted;
+	if (!r->instances)
+		r->instances = r->evaluated;
 	if (r->evaluated)
 		r->mean_load = mean / r->evaluated;
 out:
