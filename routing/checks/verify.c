@@ -24,6 +24,8 @@
 int ibfm_verify_walker_init(struct walker *w, const struct ibfm_fabric *f,
 			    const struct ibfm_lfts *t)
 {
+	uint32_t s, e, nlinks = 0;
+
 	memset(w, 0, sizeof(*w));
 	w->f = f;
 	w->t = t;
@@ -31,7 +33,35 @@ int ibfm_verify_walker_init(struct walker *w, const struct ibfm_fabric *f,
 	w->state = calloc(t->nsw + 1, 1);
 	w->hops = calloc(t->nsw + 1, 1);
 	w->stack = calloc(t->nsw + 1, sizeof(*w->stack));
-	return w->stamp && w->state && w->hops && w->stack ? 0 : -ENOMEM;
+	w->step_port = calloc(t->nsw + 1, sizeof(*w->step_port));
+	w->step_next = calloc(t->nsw + 1, sizeof(*w->step_next));
+	w->sw = calloc(t->nsw + 1, sizeof(*w->sw));
+	if (!w->stamp || !w->state || !w->hops || !w->stack || !w->sw ||
+	    !w->step_port || !w->step_next)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++) {
+		const struct ibfm_node *n = &f->nodes[t->sw_node[s]];
+
+		w->sw[s] = (struct walker_sw){ .port0 = n->port0,
+					       .link0 = nlinks,
+					       .nports = n->nports };
+		nlinks += n->nports + 1u;
+	}
+	w->link = malloc(((size_t)nlinks + 1) * sizeof(*w->link));
+	if (!w->link)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++)
+		for (e = 0; e <= w->sw[s].nports; e++) {
+			uint32_t q = f->ports[w->sw[s].port0 + e].peer;
+
+			w->link[w->sw[s].link0 + e] = (struct walker_link){
+				.peer = q,
+				.next = q == IBFM_NONE
+						? IBFM_NONE
+						: t->node_sw[f->ports[q].node],
+			};
+		}
+	return 0;
 }
 
 void ibfm_verify_walker_free(struct walker *w)
@@ -40,6 +70,10 @@ void ibfm_verify_walker_free(struct walker *w)
 	free(w->state);
 	free(w->hops);
 	free(w->stack);
+	free(w->sw);
+	free(w->link);
+	free(w->step_port);
+	free(w->step_next);
 }
 
 /* Source CAs per switch; the host list in host order in '*hosts'. */
@@ -351,8 +385,10 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 
 				if (rc == HOP_HERE || rc == HOP_DROP)
 					break;
+				/* gp's number on its switch, without reading
+				 * the fabric's ports */
 				if (in != IBFM_NONE &&
-				    add_dep(g, in, g->f->ports[gp].num))
+				    add_dep(g, in, gp - w->sw[cur].port0))
 					r->deps++;
 				seen[cur] = w->gen;
 				if (was_seen || rc != HOP_ON)

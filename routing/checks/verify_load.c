@@ -290,18 +290,15 @@ static void fold_all2all(struct loads *l, struct walker *w, struct fold *fo,
 		for (s = 0; s < t->nsw; s++)
 			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
 				fo->byd[bucket[w->hops[s]]++] = s;
+		/* resolve() took each step already: folded from its notes */
 		for (i = 0; i < pos; i++) {
-			uint32_t v = fo->byd[i], gp, nx;
-			int rc;
+			uint32_t v = fo->byd[i], gp = w->step_port[v];
 
-			if (!fo->cnt[v])
-				continue;
-			rc = hop(w, v, &gp, &nx);
-			if (rc == HOP_HERE)
+			if (!fo->cnt[v] || gp == IBFM_NONE)
 				continue;
 			add_load(l, gp, fo->cnt[v]);
-			if (rc == HOP_ON)
-				fo->cnt[nx] += fo->cnt[v];
+			if (w->step_next[v] != IBFM_NONE)
+				fo->cnt[w->step_next[v]] += fo->cnt[v];
 		}
 	}
 }
