@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl/client.h"
 #include "mgmt/base/log.h"
@@ -58,9 +59,13 @@ static void run(struct ibfm_madport *port, void *arg)
 {
 	struct dcheck *d = arg;
 	struct ibfm_fabric *f = d->f;
+	const char *delay = getenv("IBFMD_DRAIN_CHECK_DELAY_MS");
 
 	(void)port;
 	d->f = NULL;
+	/* Drills and tests stretch it, as a drain's (ibfmd(8)). */
+	if (delay)
+		usleep((useconds_t)atoi(delay) * 1000);
 	d->rc = ibfm_drainreport_make(f, &d->now, &d->e, &d->t, d->have_t,
 				      &d->o, &d->r, &d->err);
 }
