@@ -103,6 +103,19 @@ int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 			     const struct ibfm_verify_opts *opts,
 			     struct ibfm_loop_result *r, struct ibfm_err *err);
 
+/*
+ * ibfm_verify_reach() and ibfm_verify_credit_loops() in one walk of the
+ * tables (each LID's routing tree walked once for both): the same
+ * results, for little more than the credit loops alone cost. 0 or
+ * -ENOMEM.
+ */
+int ibfm_verify_reach_loops(const struct ibfm_fabric *f,
+			    const struct ibfm_lfts *t,
+			    const struct ibfm_verify_opts *opts,
+			    struct ibfm_reach_result *reach,
+			    struct ibfm_loop_result *loops,
+			    struct ibfm_err *err);
+
 enum ibfm_pattern {
 	IBFM_PATTERN_SHIFT,
 	IBFM_PATTERN_RING,

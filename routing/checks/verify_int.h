@@ -58,6 +58,8 @@ struct walker {
 	 * (IBFM_NONE: none, the LID is the switch's own) and the next
 	 * switch (IBFM_NONE: none, delivered or dropped) */
 	uint32_t *step_port, *step_next;
+	uint32_t *visited; /* the switches resolve() stamped for this LID */
+	uint32_t nvisited;
 	uint32_t *stack;
 	struct walker_sw *sw;	  /* per switch of 't' */
 	struct walker_link *link; /* per switch port */
@@ -68,6 +70,7 @@ static inline void walker_lid(struct walker *w, uint32_t lid)
 	w->lid = lid;
 	w->dport = ibfm_fabric_port_by_lid(w->f, lid);
 	w->gen++;
+	w->nvisited = 0;
 }
 
 /* One step at switch 's': the sending port in '*gp', the next switch in '*next'. */
@@ -128,6 +131,7 @@ static __attribute__((noinline, unused)) uint8_t resolve(struct walker *w,
 		}
 		w->stamp[cur] = w->gen;
 		w->state[cur] = ST_BUSY;
+		w->visited[w->nvisited++] = cur;
 		r = hop(w, cur, &gp, &nx);
 		w->step_port[cur] =
 			r == HOP_ON || r == HOP_NEXT_IS_DEST ? gp : IBFM_NONE;

@@ -235,6 +235,7 @@ static int run_bisection(struct loads *l, struct walker *w,
 /* Scratch of the all-to-all fold: per-switch counts and an order. */
 struct fold {
 	uint32_t *cnt, *byd, *src;
+	uint32_t *srcs; /* the switches with sources */
 };
 
 static int fold_init(struct fold *fo, uint32_t nsw)
@@ -242,7 +243,8 @@ static int fold_init(struct fold *fo, uint32_t nsw)
 	fo->cnt = calloc(nsw + 1, sizeof(*fo->cnt));
 	fo->byd = malloc((nsw + 1) * sizeof(*fo->byd));
 	fo->src = calloc(nsw + 1, sizeof(*fo->src));
-	return fo->cnt && fo->byd && fo->src ? 0 : -ENOMEM;
+	fo->srcs = malloc((nsw + 1) * sizeof(*fo->srcs));
+	return fo->cnt && fo->byd && fo->src && fo->srcs ? 0 : -ENOMEM;
 }
 
 static void fold_free(struct fold *fo)
@@ -250,6 +252,34 @@ static void fold_free(struct fold *fo)
 	free(fo->cnt);
 	free(fo->byd);
 	free(fo->src);
+	free(fo->srcs);
+}
+
+/*
+ * Orders the switches the walker reached (resolved OK) by decreasing
+ * hops to the destination into fo->byd (a counting sort); how many.
+ */
+static uint32_t by_distance(const struct walker *w, struct fold *fo)
+{
+	uint32_t bucket[IBFM_VERIFY_MAX_HOPS + 2] = { 0 };
+	uint32_t i, h, pos;
+
+	for (i = 0; i < w->nvisited; i++)
+		if (w->state[w->visited[i]] == ST_OK)
+			bucket[w->hops[w->visited[i]]]++;
+	for (pos = 0, h = IBFM_VERIFY_MAX_HOPS + 1; h-- > 0;) {
+		uint32_t c = bucket[h];
+
+		bucket[h] = pos;
+		pos += c;
+	}
+	for (i = 0; i < w->nvisited; i++) {
+		uint32_t v = w->visited[i];
+
+		if (w->state[v] == ST_OK)
+			fo->byd[bucket[w->hops[v]]++] = v;
+	}
+	return pos;
 }
 
 /*
@@ -257,39 +287,31 @@ static void fold_free(struct fold *fo)
  * flows towards it are its own sources' (src_per_sw, less the
  * destination itself when it is a source) plus what its neighbours send
  * it, so switches are folded in order of decreasing distance to the
- * destination. O(switches x destinations).
+ * destination. Only the switches the sources' walks reach are sorted
+ * and folded. O(switches x destinations).
  */
 static void fold_all2all(struct loads *l, struct walker *w, struct fold *fo,
 			 const uint32_t *dests, uint32_t nd,
 			 const uint32_t *src_per_sw, bool dests_are_sources)
 {
 	const struct ibfm_lfts *t = l->t;
-	uint32_t bucket[IBFM_VERIFY_MAX_HOPS + 2];
-	uint32_t d, s, i, h, pos;
+	uint32_t d, s, i, pos, nsrc = 0;
 
+	for (s = 0; s < t->nsw; s++)
+		if (src_per_sw[s])
+			fo->srcs[nsrc++] = s;
 	for (d = 0; d < nd; d++) {
 		uint32_t self = dests_are_sources ? leaf_of(l->f, t, dests[d])
 						  : IBFM_NONE;
 
 		walker_lid(w, l->f->ports[dests[d]].lid);
-		memset(bucket, 0, sizeof(bucket));
-		for (s = 0; s < t->nsw; s++) {
+		for (i = 0; i < nsrc; i++) {
+			s = fo->srcs[i];
 			fo->cnt[s] = src_per_sw[s] - (s == self);
 			if (fo->cnt[s] && resolve(w, s) != ST_OK)
 				l->unrouted += fo->cnt[s];
-			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
-				bucket[w->hops[s]]++;
 		}
-		/* Counting sort by hops, farthest first. */
-		for (pos = 0, h = IBFM_VERIFY_MAX_HOPS + 1; h-- > 0;) {
-			uint32_t c = bucket[h];
-
-			bucket[h] = pos;
-			pos += c;
-		}
-		for (s = 0; s < t->nsw; s++)
-			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
-				fo->byd[bucket[w->hops[s]]++] = s;
+		pos = by_distance(w, fo);
 		/* resolve() took each step already: folded from its notes */
 		for (i = 0; i < pos; i++) {
 			uint32_t v = fo->byd[i], gp = w->step_port[v];
@@ -300,6 +322,11 @@ static void fold_all2all(struct loads *l, struct walker *w, struct fold *fo,
 			if (w->step_next[v] != IBFM_NONE)
 				fo->cnt[w->step_next[v]] += fo->cnt[v];
 		}
+		/* what reached the others: 0 again for the next destination */
+		for (i = 0; i < w->nvisited; i++)
+			fo->cnt[w->visited[i]] = 0;
+		for (i = 0; i < nsrc; i++)
+			fo->cnt[fo->srcs[i]] = 0;
 	}
 }
 
