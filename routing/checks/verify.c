@@ -398,7 +398,7 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 		if (reach)
 			reach_lid(w, src, reach);
 		for (s = 0; s < t->nsw; s++) {
-			uint32_t cur = s, in = IBFM_NONE, gp, hops = 0;
+			uint32_t cur = s, in = IBFM_NONE, hops = 0;
 
 			/* A switch source injects at itself: its first
 			 * channel depends on nothing, as a CA's leaf's. */
@@ -408,6 +408,7 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 				continue;
 			while (hops++ <= t->nsw) {
 				bool was_seen = seen[cur] == w->gen;
+				uint32_t gp;
 
 				if (w->stamp[cur] != w->gen)
 					resolve(w, cur);

@@ -295,14 +295,15 @@ static void fold_all2all(struct loads *l, struct walker *w, struct fold *fo,
 			 const uint32_t *src_per_sw, bool dests_are_sources)
 {
 	const struct ibfm_lfts *t = l->t;
-	uint32_t d, s, i, pos, nsrc = 0;
+	uint32_t d, s, i, nsrc = 0;
 
 	for (s = 0; s < t->nsw; s++)
 		if (src_per_sw[s])
 			fo->srcs[nsrc++] = s;
 	for (d = 0; d < nd; d++) {
 		uint32_t self = dests_are_sources ? leaf_of(l->f, t, dests[d])
-						  : IBFM_NONE;
+						  : IBFM_NONE,
+			 pos;
 
 		walker_lid(w, l->f->ports[dests[d]].lid);
 		for (i = 0; i < nsrc; i++) {
