@@ -8,37 +8,14 @@
 
 #include "routing/pass/drainreport.h"
 #include "routing/pass/drainsafe.h"
-#include "routing/topo/gen.h"
-
-/* A 2-level fat tree of radix 'k' with LIDs: k^2/2 hosts. */
-static struct ibfm_fabric *gen(unsigned k)
-{
-	struct ibfm_gen_params p = { .levels = 2, .radix = k };
-	struct ibfm_fabric *f;
-	struct ibfm_err err;
-
-	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
-		fail_msg("%s", err.msg);
-	return f;
-}
-
-static struct ibfm_drain_entry entry(const struct ibfm_fabric *f,
-				     const char *spec)
-{
-	struct ibfm_drain_entry e;
-	char what[128];
-
-	assert_int_equal(ibfm_drain_element(f, spec, &e, what, sizeof(what)),
-			 0);
-	return e;
-}
+#include "drain_fixture.h"
 
 /* The report of draining 'spec' from a copy of 'f' with options 'o'. */
 static void report(const struct ibfm_fabric *f, const char *spec,
 		   const struct ibfm_drainreport_opts *o,
 		   struct ibfm_drainreport *r)
 {
-	struct ibfm_drain_entry e = entry(f, spec);
+	struct ibfm_drain_entry e = drain_entry(f, spec);
 	struct ibfm_lfts before = { 0 };
 	struct ibfm_err err;
 
@@ -52,7 +29,7 @@ static void report(const struct ibfm_fabric *f, const char *spec,
 static void exact(const struct ibfm_fabric *f, const char *spec,
 		  enum ibfm_pattern p, double *before_load, double *after_load)
 {
-	struct ibfm_drain_entry e = entry(f, spec);
+	struct ibfm_drain_entry e = drain_entry(f, spec);
 	struct ibfm_pattern_opts po = { .count = 1u << 30 };
 	struct ibfm_lfts before = { 0 };
 	struct ibfm_load_result a, b;
@@ -79,7 +56,7 @@ static void exact(const struct ibfm_fabric *f, const char *spec,
  */
 static void test_exact_within_budget(void **state)
 {
-	struct ibfm_fabric *f = gen(16); /* 128 hosts, 8 spines */
+	struct ibfm_fabric *f = drain_fabric(16); /* 128 hosts, 8 spines */
 	struct ibfm_drainreport r;
 	double a, b;
 	char text[200];
@@ -114,7 +91,7 @@ static void test_exact_within_budget(void **state)
  */
 static void test_sampled_above_budget(void **state)
 {
-	struct ibfm_fabric *f = gen(16);
+	struct ibfm_fabric *f = drain_fabric(16);
 	struct ibfm_drainreport_opts o = { .flows = 128 * 5, .seed = 7 };
 	struct ibfm_drainreport r, again;
 	double a, b;
@@ -146,7 +123,7 @@ static void test_sampled_above_budget(void **state)
 /* A ring is one shift, random its seeded permutations: exact as such. */
 static void test_ring_random(void **state)
 {
-	struct ibfm_fabric *f = gen(8);
+	struct ibfm_fabric *f = drain_fabric(8);
 	struct ibfm_drainreport_opts o = { .pattern = IBFM_PATTERN_RING };
 	struct ibfm_drainreport r;
 	char text[200];
@@ -167,7 +144,7 @@ static void test_ring_random(void **state)
 	assert_int_equal(r.load.evaluated, 3);
 	o = (struct ibfm_drainreport_opts){ .pattern = IBFM_PATTERN_RAIL_RING };
 	{
-		struct ibfm_drain_entry e = entry(f, "spine-02");
+		struct ibfm_drain_entry e = drain_entry(f, "spine-02");
 		struct ibfm_lfts before = { 0 };
 		struct ibfm_err err;
 
@@ -183,7 +160,7 @@ static void test_ring_random(void **state)
 /* The JSON: every figure, the label, must-move null when not known. */
 static void test_json(void **state)
 {
-	struct ibfm_fabric *f = gen(8);
+	struct ibfm_fabric *f = drain_fabric(8);
 	struct ibfm_drainreport_opts o = { .flows = 64 };
 	struct ibfm_drainreport r;
 	struct ibfm_json j;
