@@ -41,7 +41,7 @@ static const char drain_usage[] =
 	"(and, when the plugin's repair predicts it, the entries whose path\n"
 	"crosses ELEMENT: those that must move), the all-to-all max link load\n"
 	"(exact) and the max load of the pattern P (default shift; ring, all2all,\n"
-	"random), now and without ELEMENT. Every shift is evaluated up to 2048\n"
+	"random), now and without ELEMENT. Every shift is evaluated up to 1448\n"
 	"hosts; above, a seeded sample of them (the same before and after), and\n"
 	"the figure says \"at least\": the most over the sample.\n"
 	"Without --topo ibfmd computes it (drain-check) on its last sweep and the\n"
