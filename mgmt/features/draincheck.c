@@ -24,7 +24,8 @@
 #include "routing/pass/drainreport.h"
 #include "routing/state/drain.h"
 
-IBFMD_LOG_MODULE(draincheck);
+/* logged as the drains are (mgmt/features/drains.c) */
+IBFMD_LOG_MODULE_EXTERN(drain);
 
 /* The feature's state: the one check in progress, or none. */
 struct dcheck {
