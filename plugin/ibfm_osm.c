@@ -55,6 +55,8 @@ static void plugin_free(struct ibfm_osm *p)
 	ibfm_pub_stop(p->pub);
 	ibfm_route_destroy(p->route);
 	ibfm_fabric_destroy(p->pass);
+	ibfm_fabric_destroy(p->found);
+	free(p->found_sick);
 	ibfm_drain_free(&p->drain);
 	free(p->drain_file);
 	free(p->jobs_file);
@@ -198,7 +200,12 @@ static void start_fast_path(struct ibfm_osm *p)
 	c->lock = &p->route_lock;
 	c->route = &p->route;
 	c->changing = reclaim_pass;
-	c->changing_ctx = p;
+	c->found = &p->found;
+	c->found_sick = &p->found_sick;
+	c->reload = ibfm_osm_reload_lists;
+	c->changed = ibfm_osm_publish_change;
+	c->resweep = ibfm_osm_resweep;
+	c->ctx = p;
 	c->opts = &p->fast_opts;
 	rc = ibfm_fastpath_start(c, &p->fast);
 	if (rc)
