@@ -122,7 +122,8 @@ static void note_sm_state(struct ibfm_osm *p, unsigned *was)
 }
 
 /*
- * Watches the drain and jobs files twice a second; when either changes
+ * Watches the drain and jobs files ten times a second (two stat()s: a
+ * job's start waits for no more); when either changes
  * (both at once: one request), the fast path routes and writes the
  * change itself (plugin/fastpath.h), or, when it is off, OpenSM's heavy
  * sweep (as its console's "resweep heavy" does) routes with the new
@@ -146,7 +147,7 @@ void *ibfm_osm_watch_lists(void *arg)
 		unsigned changes = 0;
 
 		clock_gettime(CLOCK_REALTIME, &wake);
-		wake.tv_nsec += 500000000;
+		wake.tv_nsec += 100000000;
 		if (wake.tv_nsec >= 1000000000) {
 			wake.tv_sec++;
 			wake.tv_nsec -= 1000000000;
