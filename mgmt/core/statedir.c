@@ -238,6 +238,12 @@ static void fast_line(const struct ibfm_fastlog_line *l, void *ctx)
 
 		e.kind = "fast-change";
 		e.severity = done ? "info" : "warning";
+		s->changes_total += done;
+		s->changes_fallback += !done;
+		if (done) {
+			s->change_last_ms = l->verified_ms;
+			s->change_last_blocks = (uint64_t)l->blocks;
+		}
 		snprintf(
 			e.detail, sizeof(e.detail),
 			done ? "%s: %.0f blocks, %.0f read back equal %.1f ms after the change"

@@ -64,6 +64,8 @@ check "job end: written by the fast path" changed_fast "jobs list" 4
 change_event() { ask events --json | grep -q '"kind":"fast-change"'; }
 until_ok 150 "$DPID" ibfmd change_event
 check "the planned changes are events" change_event
+ask status --json >"$T/st.json"
+check "and counted: 4 changes, none left to OpenSM" grep -q '"fast_changes":4,"fast_changes_fallback":0,' "$T/st.json"
 
 # Without the helper: OpenSM's heavy sweep routes the drain, P22 says why.
 osm_stop
