@@ -22,6 +22,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "routing/state/drain.h"
@@ -39,6 +40,9 @@ struct ibfm_draw_opts {
 	const char *title;		  /* NULL: none */
 	const struct ibfm_nodemap *names; /* names by NodeGUID; NULL: the
 					   * node descriptions */
+	const uint8_t *only; /* per node of the layout fabric: draw it;
+			      * NULL: every switch (a group's drill-down) */
+	bool fragment;	     /* SVG inside HTML: no XML declaration */
 };
 
 /* What the picture shows, for the caller's summary. */
@@ -55,5 +59,8 @@ struct ibfm_draw_stats {
  */
 int ibfm_draw(const struct ibfm_fabric *f, const struct ibfm_draw_opts *o,
 	      FILE *out, struct ibfm_draw_stats *st, struct ibfm_err *err);
+
+/* Writes 's' to 'out' escaped for XML text and attributes (SVG, HTML). */
+void ibfm_draw_esc(FILE *out, const char *s);
 
 #endif /* IBFM_DRAW_H */
