@@ -264,7 +264,7 @@ static int write_overview(const struct page *p, struct ibfm_page_stats *st)
 		".t{font-size:14px}</style>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
 		PAGE_W, h, PAGE_W, h);
-	if (p->o->title) {
+	if (p->o->title && p->o->format == IBFM_PAGE_SVG) { /* else the h1 */
 		fputs("<text x=\"16\" y=\"22\" class=\"t\">", p->out);
 		ibfm_draw_esc(p->out, p->o->title);
 		fputs("</text>\n", p->out);

@@ -15,7 +15,7 @@ body() { sed '1,/^\r$/d' "$1"; }
 
 http_get "$port" / >"$T/index.http"
 check "/: an HTML page" grep -q '^Content-Type: text/html' "$T/index.http"
-check "/: it shows the picture" grep -q '<img src="/fabric.svg"' "$T/index.http"
+check "/: it shows the whole picture (one group)" grep -q '<g class="switch">' "$T/index.http"
 http_get "$port" /fabric.svg >"$T/whole.http"
 check "/fabric.svg: SVG" grep -q '^Content-Type: image/svg+xml' "$T/whole.http"
 body "$T/whole.http" >"$T/whole.svg"
