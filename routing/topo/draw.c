@@ -313,6 +313,9 @@ static void write_svg(const struct picture *p, FILE *out)
 		const struct box *a = &p->box[pr->a], *b = &p->box[pr->b];
 		bool dash = pr->found < pr->cabled;
 
+		if (p->o->problems_only && pair_ok(pr))
+			continue;
+
 		fputs("<g class=\"link\"><title>", out);
 		ibfm_draw_esc(out, name_of(p, a));
 		fputs(" - ", out);
@@ -425,6 +428,8 @@ static void count(const struct picture *p, struct ibfm_draw_stats *st)
 		st->drained += p->box[i].drained;
 	}
 	for (i = 0; i < p->npair; i++) {
+		st->pairs_drawn +=
+			!p->o->problems_only || !pair_ok(&p->pair[i]);
 		st->pairs_missing += p->pair[i].found < p->pair[i].cabled;
 		st->degraded += p->pair[i].degraded;
 		st->drained += p->pair[i].drained;

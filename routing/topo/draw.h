@@ -43,6 +43,8 @@ struct ibfm_draw_opts {
 	const uint8_t *only; /* per node of the layout fabric: draw it;
 			      * NULL: every switch (a group's drill-down) */
 	bool fragment;	     /* SVG inside HTML: no XML declaration */
+	bool problems_only;  /* SVG: only the pairs not as cabled (a group
+			      * too large to draw every cable of) */
 };
 
 /* What the picture shows, for the caller's summary. */
@@ -51,6 +53,7 @@ struct ibfm_draw_stats {
 	unsigned switches_missing;	  /* expected, not found */
 	unsigned pairs_missing, degraded; /* pairs short of links; slower */
 	unsigned drained;		  /* switches and pairs drained */
+	unsigned pairs_drawn;		  /* pairs drawn (problems_only) */
 };
 
 /*

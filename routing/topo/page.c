@@ -287,9 +287,11 @@ static int write_overview(const struct page *p, struct ibfm_page_stats *st)
 
 /*
  * Group 'gi' and, when all fit the budget, the switches of other groups
- * cabled to it, into 'only'; whether the neighbours are in.
+ * cabled to it, into 'only'; whether the neighbours are in. '*inside':
+ * the cables between the group's own switches.
  */
-static bool drill_mask(const struct page *p, uint32_t gi, uint8_t *only)
+static bool drill_mask(const struct page *p, uint32_t gi, uint8_t *only,
+		       uint32_t *inside)
 {
 	const struct ibfm_fabric *L = p->lay;
 	const struct ibfm_group *x = &p->g->v[gi];
@@ -310,13 +312,15 @@ static bool drill_mask(const struct page *p, uint32_t gi, uint8_t *only)
 				continue;
 			m = L->ports[peer].node;
 			lines++;
+			*inside += p->g->of[m] == gi;
 			if (!only[m]) {
 				only[m] = 2;
 				boxes++;
 			}
 		}
 	}
-	if (boxes + lines <= IBFM_PAGE_BUDGET)
+	/* A cable between two of its switches was seen from both. */
+	if (boxes + lines - *inside / 2 <= IBFM_PAGE_BUDGET)
 		return true;
 	for (k = 0; k < L->nnodes; k++)
 		only[k] = only[k] == 1;
@@ -335,15 +339,27 @@ static int write_drill(const struct page *p, uint32_t gi,
 				    .fragment =
 					    p->o->format == IBFM_PAGE_HTML };
 	struct ibfm_draw_stats ds;
+	uint32_t inside = 0;
+	char title[160];
 	int rc;
 
 	if (!only)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	st->neighbours = drill_mask(p, gi, only);
+	st->neighbours = drill_mask(p, gi, only, &inside);
+	/* Too many cables of its own (1,024 in a radix-64 pod): problems. */
+	inside /= 2;
+	if (p->g->v[gi].nswitches + inside > IBFM_PAGE_BUDGET) {
+		snprintf(title, sizeof(title),
+			 "%s: its %" PRIu32 " switches; of its %" PRIu32
+			 " internal cables, those not as cabled",
+			 p->g->v[gi].name, p->g->v[gi].nswitches, inside);
+		d.title = title;
+		d.problems_only = true;
+	}
 	d.only = only;
 	rc = ibfm_draw(p->f, &d, p->out, &ds, err);
 	st->blocks = ds.switches;
-	st->lines = ds.pairs;
+	st->lines = ds.pairs_drawn;
 	free(only);
 	return rc;
 }

@@ -152,6 +152,41 @@ static void test_drill_down(void **state)
 	ibfm_fabric_destroy(d.cabled);
 }
 
+/*
+ * A pod of the 45,056-host tree (radix 64) has 1,024 cables of its own:
+ * its 64 switches, and only the cable missing.
+ */
+static void test_drill_problems_only(void **state)
+{
+	struct ibfm_gen_params gp = { .levels = 3,
+				      .radix = 64,
+				      .hosts = 45056 };
+	struct ibfm_fabric *cabled = NULL, *f;
+	struct ibfm_page_opts o = { .format = IBFM_PAGE_SVG,
+				    .group = "pod-04" };
+	struct ibfm_page_stats st;
+	struct ibfm_err err;
+	uint32_t n;
+	char *s;
+
+	(void)state;
+	if (ibfm_gen_build(&gp, &cabled, &err))
+		fail_msg("%s", err.msg);
+	f = ibfm_fabric_clone(cabled);
+	n = ibfm_fabric_node_by_desc(f, "leaf-0100"); /* pod-04's */
+	ibfm_fabric_unlink(f, ibfm_fabric_port(f, n, 33));
+	o.expected = cabled;
+	s = page(f, &o, &st, 0);
+	assert_int_equal(st.blocks, 64);
+	assert_int_equal(st.lines, 1);
+	assert_int_equal(count(s, "<g class=\"link\">"), 1);
+	assert_non_null(strstr(s, "leaf-0100: 0 of 1 links"));
+	assert_non_null(strstr(s, "of its 1024 internal cables"));
+	free(s);
+	ibfm_fabric_destroy(f);
+	ibfm_fabric_destroy(cabled);
+}
+
 /* A small pod draws the cores it is cabled to too. */
 static void test_drill_neighbours(void **state)
 {
@@ -193,6 +228,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overview_at_scale),
 		cmocka_unit_test(test_drill_down),
+		cmocka_unit_test(test_drill_problems_only),
 		cmocka_unit_test(test_drill_neighbours),
 		cmocka_unit_test(test_small_whole),
 	};
