@@ -1,9 +1,9 @@
 #!/bin/bash
 # The fabric page at scale (docs/operators.md): ibfmd's / and a pod's
 # /group/NAME on a generated 3-level tree in ibsim, routed by OpenSM with
-# the plugin, with one cable pulled (leaf-100[19], pod-06's), one spine
-# drained (spine-200, pod-12's) and errors on one port (leaf-300[2],
-# pod-17's) and PortXmitWait on another: each page's size and reply time
+# the plugin, with one cable pulled (leaf-100[19]), one spine drained
+# (spine-095) and errors on one port (leaf-104[2]) and PortXmitWait on
+# another, all in pod-06 (at radix 8: leaf-03, spine-03, leaf-04, pod-1): each page's size and reply time
 # (curl, median of 5), and screenshots in a 1,400-pixel wide window
 # (into docs/images with IBFM_UPDATE_IMAGES=1).
 # Usage: bench/scripts/fabric-page.sh [GEN ARGS] (default: -l 3 -k 36,
@@ -27,8 +27,8 @@ ibfmd_start "$(hosts | head -1)"
 until_ok 6000 "$DPID" ibfmd ibfmd_swept 1
 port=$(metrics_port "$T/ibfmd.log")
 
-leaf=leaf-100 spine=spine-200 errs=leaf-300
-[ -n "$(id_of $errs)" ] || { leaf=leaf-03 spine=spine-05 errs=leaf-04; }
+leaf=leaf-100 spine=spine-095 errs=leaf-104
+[ -n "$(id_of $errs)" ] || { leaf=leaf-03 spine=spine-03 errs=leaf-04; }
 sim_cmd "Unlink \"$(id_of $leaf)\"[$(($(sed -n 's/^Switch\t\([0-9]*\) .*/\1/p' "$T/f.topo" | head -1) / 2 + 1))]"
 echo "0x$(id_of $spine | sed 's/^S-//') # $spine" >"$T/state/drain.list"
 sim_cmd "PerformanceSet \"$(id_of $errs)\"[2] PortCounters.SymbolErrorCounter=9"

@@ -193,32 +193,20 @@ static bool join_units(struct finder *fd, const struct ibfm_rails *r)
 	return several;
 }
 
-/* Every ranked switch in one group, of kind 'k'. */
-static void join_all(struct finder *fd)
+/*
+ * Every switch with a rank ('ranked'), or every one without, in one
+ * group of kind 'k'.
+ */
+static void join_alike(struct finder *fd, bool ranked, enum ibfm_group_kind k)
 {
 	const struct ibfm_fabric *f = fd->f;
 	uint32_t n, one = IBFM_NONE;
 
 	for (n = 0; n < f->nnodes; n++) {
-		if (!is_switch(f, n) || fd->g->rank[n] == IBFM_RANK_NONE)
+		if (!is_switch(f, n) ||
+		    (fd->g->rank[n] != IBFM_RANK_NONE) != ranked)
 			continue;
-		fd->kind[n] = IBFM_GROUP_FABRIC;
-		if (one == IBFM_NONE)
-			one = n;
-		join(fd->up, one, n);
-	}
-}
-
-/* Switches no leaf reaches: one group of their own. */
-static void join_unranked(struct finder *fd)
-{
-	const struct ibfm_fabric *f = fd->f;
-	uint32_t n, one = IBFM_NONE;
-
-	for (n = 0; n < f->nnodes; n++) {
-		if (!is_switch(f, n) || fd->g->rank[n] != IBFM_RANK_NONE)
-			continue;
-		fd->kind[n] = IBFM_GROUP_UNRANKED;
+		fd->kind[n] = (uint8_t)k;
 		if (one == IBFM_NONE)
 			one = n;
 		join(fd->up, one, n);
@@ -395,9 +383,11 @@ static int join_by_shape(struct finder *fd)
 	if (g->levels >= 3) {
 		join_tiers(fd);
 		join_lone_cores(fd);
-	} else if (!(g->levels == 2 && g->nrails && join_units(fd, &r)))
-		join_all(fd);
-	join_unranked(fd);
+	} else if (!(g->levels == 2 && g->nrails && join_units(fd, &r))) {
+		join_alike(fd, true, IBFM_GROUP_FABRIC);
+	}
+	/* Switches no leaf reaches: one group of their own. */
+	join_alike(fd, false, IBFM_GROUP_UNRANKED);
 	ibfm_rails_free(&r);
 	return 0;
 }

@@ -217,9 +217,12 @@ static void write_block(const struct page *p, const struct place *at,
 		fprintf(p->out, ", %" PRIu32 " hosts", x->hosts);
 	fputs("</text>", p->out);
 	block_text(p, at, 1, NULL);
-	fprintf(p->out, "cables %" PRIu32 "/%" PRIu32 "%s</text>",
-		b->cables.cabled - b->cables.missing, b->cables.cabled,
-		tally_ok(&b->cables) ? " as cabled" : "");
+	if (tally_ok(&b->cables))
+		fprintf(p->out, "all %" PRIu32 " cables as cabled</text>",
+			b->cables.cabled);
+	else
+		fprintf(p->out, "cables %" PRIu32 "/%" PRIu32 "</text>",
+			b->cables.cabled - b->cables.missing, b->cables.cabled);
 	block_health(p, at, b);
 	fputs("</g></a>\n", p->out);
 }

@@ -139,8 +139,14 @@ static void judge_cable(struct page *p, uint32_t q)
 		tally(&p->between[ga * p->g->n + gb], missing, slow, drain);
 		tally(&p->between[gb * p->g->n + ga], missing, slow, drain);
 	}
+	/* Named from its lower switch, in its group: where one drills. */
+	if (!is_switch(L, a) ||
+	    (is_switch(L, b) && p->g->rank[b] < p->g->rank[a])) {
+		q = peer;
+		ga = gb;
+	}
 	if (missing && !(gone && is_switch(L, a) && is_switch(L, b)))
-		add(p, PP_CABLE_MISSING, ga, is_switch(L, a) ? q : peer, 0);
+		add(p, PP_CABLE_MISSING, ga, q, 0);
 	else if (slow)
 		add(p, PP_SLOWER, ga, q, 0);
 }

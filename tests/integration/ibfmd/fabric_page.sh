@@ -10,10 +10,7 @@
 . "$TESTLIB"
 
 routed_fabric -l 3 -k 8
-ibfmd_beside "expected $T/f.topo" "metrics 127.0.0.1:0"
-port=$(metrics_port "$T/ibfmd.log")
-check "ibfmd serves metrics" test -n "$port"
-body() { sed '1,/^\r$/d' "$1"; }
+ibfmd_pages
 id_of() { sed -n "s/^Switch.*\"\(S-[0-9a-f]*\)\".*# \"$1\".*/\1/p" "$T/f.topo"; }
 guid_of() { id_of "$1" | sed "s/^S-/0x/"; }
 
@@ -31,7 +28,7 @@ sim_cmd "PerformanceSet \"$(id_of leaf-12)\"[6] PortCounters.PortXmitWait=50000"
 ibfmd_sweep_now
 
 http_get "$port" / >"$T/index.http"
-body "$T/index.http" >"$T/index.html"
+http_body "$T/index.http" >"$T/index.html"
 check "/: an HTML page" grep -q '^Content-Type: text/html' "$T/index.http"
 check "/: under 1 MB" test "$(stat -c %s "$T/index.html")" -lt 1048576
 check "/: the SVG in it parses" python3 -c '
@@ -51,7 +48,7 @@ check "/: the hottest port named" grep -q 'PortXmitWait</td><td>leaf-12\[6\]: 50
 check "/: a link to each group" test "$(grep -o '<a href="/group/[a-z0-9-]*"><g class="group">' "$T/index.html" | wc -l)" = 12
 
 http_get "$port" /group/pod-3 >"$T/pod.http"
-body "$T/pod.http" >"$T/pod.html"
+http_body "$T/pod.http" >"$T/pod.html"
 check "/group/pod-3: an HTML page" grep -q '^Content-Type: text/html' "$T/pod.http"
 check "/group/pod-3: its 8 switches and the 16 cores they reach" \
 	test "$(grep -o '<g class="switch">' "$T/pod.html" | wc -l)" = 24
@@ -66,7 +63,7 @@ check "/group/pod-3.svg: SVG" grep -q '^Content-Type: image/svg+xml' "$T/podsvg.
 http_get "$port" /group/pod-99 >"$T/none.http"
 check "/group/pod-99: not found" grep -q '^HTTP/1.[01] 404' "$T/none.http"
 http_get "$port" /fabric.svg >"$T/svg.http"
-body "$T/svg.http" >"$T/fabric.svg"
+http_body "$T/svg.http" >"$T/fabric.svg"
 check "/fabric.svg: the overview, 12 blocks, parses" python3 -c '
 import sys, xml.etree.ElementTree as E
 t = E.parse(sys.argv[1])

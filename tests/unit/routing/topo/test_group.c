@@ -8,17 +8,6 @@
 #include "routing/model/rail.h"
 #include "routing/topo/group.h"
 
-static struct ibfm_fabric *tree(unsigned levels, unsigned radix)
-{
-	struct ibfm_gen_params p = { .levels = levels, .radix = radix };
-	struct ibfm_fabric *f = NULL;
-	struct ibfm_err err;
-
-	if (ibfm_gen_build(&p, &f, &err))
-		fail_msg("%s", err.msg);
-	return f;
-}
-
 static void find(const struct ibfm_fabric *f, struct ibfm_groups *g)
 {
 	struct ibfm_err err;
@@ -50,7 +39,7 @@ static void assert_pods_closed(const struct ibfm_fabric *f,
 /* A 3-level tree: k pods of k/2 leaves and k/2 spines, k/2 core planes. */
 static void check_tree3(unsigned k)
 {
-	struct ibfm_fabric *f = tree(3, k);
+	struct ibfm_fabric *f = tree_with_lids(3, k);
 	struct ibfm_groups g;
 	uint32_t i, n;
 	char name[32];
@@ -140,7 +129,7 @@ static void test_superpod_units(void **state)
 /* A 2-level tree without rails is one group, the fabric. */
 static void test_tree2_one_group(void **state)
 {
-	struct ibfm_fabric *f = tree(2, 8);
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
 	struct ibfm_groups g;
 
 	(void)state;

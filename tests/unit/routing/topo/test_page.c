@@ -9,17 +9,6 @@
 
 #include "routing/topo/page.h"
 
-static struct ibfm_fabric *tree(unsigned levels, unsigned radix)
-{
-	struct ibfm_gen_params p = { .levels = levels, .radix = radix };
-	struct ibfm_fabric *f = NULL;
-	struct ibfm_err err;
-
-	if (ibfm_gen_build(&p, &f, &err))
-		fail_msg("%s", err.msg);
-	return f;
-}
-
 /* The page 'o' asks for, as a string (to free); its figures in 'st'. */
 static char *page(const struct ibfm_fabric *f, const struct ibfm_page_opts *o,
 		  struct ibfm_page_stats *st, int want)
@@ -63,12 +52,12 @@ struct degraded {
  * port 19 unplugged (pod-06's), spine-200 drained (pod-12's) and errors
  * on leaf-300[20] (pod-17's).
  */
-static void degrade(struct degraded *d)
+static void degrade(struct degraded *d, struct ibfm_page_opts *o)
 {
 	struct ibfm_drain_entry e = { 0 };
 	uint32_t n;
 
-	d->cabled = tree(3, 36);
+	d->cabled = tree_with_lids(3, 36);
 	d->found = ibfm_fabric_clone(d->cabled);
 	assert_non_null(d->found);
 	n = ibfm_fabric_node_by_desc(d->found, "leaf-100");
@@ -79,22 +68,29 @@ static void degrade(struct degraded *d)
 	assert_int_equal(ibfm_drain_add(&d->drains, &e), 0);
 	n = ibfm_fabric_node_by_desc(d->found, "leaf-300");
 	d->err_port = ibfm_fabric_port(d->found, n, 20);
+	o->expected = d->cabled;
+	o->drains = &d->drains;
+	o->counters = errors_on;
+	o->counters_ctx = &d->err_port;
+}
+
+static void undegrade(struct degraded *d)
+{
+	ibfm_drain_free(&d->drains);
+	ibfm_fabric_destroy(d->found);
+	ibfm_fabric_destroy(d->cabled);
 }
 
 static void test_overview_at_scale(void **state)
 {
 	struct degraded d;
 	struct ibfm_page_opts o = { .format = IBFM_PAGE_HTML,
-				    .href = "/group/%s",
-				    .counters = errors_on };
+				    .href = "/group/%s" };
 	struct ibfm_page_stats st;
 	char *s;
 
 	(void)state;
-	degrade(&d);
-	o.expected = d.cabled;
-	o.drains = &d.drains;
-	o.counters_ctx = &d.err_port;
+	degrade(&d, &o);
 	s = page(d.found, &o, &st, 0);
 	/* 54 blocks, a few tens of KB: far below 1 MB. */
 	assert_int_equal(st.groups, 54);
@@ -113,9 +109,7 @@ static void test_overview_at_scale(void **state)
 	assert_non_null(strstr(s, "PortXmitWait</td><td>leaf-300[21]: 1000"));
 	assert_non_null(strstr(s, "<a href=\"/group/pod-06\">pod-06</a>"));
 	free(s);
-	ibfm_drain_free(&d.drains);
-	ibfm_fabric_destroy(d.found);
-	ibfm_fabric_destroy(d.cabled);
+	undegrade(&d);
 }
 
 static void test_drill_down(void **state)
@@ -127,9 +121,7 @@ static void test_drill_down(void **state)
 	char *s;
 
 	(void)state;
-	degrade(&d);
-	o.expected = d.cabled;
-	o.drains = &d.drains;
+	degrade(&d, &o);
 	s = page(d.found, &o, &st, 0);
 	/* 36 switches and 324 pairs: the 324 cores left out, summed up. */
 	assert_int_equal(st.blocks, 36);
@@ -147,9 +139,7 @@ static void test_drill_down(void **state)
 	o.group = "pod-99";
 	s = page(d.found, &o, &st, -ENOENT);
 	free(s);
-	ibfm_drain_free(&d.drains);
-	ibfm_fabric_destroy(d.found);
-	ibfm_fabric_destroy(d.cabled);
+	undegrade(&d);
 }
 
 /*
@@ -190,7 +180,7 @@ static void test_drill_problems_only(void **state)
 /* A small pod draws the cores it is cabled to too. */
 static void test_drill_neighbours(void **state)
 {
-	struct ibfm_fabric *f = tree(3, 8);
+	struct ibfm_fabric *f = tree_with_lids(3, 8);
 	struct ibfm_page_opts o = { .format = IBFM_PAGE_SVG, .group = "pod-1" };
 	struct ibfm_page_stats st;
 	char *s;
@@ -208,7 +198,7 @@ static void test_drill_neighbours(void **state)
 /* A 2-level tree of 8 leaves, one group: drawn whole. */
 static void test_small_whole(void **state)
 {
-	struct ibfm_fabric *f = tree(2, 8);
+	struct ibfm_fabric *f = tree_with_lids(2, 8);
 	struct ibfm_page_opts o = { .format = IBFM_PAGE_SVG };
 	struct ibfm_page_stats st;
 	char *s;
