@@ -3,9 +3,10 @@
 # /group/NAME on a generated 3-level tree in ibsim, routed by OpenSM with
 # the plugin, with one cable pulled (leaf-100[19]), one spine drained
 # (spine-095) and errors on one port (leaf-104[2]) and PortXmitWait on
-# another, all in pod-06 (at radix 8: leaf-03, spine-03, leaf-04, pod-1): each page's size and reply time
-# (curl, median of 5), and screenshots in a 1,400-pixel wide window
-# (into docs/images with IBFM_UPDATE_IMAGES=1).
+# another, all in pod-06 (at radix 8: leaf-03, spine-03, leaf-04, in
+# pod-1): each page's size and reply time (curl, median of 5), and
+# screenshots in a 1,400-pixel wide window (IBFM_SCREENSHOTS=DIR keeps
+# them).
 # Usage: bench/scripts/fabric-page.sh [GEN ARGS] (default: -l 3 -k 36,
 # 11,664 hosts). Heavy: run it under flock /tmp/ibfm-heavy.lock.
 set -u

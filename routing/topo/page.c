@@ -15,7 +15,7 @@
 #define PAGE_W 980
 #define MARGIN 16
 #define BLOCK_W 148
-#define BLOCK_H 70
+#define BLOCK_H 80
 #define GAP_X 10
 #define GAP_Y 24
 #define TOP 64
@@ -161,22 +161,21 @@ static void block_health(const struct page *p, const struct place *at,
 	if (b->sw_missing || b->cables.missing) {
 		block_text(p, at, line++, C_MISSING);
 		if (b->sw_missing)
-			fprintf(p->out, "%" PRIu32 " switches, ",
-				b->sw_missing);
-		fprintf(p->out, "%" PRIu32 " cables missing</text>",
-			b->cables.missing);
+			fprintf(p->out, "%" PRIu32 " sw, ", b->sw_missing);
+		fprintf(p->out, "%" PRIu32 " cable%s missing</text>",
+			b->cables.missing, b->cables.missing == 1 ? "" : "s");
 	}
 	if (b->sw_drained || b->cables.drained) {
 		block_text(p, at, line++, C_DRAINED);
 		if (b->sw_drained)
 			fprintf(p->out, "%" PRIu32 " sw, ", b->sw_drained);
-		fprintf(p->out, "%" PRIu32 " cables drained</text>",
-			b->cables.drained);
+		fprintf(p->out, "%" PRIu32 " cable%s drained</text>",
+			b->cables.drained, b->cables.drained == 1 ? "" : "s");
 	}
 	if (b->cables.slower) {
 		block_text(p, at, line++, C_DEGRADED);
-		fprintf(p->out, "%" PRIu32 " cables slower</text>",
-			b->cables.slower);
+		fprintf(p->out, "%" PRIu32 " cable%s slower</text>",
+			b->cables.slower, b->cables.slower == 1 ? "" : "s");
 	}
 	if (b->err_ports) {
 		block_text(p, at, line++, C_ERRORS);

@@ -37,7 +37,7 @@ E.fromstring(re.search(r"<svg.*</svg>", open(sys.argv[1]).read(), re.S).group(0)
 check "/: pod-3's block says a cable is missing" python3 -c '
 import re, sys
 b = re.search(r"<title>pod-3 \(pod\).*?</g>", open(sys.argv[1]).read(), re.S).group(0)
-assert "1 cables missing" in b and "1 sw, " in b and "errors 1: leaf-12[2]" in b, b' "$T/index.html"
+assert "1 cable missing" in b and "1 sw, " in b and "errors 1: leaf-12[2]" in b, b' "$T/index.html"
 check "/: the missing cable named, in pod-3" grep -q \
 	'cable missing</td><td>leaf-10\[5\] &ndash; spine-[0-9]*\[[0-9]*\]</td><td><a href="/group/pod-3">' "$T/index.html"
 check "/: the drained spine named, in pod-3" grep -q \
