@@ -430,7 +430,10 @@ int ibfm_page_write(const struct ibfm_fabric *f, const struct ibfm_page_opts *o,
 	}
 	if (!rc && o->group &&
 	    (gi = ibfm_groups_by_name(p.g, o->group)) == IBFM_NONE)
-		rc = ibfm_err_set(err, -ENOENT, "no group \"%s\"", o->group);
+		rc = ibfm_err_set(err, -ENOENT,
+				  "no group \"%s\" in this fabric (ibfm topo "
+				  "show lists its groups)",
+				  o->group);
 	if (!rc && page_judge(&p))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	if (!rc)
