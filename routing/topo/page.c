@@ -370,12 +370,14 @@ static int write_drill(const struct page *p, uint32_t gi,
 static int write_whole(const struct page *p, struct ibfm_page_stats *st,
 		       struct ibfm_err *err)
 {
-	struct ibfm_draw_opts d = { .expected = p->o->expected,
-				    .drains = p->o->drains,
-				    .names = p->o->names,
-				    .title = p->o->title,
-				    .fragment =
-					    p->o->format == IBFM_PAGE_HTML };
+	struct ibfm_draw_opts d = {
+		.expected = p->o->expected,
+		.drains = p->o->drains,
+		.names = p->o->names,
+		/* HTML has it as its heading */
+		.title = p->o->format == IBFM_PAGE_SVG ? p->o->title : NULL,
+		.fragment = p->o->format == IBFM_PAGE_HTML
+	};
 	struct ibfm_draw_stats ds;
 	int rc = ibfm_draw(p->f, &d, p->out, &ds, err);
 
