@@ -152,31 +152,36 @@ static void block_text(const struct page *p, const struct place *at,
 		colour ? colour : "", colour ? "\"" : "");
 }
 
+/*
+ * A line of a block: "1 sw, 8 cables drained" ('sw' 0: no switch part),
+ * in 'colour', when anything is; whether it was written.
+ */
+static bool state_line(const struct page *p, const struct place *at,
+		       unsigned line, const char *colour, uint32_t sw,
+		       uint32_t cables, const char *what)
+{
+	if (!sw && !cables)
+		return false;
+	block_text(p, at, line, colour);
+	if (sw)
+		fprintf(p->out, "%" PRIu32 " sw, ", sw);
+	fprintf(p->out, "%" PRIu32 " cable%s %s</text>", cables,
+		cables == 1 ? "" : "s", what);
+	return true;
+}
+
 /* What goes wrong in a block, a line each. */
 static void block_health(const struct page *p, const struct place *at,
 			 const struct page_block *b)
 {
 	unsigned line = 2;
 
-	if (b->sw_missing || b->cables.missing) {
-		block_text(p, at, line++, C_MISSING);
-		if (b->sw_missing)
-			fprintf(p->out, "%" PRIu32 " sw, ", b->sw_missing);
-		fprintf(p->out, "%" PRIu32 " cable%s missing</text>",
-			b->cables.missing, b->cables.missing == 1 ? "" : "s");
-	}
-	if (b->sw_drained || b->cables.drained) {
-		block_text(p, at, line++, C_DRAINED);
-		if (b->sw_drained)
-			fprintf(p->out, "%" PRIu32 " sw, ", b->sw_drained);
-		fprintf(p->out, "%" PRIu32 " cable%s drained</text>",
-			b->cables.drained, b->cables.drained == 1 ? "" : "s");
-	}
-	if (b->cables.slower) {
-		block_text(p, at, line++, C_DEGRADED);
-		fprintf(p->out, "%" PRIu32 " cable%s slower</text>",
-			b->cables.slower, b->cables.slower == 1 ? "" : "s");
-	}
+	line += state_line(p, at, line, C_MISSING, b->sw_missing,
+			   b->cables.missing, "missing");
+	line += state_line(p, at, line, C_DRAINED, b->sw_drained,
+			   b->cables.drained, "drained");
+	line += state_line(p, at, line, C_DEGRADED, 0, b->cables.slower,
+			   "slower");
 	if (b->err_ports) {
 		block_text(p, at, line++, C_ERRORS);
 		fprintf(p->out, "errors %" PRIu32 ": ", b->err_ports);
