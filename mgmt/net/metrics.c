@@ -32,12 +32,12 @@ struct part {
 struct ibfmd_metrics_reply {
 	struct part *parts;
 	size_t n, cap;
-	size_t next;	       /* the part to send next */
-	size_t nsrc;	       /* parts that are sources */
-	struct evbuffer *work; /* a part being made, then framed */
-	bool failed;	       /* out of memory: a 500 */
-	bool chunked;	       /* HTTP/1.1: chunks, else ended by the close */
-	struct ibfmd_gzip *gz; /* gzip, when the client takes it */
+	size_t next;		/* the part to send next */
+	size_t nsrc;		/* parts that are sources */
+	struct evbuffer *work;	/* a part being made, then framed */
+	bool failed;		/* out of memory: a 500 */
+	bool chunked;		/* HTTP/1.1: chunks, else ended by the close */
+	struct ibfmd_gzip *gz;	/* gzip, when the client takes it */
 	struct evbuffer *zwork; /* 'work' compressed */
 };
 
@@ -59,8 +59,8 @@ struct ibfmd_metrics {
 	struct ibfmd_listen *listen;
 	ibfmd_metrics_fn collect;
 	void *arg;
-	ibfmd_metrics_fn picture; /* NULL: /metrics only */
-	void *picture_arg;
+	ibfmd_metrics_page_fn pages; /* NULL: /metrics only */
+	void *pages_arg;
 	unsigned nconns, max_conns;
 	struct conn_list conns;
 };
@@ -197,19 +197,6 @@ static void reply_text(struct conn *c, int code, const char *reason,
 	reply(c, code, reason, "text/plain", b, false);
 	evbuffer_free(b);
 }
-
-/* The page at /: the picture, refreshed, and where the rest is. */
-static const char index_page[] =
-	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-	"<title>ibfm fabric</title>"
-	"<meta http-equiv=\"refresh\" content=\"30\">"
-	"<style>body{font-family:sans-serif;margin:16px}"
-	"img{max-width:100%;border:1px solid #ddd}</style></head>\n"
-	"<body><h1>ibfm: the fabric as ibfmd last swept it</h1>"
-	"<p>Red: missing against the expected cabling; orange: slower than "
-	"cabled; purple: drained. Hover an element for its names. "
-	"<a href=\"/metrics\">/metrics</a></p>"
-	"<img src=\"/fabric.svg\" alt=\"the fabric\"></body></html>\n";
 
 /* Frames what 'b' holds as one chunk (or as is, without chunks). */
 static void frame(struct ibfmd_metrics_reply *r, struct evbuffer *out,
@@ -361,40 +348,35 @@ static void reply_page(struct conn *c, struct ibfmd_metrics_reply *r,
 static void serve(struct conn *c, const struct ibfmd_httpreq *req)
 {
 	struct ibfmd_metrics_reply *r;
-	int page;
+	bool metrics = !strcmp(req->path, "/metrics");
+	enum ibfmd_metrics_page page = IBFMD_PAGE_NOT_FOUND;
 
 	if (req->method == IBFMD_HTTP_OTHER) {
 		reply_text(c, 405, "Method Not Allowed", "only GET and HEAD");
 		return;
 	}
-	page = !strcmp(req->path, "/metrics")	   ? 0
-	       : !c->m->picture			   ? -1
-	       : !strcmp(req->path, "/fabric.svg") ? 1
-	       : !strcmp(req->path, "/")	   ? 2
-						   : -1;
-	if (page < 0) {
+	r = reply_new();
+	if (r && metrics)
+		c->m->collect(c->m->arg, r);
+	else if (r && c->m->pages)
+		page = c->m->pages(c->m->pages_arg, req->path, r);
+	if (r && !metrics && page == IBFMD_PAGE_NOT_FOUND && !r->failed) {
+		reply_free(r);
 		reply_text(c, 404, "Not Found",
-			   c->m->picture ? "/, /fabric.svg and /metrics"
-					 : "only /metrics is served");
+			   c->m->pages ? "/, /fabric.svg, /group/NAME and "
+					 "/metrics"
+				       : "only /metrics is served");
 		return;
 	}
-	r = reply_new();
-	if (r && page == 0)
-		c->m->collect(c->m->arg, r);
-	else if (r && page == 1)
-		c->m->picture(c->m->picture_arg, r);
-	else if (r)
-		evbuffer_add(ibfmd_metrics_text(r), index_page,
-			     sizeof(index_page) - 1);
 	if (!r || r->failed) {
 		reply_free(r);
 		reply_text(c, 500, "Internal Server Error", "out of memory");
 		return;
 	}
 	reply_page(c, r,
-		   page == 0   ? "text/plain; version=0.0.4"
-		   : page == 1 ? "image/svg+xml"
-			       : "text/html; charset=utf-8",
+		   metrics		       ? "text/plain; version=0.0.4"
+		   : page == IBFMD_PAGE_IS_SVG ? "image/svg+xml"
+					       : "text/html; charset=utf-8",
 		   req);
 }
 
@@ -633,11 +615,11 @@ void ibfmd_metrics_close(struct ibfmd_metrics *m)
 	free(m);
 }
 
-void ibfmd_metrics_set_picture(struct ibfmd_metrics *m,
-			       ibfmd_metrics_fn picture, void *arg)
+void ibfmd_metrics_set_pages(struct ibfmd_metrics *m,
+			     ibfmd_metrics_page_fn pages, void *arg)
 {
 	if (!m)
 		return;
-	m->picture = picture;
-	m->picture_arg = arg;
+	m->pages = pages;
+	m->pages_arg = arg;
 }
