@@ -71,44 +71,33 @@ void ibfm_osm_log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 			LOG_PREFIX "%s\n", msg);
 }
 
-/*
- * The nodes of the routed fabric that OpenSM has, into '*keep' (NULL:
- * all of them): a node gone from the subnet stays in the routed fabric,
- * unlinked, while passes repair (routing/pass/route.h), but is not
- * published. -ENOMEM.
- */
-static int nodes_here(struct ibfm_osm *p, bool **keep)
+/* Whether OpenSM's subnet has node 'x' (under OpenSM's lock). */
+static bool in_subnet(const struct ibfm_osm *p, const struct ibfm_node *x)
 {
-	const struct ibfm_fabric *f = p->route->fabric;
-	bool *k = calloc(f->nnodes + 1, sizeof(*k)), all = true;
-	uint32_t n;
+	ib_net64_t guid = cl_hton64(x->guid);
 
-	*keep = NULL;
-	if (!k)
-		return -ENOMEM;
-	for (n = 0; n < f->nnodes; n++) {
-		ib_net64_t guid = cl_hton64(f->nodes[n].guid);
+	return ibfm_node_is_switch(x)
+		       ? osm_get_switch_by_guid(&p->osm->subn, guid) != NULL
+		       : osm_get_node_by_guid(&p->osm->subn, guid) != NULL;
+}
 
-		k[n] = ibfm_node_is_switch(&f->nodes[n])
-			       ? osm_get_switch_by_guid(&p->osm->subn, guid) !=
-					 NULL
-			       : osm_get_node_by_guid(&p->osm->subn, guid) !=
-					 NULL;
-		all = all && k[n];
-	}
-	if (all)
-		free(k);
-	else
-		*keep = k;
-	return 0;
+/* Whether the last pass found node 'x' (the fast path takes its word:
+ * it does not take OpenSM's lock). */
+static bool in_found(const struct ibfm_osm *p, const struct ibfm_node *x)
+{
+	return ibfm_fabric_node_by_guid(p->found, x->guid) != IBFM_NONE;
 }
 
 /*
- * The nodes of the routed fabric that the last pass found, into
- * '*keep' as nodes_here() does, for a planned change on the fast path,
- * which does not take OpenSM's lock. -ENOMEM.
+ * The nodes of the routed fabric that 'here' says are there, into
+ * '*keep' (NULL: all of them): a node gone from the subnet stays in the
+ * routed fabric, unlinked, while passes repair (routing/pass/route.h),
+ * but is not published. -ENOMEM.
  */
-static int nodes_found(struct ibfm_osm *p, bool **keep)
+static int nodes_kept(struct ibfm_osm *p,
+		      bool (*here)(const struct ibfm_osm *,
+				   const struct ibfm_node *),
+		      bool **keep)
 {
 	const struct ibfm_fabric *f = p->route->fabric;
 	bool *k = calloc(f->nnodes + 1, sizeof(*k)), all = true;
@@ -118,8 +107,7 @@ static int nodes_found(struct ibfm_osm *p, bool **keep)
 	if (!k)
 		return -ENOMEM;
 	for (n = 0; n < f->nnodes; n++) {
-		k[n] = ibfm_fabric_node_by_guid(p->found, f->nodes[n].guid) !=
-		       IBFM_NONE;
+		k[n] = here(p, &f->nodes[n]);
 		all = all && k[n];
 	}
 	if (all)
@@ -156,7 +144,7 @@ static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 	/* A node gone from OpenSM's subnet is not published: which are
 	 * here is OpenSM's to say, so it is asked now, under its lock (the
 	 * fast path takes the last pass's word). */
-	if (fast ? nodes_found(p, &keep) : nodes_here(p, &keep)) {
+	if (nodes_kept(p, fast ? in_found : in_subnet, &keep)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 generation %" PRIu64
 				   " not published: out of memory\n",

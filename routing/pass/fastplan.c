@@ -79,6 +79,19 @@ static int changed_blocks(const struct ibfm_lfts *old,
 	return 0;
 }
 
+/* The plan 'p' begun at 't0' into '*out' when 'rc' is 0, else freed. */
+static int plan_done(struct ibfm_fastplan *p, int rc, double t0,
+		     struct ibfm_fastplan *out)
+{
+	if (rc) {
+		ibfm_fastplan_free(p);
+		return rc;
+	}
+	p->route_ms = ibfm_clock_ms() - t0;
+	*out = *p;
+	return 0;
+}
+
 int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 			 size_t ndead, const struct ibfm_route_opts *o,
 			 struct ibfm_fastplan *out, struct ibfm_err *err)
@@ -117,13 +130,7 @@ int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 	if (!rc && changed_blocks(&old, &(*pass)->lfts, &p))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	ibfm_lfts_free(&old);
-	if (rc) {
-		ibfm_fastplan_free(&p);
-		return rc;
-	}
-	p.route_ms = ibfm_clock_ms() - t0;
-	*out = p;
-	return 0;
+	return plan_done(&p, rc, t0, out);
 }
 
 int ibfm_fastplan_paths(const struct ibfm_fabric *f, uint32_t from,
@@ -272,11 +279,5 @@ int ibfm_fastplan_change(struct ibfm_route **pass,
 out:
 	free(rows);
 	ibfm_lfts_free(&old);
-	if (rc) {
-		ibfm_fastplan_free(&p);
-		return rc;
-	}
-	p.route_ms = ibfm_clock_ms() - t0;
-	*out = p;
-	return 0;
+	return plan_done(&p, rc, t0, out);
 }
