@@ -31,7 +31,8 @@
 set -u
 . "$(dirname "$0")/osm-lib.sh"
 heavy_lock "$@"
-cd "$(dirname "$0")/../.."
+start=$(date +%s)
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/tree-env.sh
 . bench/scripts/osm-lib.sh
 . bench/scripts/ibfmd-lib.sh
@@ -84,7 +85,7 @@ spines=$(awk 'index($3, "spine-") == 1 { print $3 }' "$T/links" | sort -u)
 dspine=$(echo "$spines" | sed -n 3p)
 [ -n "$dspine" ] || dspine=$(echo "$spines" | sed -n 1p)
 read -r _ port desc _ <<<"$(up_link "$T/links" first 1 leaf- spine-)"
-dlink="$desc[$port]"
+dlink="${desc}[$port]"
 # The links lost: up-links (leaf to spine, spine to core) as
 # "id port desc"; the first spine's is its last link on a 2-level tree.
 first_spine=$(up_link "$T/links" first 1 spine- core-)
@@ -193,7 +194,7 @@ operate() {
 	# Else ibfmd's line ("drain X: done after N s, B blocks").
 	[ -n "$rb" ] || rb=$(tail -1 <(grep ': done after [0-9]* s, [0-9]* blocks' "$T/ibfmd.log") |
 		sed 's/.*: done after [0-9]* s, \([0-9]*\) blocks.*/\1/')
-	if [ "$rc" != 0 ] || [ "$state" != done ]; then
+	if [ "$rc" != 0 ] || [ "$state" != "done" ]; then
 		echo "# $kind $what: exit $rc, ${state:-no state}: $(head -c 300 "$T/out.err")" >&2
 		ms="$ms (exit $rc)"
 		RC=1
@@ -222,8 +223,9 @@ lose() {
 		RC=1
 	fi
 	row "$kind" "$what" "$ms" "$ok" "$must"
+	nc=$(count "$LOG" "tables configured on all switches")
 	echo "ReLink $4" >&3
-	until_ok 6000 "$OSM_PID" "OpenSM's pass" passed "$LOG" "$(count "$LOG" "tables configured on all switches")"
+	until_ok 6000 "$OSM_PID" "OpenSM's pass" passed "$LOG" "$nc"
 	calm
 }
 
@@ -248,7 +250,7 @@ mark
 operate "job end" "ibfm job end ($njob servers)" - "${ctl[@]}" job end bench --timeout 900
 while read -r id port desc peer _; do
 	mark
-	lose "link lost" "$desc[$port] (to $peer)" "$desc[$port]" "\"$id\"[$port]"
+	lose "link lost" "${desc}[$port] (to $peer)" "${desc}[$port]" "\"$id\"[$port]"
 done <"$T/lost"
 mark
 lose "switch lost" "${whole#* } (whole switch)" "${whole#* }" "\"${whole%% *}\""
@@ -262,6 +264,8 @@ for k in drain undrain "job start" "job end" "link lost" "switch lost"; do
 	awk -F'|' -v k="$k" '$1 == k { v = $2; sub(/ .*/, "", v); print v }' "$T/kinds" | sort -n >"$T/ms"
 	echo "| $k | $(wc -l <"$T/ms") | $(median <"$T/ms") | $(tail -1 "$T/ms") |"
 done
+echo
+echo "$(($(date +%s) - start)) s in all."
 grep -h "ERR P" "$LOG" | cut -c1-200 | sed 's/^/# OpenSM: /' >&2
 # A change that did not end done: its files are kept.
 FAILS=$RC

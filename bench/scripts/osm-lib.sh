@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the benchmarks that run real OpenSM with the plugin on
 # ibsim (fast-reroute.sh, changes.sh): the heavy lock, the fabric's
 # switch links, OpenSM's log read for stamps and passes, and the fast
