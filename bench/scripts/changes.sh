@@ -9,11 +9,12 @@
 #     switches hold the new tables);
 #   `ibfm job start` / `ibfm job end` of 64 servers spread over the
 #     fabric (half the servers on a smaller one), timed the same way;
-#   10 up-links lost, the first leaf's and the first spine's and 8 seeded
-#     (SEED, default 1; LOST=N: N up-links in all), then a whole spine: each an Unlink on ibsim's
-#     console, ReLink-ed once OpenSM settled; ms: from the Unlink to the
-#     last block the fast path read back (fast-reroute.log) when it read
-#     back all it wrote, else to OpenSM's "tables configured".
+#   10 up-links lost (LOST=N: N), the first leaf's, the first spine's
+#     and the rest seeded (SEED, default 1), then a whole spine: each an
+#     Unlink on ibsim's console, ReLink-ed once OpenSM settled; ms: from
+#     the Unlink to the last block the fast path read back
+#     (fast-reroute.log) when it read back all it wrote, else to
+#     OpenSM's "tables configured".
 # Per change: blocks written (OpenSM's: the plugin's pass lines' "LFT
 # blocks to send"; the fast path's: fast-reroute.log, else the pass
 # lines' "the fast path wrote"), blocks read back equal (the command's
@@ -24,10 +25,11 @@
 # switch's table read with ibroute and compared with the plugin's (slow:
 # small fabrics). Then the median and the slowest of each kind.
 # Usage: bench/scripts/changes.sh [GEN ARGS] (`ibfm topo gen`'s; default
-# -l 3 -k 36). Takes flock /tmp/ibfm-heavy.lock itself (HEAVY_LOCK=0: not,
-# for a small run). QUIET: seconds
-# without a new line in OpenSM's log that mean it settled (default 1.5,
-# 10 above 2,000 hosts). Exit 0 when every change ended done.
+# -l 3 -k 36). Takes flock /tmp/ibfm-heavy.lock itself (HEAVY_LOCK=0:
+# not, for a small run). QUIET: seconds without a new line in OpenSM's
+# log that mean it settled (default 1.5, 10 above 2,000 hosts). Exit 0
+# when no row is marked ("(exit N)", "(OpenSM)", "(P15)"); else 1, the
+# files kept.
 set -u
 . "$(dirname "$0")/osm-lib.sh"
 heavy_lock "$@"
