@@ -58,11 +58,13 @@ jstr() { sed -n "s/.*\"$2\": *\"\([^\"]*\)\".*/\1/p" "$1" | head -1; }
 sum() { awk '{ s += $1 } END { print s + 0 }'; }
 # tables: the plugin's last tables (binary when it wrote them).
 tables() { [ -f "$T/state/lfts.bin" ] && echo "$T/state/lfts.bin" || echo "$T/state/lfts.dump"; }
-# published: the plugin's last pass is the generation in snapshot.json.
+# published: snapshot.json holds the plugin's last pass or a later
+# generation (a change the fast path made is published without a pass).
 published() {
-	local g
+	local g s
 	g=$(grep "$PASS" "$LOG" | tail -1 | sed -n 's/.*; generation \([0-9]*\).*/\1/p')
-	[ -n "$g" ] && grep -q "\"generation\": $g," "$T/state/snapshot.json"
+	s=$(sed -n 's/^ *"generation": \([0-9]*\),$/\1/p' "$T/state/snapshot.json" 2>/dev/null)
+	[ -n "$g" ] && [ -n "$s" ] && [ "$s" -ge "$g" ]
 }
 # calm: OpenSM settled and its last pass published.
 calm() {
@@ -134,7 +136,8 @@ written() {
 	local sent fast by
 	grep "$PASS" "$LOG" | tail -n +$((np + 1)) >"$T/passes"
 	sent=$(sed -n 's/.*LFT blocks to send: \([0-9]*\) of.*/\1/p' "$T/passes" | sum)
-	fast_new "$T/state/fast-reroute.log" "$nf" "$T/new"
+	# Repairs and planned changes (drains, jobs) alike.
+	fast_new "$T/state/fast-reroute.log" "$nf" "$T/new" 'fast-reroute\|fast-change'
 	# Blocks of a switch cut off (a whole spine's own) go nowhere.
 	fast=$(($(fast_sum "$T/new" blocks) - $(fast_sum "$T/new" cut_off)))
 	[ "$fast" -gt 0 ] ||

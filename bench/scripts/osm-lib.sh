@@ -79,10 +79,11 @@ settled() {
 	done
 }
 
-# fast_new LOG N OUT: the fast path's repairs in LOG after its first N
-# lines, into OUT.
+# fast_new LOG N OUT [KINDS]: the fast path's lines of KINDS (a grep
+# alternation; default its repairs, fast-reroute) in LOG after its first
+# N lines, into OUT.
 fast_new() {
-	tail -n +$(($2 + 1)) "$1" 2>/dev/null | grep '"kind":"fast-reroute"' >"$3"
+	tail -n +$(($2 + 1)) "$1" 2>/dev/null | grep "\"kind\":\"\(${4:-fast-reroute}\)\"" >"$3"
 }
 # fast_sum FILE KEY: KEY summed over FILE's lines (JSON numbers).
 fast_sum() {
