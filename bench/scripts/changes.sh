@@ -24,13 +24,19 @@
 # must_move_entries, "-" where it gives none), with VERIFY=1 every
 # switch's table read with ibroute and compared with the plugin's (slow:
 # small fabrics). Then the median and the slowest of each kind.
-# Usage: bench/scripts/changes.sh [GEN ARGS] (`ibfm topo gen`'s; default
+# Usage: bench/scripts/changes.sh [-h] [GEN ARGS] (`ibfm topo gen`'s; default
 # -l 3 -k 36). Takes flock /tmp/ibfm-heavy.lock itself (HEAVY_LOCK=0:
 # not, for a small run). QUIET: seconds without a new line in OpenSM's
 # log that mean it settled (default 1.5, 10 above 2,000 hosts). Exit 0
 # when no row is marked ("(exit N)", "(OpenSM)", "(P15)"); else 1, the
 # files kept.
 set -u
+case ${1:-} in
+-h | --help)
+	sed -n '2,/^set -u/ { /^set -u/d; s/^# \{0,1\}//; p }' "$0"
+	exit 0
+	;;
+esac
 . "$(dirname "$0")/osm-lib.sh"
 heavy_lock "$@"
 start=$(date +%s)
@@ -41,6 +47,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 [ $# -eq 0 ] && set -- -l 3 -k 36
 gen=$*
+[ "${LOST:-10}" -ge 2 ] || die "LOST=${LOST}: at least 2 (the first leaf's and spine's up-links)"
 "$IBFM" topo gen "$@" -o "$T/f.topo" >/dev/null || die "gen $*"
 nhosts=$(grep -c '^Ca' "$T/f.topo")
 QUIET=${QUIET:-$([ "$nhosts" -gt 2000 ] && echo 10 || echo 1.5)}
@@ -83,8 +90,8 @@ calm
 total=$(grep "$PASS" "$LOG" | tail -1 | sed -n 's/.*LFT blocks to send: [0-9]* of \([0-9]*\);.*/\1/p')
 
 switch_links "$T/f.topo" >"$T/links"
-# The spine drained: the third (or the only); the leaf link drained: the
-# first leaf's first up-link.
+# The spine drained: the third (or the first); the leaf link drained:
+# the first leaf's first up-link.
 spines=$(awk 'index($3, "spine-") == 1 { print $3 }' "$T/links" | sort -u)
 dspine=$(echo "$spines" | sed -n 3p)
 [ -n "$dspine" ] || dspine=$(echo "$spines" | sed -n 1p)
@@ -98,7 +105,7 @@ first_spine=$(up_link "$T/links" first 1 spine- core-)
 	up_link "$T/links" first 1 leaf- spine-
 	echo "$first_spine"
 } >"$T/lost"
-# Neither end of those two cables again; then 8 seeded.
+# Neither end of those two cables again; then the rest seeded.
 awk '{ print $1 ":" $2; print $5 ":" $6 }' "$T/lost" >"$T/taken"
 awk '(index($3, "leaf-") == 1 && index($4, "spine-") == 1) || (index($3, "spine-") == 1 && index($4, "core-") == 1)' "$T/links" |
 	awk 'NR == FNR { t[$1]; next } !(($1 ":" $2) in t) && !(($5 ":" $6) in t)' "$T/taken" - |
