@@ -3,10 +3,12 @@
 # real OpenSM with the plugin (fast path on) and ibfmd on ibsim, one
 # generated fabric, one change after another on the fabric as the last
 # left it (docs/BENCHMARKS.md, "Changes at scale"):
-#   drain and undrain a spine, then a leaf's up-link: `ibfm drain X` (its
-#     dry run, ibfmd's check, the change, the read-back) and
-#     `ibfm undrain X`; ms: the command's wall time (it exits once the
-#     switches hold the new tables);
+#   drain and undrain a spine, then a leaf's up-link, as the runbook has
+#     it: `ibfm drain X --dry-run --json`, `ibfm drain X` (ibfmd's check,
+#     the change, the read-back), `ibfm undrain X`; ms: a drain's from
+#     its dry run's start to the live drain's exit (the dry run's own
+#     apart), an undrain's its wall time (each exits once the switches
+#     hold the new tables);
 #   `ibfm job start` / `ibfm job end` of 64 servers spread over the
 #     fabric (half the servers on a smaller one), timed the same way;
 #   10 up-links lost (LOST=N: N), the first leaf's, the first spine's
@@ -187,16 +189,16 @@ row() {
 	e=$(changed)
 	ratio=-
 	[ "$5" = - ] || [ "$5" = 0 ] || [ -z "$e" ] || ratio=$(awk -v a="$e" -v b="$5" 'BEGIN { printf "%.2f", a / b }')
-	echo "| $1 | $2 | $ms | $w | $by | $4 | ${e:--} | $5 | $ratio | $(switches) |"
+	echo "| $1 | $2 | $ms | $dry | $w | $by | $4 | ${e:--} | $5 | $ratio | $(switches) |"
 	echo "$1|$ms" >>"$T/kinds"
 }
 
 # operate KIND WHAT MUST CMD...: an operator's command, timed to its
-# exit; its JSON in $T/out.json.
+# exit from its start (or from 'since'); its JSON in $T/out.json.
 operate() {
-	local kind=$1 what=$2 must=$3 t0 ms rc rb bad state
+	local kind=$1 what=$2 must=$3 t0=$since ms rc rb bad state
 	shift 3
-	t0=$(date +%s%3N)
+	[ -n "$t0" ] || t0=$(date +%s%3N)
 	"$@" --json >"$T/out.json" 2>"$T/out.err"
 	rc=$?
 	ms=$(($(date +%s%3N) - t0))
@@ -219,6 +221,26 @@ operate() {
 		RC=1
 	fi
 	row "$kind" "$what" "$ms" "${rb:--}" "$must"
+}
+
+# drain_steps ELEMENT: the runbook's two steps timed as one: the dry run
+# (`ibfm drain X --dry-run --json`, on ibfmd's fabric and the plugin's
+# tables), its own time in 'dry', then the live `ibfm drain X`.
+drain_steps() {
+	local must rc
+	must=$(must_move "$1")
+	since=$(date +%s%3N)
+	"${ctl[@]}" drain "$1" --dry-run --json >"$T/dryrun.json" 2>"$T/dryrun.err"
+	rc=$?
+	dry=$(($(date +%s%3N) - since))
+	if [ "$rc" != 0 ]; then
+		echo "# ibfm drain $1 --dry-run: exit $rc: $(head -c 300 "$T/dryrun.err")" >&2
+		dry="$dry (exit $rc)"
+		RC=1
+	fi
+	operate drain "ibfm drain $1" "$must" "${ctl[@]}" drain "$1" --timeout 900
+	since=
+	dry=-
 }
 
 # lose KIND WHAT ELEMENT UNLINK: a failure on ibsim's console, timed to
@@ -249,18 +271,20 @@ lose() {
 }
 
 RC=0
+since=
+dry=-
 ctl=("$IBFM" --socket "$T/ibfmd.sock")
 echo
 echo "\`ibfm topo gen $gen\`: $(grep -c '^Switch' "$T/f.topo") switches, $nhosts hosts, ${total:-?} LFT blocks; ms to every changed block read back"
 echo
-echo "| kind | change | ms | blocks written | by | read back equal | entries changed | must move | changed / must move | switches (ibroute) |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| kind | change | ms | dry run ms | blocks written | by | read back equal | entries changed | must move | changed / must move | switches (ibroute) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 mark
-operate drain "ibfm drain $dspine" "$(must_move "$dspine")" "${ctl[@]}" drain "$dspine" --timeout 900
+drain_steps "$dspine"
 mark
 operate undrain "ibfm undrain $dspine" - "${ctl[@]}" undrain "$dspine" --timeout 900
 mark
-operate drain "ibfm drain $dlink" "$(must_move "$dlink")" "${ctl[@]}" drain "$dlink" --timeout 900
+drain_steps "$dlink"
 mark
 operate undrain "ibfm undrain $dlink" - "${ctl[@]}" undrain "$dlink" --timeout 900
 mark
