@@ -164,7 +164,10 @@ changed() {
 # switches: with VERIFY=1, whether every switch ibroute reached holds the
 # plugin's tables: "equal (N switches)" or "N entries differ"; else "-".
 switches() {
-	[ "${VERIFY:-0}" = 1 ] || { echo -; return; }
+	if [ "${VERIFY:-0}" != 1 ] || [ ! -f "$T/state/lfts.dump" ]; then
+		echo -
+		return
+	fi
 	# shellcheck disable=SC2086
 	read_lfts_any "$T/state/lfts.dump" "$T/read" $rhosts
 	lft_entries "$T/read" >"$T/read.e"
@@ -291,10 +294,11 @@ mark
 operate "job start" "ibfm job start ($njob servers)" - "${ctl[@]}" job start bench --hosts "$(cat "$T/job.hosts")" --timeout 900
 mark
 operate "job end" "ibfm job end ($njob servers)" - "${ctl[@]}" job end bench --timeout 900
-while read -r id port desc peer _; do
+# The list on fd 4: nothing a change runs reads it.
+while read -r id port desc peer _ <&4; do
 	mark
 	lose "link lost" "${desc}[$port] (to $peer)" "${desc}[$port]" "\"$id\"[$port]"
-done <"$T/lost"
+done 4<"$T/lost"
 mark
 lose "switch lost" "${whole#* } (whole switch)" "${whole#* }" "\"${whole%% *}\""
 
