@@ -64,6 +64,7 @@ struct ibfm_osm {
 	bool drain_read;	 /* read for this pass, with the matrices */
 	bool told_osm_matrices;	 /* P14 logged */
 	bool told_allocator;	 /* P19 logged */
+	bool told_lids;		 /* P23 looked for */
 	pthread_t watcher;
 	bool watching;
 	/* The fast path's thread changes 'route' (a repair) under

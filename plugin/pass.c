@@ -23,6 +23,7 @@
 #include "routing/base/clock.h"
 #include "routing/state/genfloor.h"
 #include "routing/state/snapshot.h"
+#include "routing/topo/lidplan.h"
 
 /* Copies the tables into new_lft; returns the blocks that will change. */
 static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
@@ -244,6 +245,31 @@ static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
 }
 
 /*
+ * P23, once: on a large subnet whose switch LIDs OpenSM scattered over
+ * 4x the LFT blocks they need, every change rewrites several times the
+ * blocks it would with `ibfm topo lids` (docs/plugin.md, "Large
+ * subnets: LIDs laid out for small changes").
+ */
+static void hint_lids(struct ibfm_osm *p, const struct ibfm_fabric *f)
+{
+	uint32_t blocks, least;
+
+	if (p->told_lids || f->nswitches < LARGE_SUBNET_SWITCHES)
+		return;
+	p->told_lids = true;
+	ibfm_lidplan_spread(f, &blocks, &least);
+	if (blocks < 4 * least)
+		return;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"P23 the %u switches' LIDs lie in %u LFT blocks of each table "
+		"(%u would hold them): a drain or a lost link rewrites several "
+		"times the blocks it would with LIDs laid out by `ibfm topo "
+		"lids` (docs/plugin.md)\n",
+		f->nswitches, blocks, least);
+}
+
+/*
  * For the pass's line: the full routes it took when more than one (pairs
  * were left, and other orders of the hubs' turns tried), else "".
  */
@@ -430,5 +456,6 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 		routes_note(st, note, sizeof(note)), p->generation,
 		change_note(p->route, fast, changes, sizeof(changes)));
 	hint_allocator(p, p->route->fabric->nswitches);
+	hint_lids(p, p->route->fabric);
 	return 0;
 }

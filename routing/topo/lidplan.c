@@ -141,6 +141,27 @@ int ibfm_lidplan_write(FILE *out, const void *ctx)
 	return ferror(out) ? -EIO : 0;
 }
 
+void ibfm_lidplan_spread(const struct ibfm_fabric *f, uint32_t *blocks,
+			 uint32_t *least)
+{
+	uint8_t seen[(TOP_UNICAST + 1) / 64] = { 0 };
+	uint32_t n, nsw = 0;
+
+	*blocks = 0;
+	for (n = 0; n < f->nnodes; n++) {
+		uint16_t lid = f->ports[f->nodes[n].port0].lid;
+
+		if (!ibfm_node_is_switch(&f->nodes[n]) || !lid ||
+		    lid > TOP_UNICAST)
+			continue;
+		nsw++;
+		*blocks += !seen[lid / 64];
+		seen[lid / 64] = 1;
+	}
+	/* LIDs 1..nsw: LID 0 is never given, so block 0 holds 63. */
+	*least = nsw ? (nsw + 1 + 63) / 64 : 0;
+}
+
 void ibfm_lidplan_free(struct ibfm_lidplan *p)
 {
 	free(p->v);

@@ -57,6 +57,14 @@ int ibfm_lidplan_make(const struct ibfm_fabric *f, unsigned lmc,
  * ibfm_file_write_fn. 0 or -EIO. */
 int ibfm_lidplan_write(FILE *out, const void *ctx);
 
+/*
+ * How scattered the switches' LIDs of 'f' are: the LFT blocks that hold
+ * one into '*blocks', the fewest that could hold them all into '*least'
+ * (a plan's). O(switches).
+ */
+void ibfm_lidplan_spread(const struct ibfm_fabric *f, uint32_t *blocks,
+			 uint32_t *least);
+
 /* Frees the plan; a zeroed one is fine. */
 void ibfm_lidplan_free(struct ibfm_lidplan *p);
 

@@ -140,15 +140,22 @@ static void test_fewer_blocks(void **state)
 	struct ibfm_lidplan p = { 0 };
 	struct ibfm_err err;
 	uint64_t scattered, planned;
+	uint32_t b, least;
 	size_t i;
 
 	(void)state;
 	assert_int_equal(ibfm_fabric_shuffle_lids(f, 7, &err), 0);
+	ibfm_lidplan_spread(f, &b, &least);
+	/* As an SM's discovery deals them: over every block (22). */
+	assert_true(b >= 3 * least);
 	scattered = drain_blocks(f);
 	make(f, 0, &p);
 	for (i = 0; i < p.n; i++)
 		f->ports[p.v[i].port].lid = p.v[i].lid;
 	assert_int_equal(ibfm_fabric_finish(f, &err), 0);
+	ibfm_lidplan_spread(f, &b, &least);
+	assert_int_equal(least, (320 + 1 + 63) / 64);
+	assert_int_equal(b, least); /* laid out: no more than needed */
 	planned = drain_blocks(f);
 	print_message("spine-003 drained: %" PRIu64
 		      " blocks scattered, %" PRIu64 " laid out\n",
