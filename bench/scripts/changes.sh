@@ -28,7 +28,8 @@
 # small fabrics). Then the median and the slowest of each kind.
 # Usage: bench/scripts/changes.sh [-h] [GEN ARGS] (`ibfm topo gen`'s; default
 # -l 3 -k 36). Takes flock /tmp/ibfm-heavy.lock itself (HEAVY_LOCK=0:
-# not, for a small run). QUIET: seconds without a new line in OpenSM's
+# not, for a small run). LIDS=plan: OpenSM starts with `ibfm topo lids`'s
+# LID layout in its cache (docs/plugin.md). QUIET: seconds without a new line in OpenSM's
 # log that mean it settled (default 1.5, 10 above 2,000 hosts). Exit 0
 # when no row is marked ("(exit N)", "(OpenSM)", "(P15)"); else 1, the
 # files kept.
@@ -82,7 +83,9 @@ calm() {
 }
 
 # OpenSM on the first host, ibfmd on the second, as ibfmd_beside has it.
+# LIDS=plan: OpenSM starts with `ibfm topo lids`'s layout in its cache.
 osm_conf "$T/opensm.conf" "$T/state" ibfm
+[ "${LIDS:-}" = plan ] && { "$IBFM" topo lids --topo "$T/f.topo" -o "$T/guid2lid" || die "topo lids"; }
 OSM_HOST="$(sed -n 1p "$T/servers") mlx5_0" OSM_WAIT=6000 osm_start "$T/opensm.conf"
 printf '%s\n' "socket $T/ibfmd.sock" "state_dir $T/state" "sweep_interval 3600" \
 	"light_interval 0" "metrics off" >"$T/ibfmd.conf"
