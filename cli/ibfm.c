@@ -16,10 +16,11 @@
 #include "paths.h" /* IBFM_PLUGIN_PATH, made by make */
 
 static const struct cli_cmd *const groups[] = {
-	cli_topo_cmds,	cli_slurm_cmds,	 cli_draw_cmds,	  cli_route_cmds,
-	cli_check_cmds, cli_eval_cmds,	 cli_sharp_cmds,  cli_plan_cmds,
-	cli_path_cmds,	cli_links_cmds,	 cli_routes_cmds, cli_drain_cmds,
-	cli_job_cmds,	cli_daemon_cmds, cli_cc_cmds,	  cli_call_cmds,
+	cli_topo_cmds,	cli_slurm_cmds, cli_lids_cmds,	 cli_draw_cmds,
+	cli_route_cmds, cli_check_cmds, cli_eval_cmds,	 cli_sharp_cmds,
+	cli_plan_cmds,	cli_path_cmds,	cli_links_cmds,	 cli_routes_cmds,
+	cli_drain_cmds, cli_job_cmds,	cli_daemon_cmds, cli_cc_cmds,
+	cli_call_cmds,
 };
 
 static const char *cmd_name(const struct cli_cmd *c)

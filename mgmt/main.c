@@ -29,6 +29,7 @@
 #include "mgmt/net/listen.h"
 #include "mgmt/base/log.h"
 #include "mgmt/net/metrics.h"
+#include "mgmt/core/page.h"
 #include "mgmt/ha/peers.h"
 #include "routing/io/file.h"
 
@@ -97,12 +98,21 @@ static void collect_metrics(void *arg, struct ibfmd_metrics_reply *r)
 			features[i]->metrics(d->state[i], r);
 }
 
-/* GET /fabric.svg: the last sweep, drawn. */
-static void draw_picture(void *arg, struct ibfmd_metrics_reply *r)
+/* GET /, /fabric.svg, /group/NAME: the fabric page (mgmt/core/page.h). */
+static enum ibfmd_metrics_page fabric_page(void *arg, const char *path,
+					   struct ibfmd_metrics_reply *r)
 {
 	const struct ibfmd *d = arg;
 
-	ibfmd_view_picture(&d->view, &d->conf.state, ibfmd_metrics_text(r));
+	switch (ibfmd_page_write(&d->view, &d->conf.state, path,
+				 ibfmd_metrics_text(r))) {
+	case IBFMD_PAGE_HTML:
+		return IBFMD_PAGE_IS_HTML;
+	case IBFMD_PAGE_SVG:
+		return IBFMD_PAGE_IS_SVG;
+	default:
+		return IBFMD_PAGE_NOT_FOUND;
+	}
 }
 
 static void sweep_tick(evutil_socket_t fd, short what, void *arg)
@@ -258,7 +268,7 @@ static int start(struct ibfmd *d, const struct ibfm_ctl_access *access)
 	if (ibfmd_metrics_open(core->base, &d->conf, fds.http, collect_metrics,
 			       d, &d->metrics))
 		return -1;
-	ibfmd_metrics_set_picture(d->metrics, draw_picture, d);
+	ibfmd_metrics_set_pages(d->metrics, fabric_page, d);
 	return add_events(d);
 }
 

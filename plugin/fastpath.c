@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The fast path (see plugin/fastpath.h and docs/fast-reroute.md). */
-#include "plugin/fastpath.h"
+#include "plugin/fastpath_int.h"
 #include "routing/base/clock.h"
 
 #include <errno.h>
@@ -12,52 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plugin/smplink.h"
-#include "plugin/smpwire.h"
-#include "routing/pass/fastplan.h"
 #include "routing/state/fastlog.h"
 
 #define ATTR_PORT_INFO 0x15
 #define ATTR_LFT 0x19
 #define PORT_STATE_DOWN 1
-#define MAX_TRAPS 1024
 /* Traps of one loss (both ends, a whole switch's neighbours) come
  * within this of each other: one round takes them all. */
 #define GATHER_MS 3
-
-/* A block written, as OpenSM's pass will want it. */
-struct written {
-	uint64_t guid;
-	uint32_t block;
-	uint8_t ports[64];
-	bool acked;
-	size_t seq; /* the order written */
-};
-
-struct ibfm_fastpath {
-	struct ibfm_fastpath_conf c;
-	pthread_t thread;
-	/* the trap queue, under qlock */
-	pthread_mutex_t qlock;
-	pthread_cond_t qcond;
-	uint16_t lids[MAX_TRAPS];
-	unsigned nlids;
-	double first_trap; /* ms, monotonic: when the oldest queued came */
-	bool stop;
-	int master; /* atomic: this SM is master */
-	int cancel; /* atomic: OpenSM's pass wants the wire */
-	/* under the route lock */
-	uint64_t sm_guid, mkey;
-	uint64_t gen;	     /* changes of *route by the fast path or a pass */
-	bool inflight;	     /* blocks being sent */
-	pthread_cond_t idle; /* signalled when inflight ends */
-	struct written *w;
-	size_t nw, wcap;
-	/* the helper; only the thread uses it */
-	struct ibfm_smplink helper;
-	/* the lock of the log file; only the thread and the pass write */
-	pthread_mutex_t note_lock;
-};
 
 /* The deadline for a reply: every try of one SMP, and some slack. */
 static int reply_wait_ms(const struct ibfm_fastpath *fp)
@@ -218,21 +180,6 @@ static unsigned unique_lids(uint16_t *lids, unsigned n)
 	return m;
 }
 
-/* The round's findings, for the log line and fast-reroute.log. */
-struct round {
-	double trap;	   /* when the first trap came */
-	unsigned switches; /* that trapped */
-	unsigned silent;   /* of them, not answering */
-	size_t asked;	   /* PortInfo SMPs */
-	uint32_t *dead;	   /* ports found Down */
-	size_t ndead;
-	struct ibfm_fastplan plan;
-	size_t cut_off; /* blocks of switches no route reaches */
-	size_t sent, acked, verified, mismatched;
-	double found_ms, planned_ms, acked_ms, verified_ms; /* since trap */
-	const char *result;
-};
-
 /*
  * Under the route lock: marks in 'avoid' the link by which the route
  * from the SM enters each switch of 'lids' (which may be the dead one).
@@ -262,7 +209,7 @@ static void avoid_last_links(struct ibfm_fastpath *fp, const uint16_t *lids,
  * of its route, then left to OpenSM.
  */
 static int find_dead(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
-		     uint64_t *gen, struct round *rd)
+		     uint64_t *gen, struct ibfm_fastround *rd)
 {
 	bool *avoid = NULL;
 	int attempt, rc = 0;
@@ -323,7 +270,7 @@ static int find_dead(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 static int remember(struct ibfm_fastpath *fp, uint64_t guid,
 		    const struct ibfm_fastplan_block *b)
 {
-	struct written *w;
+	struct ibfm_fastpath_written *w;
 
 	if (fp->nw == fp->wcap) {
 		size_t c = fp->wcap ? fp->wcap * 2 : 256;
@@ -344,19 +291,42 @@ static int remember(struct ibfm_fastpath *fp, uint64_t guid,
 }
 
 /*
+ * Under the route lock: the links a repair took out, out of the last
+ * pass's fabric as found too, so that a planned change routes the
+ * fabric as it now is.
+ */
+static void note_found_lost(struct ibfm_fastpath *fp,
+			    const struct ibfm_fastround *rd)
+{
+	const struct ibfm_fabric *f = (*fp->c.route)->fabric;
+	struct ibfm_fabric *found = fp->c.found ? *fp->c.found : NULL;
+	size_t i;
+
+	for (i = 0; found && i < rd->ndead; i++) {
+		const struct ibfm_port *x = &f->ports[rd->dead[i]];
+		uint32_t n =
+			ibfm_fabric_node_by_guid(found, f->nodes[x->node].guid);
+		uint32_t q;
+
+		if (n == IBFM_NONE || x->num > found->nodes[n].nports)
+			continue;
+		q = found->nodes[n].port0 + x->num;
+		if (found->ports[q].peer != IBFM_NONE)
+			ibfm_fabric_unlink(found, q);
+	}
+}
+
+/*
  * Step 3, under the route lock: the repair, the Set requests by routes
  * over the repaired fabric, the blocks remembered (from index
  * '*first'). 0 with no request when nothing is to be done.
  */
-static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
-		      struct ibfm_smpwire_req **reqp, size_t *n, size_t *first)
+static int plan_round(struct ibfm_fastpath *fp, uint64_t gen,
+		      struct ibfm_fastround *rd, struct ibfm_smpwire_req **reqp,
+		      size_t *n, size_t *first)
 {
 	struct ibfm_route_opts o = *fp->c.opts;
-	struct ibfm_smpwire_req *req;
-	const struct ibfm_fabric *f;
-	uint32_t sm, *via = NULL;
 	struct ibfm_err err;
-	size_t i;
 
 	*reqp = NULL;
 	*n = 0;
@@ -366,7 +336,7 @@ static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
 	}
 	o.sharp = NULL; /* OpenSM's pass builds the trees */
 	if (fp->c.changing)
-		fp->c.changing(fp->c.changing_ctx);
+		fp->c.changing(fp->c.ctx);
 	if (ibfm_fastplan_repair(fp->c.route, rd->dead, rd->ndead, &o,
 				 &rd->plan, &err)) {
 		ibfm_log(&fp->c.log, IBFM_LOG_ERR,
@@ -377,15 +347,28 @@ static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
 		return 0;
 	}
 	fp->gen++;
+	note_found_lost(fp, rd);
 	if (!rd->plan.nblocks) {
 		rd->result = "nothing-lost";
 		return 0;
 	}
-	f = (*fp->c.route)->fabric;
-	sm = ibfm_fabric_port_by_guid(f, fp->sm_guid);
+	return ibfm_fastpath_requests(fp, rd, (*fp->c.route)->fabric, reqp, n,
+				      first);
+}
+
+int ibfm_fastpath_requests(struct ibfm_fastpath *fp, struct ibfm_fastround *rd,
+			   const struct ibfm_fabric *wire,
+			   struct ibfm_smpwire_req **reqp, size_t *n,
+			   size_t *first)
+{
+	const struct ibfm_fabric *f = (*fp->c.route)->fabric;
+	uint32_t sm = ibfm_fabric_port_by_guid(wire, fp->sm_guid), *via = NULL;
+	struct ibfm_smpwire_req *req;
+	size_t i;
+
 	req = calloc(rd->plan.nblocks, sizeof(*req));
 	if (!req || sm == IBFM_NONE ||
-	    ibfm_fastplan_paths(f, f->ports[sm].node, NULL, &via)) {
+	    ibfm_fastplan_paths(wire, wire->ports[sm].node, NULL, &via)) {
 		free(req);
 		rd->result = "no-route";
 		return -ENOMEM;
@@ -394,7 +377,12 @@ static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
 	for (i = 0; i < rd->plan.nblocks; i++) {
 		const struct ibfm_fastplan_block *b = &rd->plan.blocks[i];
 		struct ibfm_smpwire_req *q = &req[*n];
-		int hops = ibfm_fastplan_path_to(f, via, b->node, q->path);
+		uint32_t at = wire == f ? b->node
+					: ibfm_fabric_node_by_guid(
+						  wire, f->nodes[b->node].guid);
+		int hops = at == IBFM_NONE ? -1
+					   : ibfm_fastplan_path_to(wire, via,
+								   at, q->path);
 
 		/* A switch cut off (a whole switch lost): nothing to send,
 		 * nor a way to send it. */
@@ -424,7 +412,7 @@ static int plan_round(struct ibfm_fastpath *fp, uint64_t gen, struct round *rd,
 /* Step 4's second half: every acknowledged block read back. */
 static void verify(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
 		   const struct ibfm_smpwire_reply *ack, size_t n,
-		   struct round *rd)
+		   struct ibfm_fastround *rd)
 {
 	struct ibfm_smpwire_reply *rep = calloc(n + 1, sizeof(*rep));
 	size_t i, m = 0, sent;
@@ -456,8 +444,8 @@ static void verify(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
 }
 
 /* Step 4: the blocks sent, acknowledged, read back. */
-static void send_round(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
-		       size_t n, size_t first, struct round *rd)
+void ibfm_fastpath_send(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
+			size_t n, size_t first, struct ibfm_fastround *rd)
 {
 	size_t i;
 	struct ibfm_smpwire_reply *ack = calloc(n + 1, sizeof(*ack));
@@ -502,14 +490,13 @@ static long long wall_ms(double t)
 			   ibfm_clock_ms() + t);
 }
 
-/* Step 5: the log line and the event. */
-static void tell(struct ibfm_fastpath *fp, const struct round *rd)
+void ibfm_fastpath_round_json(const struct ibfm_fastround *rd, char *buf,
+			      size_t len)
 {
-	char json[700];
 	int n;
 
 	n = snprintf(
-		json, sizeof(json),
+		buf, len,
 		"\"result\":\"%s\",\"switches\":%u,\"silent\":%u,"
 		"\"links\":%u,\"blocks\":%zu,\"cut_off\":%zu,"
 		"\"entries\":%" PRIu64
@@ -520,15 +507,23 @@ static void tell(struct ibfm_fastpath *fp, const struct round *rd)
 		rd->plan.nblocks, rd->cut_off, rd->plan.entries, rd->sent,
 		rd->acked, rd->verified, rd->mismatched, rd->plan.route_ms,
 		rd->found_ms, rd->planned_ms, rd->acked_ms, rd->verified_ms);
-	if (n > 0 && (size_t)n < sizeof(json))
+	if (n > 0 && (size_t)n < len)
 		snprintf(
-			json + n, sizeof(json) - (size_t)n,
+			buf + n, len - (size_t)n,
 			",\"trap_at\":%lld,\"acked_at\":%lld,"
 			"\"verified_at\":%lld",
 			wall_ms(rd->trap),
 			wall_ms(rd->acked_ms > 0 ? rd->trap + rd->acked_ms : 0),
 			wall_ms(rd->verified_ms > 0 ? rd->trap + rd->verified_ms
 						    : 0));
+}
+
+/* Step 5: the log line and the event. */
+static void tell(struct ibfm_fastpath *fp, const struct ibfm_fastround *rd)
+{
+	char json[700];
+
+	ibfm_fastpath_round_json(rd, json, sizeof(json));
 	ibfm_log(
 		&fp->c.log,
 		strcmp(rd->result, "done") && rd->plan.nblocks ? IBFM_LOG_ERR
@@ -546,7 +541,7 @@ static void tell(struct ibfm_fastpath *fp, const struct round *rd)
 }
 
 /* Makes sure the helper runs on the SM's port; false when it cannot. */
-static bool helper_ready(struct ibfm_fastpath *fp)
+bool ibfm_fastpath_helper_ready(struct ibfm_fastpath *fp)
 {
 	struct ibfm_smpwire_conf conf = { .magic = IBFM_SMPWIRE_MAGIC,
 					  .window = fp->c.window,
@@ -565,12 +560,12 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 		      double trap)
 {
 	struct ibfm_smpwire_req *req = NULL;
-	struct round rd = { .trap = trap, .result = "nothing-lost" };
+	struct ibfm_fastround rd = { .trap = trap, .result = "nothing-lost" };
 	uint64_t gen = 0;
 	size_t first = 0, nreq = 0;
 
 	n = unique_lids(lids, n);
-	if (!helper_ready(fp))
+	if (!ibfm_fastpath_helper_ready(fp))
 		return;
 	/* A pass that cancelled the last round's sending is over. */
 	__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
@@ -587,10 +582,14 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 		pthread_mutex_unlock(fp->c.lock);
 		rd.planned_ms = ibfm_clock_ms() - trap;
 		if (req)
-			send_round(fp, req, nreq, first, &rd);
+			ibfm_fastpath_send(fp, req, nreq, first, &rd);
 	}
 	if (rd.ndead || rd.silent)
 		tell(fp, &rd);
+	/* Everything the traps said is in the route: planned changes may
+	 * go on the fast path again. */
+	if (!strcmp(rd.result, "done") && !rd.silent)
+		__atomic_store_n(&fp->model_ok, 1, __ATOMIC_RELEASE);
 	free(req);
 	free(rd.dead);
 	ibfm_fastplan_free(&rd.plan);
@@ -599,7 +598,7 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 static void *run(void *arg)
 {
 	struct ibfm_fastpath *fp = arg;
-	uint16_t lids[MAX_TRAPS];
+	uint16_t lids[IBFM_FASTPATH_MAX_TRAPS];
 	sigset_t pipe;
 
 	/* Writes to the helper say MSG_NOSIGNAL; should one ever not,
@@ -610,10 +609,10 @@ static void *run(void *arg)
 
 	pthread_mutex_lock(&fp->qlock);
 	while (!fp->stop) {
-		unsigned n;
-		double trap;
+		unsigned n, changes;
+		double trap, seen;
 
-		if (!fp->nlids) {
+		if (!fp->nlids && !fp->changes) {
 			pthread_cond_wait(&fp->qcond, &fp->qlock);
 			continue;
 		}
@@ -625,9 +624,16 @@ static void *run(void *arg)
 		memcpy(lids, fp->lids, n * sizeof(*lids));
 		trap = fp->first_trap;
 		fp->nlids = 0;
+		/* Losses first: a planned change routes the fabric as is. */
+		changes = n ? 0 : fp->changes;
+		seen = fp->first_change;
+		if (!n)
+			fp->changes = 0;
 		pthread_mutex_unlock(&fp->qlock);
-		if (__atomic_load_n(&fp->master, __ATOMIC_ACQUIRE))
+		if (n && __atomic_load_n(&fp->master, __ATOMIC_ACQUIRE))
 			round_run(fp, lids, n, trap);
+		if (changes)
+			ibfm_fastpath_change_round(fp, changes, seen);
 		pthread_mutex_lock(&fp->qlock);
 	}
 	pthread_mutex_unlock(&fp->qlock);
@@ -695,10 +701,11 @@ void ibfm_fastpath_trap(struct ibfm_fastpath *fp, uint16_t lid, bool master)
 	ibfm_fastpath_master(fp, master);
 	if (!master)
 		return; /* a standby routed nothing: nothing to repair */
+	__atomic_store_n(&fp->model_ok, 0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&fp->qlock);
 	if (!fp->nlids)
 		fp->first_trap = ibfm_clock_ms();
-	if (fp->nlids < MAX_TRAPS)
+	if (fp->nlids < IBFM_FASTPATH_MAX_TRAPS)
 		fp->lids[fp->nlids++] = lid;
 	pthread_cond_signal(&fp->qcond);
 	pthread_mutex_unlock(&fp->qlock);
@@ -712,6 +719,17 @@ void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
 	fp->sm_guid = port_guid;
 	fp->mkey = mkey;
 	fp->gen++; /* a pass changed the route */
+	__atomic_store_n(&fp->model_ok, 1, __ATOMIC_RELEASE);
+}
+
+void ibfm_fastpath_change(struct ibfm_fastpath *fp, unsigned what)
+{
+	pthread_mutex_lock(&fp->qlock);
+	if (!fp->changes)
+		fp->first_change = ibfm_clock_ms();
+	fp->changes |= what;
+	pthread_cond_signal(&fp->qcond);
+	pthread_mutex_unlock(&fp->qlock);
 }
 
 void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)
@@ -738,7 +756,7 @@ void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)
 /* By switch and block, the latest write first. */
 static int by_block(const void *a, const void *b)
 {
-	const struct written *x = a, *y = b;
+	const struct ibfm_fastpath_written *x = a, *y = b;
 
 	if (x->guid != y->guid)
 		return x->guid < y->guid ? -1 : 1;
@@ -757,7 +775,7 @@ size_t ibfm_fastpath_settle(struct ibfm_fastpath *fp, ibfm_fastpath_block_fn fn,
 	/* A block written by two rounds (a second failure): the last. */
 	qsort(fp->w, fp->nw, sizeof(*fp->w), by_block);
 	for (i = 0; i < fp->nw; i++) {
-		const struct written *w = &fp->w[i];
+		const struct ibfm_fastpath_written *w = &fp->w[i];
 
 		if (i && w->guid == w[-1].guid && w->block == w[-1].block)
 			continue;

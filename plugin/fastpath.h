@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "routing/base/log.h"
+#include "routing/pass/fastplan.h"
 #include "routing/pass/route.h"
 
 struct ibfm_fastpath;
@@ -56,7 +57,20 @@ struct ibfm_fastpath_conf {
 	/* called under 'lock' before a repair changes *route (the plugin's
 	 * publisher may still have to copy it); NULL: nothing to call */
 	void (*changing)(void *ctx);
-	void *changing_ctx;
+	/* planned changes (NULL 'found': none, OpenSM's sweep routes them):
+	 * the last pass's fabric as OpenSM found it and its unhealthy
+	 * links (by its ports), under 'lock'; the links a repair takes
+	 * out are taken out of it too */
+	struct ibfm_fabric **found;
+	bool **found_sick;
+	/* under 'lock': the lists read again for a planned change */
+	void (*reload)(void *ctx);
+	/* under 'lock': a planned change is on the switches: published */
+	void (*changed)(void *ctx, const struct ibfm_fastplan *plan);
+	/* not under 'lock': OpenSM's heavy sweep wanted (a planned change
+	 * not made here, or made and multicast to follow) */
+	void (*resweep)(void *ctx, const char *why);
+	void *ctx; /* of the callbacks */
 	/* the pass's options (read under 'lock'; SHARP trees are left to
 	 * OpenSM's pass) */
 	const struct ibfm_route_opts *opts;
@@ -88,6 +102,22 @@ void ibfm_fastpath_master(struct ibfm_fastpath *fp, bool master);
  */
 void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
 			  uint64_t mkey);
+
+/* What changed, for ibfm_fastpath_change. */
+#define IBFM_FASTPATH_DRAINS 1u /* the drain list */
+#define IBFM_FASTPATH_JOBS 2u	/* the running jobs */
+
+/*
+ * The drain list or the running jobs changed ('what', of the above;
+ * returns at once): the fast path's thread routes the last pass's
+ * fabric with them (routing/pass/fastplan.h ibfm_fastplan_change),
+ * writes and reads back the changed blocks, and publishes the pass; a
+ * drain then also asks for OpenSM's heavy sweep, for multicast. When
+ * it cannot (a trap since the last pass not repaired here, no pass
+ * yet, not master, the helper down, a block not read back), it asks
+ * for OpenSM's heavy sweep at once and says why.
+ */
+void ibfm_fastpath_change(struct ibfm_fastpath *fp, unsigned what);
 
 /*
  * OpenSM's pass, holding the route lock: stops a fast path that is

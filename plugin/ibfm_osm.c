@@ -55,6 +55,8 @@ static void plugin_free(struct ibfm_osm *p)
 	ibfm_pub_stop(p->pub);
 	ibfm_route_destroy(p->route);
 	ibfm_fabric_destroy(p->pass);
+	ibfm_fabric_destroy(p->found);
+	free(p->found_sick);
 	ibfm_drain_free(&p->drain);
 	free(p->drain_file);
 	free(p->jobs_file);
@@ -95,16 +97,16 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
  * OpenSM's matrices do not know the drain list: says so once, when
  * there is one to leave out of multicast.
  */
-static void tell_osm_matrices(struct ibfm_osm *p)
+static void tell_osm_matrices(struct ibfm_osm *p, size_t drained)
 {
-	if (p->told_osm_matrices || !p->drain.n)
+	if (p->told_osm_matrices || !drained)
 		return;
 	p->told_osm_matrices = true;
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
 		"P14 OpenSM builds the LID matrices (%s): multicast trees do not follow the drain list (%zu elements) and may cross drained switches and links\n",
 		p->osm_matrices ? "lid_matrices=opensm" : "hop_weights_file",
-		p->drain.n);
+		drained);
 }
 
 /*
@@ -122,30 +124,38 @@ static void tell_osm_matrices(struct ibfm_osm *p)
 static int build_lid_matrices(void *context)
 {
 	struct ibfm_osm *p = context;
-	struct ibfm_fabric *f;
+	struct ibfm_drain drain = { 0 };
+	struct ibfm_fabric *f = NULL;
 	double t0 = ibfm_clock_ms();
 	uint32_t nsw;
+	int rc = 1;
 
+	/* A copy: the fast path may read the list again meanwhile. */
 	pthread_mutex_lock(&p->route_lock);
 	ibfm_osm_read_drains(p);
+	if (ibfm_drain_copy(&drain, &p->drain))
+		drain.n = 0;
 	pthread_mutex_unlock(&p->route_lock);
 	p->drain_read = true;
 	if (p->osm_matrices || p->osm->subn.opt.hop_weights_file) {
-		tell_osm_matrices(p);
-		return 1;
+		tell_osm_matrices(p, drain.n);
+		goto out;
 	}
 	f = ibfm_osm_fabric_from_subnet(p);
-	if (!f || ibfm_lidmat_fill(p->osm, f, &p->drain, p->threads, &nsw)) {
-		ibfm_fabric_destroy(f);
-		return 1;
-	}
+	if (!f || ibfm_lidmat_fill(p->osm, f, &drain, p->threads, &nsw))
+		goto out;
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
 		"LID matrices of %u switches filled in %.1f ms (drain list: %zu elements)\n",
-		nsw, ibfm_clock_ms() - t0, p->drain.n);
+		nsw, ibfm_clock_ms() - t0, drain.n);
 	ibfm_fabric_destroy(p->pass);
 	p->pass = f;
-	return 0;
+	f = NULL;
+	rc = 0;
+out:
+	ibfm_fabric_destroy(f);
+	ibfm_drain_free(&drain);
+	return rc;
 }
 
 /*
@@ -198,7 +208,12 @@ static void start_fast_path(struct ibfm_osm *p)
 	c->lock = &p->route_lock;
 	c->route = &p->route;
 	c->changing = reclaim_pass;
-	c->changing_ctx = p;
+	c->found = &p->found;
+	c->found_sick = &p->found_sick;
+	c->reload = ibfm_osm_reload_lists;
+	c->changed = ibfm_osm_publish_change;
+	c->resweep = ibfm_osm_resweep;
+	c->ctx = p;
 	c->opts = &p->fast_opts;
 	rc = ibfm_fastpath_start(c, &p->fast);
 	if (rc)

@@ -47,6 +47,10 @@ struct ibfm_osm {
 	struct ibfm_route *route; /* the last routing pass */
 	struct ibfm_fabric *pass; /* this pass's subnet, modelled for the
 				   * LID matrices, routed next */
+	/* the last pass's subnet as found and its unhealthy links, for
+	 * planned changes on the fast path (under route_lock) */
+	struct ibfm_fabric *found;
+	bool *found_sick;
 	uint64_t generation;
 	struct ibfm_sharp_opts sharp; /* sharp_trees=, sharp_radix= */
 	int sharp_sl;		      /* SL of AN-to-AN paths, -1: none */
@@ -60,6 +64,7 @@ struct ibfm_osm {
 	bool drain_read;	 /* read for this pass, with the matrices */
 	bool told_osm_matrices;	 /* P14 logged */
 	bool told_allocator;	 /* P19 logged */
+	bool told_lids;		 /* P23 looked for */
 	pthread_t watcher;
 	bool watching;
 	/* The fast path's thread changes 'route' (a repair) under
@@ -86,9 +91,18 @@ struct ibfm_fabric *ibfm_osm_fabric_from_subnet(struct ibfm_osm *p);
 void ibfm_osm_log_note(void *ctx, enum ibfm_log_level level, const char *msg);
 /* pass.c: one routing pass, under the route lock; 0 or -1 (logged). */
 int ibfm_osm_route_pass(struct ibfm_osm *p);
+/*
+ * pass.c: a planned change the fast path made ('ctx' is 'p', under the
+ * route lock): the pass published as the next generation.
+ */
+void ibfm_osm_publish_change(void *ctx, const struct ibfm_fastplan *plan);
 
 /* watcher.c: the drain list read for this pass (the last good kept). */
 void ibfm_osm_read_drains(struct ibfm_osm *p);
+/* watcher.c: the same, as the fast path's reload ('ctx' is 'p'). */
+void ibfm_osm_reload_lists(void *ctx);
+/* watcher.c: OpenSM's heavy sweep asked for, and why ('ctx' is 'p'). */
+void ibfm_osm_resweep(void *ctx, const char *why);
 /*
  * watcher.c: says in plugin.run that the plugin is loaded into this
  * OpenSM run ('refused' NULL), or refused its options ('refused' why).

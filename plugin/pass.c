@@ -23,6 +23,7 @@
 #include "routing/base/clock.h"
 #include "routing/state/genfloor.h"
 #include "routing/state/snapshot.h"
+#include "routing/topo/lidplan.h"
 
 /* Copies the tables into new_lft; returns the blocks that will change. */
 static uint64_t copy_lfts(struct ibfm_osm *p, uint64_t *total)
@@ -71,13 +72,33 @@ void ibfm_osm_log_note(void *ctx, enum ibfm_log_level level, const char *msg)
 			LOG_PREFIX "%s\n", msg);
 }
 
+/* Whether OpenSM's subnet has node 'x' (under OpenSM's lock). */
+static bool in_subnet(const struct ibfm_osm *p, const struct ibfm_node *x)
+{
+	ib_net64_t guid = cl_hton64(x->guid);
+
+	return ibfm_node_is_switch(x)
+		       ? osm_get_switch_by_guid(&p->osm->subn, guid) != NULL
+		       : osm_get_node_by_guid(&p->osm->subn, guid) != NULL;
+}
+
+/* Whether the last pass found node 'x' (the fast path takes its word:
+ * it does not take OpenSM's lock). */
+static bool in_found(const struct ibfm_osm *p, const struct ibfm_node *x)
+{
+	return ibfm_fabric_node_by_guid(p->found, x->guid) != IBFM_NONE;
+}
+
 /*
- * The nodes of the routed fabric that OpenSM has, into '*keep' (NULL:
- * all of them): a node gone from the subnet stays in the routed fabric,
- * unlinked, while passes repair (routing/pass/route.h), but is not
- * published. -ENOMEM.
+ * The nodes of the routed fabric that 'here' says are there, into
+ * '*keep' (NULL: all of them): a node gone from the subnet stays in the
+ * routed fabric, unlinked, while passes repair (routing/pass/route.h),
+ * but is not published. -ENOMEM.
  */
-static int nodes_here(struct ibfm_osm *p, bool **keep)
+static int nodes_kept(struct ibfm_osm *p,
+		      bool (*here)(const struct ibfm_osm *,
+				   const struct ibfm_node *),
+		      bool **keep)
 {
 	const struct ibfm_fabric *f = p->route->fabric;
 	bool *k = calloc(f->nnodes + 1, sizeof(*k)), all = true;
@@ -87,13 +108,7 @@ static int nodes_here(struct ibfm_osm *p, bool **keep)
 	if (!k)
 		return -ENOMEM;
 	for (n = 0; n < f->nnodes; n++) {
-		ib_net64_t guid = cl_hton64(f->nodes[n].guid);
-
-		k[n] = ibfm_node_is_switch(&f->nodes[n])
-			       ? osm_get_switch_by_guid(&p->osm->subn, guid) !=
-					 NULL
-			       : osm_get_node_by_guid(&p->osm->subn, guid) !=
-					 NULL;
+		k[n] = here(p, &f->nodes[n]);
 		all = all && k[n];
 	}
 	if (all)
@@ -106,10 +121,10 @@ static int nodes_here(struct ibfm_osm *p, bool **keep)
 /*
  * Lends the pass to the publisher (plugin/publish.h), which copies it
  * after OpenSM's lock and writes the SHARP trees and the snapshot from
- * the copy.
+ * the copy. 'fast': a planned change the fast path made.
  */
 static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
-			 double ms)
+			 double ms, bool fast)
 {
 	struct ibfm_snapshot snap = {
 		.generation = p->generation,
@@ -128,8 +143,9 @@ static void publish_pass(struct ibfm_osm *p, uint64_t blocks, uint64_t total,
 	 * when the last pass is of the run now loaded. */
 	snprintf(snap.run, sizeof(snap.run), "%s", p->run);
 	/* A node gone from OpenSM's subnet is not published: which are
-	 * here is OpenSM's to say, so it is asked now, under its lock. */
-	if (nodes_here(p, &keep)) {
+	 * here is OpenSM's to say, so it is asked now, under its lock (the
+	 * fast path takes the last pass's word). */
+	if (nodes_kept(p, fast ? in_found : in_subnet, &keep)) {
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
 			LOG_PREFIX "ERR P06 generation %" PRIu64
 				   " not published: out of memory\n",
@@ -229,6 +245,31 @@ static void hint_allocator(struct ibfm_osm *p, uint32_t nsw)
 }
 
 /*
+ * P23, once: on a large subnet whose switch LIDs OpenSM scattered over
+ * 4x the LFT blocks they need, every change rewrites several times the
+ * blocks it would with `ibfm topo lids` (docs/plugin.md, "Large
+ * subnets: LIDs laid out for small changes").
+ */
+static void hint_lids(struct ibfm_osm *p, const struct ibfm_fabric *f)
+{
+	uint32_t blocks, least;
+
+	if (p->told_lids || f->nswitches < LARGE_SUBNET_SWITCHES)
+		return;
+	p->told_lids = true;
+	ibfm_lidplan_spread(f, &blocks, &least);
+	if (blocks < 4 * least)
+		return;
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX
+		"P23 the %u switches' LIDs lie in %u LFT blocks of each table "
+		"(%u would hold them): a drain or a lost link rewrites several "
+		"times the blocks it would with LIDs laid out by `ibfm topo "
+		"lids` (docs/plugin.md)\n",
+		f->nswitches, blocks, least);
+}
+
+/*
  * For the pass's line: the full routes it took when more than one (pairs
  * were left, and other orders of the hubs' turns tried), else "".
  */
@@ -250,6 +291,20 @@ static uint64_t generation_floor(struct ibfm_osm *p)
 				   "\n",
 			err.msg, p->generation);
 	return v;
+}
+
+/*
+ * The next generation: above every generation a peer's plugin
+ * published (ibfmd peers keep the floor), so the numbering continues
+ * across a failover.
+ */
+static void next_generation(struct ibfm_osm *p)
+{
+	uint64_t floor = generation_floor(p);
+
+	if (floor > p->generation)
+		p->generation = floor;
+	p->generation++;
 }
 
 /*
@@ -286,6 +341,47 @@ static const char *routes_note(const struct ibfm_ftree_stats *st, char *buf,
 	return buf;
 }
 
+/*
+ * A copy of the subnet as found and of its unhealthy links, for planned
+ * changes on the fast path (none when it is off, or out of memory: then
+ * OpenSM's sweep routes them).
+ */
+static void keep_found(struct ibfm_osm *p, const struct ibfm_fabric *now,
+		       const bool *sick)
+{
+	ibfm_fabric_destroy(p->found);
+	free(p->found_sick);
+	p->found = NULL;
+	p->found_sick = NULL;
+	if (!p->fast)
+		return;
+	p->found = ibfm_fabric_clone(now);
+	if (sick && p->found) {
+		p->found_sick = malloc(now->nports + 1);
+		if (p->found_sick)
+			memcpy(p->found_sick, sick, now->nports + 1);
+	}
+	if (sick && !p->found_sick) {
+		ibfm_fabric_destroy(p->found);
+		p->found = NULL;
+	}
+}
+
+void ibfm_osm_publish_change(void *ctx, const struct ibfm_fastplan *plan)
+{
+	struct ibfm_osm *p = ctx;
+	const struct ibfm_lfts *t = &p->route->lfts;
+
+	next_generation(p);
+	publish_pass(p, plan->nblocks,
+		     (uint64_t)t->nsw * (t->stride / IBFM_LFT_BLOCK),
+		     plan->route_ms, true);
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX "fast path: planned change published as generation "
+			   "%" PRIu64 "\n",
+		p->generation);
+}
+
 /* The routing pass proper, under the route lock. */
 int ibfm_osm_route_pass(struct ibfm_osm *p)
 {
@@ -304,7 +400,7 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 	const struct ibfm_ftree_stats *st;
 	struct ibfm_fabric *now;
 	struct ibfm_err err;
-	uint64_t blocks, total, floor;
+	uint64_t blocks, total;
 	double t_lent = ibfm_clock_ms(), t0, ms, t_route, t_copy, t_pub;
 	char lent[64] = "", note[64], changes[128];
 	size_t fast;
@@ -321,6 +417,7 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 	if (!now)
 		return -1;
 	sick = ibfm_lidmat_unhealthy(&p->osm->subn, now);
+	keep_found(p, now, sick);
 	if (!p->drain_read)
 		ibfm_osm_read_drains(p);
 	p->drain_read = false;
@@ -340,13 +437,8 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 	blocks = copy_lfts(p, &total);
 	t_copy = ibfm_clock_ms();
 	ms = t_copy - t0;
-	/* Above every generation a peer's plugin published (ibfmd peers
-	 * keep the floor): the numbering continues across a failover. */
-	floor = generation_floor(p);
-	if (floor > p->generation)
-		p->generation = floor;
-	p->generation++;
-	publish_pass(p, blocks, total, ms);
+	next_generation(p);
+	publish_pass(p, blocks, total, ms, false);
 	t_pub = ibfm_clock_ms();
 	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
 		LOG_PREFIX
@@ -364,5 +456,6 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 		routes_note(st, note, sizeof(note)), p->generation,
 		change_note(p->route, fast, changes, sizeof(changes)));
 	hint_allocator(p, p->route->fabric->nswitches);
+	hint_lids(p, p->route->fabric);
 	return 0;
 }

@@ -36,6 +36,21 @@ void ibfm_osm_read_drains(struct ibfm_osm *p)
 		p->drain_known ? "" : "; none was ever read: no drain");
 }
 
+void ibfm_osm_reload_lists(void *ctx)
+{
+	ibfm_osm_read_drains(ctx);
+}
+
+void ibfm_osm_resweep(void *ctx, const char *why)
+{
+	struct ibfm_osm *p = ctx;
+
+	OSM_LOG(&p->osm->log, OSM_LOG_INFO,
+		LOG_PREFIX "heavy sweep asked for: %s\n", why);
+	p->osm->subn.force_heavy_sweep = TRUE;
+	osm_opensm_sweep(p->osm);
+}
+
 /* A watched file's identity: a change of any of these rereads it. */
 struct stamp {
 	struct timespec t;
@@ -107,14 +122,18 @@ static void note_sm_state(struct ibfm_osm *p, unsigned *was)
 }
 
 /*
- * Watches the drain and jobs files twice a second; when either changes
- * (both at once: one request), asks OpenSM for a heavy sweep (as its
- * console's "resweep heavy" does), which routes with the new lists.
+ * Watches the drain and jobs files ten times a second (two stat()s: a
+ * job's start waits for no more); when either changes
+ * (both at once: one request), the fast path routes and writes the
+ * change itself (plugin/fastpath.h), or, when it is off, OpenSM's heavy
+ * sweep (as its console's "resweep heavy" does) routes with the new
+ * lists.
  */
 void *ibfm_osm_watch_lists(void *arg)
 {
 	struct ibfm_osm *p = arg;
 	const char *const files[] = { p->drain_file, p->jobs_file };
+	const unsigned what[] = { IBFM_FASTPATH_DRAINS, IBFM_FASTPATH_JOBS };
 	unsigned sm_was = UINT32_MAX;
 	struct stamp was[2];
 	struct timespec wake;
@@ -125,9 +144,10 @@ void *ibfm_osm_watch_lists(void *arg)
 	pthread_mutex_lock(&p->stop_lock);
 	while (!p->stop) {
 		const char *changed = NULL;
+		unsigned changes = 0;
 
 		clock_gettime(CLOCK_REALTIME, &wake);
-		wake.tv_nsec += 500000000;
+		wake.tv_nsec += 100000000;
 		if (wake.tv_nsec >= 1000000000) {
 			wake.tv_sec++;
 			wake.tv_nsec -= 1000000000;
@@ -135,8 +155,10 @@ void *ibfm_osm_watch_lists(void *arg)
 		pthread_cond_timedwait(&p->stop_cond, &p->stop_lock, &wake);
 		note_sm_state(p, &sm_was);
 		for (k = 0; k < 2; k++)
-			if (files[k] && file_changed(files[k], &was[k]))
+			if (files[k] && file_changed(files[k], &was[k])) {
 				changed = files[k];
+				changes |= what[k];
+			}
 		if (!changed)
 			continue;
 		/* A standby routes nothing: the master's ibfmd peers
@@ -149,9 +171,12 @@ void *ibfm_osm_watch_lists(void *arg)
 			continue;
 		}
 		OSM_LOG(&p->osm->log, OSM_LOG_INFO,
-			LOG_PREFIX "%s changed: rerouting\n", changed);
-		p->osm->subn.force_heavy_sweep = TRUE;
-		osm_opensm_sweep(p->osm);
+			LOG_PREFIX "%s changed: rerouting%s\n", changed,
+			p->fast ? " on the fast path" : "");
+		if (p->fast)
+			ibfm_fastpath_change(p->fast, changes);
+		else
+			ibfm_osm_resweep(p, "the lists changed");
 	}
 	pthread_mutex_unlock(&p->stop_lock);
 	return NULL;

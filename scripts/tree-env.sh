@@ -10,4 +10,5 @@ export OPENSM=${OPENSM:-$(command -v opensm || echo /usr/sbin/opensm)}
 export UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 export IBNETDISCOVER=${IBNETDISCOVER:-$(command -v ibnetdiscover || echo /usr/sbin/ibnetdiscover)}
 export IBTRACERT=${IBTRACERT:-$(command -v ibtracert || echo /usr/sbin/ibtracert)}
+export IBROUTE=${IBROUTE:-$(command -v ibroute || echo /usr/sbin/ibroute)}
 . tests/integration/lib.sh

@@ -16,6 +16,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . scripts/tree-env.sh
+. bench/scripts/osm-lib.sh
 
 [ $# -eq 0 ] && set -- -l 3 -k 36
 gen=$*
@@ -24,22 +25,9 @@ configs=${CONFIGS:-fast ibfm ftree}
 SIM_WAIT=${SIM_WAIT:-6000} sim_start "$T/f.topo" -N 65536 -S 8192 -P 524288 -L 49152
 host=$(sed -n 's/^Ca.*# "\(.*\)"$/\1/p' "$T/f.topo" | head -1)
 
-# "id port desc peer-desc" of every switch-to-switch port, from the file.
-awk '/^Switch/ { id = $3; gsub(/"/, "", id); d = $0; sub(/.*# "/, "", d); sub(/".*/, "", d) }
-     /^\[[0-9]+\].*"S-/ { p = $1; gsub(/[][]/, "", p); r = $0; sub(/.*# "/, "", r); sub(/".*/, "", r)
-			   print id, p, d, r }' "$T/f.topo" >"$T/links"
-# up_link WHICH K FROM TO: the Kth link from the first (WHICH=first) or
-# the middle (mid) switch named FROM* to one named TO*, as "id port desc".
-up_link() {
-	awk -v f="$3" -v t="$4" 'index($3, f) == 1 && index($4, t) == 1' "$T/links" >"$T/sel"
-	local ids n
-	ids=$(awk '{ print $1 }' "$T/sel" | uniq)
-	n=$(echo "$ids" | wc -l)
-	[ "$1" = first ] && n=1 || n=$((n / 2 + 1))
-	grep "^$(echo "$ids" | sed -n "${n}p") " "$T/sel" | sed -n "${2}p"
-}
-set -- "$(up_link first 1 leaf- spine-)" "$(up_link mid 3 leaf- spine-)" \
-	"$(up_link first 1 spine- core-)" "$(up_link mid 2 spine- core-)"
+switch_links "$T/f.topo" >"$T/links"
+set -- "$(up_link "$T/links" first 1 leaf- spine-)" "$(up_link "$T/links" mid 3 leaf- spine-)" \
+	"$(up_link "$T/links" first 1 spine- core-)" "$(up_link "$T/links" mid 2 spine- core-)"
 [ -n "$3" ] || die "no spine-to-core link: give a 3-level tree"
 # The whole spine: the last but one (neither of the two above).
 whole=$(awk 'index($3, "spine-") == 1 { print $1, $3 }' "$T/links" | sort -u -k2 | tail -2 | head -1)
@@ -52,40 +40,6 @@ for l in "$@"; do
 done
 fails+=("Unlink \"${whole%% *}\"")
 names+=("${whole#* } (whole switch)")
-
-# stamp LOG PATTERN N: the epoch ms of the Nth line of LOG matching
-# PATTERN (OpenSM's local-time stamps), or nothing.
-stamp() {
-	local l
-	l=$(grep -- "$2" "$1" | sed -n "${3}p")
-	[ -n "$l" ] || return 0
-	set -- $l
-	echo "$(date -d "$1 $2 $3" +%s) $4" | awk '{ printf "%.0f\n", $1 * 1000 + $2 / 1000 }'
-}
-count() { grep -c -- "$2" "$1"; }
-# quiet LOG S: until OpenSM's log has not grown for S seconds (at most
-# 10 min).
-quiet() {
-	local s=-1 n=0 i now
-	for i in $(seq 6000); do
-		now=$(stat -c %s "$1")
-		[ "$now" = "$s" ] && n=$((n + 1)) || n=0
-		s=$now
-		[ "$n" -ge $(($2 * 10)) ] && return 0
-		sleep 0.1
-	done
-}
-# passed LOG N: OpenSM's log has more than N "tables configured" lines.
-passed() { [ "$(count "$1" "tables configured on all switches")" -gt "$2" ]; }
-# settled DIR: OpenSM up and its routing done: no new pass for 10 s.
-settled() {
-	local n
-	while :; do
-		n=$(count "$1/opensm.log" "tables configured on all switches")
-		quiet "$1/opensm.log" 10
-		[ "$(count "$1/opensm.log" "tables configured on all switches")" = "$n" ] && return
-	done
-}
 
 echo
 echo "\`ibfm topo gen $gen\`: $(grep -c '^Switch' "$T/f.topo") switches, $(grep -c '^Ca' "$T/f.topo") hosts; ms from the Unlink"
@@ -117,15 +71,13 @@ for c in $configs; do
 		[ "$c" = ftree ] && sent=-
 		blocks=- acked=- verified=-
 		if [ "$c" = fast ]; then
-			tail -n +$((nf + 1)) "$d/state/fast-reroute.log" | grep '"kind":"fast-reroute"' >"$d/new"
+			fast_new "$d/state/fast-reroute.log" "$nf" "$d/new"
 			# Every round of this failure: blocks summed; times: the last.
-			blocks=$(sed -n 's/.*"blocks":\([0-9]*\).*/\1/p' "$d/new" | awk '{ s += $1 } END { print s + 0 }')
-			ok=$(sed -n 's/.*"verified":\([0-9]*\).*/\1/p' "$d/new" | awk '{ s += $1 } END { print s + 0 }')
 			# Blocks of a switch cut off (the whole spine's own) go nowhere.
-			cut=$(sed -n 's/.*"cut_off":\([0-9]*\).*/\1/p' "$d/new" | awk '{ s += $1 } END { print s + 0 }')
-			blocks=$((blocks - cut))
-			ta=$(sed -n 's/.*"acked_at":\([0-9]*\).*/\1/p' "$d/new" | sort -n | tail -1)
-			tv=$(sed -n 's/.*"verified_at":\([0-9]*\).*/\1/p' "$d/new" | sort -n | tail -1)
+			blocks=$(($(fast_sum "$d/new" blocks) - $(fast_sum "$d/new" cut_off)))
+			ok=$(fast_sum "$d/new" verified)
+			ta=$(fast_last "$d/new" acked_at)
+			tv=$(fast_last "$d/new" verified_at)
 			acked=$([ -n "$ta" ] && [ "$ta" -gt 0 ] && echo $((ta - t0)) || echo -)
 			verified=$([ -n "$tv" ] && [ "$tv" -gt 0 ] && [ "$ok" = "$blocks" ] && echo $((tv - t0)) || echo "- ($ok of $blocks)")
 		fi

@@ -12,6 +12,7 @@
 #include "cli/util/names.h"
 #include "routing/topo/diff.h"
 #include "routing/topo/gen.h"
+#include "routing/topo/group.h"
 #include "routing/io/json.h"
 #include "routing/model/rail.h"
 #include "routing/model/rank.h"
@@ -392,9 +393,10 @@ struct topo_summary {
 	uint32_t per_level[IBFM_RANK_NONE]; /* switches at rank 1.. */
 	struct rate_count rates[MAX_RATES]; /* links per width x speed */
 	unsigned nrates;
-	uint32_t slow;		 /* links below the fastest rate */
-	uint32_t unranked;	 /* switches no leaf reaches */
-	struct ibfm_rails rails; /* found from node descriptions */
+	uint32_t slow;		   /* links below the fastest rate */
+	uint32_t unranked;	   /* switches no leaf reaches */
+	struct ibfm_rails rails;   /* found from node descriptions */
+	struct ibfm_groups groups; /* what the fabric is built of */
 };
 
 static void count_rates(const struct ibfm_fabric *f, struct topo_summary *s)
@@ -451,7 +453,8 @@ static int summarize(const struct ibfm_fabric *f, struct topo_summary *s)
 	}
 	free(rank);
 	count_rates(f, s);
-	if (ibfm_rail_detect(f, NULL, NULL, &s->rails, NULL))
+	if (ibfm_rail_detect(f, NULL, NULL, &s->rails, NULL) ||
+	    ibfm_groups_find(f, NULL, &s->groups, NULL))
 		return -ENOMEM;
 	for (i = 0; i < s->nrates; i++)
 		if (rate_gbps(&s->rates[i]) > best)
@@ -492,6 +495,14 @@ static void show_text(const struct ibfm_fabric *f, const struct topo_summary *s)
 	for (i = 0; i < s->rails.nincomplete; i++)
 		printf("  incomplete server: %s has fewer HCAs than the others\n",
 		       port_name(f, s->rails.incomplete[i]));
+	printf("groups    %u\n", s->groups.n);
+	for (i = 0; i < s->groups.n; i++) {
+		const struct ibfm_group *g = &s->groups.v[i];
+
+		printf("  %-14s %-10s %u switches, %u leaves, %u hosts\n",
+		       g->name, ibfm_group_kind_name(g->kind), g->nswitches,
+		       g->leaves, g->hosts);
+	}
 }
 
 static void show_json(const struct ibfm_fabric *f, const struct topo_summary *s,
@@ -531,6 +542,18 @@ static void show_json(const struct ibfm_fabric *f, const struct topo_summary *s,
 	for (i = 0; i < s->rails.nincomplete; i++)
 		ibfm_json_str(&j, NULL, port_name(f, s->rails.incomplete[i]));
 	ibfm_json_arr_end(&j);
+	ibfm_json_arr_begin(&j, "groups");
+	for (i = 0; i < s->groups.n; i++) {
+		ibfm_json_obj_begin(&j, NULL);
+		ibfm_json_str(&j, "name", s->groups.v[i].name);
+		ibfm_json_str(&j, "kind",
+			      ibfm_group_kind_name(s->groups.v[i].kind));
+		ibfm_json_uint(&j, "switches", s->groups.v[i].nswitches);
+		ibfm_json_uint(&j, "leaves", s->groups.v[i].leaves);
+		ibfm_json_uint(&j, "hosts", s->groups.v[i].hosts);
+		ibfm_json_obj_end(&j);
+	}
+	ibfm_json_arr_end(&j);
 	ibfm_json_obj_end(&j);
 	ibfm_json_finish(&j);
 }
@@ -541,6 +564,7 @@ static int show(const struct ibfm_fabric *f, const char *file, bool json)
 	struct topo_summary s;
 
 	if (summarize(f, &s)) {
+		ibfm_rails_free(&s.rails);
 		cli_error("out of memory");
 		return CLI_FAIL;
 	}
@@ -549,6 +573,7 @@ static int show(const struct ibfm_fabric *f, const char *file, bool json)
 	else
 		show_text(f, &s);
 	ibfm_rails_free(&s.rails);
+	ibfm_groups_free(&s.groups);
 	return CLI_OK;
 }
 

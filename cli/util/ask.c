@@ -128,10 +128,12 @@ struct cli_jv *cli_follow(const char *cmd, const char *const *args,
 			  unsigned timeout, char **raw, int *rc)
 {
 	struct cli_jv *v = NULL;
-	unsigned tenths;
+	unsigned ms;
 
 	*rc = CLI_OK;
-	for (tenths = 0; tenths < timeout * 10; tenths += 2) {
+	/* Every 50 ms: a change the fast path writes takes a few hundred,
+	 * and a question on the local socket costs ibfmd microseconds. */
+	for (ms = 0; ms < timeout * 1000; ms += 50) {
 		cli_jv_free(v);
 		v = NULL;
 		free(*raw);
@@ -141,7 +143,7 @@ struct cli_jv *cli_follow(const char *cmd, const char *const *args,
 			*rc = CLI_FAIL;
 		if (*rc || !cli_jv_num(v, "active"))
 			break;
-		usleep(200000);
+		usleep(50000);
 	}
 	return v;
 }

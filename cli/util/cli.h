@@ -36,6 +36,7 @@ struct cli_cmd {
 /* Tables end with an entry whose group is NULL; name NULL: one word. */
 extern const struct cli_cmd cli_topo_cmds[];
 extern const struct cli_cmd cli_slurm_cmds[];
+extern const struct cli_cmd cli_lids_cmds[];
 extern const struct cli_cmd cli_draw_cmds[];
 extern const struct cli_cmd cli_route_cmds[];
 extern const struct cli_cmd cli_check_cmds[];

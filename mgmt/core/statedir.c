@@ -232,6 +232,23 @@ static void fast_line(const struct ibfm_fastlog_line *l, void *ctx)
 			"%s: %.0f links lost, %.0f blocks, %.0f read back equal %.1f ms after the trap",
 			l->result, l->links, l->blocks, l->verified,
 			s->fast_last_ms);
+	} else if (!strcmp(l->kind, "fast-change")) {
+		bool done = !strcmp(l->result, "done") ||
+			    !strcmp(l->result, "nothing-changed");
+
+		e.kind = "fast-change";
+		e.severity = done ? "info" : "warning";
+		s->changes_total += done;
+		s->changes_fallback += !done;
+		if (done) {
+			s->change_last_ms = l->verified_ms;
+			s->change_last_blocks = (uint64_t)l->blocks;
+		}
+		snprintf(
+			e.detail, sizeof(e.detail),
+			done ? "%s: %.0f blocks, %.0f read back equal %.1f ms after the change"
+			     : "%s: %.0f blocks, %.0f read back: OpenSM's heavy sweep routes it",
+			l->result, l->blocks, l->verified, l->verified_ms);
 	} else {
 		return;
 	}

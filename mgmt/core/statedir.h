@@ -85,11 +85,15 @@ struct ibfmd_statedir {
 	bool list_seen; /* a list was there */
 	/* fast-reroute.log: how far it was read, and what it said */
 	struct ibfm_fastlog_cursor fast;
-	uint64_t fast_total;	   /* repairs the fast path made */
-	uint64_t fast_incomplete;  /* of them, not all read back equal */
-	uint64_t fast_differs;	   /* passes that routed otherwise */
-	double fast_last_ms;	   /* trap to the last block read back */
-	uint64_t fast_last_blocks; /* blocks that repair wrote */
+	uint64_t fast_total;	     /* repairs the fast path made */
+	uint64_t fast_incomplete;    /* of them, not all read back equal */
+	uint64_t fast_differs;	     /* passes that routed otherwise */
+	double fast_last_ms;	     /* trap to the last block read back */
+	uint64_t fast_last_blocks;   /* blocks that repair wrote */
+	uint64_t changes_total;	     /* drains, jobs the fast path wrote */
+	uint64_t changes_fallback;   /* not made there: OpenSM's sweep */
+	double change_last_ms;	     /* change seen to its last block read */
+	uint64_t change_last_blocks; /* blocks it wrote */
 	/* snapshot.json: the LFT blocks OpenSM sent for the last pass, of
 	 * its tables' blocks */
 	uint64_t blocks_sent, blocks_total;

@@ -14,14 +14,27 @@
 
 #include "mgmt/base/log.h"
 #include "routing/topo/diff.h"
-#include "routing/state/drain.h"
-#include "routing/topo/draw.h"
 #include "routing/state/snapshot.h"
 #include "routing/topo/topo.h"
 
 #define MAX_PORT_EVENTS 64 /* counter events per sweep; then a summary */
 
 IBFMD_LOG_MODULE_EXTERN(sweep);
+
+/*
+ * The groups of the page's layout (the expected fabric, else the last
+ * sweep's), found again whenever it or the names change; none (n 0)
+ * when out of memory (logged).
+ */
+static void regroup(struct ibfmd_view *v)
+{
+	const struct ibfm_fabric *lay = v->expected ? v->expected : v->fabric;
+	struct ibfm_err err;
+
+	ibfm_groups_free(&v->groups);
+	if (lay && ibfm_groups_find(lay, v->names, &v->groups, &err))
+		IBFMD_ERR("%s", err.msg);
+}
 
 int ibfmd_view_load_expected(struct ibfmd_view *v, const char *path)
 {
@@ -36,6 +49,7 @@ int ibfmd_view_load_expected(struct ibfmd_view *v, const char *path)
 	}
 	ibfm_fabric_destroy(v->expected);
 	v->expected = f;
+	regroup(v);
 	return 0;
 }
 
@@ -59,6 +73,7 @@ int ibfmd_view_load_names(struct ibfmd_view *v, const char *path)
 	}
 	ibfm_nodemap_destroy(v->names);
 	v->names = m;
+	regroup(v);
 	return 0;
 }
 
@@ -276,6 +291,8 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 	v->gen = gen;
 	v->fabric = f;
 	v->pc = gen->pc;
+	if (!v->expected)
+		regroup(v);
 	if (v->pc_delta)
 		counter_events(v);
 	return true;
@@ -284,47 +301,10 @@ bool ibfmd_view_take(struct ibfmd_view *v, struct ibfmd_found *r)
 void ibfmd_view_free(struct ibfmd_view *v)
 {
 	ibfmd_gen_drop(v->gen);
+	ibfm_groups_free(&v->groups);
 	ibfm_fabric_destroy(v->expected);
 	ibfm_nodemap_destroy(v->names);
 	free(v->pc_delta);
 	free(v->clashes);
 	memset(v, 0, sizeof(*v));
-}
-
-void ibfmd_view_picture(const struct ibfmd_view *v,
-			const struct ibfm_statedir *state, struct evbuffer *b)
-{
-	struct ibfm_drain drains = { 0 };
-	struct ibfm_draw_opts o = { .expected = v->expected,
-				    .names = v->names };
-	struct ibfm_draw_stats st;
-	struct ibfm_err err;
-	char title[128];
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-
-	if (!v->fabric) {
-		evbuffer_add_printf(
-			b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-			   "width=\"400\" height=\"40\"><text x=\"10\" "
-			   "y=\"25\">no sweep yet</text></svg>\n");
-		return;
-	}
-	if (state->dir[0] && !ibfm_drain_read(state->drains, &drains, &err))
-		o.drains = &drains;
-	snprintf(title, sizeof(title),
-		 "sweep %" PRIu64 ": %u switches, %u CAs%s", v->sweeps,
-		 v->fabric->nswitches, v->fabric->ncas,
-		 v->expected ? ", against the expected cabling" : "");
-	o.title = title;
-	m = open_memstream(&buf, &len);
-	if (m) {
-		int rc = ibfm_draw(v->fabric, &o, m, &st, &err);
-
-		if (!fclose(m) && !rc)
-			evbuffer_add(b, buf, len);
-	}
-	free(buf);
-	ibfm_drain_free(&drains);
 }

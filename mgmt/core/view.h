@@ -27,6 +27,7 @@
 #include "routing/model/fabric.h"
 #include "routing/model/nodemap.h"
 #include "routing/state/statedir.h"
+#include "routing/topo/group.h"
 
 /* A link whose ends disagree (a duplicated GUID), as it persists. */
 struct ibfmd_clash {
@@ -68,6 +69,8 @@ struct ibfmd_view {
 	struct ibfmd_sms sms;	       /* the subnet managers */
 	struct ibfm_madwin_stats mads; /* the MAD port's, as last heard */
 	unsigned mad_window;	       /* MADs in flight; 0 before a sweep */
+	struct ibfm_groups groups;     /* of 'expected', else of 'fabric'
+				    * (routing/topo/group.h); the page's */
 };
 
 /*
@@ -106,14 +109,5 @@ void ibfmd_gen_drop(struct ibfmd_gen *g);
 
 /* Frees what the view holds (not the events). */
 void ibfmd_view_free(struct ibfmd_view *v);
-
-/*
- * The last sweep drawn as SVG into 'b' (routing/topo/draw.h): against the
- * expected topology when one is loaded, with the drain list of
- * 'state' (its dir "": none), nodes named by the node name map; a
- * placeholder picture before the first sweep.
- */
-void ibfmd_view_picture(const struct ibfmd_view *v,
-			const struct ibfm_statedir *state, struct evbuffer *b);
 
 #endif /* IBFMD_VIEW_H */

@@ -15,7 +15,9 @@
 #include "mgmt/base/log.h"
 #include "routing/base/grow.h"
 
-#define TICK_MS 500
+/* Often enough that a change the plugin wrote in a second is seen at
+ * once: a tick reads snapshot.json's generation, a few hundred bytes. */
+#define TICK_MS 100
 
 IBFMD_LOG_MODULE_EXTERN(routing);
 
@@ -82,12 +84,29 @@ static int switch_blocks(struct ibfmd_confirm *c,
 	return 0;
 }
 
+/*
+ * The blocks the plugin's tables 'now' change from those kept, into
+ * c->v. 0, or -ENOMEM (the confirmation then failed).
+ */
+static int list_blocks(struct ibfmd_confirm *c, const struct ibfmd_routes *now)
+{
+	uint32_t sw;
+
+	c->n = 0;
+	for (sw = 0; sw < now->t.nsw; sw++)
+		if (switch_blocks(c, now, sw, &c->before)) {
+			ibfmd_confirm_end(c, "failed", "out of memory");
+			return -ENOMEM;
+		}
+	c->blocks = (uint32_t)c->n;
+	return 0;
+}
+
 /* The plugin published: which blocks to read back, or done already. */
 static void routed(struct ibfmd_confirm *c)
 {
 	const struct ibfmd_routes *now;
 	char why[IBFM_ERR_MSG_MAX];
-	uint32_t sw;
 
 	now = ibfmd_routes_get(c->core->routes, c->core->view,
 			       c->core->conf->state_dir, why, sizeof(why));
@@ -96,13 +115,8 @@ static void routed(struct ibfmd_confirm *c)
 	/* The generation of the tables read, not of snapshot.json, which
 	 * the plugin replaces after them: the two may differ for a moment. */
 	c->new_generation = now->generation ? now->generation : generation(c);
-	c->n = 0;
-	for (sw = 0; sw < now->t.nsw; sw++)
-		if (switch_blocks(c, now, sw, &c->before)) {
-			ibfmd_confirm_end(c, "failed", "out of memory");
-			return;
-		}
-	c->blocks = (uint32_t)c->n;
+	if (list_blocks(c, now))
+		return;
 	if (!c->n) {
 		ibfmd_confirm_end(c, "done", NULL);
 		return;
@@ -111,6 +125,43 @@ static void routed(struct ibfmd_confirm *c)
 	c->vf = c->before.f; /* the loop's copy: the worker may read */
 	c->verifying = true;
 	ibfmd_work_submit(&c->work);
+}
+
+/*
+ * Another pass since the one being read back (OpenSM's after the fast
+ * path's, or a second one): read back again only when its tables
+ * differ. Whether the read-back starts over (or the confirmation ended).
+ */
+static bool routed_again(struct ibfmd_confirm *c)
+{
+	const struct ibfmd_routes *now;
+	struct ibfm_madport_lft_block *was;
+	size_t n = c->n;
+	char why[IBFM_ERR_MSG_MAX];
+
+	now = ibfmd_routes_get(c->core->routes, c->core->view,
+			       c->core->conf->state_dir, why, sizeof(why));
+	if (!now)
+		return true; /* the dump is not there yet: next tick */
+	was = malloc((n + 1) * sizeof(*was));
+	if (!was) {
+		routed(c);
+		return true;
+	}
+	memcpy(was, c->v, n * sizeof(*was));
+	if (list_blocks(c, now)) {
+		free(was);
+		return true;
+	}
+	if (c->n == n && !memcmp(was, c->v, n * sizeof(*was))) {
+		free(was);
+		c->new_generation =
+			now->generation ? now->generation : generation(c);
+		return false; /* the same tables: the read-back stands */
+	}
+	free(was);
+	routed(c);
+	return true;
 }
 
 static void tick(evutil_socket_t fd, short what, void *arg)
@@ -139,10 +190,8 @@ static void tick(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	/* Another pass since (OpenSM may route twice): compare with it. */
-	if (generation(c) > c->new_generation) {
-		routed(c);
+	if (generation(c) > c->new_generation && routed_again(c))
 		return;
-	}
 	/* Verifying: the last read-back came back. */
 	if (!c->mismatched && !c->unread) {
 		ibfmd_confirm_end(c, "done", NULL);

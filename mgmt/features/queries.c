@@ -133,7 +133,8 @@ static void cmd_sweep(void *ctx, const struct ibfm_req *req,
 /*
  * What was written to the switches: the LFT blocks OpenSM sent for the
  * plugin's last pass (of its tables' blocks), and those the fast path
- * wrote itself in its last repair (OpenSM sends none of them again).
+ * wrote itself in its last repair and its last planned change (OpenSM
+ * sends none of them again).
  */
 static void write_blocks(struct ibfm_json *j, const struct ibfmd_statedir *sd)
 {
@@ -145,6 +146,8 @@ static void write_blocks(struct ibfm_json *j, const struct ibfmd_statedir *sd)
 	ibfm_json_uint(j, "total", sd->blocks_total);
 	ibfm_json_uint(j, "fast_path_repairs", sd->fast_total);
 	ibfm_json_uint(j, "fast_path_last_repair", sd->fast_last_blocks);
+	ibfm_json_uint(j, "fast_path_changes", sd->changes_total);
+	ibfm_json_uint(j, "fast_path_last_change", sd->change_last_blocks);
 	ibfm_json_obj_end(j);
 }
 

@@ -24,7 +24,7 @@ struct stat_row {
 	double v;
 };
 
-#define NSTATS 31
+#define NSTATS 35
 
 static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 {
@@ -125,6 +125,18 @@ static void daemon_stats(const struct ibfmd_core *core, struct stat_row *r)
 		{ "fast_reroute_last_blocks", "ibfm_fast_reroute_last_blocks",
 		  "LFT blocks the last repair wrote", false, false,
 		  (double)sd->fast_last_blocks },
+		{ "fast_changes", "ibfm_fast_changes_total",
+		  "drains, undrains and job changes the plugin's fast path wrote since ibfmd started",
+		  true, false, (double)sd->changes_total },
+		{ "fast_changes_fallback", "ibfm_fast_changes_fallback_total",
+		  "of those it could not make, left to OpenSM's heavy sweep",
+		  true, false, (double)sd->changes_fallback },
+		{ "fast_change_last_ms", "ibfm_fast_change_last_seconds",
+		  "the last change the fast path wrote: from the list's change to its last block read back",
+		  false, true, sd->change_last_ms },
+		{ "fast_change_last_blocks", "ibfm_fast_change_last_blocks",
+		  "LFT blocks that change wrote", false, false,
+		  (double)sd->change_last_blocks },
 	};
 
 	memcpy(r, rows, sizeof(rows));

@@ -55,6 +55,86 @@ static int request_line(const char *line, size_t n, struct ibfmd_httpreq *r)
 	return 0;
 }
 
+/* Whether 'a' ('n' bytes) is 'lower', letters in either case. */
+static bool same_word(const char *a, size_t n, const char *lower)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!lower[i] || (a[i] | 0x20) != lower[i])
+			return false;
+	return !lower[n];
+}
+
+/* Whether a coding's parameters (";q=0.5") leave it wanted (q > 0). */
+static bool wanted(const char *p, size_t n)
+{
+	size_t i;
+
+	while (n && (*p == ' ' || *p == '\t' || *p == ';')) {
+		p++;
+		n--;
+	}
+	if (n < 2 || (p[0] | 0x20) != 'q' || p[1] != '=')
+		return true;
+	for (i = 2; i < n; i++)
+		if (p[i] >= '1' && p[i] <= '9')
+			return true;
+	return false;
+}
+
+/*
+ * Whether the header value 'v' ('n' bytes) of Accept-Encoding takes
+ * gzip: "gzip", "x-gzip" or "*", with a q above 0.
+ */
+static bool takes_gzip(const char *v, size_t n)
+{
+	while (n) {
+		const char *comma = memchr(v, ',', n);
+		size_t len = comma ? (size_t)(comma - v) : n, w;
+
+		while (len && (*v == ' ' || *v == '\t')) {
+			v++;
+			n--;
+			len--;
+		}
+		for (w = 0; w < len && v[w] != ';' && v[w] != ' '; w++)
+			;
+		if ((same_word(v, w, "gzip") || same_word(v, w, "x-gzip") ||
+		     same_word(v, w, "*")) &&
+		    wanted(v + w, len - w))
+			return true;
+		if (!comma)
+			break;
+		n -= len + 1;
+		v += len + 1;
+	}
+	return false;
+}
+
+/* The header lines after the request line (up to 'end') into 'r'. */
+static void headers(const char *buf, size_t end, struct ibfmd_httpreq *r)
+{
+	const char *line = memchr(buf, '\n', end);
+
+	r->gzip = false;
+	while (line && (size_t)(line - buf) + 1 < end) {
+		const char *start = line + 1, *colon;
+		size_t n;
+
+		line = memchr(start, '\n', end - (size_t)(start - buf));
+		n = line ? (size_t)(line - start) : end - (size_t)(start - buf);
+		if (n && start[n - 1] == '\r')
+			n--;
+		colon = memchr(start, ':', n);
+		if (colon && same_word(start, (size_t)(colon - start),
+				       "accept-encoding"))
+			r->gzip = r->gzip ||
+				  takes_gzip(colon + 1,
+					     n - (size_t)(colon + 1 - start));
+	}
+}
+
 long ibfmd_httpreq_parse(const char *buf, size_t len, size_t max, size_t *seen,
 			 struct ibfmd_httpreq *r)
 {
@@ -93,5 +173,6 @@ long ibfmd_httpreq_parse(const char *buf, size_t len, size_t max, size_t *seen,
 	if (memchr(buf, '\0', p) ||
 	    request_line(buf, p && buf[p - 1] == '\r' ? p - 1 : p, r))
 		return -EINVAL;
+	headers(buf, from, r);
 	return (long)from;
 }

@@ -17,6 +17,7 @@
  * refused as soon as 'max' bytes came without its end.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum ibfmd_httpreq_method {
@@ -29,6 +30,7 @@ struct ibfmd_httpreq {
 	enum ibfmd_httpreq_method method;
 	char path[64];	/* the target's path; "" when longer (so: 404) */
 	unsigned minor; /* HTTP/1.minor */
+	bool gzip;	/* Accept-Encoding takes gzip (q > 0) */
 };
 
 /*

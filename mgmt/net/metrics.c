@@ -15,6 +15,7 @@
 
 #include <event2/bufferevent.h>
 
+#include "mgmt/net/gzip.h"
 #include "mgmt/net/httpreq.h"
 #include "mgmt/net/listen.h"
 #include "mgmt/base/log.h"
@@ -31,11 +32,13 @@ struct part {
 struct ibfmd_metrics_reply {
 	struct part *parts;
 	size_t n, cap;
-	size_t next;	       /* the part to send next */
-	size_t nsrc;	       /* parts that are sources */
-	struct evbuffer *work; /* a part being made, then framed */
-	bool failed;	       /* out of memory: a 500 */
-	bool chunked;	       /* HTTP/1.1: chunks, else ended by the close */
+	size_t next;		/* the part to send next */
+	size_t nsrc;		/* parts that are sources */
+	struct evbuffer *work;	/* a part being made, then framed */
+	bool failed;		/* out of memory: a 500 */
+	bool chunked;		/* HTTP/1.1: chunks, else ended by the close */
+	struct ibfmd_gzip *gz;	/* gzip, when the client takes it */
+	struct evbuffer *zwork; /* 'work' compressed */
 };
 
 struct conn {
@@ -56,8 +59,8 @@ struct ibfmd_metrics {
 	struct ibfmd_listen *listen;
 	ibfmd_metrics_fn collect;
 	void *arg;
-	ibfmd_metrics_fn picture; /* NULL: /metrics only */
-	void *picture_arg;
+	ibfmd_metrics_page_fn pages; /* NULL: /metrics only */
+	void *pages_arg;
 	unsigned nconns, max_conns;
 	struct conn_list conns;
 };
@@ -76,6 +79,9 @@ static void reply_free(struct ibfmd_metrics_reply *r)
 	free(r->parts);
 	if (r->work)
 		evbuffer_free(r->work);
+	if (r->zwork)
+		evbuffer_free(r->zwork);
+	ibfmd_gzip_free(r->gz);
 	free(r);
 }
 
@@ -140,33 +146,44 @@ static void conn_close(struct conn *c)
 	free(c);
 }
 
-/* The reply's head, its body framed by 'framing' (a header line). */
+/* The reply's head, its body framed by 'framing' (a header line),
+ * encoded as 'coding' says (header lines, "" for none). */
 static void reply_head(struct conn *c, int code, const char *reason,
-		       const char *type, const char *framing)
+		       const char *type, const char *framing,
+		       const char *coding)
 {
 	evbuffer_add_printf(bufferevent_get_output(c->bev),
 			    "HTTP/1.1 %d %s\r\n"
 			    "Content-Type: %s\r\n"
 			    "%s"
 			    "%s"
+			    "%s"
 			    "Connection: close\r\n\r\n",
-			    code, reason, type, framing,
+			    code, reason, type, framing, coding,
 			    code == 405 ? "Allow: GET, HEAD\r\n" : "");
 	c->answered = true;
 	bufferevent_disable(c->bev, EV_READ);
 }
 
-/* A reply with 'body' (NULL: none); the connection closes once it went. */
-static void reply(struct conn *c, int code, const char *reason,
-		  const char *type, struct evbuffer *body, bool head_only)
+/* A reply with 'body' (NULL: none) encoded as 'coding' says; the
+ * connection closes once it went. */
+static void reply_with(struct conn *c, int code, const char *reason,
+		       const char *type, struct evbuffer *body, bool head_only,
+		       const char *coding)
 {
 	char length[48];
 
 	snprintf(length, sizeof(length), "Content-Length: %zu\r\n",
 		 body ? evbuffer_get_length(body) : 0);
-	reply_head(c, code, reason, type, length);
+	reply_head(c, code, reason, type, length, coding);
 	if (body && !head_only)
 		evbuffer_add_buffer(bufferevent_get_output(c->bev), body);
+}
+
+static void reply(struct conn *c, int code, const char *reason,
+		  const char *type, struct evbuffer *body, bool head_only)
+{
+	reply_with(c, code, reason, type, body, head_only, "");
 }
 
 /* A short text reply: the error and why. */
@@ -181,30 +198,54 @@ static void reply_text(struct conn *c, int code, const char *reason,
 	evbuffer_free(b);
 }
 
-/* The page at /: the picture, refreshed, and where the rest is. */
-static const char index_page[] =
-	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-	"<title>ibfm fabric</title>"
-	"<meta http-equiv=\"refresh\" content=\"30\">"
-	"<style>body{font-family:sans-serif;margin:16px}"
-	"img{max-width:100%;border:1px solid #ddd}</style></head>\n"
-	"<body><h1>ibfm: the fabric as ibfmd last swept it</h1>"
-	"<p>Red: missing against the expected cabling; orange: slower than "
-	"cabled; purple: drained. Hover an element for its names. "
-	"<a href=\"/metrics\">/metrics</a></p>"
-	"<img src=\"/fabric.svg\" alt=\"the fabric\"></body></html>\n";
+/* Frames what 'b' holds as one chunk (or as is, without chunks). */
+static void frame(struct ibfmd_metrics_reply *r, struct evbuffer *out,
+		  struct evbuffer *b)
+{
+	size_t len = evbuffer_get_length(b);
+
+	if (!len)
+		return;
+	if (r->chunked)
+		evbuffer_add_printf(out, "%zx\r\n", len);
+	evbuffer_add_buffer(out, b);
+	if (r->chunked)
+		evbuffer_add(out, "\r\n", 2);
+}
+
+/* r->work (compressed first when gzip; 'last': the end of the body)
+ * framed into 'out'. false when compressing ran out of memory. */
+static bool frame_work(struct ibfmd_metrics_reply *r, struct evbuffer *out,
+		       bool last)
+{
+	if (!r->gz) {
+		frame(r, out, r->work);
+		return true;
+	}
+	if (ibfmd_gzip_add(r->gz, r->work, r->zwork, last))
+		return false;
+	frame(r, out, r->zwork);
+	return true;
+}
 
 /*
  * Queues the next parts of c's streamed reply while fewer than
- * IBFMD_HTTP_STREAM_HIGH bytes are queued; after its last, the end.
+ * IBFMD_HTTP_STREAM_HIGH bytes are queued (and, compressing, at most
+ * STREAM_TEXT_MAX bytes of text made per call once some are queued: the
+ * loop is not held for a whole compressed scrape); after its last, the
+ * end.
  */
+#define STREAM_TEXT_MAX (4 * IBFMD_HTTP_STREAM_HIGH)
+
 static void stream_more(struct conn *c)
 {
 	struct ibfmd_metrics_reply *r = c->stream;
 	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t made = 0;
 
 	while (r->next < r->n &&
-	       evbuffer_get_length(out) < IBFMD_HTTP_STREAM_HIGH) {
+	       evbuffer_get_length(out) < IBFMD_HTTP_STREAM_HIGH &&
+	       (made < STREAM_TEXT_MAX || !evbuffer_get_length(out))) {
 		struct part *p = &r->parts[r->next];
 
 		if (p->text)
@@ -213,20 +254,20 @@ static void stream_more(struct conn *c)
 					     IBFMD_HTTP_STREAM_HIGH -
 						     evbuffer_get_length(out)))
 			r->next++;
-		size_t len = evbuffer_get_length(r->work);
-
-		if (!len)
-			continue;
-		if (r->chunked)
-			evbuffer_add_printf(out, "%zx\r\n", len);
-		evbuffer_add_buffer(out, r->work);
-		if (r->chunked)
-			evbuffer_add(out, "\r\n", 2);
+		made += evbuffer_get_length(r->work);
+		if (!frame_work(r, out, false)) {
+			conn_close(c); /* out of memory: cut short */
+			return;
+		}
 	}
 	/* The client took what was queued: it has as long again. */
 	event_add(c->deadline, &(struct timeval){ IBFMD_HTTP_DEADLINE_S, 0 });
 	if (r->next < r->n)
 		return;
+	if (!frame_work(r, out, true)) {
+		conn_close(c);
+		return;
+	}
 	if (r->chunked)
 		evbuffer_add(out, "0\r\n\r\n", 5);
 	reply_free(r);
@@ -237,22 +278,63 @@ static void stream_more(struct conn *c)
 		conn_close(c);
 }
 
-/* Page r as c's reply: whole when it is text only, else streamed. */
+/* Compresses the text-only reply r (its parts joined into the first)
+ * for gzip; false when out of memory. */
+static bool gzip_whole(struct ibfmd_metrics_reply *r)
+{
+	struct ibfmd_gzip *z = ibfmd_gzip_new();
+	struct evbuffer *b = evbuffer_new();
+	bool ok = z && b && !ibfmd_gzip_add(z, r->parts[0].text, b, true);
+
+	ibfmd_gzip_free(z);
+	if (ok) {
+		evbuffer_free(r->parts[0].text);
+		r->parts[0].text = b;
+	} else if (b) {
+		evbuffer_free(b);
+	}
+	return ok;
+}
+
+#define GZIP_HEADERS "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n"
+
+/* Page r as c's reply: whole when it is text only, else streamed;
+ * gzip when the client takes it. */
 static void reply_page(struct conn *c, struct ibfmd_metrics_reply *r,
 		       const char *type, const struct ibfmd_httpreq *req)
 {
+	bool gz = req->gzip && r->n;
+
 	if (!r->nsrc) {
 		for (size_t i = 1; i < r->n; i++)
 			evbuffer_add_buffer(r->parts[0].text, r->parts[i].text);
-		reply(c, 200, "OK", type, r->n ? r->parts[0].text : NULL,
-		      req->method == IBFMD_HTTP_HEAD);
+		if (gz && !gzip_whole(r)) {
+			reply_free(r);
+			reply_text(c, 500, "Internal Server Error",
+				   "out of memory");
+			return;
+		}
+		reply_with(c, 200, "OK", type, r->n ? r->parts[0].text : NULL,
+			   req->method == IBFMD_HTTP_HEAD,
+			   gz ? GZIP_HEADERS : "");
 		reply_free(r);
 		return;
+	}
+	if (gz) {
+		r->gz = ibfmd_gzip_new();
+		r->zwork = evbuffer_new();
+		if (!r->gz || !r->zwork) {
+			reply_free(r);
+			reply_text(c, 500, "Internal Server Error",
+				   "out of memory");
+			return;
+		}
 	}
 	/* HTTP/1.0 knows no chunks: the close ends the body. */
 	r->chunked = req->minor >= 1;
 	reply_head(c, 200, "OK", type,
-		   r->chunked ? "Transfer-Encoding: chunked\r\n" : "");
+		   r->chunked ? "Transfer-Encoding: chunked\r\n" : "",
+		   gz ? GZIP_HEADERS : "");
 	if (req->method == IBFMD_HTTP_HEAD) {
 		reply_free(r);
 		return;
@@ -266,40 +348,35 @@ static void reply_page(struct conn *c, struct ibfmd_metrics_reply *r,
 static void serve(struct conn *c, const struct ibfmd_httpreq *req)
 {
 	struct ibfmd_metrics_reply *r;
-	int page;
+	bool metrics = !strcmp(req->path, "/metrics");
+	enum ibfmd_metrics_page page = IBFMD_PAGE_NOT_FOUND;
 
 	if (req->method == IBFMD_HTTP_OTHER) {
 		reply_text(c, 405, "Method Not Allowed", "only GET and HEAD");
 		return;
 	}
-	page = !strcmp(req->path, "/metrics")	   ? 0
-	       : !c->m->picture			   ? -1
-	       : !strcmp(req->path, "/fabric.svg") ? 1
-	       : !strcmp(req->path, "/")	   ? 2
-						   : -1;
-	if (page < 0) {
+	r = reply_new();
+	if (r && metrics)
+		c->m->collect(c->m->arg, r);
+	else if (r && c->m->pages)
+		page = c->m->pages(c->m->pages_arg, req->path, r);
+	if (r && !metrics && page == IBFMD_PAGE_NOT_FOUND && !r->failed) {
+		reply_free(r);
 		reply_text(c, 404, "Not Found",
-			   c->m->picture ? "/, /fabric.svg and /metrics"
-					 : "only /metrics is served");
+			   c->m->pages ? "/, /fabric.svg, /group/NAME and "
+					 "/metrics"
+				       : "only /metrics is served");
 		return;
 	}
-	r = reply_new();
-	if (r && page == 0)
-		c->m->collect(c->m->arg, r);
-	else if (r && page == 1)
-		c->m->picture(c->m->picture_arg, r);
-	else if (r)
-		evbuffer_add(ibfmd_metrics_text(r), index_page,
-			     sizeof(index_page) - 1);
 	if (!r || r->failed) {
 		reply_free(r);
 		reply_text(c, 500, "Internal Server Error", "out of memory");
 		return;
 	}
 	reply_page(c, r,
-		   page == 0   ? "text/plain; version=0.0.4"
-		   : page == 1 ? "image/svg+xml"
-			       : "text/html; charset=utf-8",
+		   metrics		       ? "text/plain; version=0.0.4"
+		   : page == IBFMD_PAGE_IS_SVG ? "image/svg+xml"
+					       : "text/html; charset=utf-8",
 		   req);
 }
 
@@ -538,11 +615,11 @@ void ibfmd_metrics_close(struct ibfmd_metrics *m)
 	free(m);
 }
 
-void ibfmd_metrics_set_picture(struct ibfmd_metrics *m,
-			       ibfmd_metrics_fn picture, void *arg)
+void ibfmd_metrics_set_pages(struct ibfmd_metrics *m,
+			     ibfmd_metrics_page_fn pages, void *arg)
 {
 	if (!m)
 		return;
-	m->picture = picture;
-	m->picture_arg = arg;
+	m->pages = pages;
+	m->pages_arg = arg;
 }

@@ -5,11 +5,10 @@
 /*
  * DOC: GET /metrics over HTTP/1.x: Prometheus' text exposition, version
  * 0.0.4. What it serves is collected at each request by one callback,
- * which asks every feature for its families. With a picture callback,
- * also GET /fabric.svg (the fabric drawn at each request: routing/topo/draw.h)
- * and / (a page that shows it and links /metrics): a read-only view for
- * people, on the same bounded listener. Other paths get 404, other
- * methods 405. One request per connection (Connection: close).
+ * which asks every feature for its families. With a pages callback,
+ * also the pages for people it makes (the fabric page, mgmt/core/page.h:
+ * /, /fabric.svg, /group/NAME), read-only, on the same bounded listener.
+ * Other paths get 404, other methods 405. One request per connection (Connection: close).
  *
  * Served by a few lines of our own on a bufferevent rather than by
  * libevent's evhttp, whose 2.1 series cannot bound what a client costs:
@@ -102,9 +101,23 @@ int ibfmd_metrics_open(struct event_base *base, const struct ibfmd_conf *conf,
 		       unsigned max_conns, ibfmd_metrics_fn collect, void *arg,
 		       struct ibfmd_metrics **out);
 
-/* Serves /fabric.svg (from 'picture') and / on 'm'. NULL 'm' is fine. */
-void ibfmd_metrics_set_picture(struct ibfmd_metrics *m,
-			       ibfmd_metrics_fn picture, void *arg);
+/* What a page for people is. */
+enum ibfmd_metrics_page {
+	IBFMD_PAGE_NOT_FOUND,
+	IBFMD_PAGE_IS_HTML,
+	IBFMD_PAGE_IS_SVG
+};
+
+/*
+ * Makes the page at 'path' (a path other than /metrics) in 'r' and says
+ * what it is; IBFMD_PAGE_NOT_FOUND (nothing made) for a 404.
+ */
+typedef enum ibfmd_metrics_page (*ibfmd_metrics_page_fn)(
+	void *arg, const char *path, struct ibfmd_metrics_reply *r);
+
+/* Serves the pages of 'pages' beside /metrics on 'm'. NULL 'm' is fine. */
+void ibfmd_metrics_set_pages(struct ibfmd_metrics *m,
+			     ibfmd_metrics_page_fn pages, void *arg);
 
 /* Stops serving and closes every connection. NULL is fine. */
 void ibfmd_metrics_close(struct ibfmd_metrics *m);

@@ -36,31 +36,59 @@ static int add_block(struct ibfm_fastplan *p, size_t *cap, uint32_t node,
 	return 0;
 }
 
-/* The blocks that differ from 'old' to 't', switch by switch. */
+/* The blocks of new row 'n' (switch node 'node') that differ from
+ * old row 'a' ('alen' bytes; NULL: a switch new to the tables). */
+static int row_blocks(const uint8_t *a, uint32_t alen, const uint8_t *n,
+		      uint32_t nlen, uint32_t node, struct ibfm_fastplan *p,
+		      size_t *cap)
+{
+	static const uint8_t none[IBFM_LFT_BLOCK];
+	uint32_t b, e;
+
+	for (b = 0; b < nlen / IBFM_LFT_BLOCK; b++) {
+		const uint8_t *y = n + b * IBFM_LFT_BLOCK;
+		const uint8_t *x = a && (b + 1) * IBFM_LFT_BLOCK <= alen
+					   ? a + b * IBFM_LFT_BLOCK
+					   : NULL;
+
+		if (x && !memcmp(x, y, IBFM_LFT_BLOCK))
+			continue;
+		for (e = 0; e < IBFM_LFT_BLOCK; e++)
+			p->entries += (x ? x : none)[e] != y[e];
+		if (add_block(p, cap, node, b, y))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The blocks that differ from 'old' to 't' (the same switches), switch
+ * by switch. */
 static int changed_blocks(const struct ibfm_lfts *old,
 			  const struct ibfm_lfts *t, struct ibfm_fastplan *p)
 {
 	size_t cap = 0;
-	uint32_t s, b, e;
+	uint32_t s;
 
 	if (old->nsw != t->nsw || old->stride != t->stride)
 		return -EINVAL;
-	for (s = 0; s < t->nsw; s++) {
-		const uint8_t *a = ibfm_lfts_row(old, s);
-		const uint8_t *n = ibfm_lfts_row(t, s);
+	for (s = 0; s < t->nsw; s++)
+		if (row_blocks(ibfm_lfts_row(old, s), old->stride,
+			       ibfm_lfts_row(t, s), t->stride, t->sw_node[s], p,
+			       &cap))
+			return -ENOMEM;
+	return 0;
+}
 
-		for (b = 0; b < t->stride / IBFM_LFT_BLOCK; b++) {
-			const uint8_t *x = a + b * IBFM_LFT_BLOCK;
-			const uint8_t *y = n + b * IBFM_LFT_BLOCK;
-
-			if (!memcmp(x, y, IBFM_LFT_BLOCK))
-				continue;
-			for (e = 0; e < IBFM_LFT_BLOCK; e++)
-				p->entries += x[e] != y[e];
-			if (add_block(p, &cap, t->sw_node[s], b, y))
-				return -ENOMEM;
-		}
+/* The plan 'p' begun at 't0' into '*out' when 'rc' is 0, else freed. */
+static int plan_done(struct ibfm_fastplan *p, int rc, double t0,
+		     struct ibfm_fastplan *out)
+{
+	if (rc) {
+		ibfm_fastplan_free(p);
+		return rc;
 	}
+	p->route_ms = ibfm_clock_ms() - t0;
+	*out = *p;
 	return 0;
 }
 
@@ -102,13 +130,7 @@ int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 	if (!rc && changed_blocks(&old, &(*pass)->lfts, &p))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	ibfm_lfts_free(&old);
-	if (rc) {
-		ibfm_fastplan_free(&p);
-		return rc;
-	}
-	p.route_ms = ibfm_clock_ms() - t0;
-	*out = p;
-	return 0;
+	return plan_done(&p, rc, t0, out);
 }
 
 int ibfm_fastplan_paths(const struct ibfm_fabric *f, uint32_t from,
@@ -168,4 +190,94 @@ int ibfm_fastplan_path_to(const struct ibfm_fabric *f, const uint32_t *via,
 	for (i = 0; i < hops; i++)
 		path[i + 1] = rev[hops - 1 - i];
 	return hops;
+}
+
+/* A switch of the tables before a change: its GUID and row. */
+struct old_row {
+	uint64_t guid;
+	uint32_t sw;
+};
+
+static int by_guid(const void *a, const void *b)
+{
+	const struct old_row *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/*
+ * The blocks that differ from 'old' (tables of switches 'rows', sorted
+ * by GUID) to 't' (tables of 'f'), matched by GUID: a full route may
+ * number the switches otherwise.
+ */
+static int changed_by_guid(const struct ibfm_lfts *old,
+			   const struct old_row *rows,
+			   const struct ibfm_fabric *f,
+			   const struct ibfm_lfts *t, struct ibfm_fastplan *p)
+{
+	size_t cap = 0;
+	uint32_t s;
+
+	for (s = 0; s < t->nsw; s++) {
+		struct old_row key = { f->nodes[t->sw_node[s]].guid, 0 };
+		const struct old_row *o =
+			bsearch(&key, rows, old->nsw, sizeof(*rows), by_guid);
+
+		if (row_blocks(o ? ibfm_lfts_row(old, o->sw) : NULL,
+			       old->stride, ibfm_lfts_row(t, s), t->stride,
+			       t->sw_node[s], p, &cap))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The switches of the pass's tables, by GUID, into '*out'. -ENOMEM. */
+static int old_rows(const struct ibfm_route *r, struct old_row **out)
+{
+	struct old_row *rows = malloc((r->lfts.nsw + 1) * sizeof(*rows));
+	uint32_t s;
+
+	*out = rows;
+	if (!rows)
+		return -ENOMEM;
+	for (s = 0; s < r->lfts.nsw; s++) {
+		rows[s].guid = r->fabric->nodes[r->lfts.sw_node[s]].guid;
+		rows[s].sw = s;
+	}
+	qsort(rows, r->lfts.nsw, sizeof(*rows), by_guid);
+	return 0;
+}
+
+int ibfm_fastplan_change(struct ibfm_route **pass,
+			 const struct ibfm_fabric *found, const bool *unhealthy,
+			 const struct ibfm_route_opts *o,
+			 struct ibfm_fastplan *out, struct ibfm_err *err)
+{
+	struct ibfm_fastplan p = { 0 };
+	struct ibfm_lfts old = { 0 };
+	struct old_row *rows = NULL;
+	struct ibfm_fabric *now;
+	double t0 = ibfm_clock_ms();
+	int rc;
+
+	if (!*pass || !(*pass)->engine || !found)
+		return ibfm_err_set(err, -EINVAL, "no previous pass to change");
+	now = ibfm_fabric_clone(found);
+	rc = now ? ibfm_lfts_copy(&old, (*pass)->fabric, &(*pass)->lfts, err)
+		 : ibfm_err_set(err, -ENOMEM, "out of memory");
+	if (!rc && old_rows(*pass, &rows))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+	if (rc) {
+		ibfm_fabric_destroy(now);
+		goto out;
+	}
+	rc = ibfm_route_update(pass, now, unhealthy, o, err);
+	p.full = !rc && !(*pass)->incremental;
+	if (!rc &&
+	    changed_by_guid(&old, rows, (*pass)->fabric, &(*pass)->lfts, &p))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+out:
+	free(rows);
+	ibfm_lfts_free(&old);
+	return plan_done(&p, rc, t0, out);
 }

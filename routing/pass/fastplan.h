@@ -49,6 +49,7 @@ struct ibfm_fastplan {
 	uint32_t lost;	  /* links taken out (both ends count once) */
 	uint64_t entries; /* entries changed */
 	double route_ms;  /* the repair alone */
+	bool full;	  /* a change routed from scratch (links came back) */
 };
 
 /*
@@ -63,6 +64,23 @@ struct ibfm_fastplan {
  */
 int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 			 size_t ndead, const struct ibfm_route_opts *o,
+			 struct ibfm_fastplan *out, struct ibfm_err *err);
+
+/*
+ * A planned change (the drain list or the running jobs changed, the
+ * fabric did not): runs the routing pass (ibfm_route_update with 'o',
+ * whose lists are the new ones) on a copy of 'found', the last pass's
+ * fabric as the SM found it (before drained and unhealthy links were
+ * taken out; 'unhealthy' indexed by its ports, NULL: none), as the
+ * plugin's next pass would. A drain or a job repairs the tables in
+ * place; an undrain brings links back, so the pass routes afresh
+ * ('full'). '*out' lists the blocks that changed, switches matched by
+ * GUID. -EINVAL when the pass refuses (the previous pass stays),
+ * -ENOMEM; 'err' says why.
+ */
+int ibfm_fastplan_change(struct ibfm_route **pass,
+			 const struct ibfm_fabric *found, const bool *unhealthy,
+			 const struct ibfm_route_opts *o,
 			 struct ibfm_fastplan *out, struct ibfm_err *err);
 
 /* Frees a plan's blocks. A zeroed plan is fine. */

@@ -11,6 +11,7 @@
 
 #include "routing/model/nodemap.h"
 #include "routing/model/rank.h"
+#include "routing/topo/group.h"
 
 #define BOX_W 58
 #define BOX_H 24
@@ -57,7 +58,7 @@ struct picture {
 	unsigned widest; /* boxes in the fullest row */
 };
 
-static void esc(FILE *out, const char *s)
+void ibfm_draw_esc(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		switch (*s) {
@@ -82,35 +83,7 @@ static void esc(FILE *out, const char *s)
 /* The map's name for the node, else its description, else its id. */
 static const char *name_of(const struct picture *p, const struct box *b)
 {
-	const struct ibfm_node *n = &p->lay->nodes[b->node];
-	const char *d = ibfm_nodemap_name(p->o->names, n->guid);
-
-	if (!d)
-		d = ibfm_fabric_str(p->lay, n->desc);
-	return *d ? d : ibfm_fabric_str(p->lay, n->name);
-}
-
-/* Names in natural order: "leaf-9" before "leaf-10". */
-static int natural_cmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-			char *ea, *eb;
-			unsigned long x = strtoul(a, &ea, 10);
-			unsigned long y = strtoul(b, &eb, 10);
-
-			if (x != y)
-				return x < y ? -1 : 1;
-			a = ea;
-			b = eb;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a - (unsigned char)*b;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
+	return ibfm_group_node_name(p->lay, p->o->names, b->node);
 }
 
 static int box_cmp(const void *x, const void *y, void *ctx)
@@ -119,7 +92,7 @@ static int box_cmp(const void *x, const void *y, void *ctx)
 
 	if (a->rank != b->rank)
 		return a->rank > b->rank ? -1 : 1;
-	return natural_cmp(name_of(ctx, a), name_of(ctx, b));
+	return ibfm_group_name_cmp(name_of(ctx, a), name_of(ctx, b));
 }
 
 /* Whether the drain list names node 'n' of 'f' (port 0) or its port. */
@@ -158,7 +131,7 @@ static int place_boxes(struct picture *p)
 		struct box *b = &p->box[p->nbox];
 
 		if (!ibfm_node_is_switch(x) || p->rank[n] == IBFM_RANK_NONE ||
-		    !p->rank[n])
+		    !p->rank[n] || (p->o->only && !p->o->only[n]))
 			continue;
 		b->node = n;
 		b->rank = p->rank[n];
@@ -172,6 +145,8 @@ static int place_boxes(struct picture *p)
 		p->nbox++;
 	}
 	qsort_r(p->box, p->nbox, sizeof(*p->box), box_cmp, p);
+	if (p->nbox) /* a drill-down may leave the top rows out */
+		p->levels = p->box[0].rank;
 	for (n = 0; n < L->nnodes; n++)
 		p->box_of[n] = IBFM_NONE;
 	for (i = 0; i <= p->nbox; i++) {
@@ -317,8 +292,9 @@ static void write_svg(const struct picture *p, FILE *out)
 	double h = TOP + (double)p->levels * ROW_H;
 	uint32_t i;
 
+	if (!p->o->fragment)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
 	fprintf(out,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		"font-family=\"sans-serif\">\n"
@@ -328,7 +304,7 @@ static void write_svg(const struct picture *p, FILE *out)
 		w < 640 ? 640 : w, h, w < 640 ? 640 : w, h);
 	if (p->o->title) {
 		fputs("<text x=\"40\" y=\"22\" font-size=\"14\">", out);
-		esc(out, p->o->title);
+		ibfm_draw_esc(out, p->o->title);
 		fputs("</text>\n", out);
 	}
 	svg_legend(out);
@@ -337,10 +313,13 @@ static void write_svg(const struct picture *p, FILE *out)
 		const struct box *a = &p->box[pr->a], *b = &p->box[pr->b];
 		bool dash = pr->found < pr->cabled;
 
+		if (p->o->problems_only && pair_ok(pr))
+			continue;
+
 		fputs("<g class=\"link\"><title>", out);
-		esc(out, name_of(p, a));
+		ibfm_draw_esc(out, name_of(p, a));
 		fputs(" - ", out);
-		esc(out, name_of(p, b));
+		ibfm_draw_esc(out, name_of(p, b));
 		fprintf(out,
 			": %u of %u links</title><line x1=\"%.1f\" y1=\"%.1f\" "
 			"x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -362,7 +341,7 @@ static void write_svg(const struct picture *p, FILE *out)
 		const struct box *b = &p->box[i];
 
 		fputs("<g class=\"switch\"><title>", out);
-		esc(out, name_of(p, b));
+		ibfm_draw_esc(out, name_of(p, b));
 		fprintf(out,
 			"%s%s</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
 			"height=\"%d\" rx=\"3\" fill=\"white\" stroke=\"%s\" "
@@ -373,7 +352,7 @@ static void write_svg(const struct picture *p, FILE *out)
 			b->y - BOX_H / 2, BOX_W, BOX_H, box_colour(b),
 			!b->missing && !b->drained ? "1" : "2.5", b->x,
 			b->y - (b->hosts ? 1 : -3));
-		esc(out, name_of(p, b));
+		ibfm_draw_esc(out, name_of(p, b));
 		fputs("</text>", out);
 		if (b->hosts)
 			fprintf(out,
@@ -449,6 +428,8 @@ static void count(const struct picture *p, struct ibfm_draw_stats *st)
 		st->drained += p->box[i].drained;
 	}
 	for (i = 0; i < p->npair; i++) {
+		st->pairs_drawn +=
+			!p->o->problems_only || !pair_ok(&p->pair[i]);
 		st->pairs_missing += p->pair[i].found < p->pair[i].cabled;
 		st->degraded += p->pair[i].degraded;
 		st->drained += p->pair[i].drained;

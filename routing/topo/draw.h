@@ -22,6 +22,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "routing/state/drain.h"
@@ -39,6 +40,11 @@ struct ibfm_draw_opts {
 	const char *title;		  /* NULL: none */
 	const struct ibfm_nodemap *names; /* names by NodeGUID; NULL: the
 					   * node descriptions */
+	const uint8_t *only; /* per node of the layout fabric: draw it;
+			      * NULL: every switch (a group's drill-down) */
+	bool fragment;	     /* SVG inside HTML: no XML declaration */
+	bool problems_only;  /* SVG: only the pairs not as cabled (a group
+			      * too large to draw every cable of) */
 };
 
 /* What the picture shows, for the caller's summary. */
@@ -47,6 +53,7 @@ struct ibfm_draw_stats {
 	unsigned switches_missing;	  /* expected, not found */
 	unsigned pairs_missing, degraded; /* pairs short of links; slower */
 	unsigned drained;		  /* switches and pairs drained */
+	unsigned pairs_drawn;		  /* pairs drawn (problems_only) */
 };
 
 /*
@@ -55,5 +62,8 @@ struct ibfm_draw_stats {
  */
 int ibfm_draw(const struct ibfm_fabric *f, const struct ibfm_draw_opts *o,
 	      FILE *out, struct ibfm_draw_stats *st, struct ibfm_err *err);
+
+/* Writes 's' to 'out' escaped for XML text and attributes (SVG, HTML). */
+void ibfm_draw_esc(FILE *out, const char *s);
 
 #endif /* IBFM_DRAW_H */

@@ -205,6 +205,17 @@ http_get() {
 	exec 5<&-
 }
 
+# http_body REPLY: the body of an HTTP reply file.
+http_body() { sed '1,/^\r$/d' "$1"; }
+
+# ibfmd_pages [LINE...]: ibfmd_beside with the expected fabric
+# ($T/f.topo) and a metrics listener on a free port ($port), checked.
+ibfmd_pages() {
+	ibfmd_beside "expected $T/f.topo" "metrics 127.0.0.1:0" "$@"
+	port=$(metrics_port "$T/ibfmd.log")
+	check "ibfmd serves metrics" test -n "$port"
+}
+
 # screenshot URL PNG WIDTH HEIGHT: the page at URL in headless Chromium,
 # as a PNG of WIDTH x HEIGHT (bounded: 30 s).
 screenshot() {

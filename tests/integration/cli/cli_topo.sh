@@ -159,6 +159,27 @@ check "draw --format dot: two rows" test "$(grep -c 'rank=same' "$T/k8.dot")" = 
 check "draw: the drained spine and its 8 pairs purple" test "$(grep -c '#9467bd' "$T/k8.dot")" = 9
 "$IBFM" topo draw -t "$T/nowhere.topo" -o "$T/x.svg" 2>/dev/null
 check "draw: a missing topology exits 3" test $? = 3
+# A 3-level tree by its groups (#43): topo show lists 8 pods and 4 core
+# planes; topo draw draws a block each, --group one pod, an unknown
+# group is bad input.
+"$IBFM" topo gen -l 3 -k 8 -o "$T/k8l3.topo" >/dev/null
+"$IBFM" topo show "$T/k8l3.topo" >"$T/groups.txt"
+check "topo show: 12 groups" grep -qx 'groups    12' "$T/groups.txt"
+check "topo show: pod-1, 8 switches, 4 leaves, 16 hosts" grep -q '^  pod-1 *pod *8 switches, 4 leaves, 16 hosts' "$T/groups.txt"
+"$IBFM" topo show "$T/k8l3.topo" --json >"$T/groups.json"
+check "topo show --json: the groups" python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))["groups"]
+assert [x["kind"] for x in g] == ["pod"] * 8 + ["core plane"] * 4, g
+assert g[8] == {"name": "core-plane-1", "kind": "core plane", "switches": 4, "leaves": 0, "hosts": 0}, g[8]' "$T/groups.json"
+"$IBFM" topo draw -t "$T/k8l3.topo" --format html -o "$T/k8l3.html" --json >"$T/k8l3.json"
+check "draw a 3-level tree: 12 blocks, each a link" test "$(grep -o '<a href="[a-z0-9-]*.html"><g class="group">' "$T/k8l3.html" | wc -l)" = 12
+check "draw --json: 12 groups, not whole" grep -q '"whole": false' "$T/k8l3.json"
+"$IBFM" topo draw -t "$T/k8l3.topo" --group pod-2 -o "$T/pod-2.svg" >/dev/null
+check "draw --group pod-2: its 8 switches and 16 cores" test "$(grep -c '<g class="switch">' "$T/pod-2.svg")" = 24
+"$IBFM" topo draw -t "$T/k8l3.topo" --group pod-9 -o "$T/pod-9.svg" 2>"$T/pod-9.err"
+check "draw --group pod-9: no such group, exit 3" test $? = 3
+check "... saying so" grep -q 'no group "pod-9" in this fabric' "$T/pod-9.err"
 
 # --node-name-map (#22): every offline command that prints node names
 # prints the map's (here "named-0xGUID" for every node), and not

@@ -5,7 +5,8 @@
 # port read), HTTP/1.0 gets the same body ended by the close, HEAD the
 # head alone; a slow client during which a sweep is taken in gets the
 # sweep its scrape began on, whole, and never a mix; clients that close
-# mid-reply and eight at once cost nothing; ibfmd stops mid-reply.
+# mid-reply and eight at once cost nothing; ibfmd stops mid-reply; gzip
+# when the client takes it.
 . "$TESTLIB"
 
 GET="python3 ${TESTLIB%/lib.sh}/http_get.py"
@@ -48,6 +49,19 @@ check "the families after the ports too" grep -qx '# TYPE ibfm_sm_master_changes
 chunks=$($GET "$port" /metrics "$T/r") || chunks=
 check "raw: chunks that end with the last one ($chunks)" test "${chunks#chunks }" -gt 3
 check "raw: the same text as curl's" same_state "$T/r" "$T/c.txt"
+
+# (1b) gzip, which Prometheus asks for: compressed as it streams, the
+# same text; not when the client refuses it (q=0).
+curl -sS --http1.1 -H 'Accept-Encoding: gzip' -D "$T/z.head" -o "$T/z.gz" "$url"
+check "gzip: Content-Encoding: gzip" grep -qi '^Content-Encoding: gzip' "$T/z.head"
+check "gzip: chunked (streamed)" grep -qi '^Transfer-Encoding: chunked' "$T/z.head"
+check "gzip: one whole gzip stream" gzip -t "$T/z.gz"
+gzip -dc "$T/z.gz" >"$T/z.txt" 2>/dev/null
+check "gzip: the same text as plain" same_state "$T/z.txt" "$T/c.txt"
+zsize=$(wc -c <"$T/z.gz")
+check "gzip: under a fifth of the text ($zsize of $size bytes)" test $((zsize * 5)) -lt "$size"
+curl -sS --http1.1 -H 'Accept-Encoding: gzip;q=0, br' -D "$T/q0.head" -o "$T/q0.txt" "$url"
+check "gzip;q=0: plain text" bash -c "! grep -qi '^Content-Encoding' '$T/q0.head' && cmp -s <(grep -v '^ibfm_routing_generation_age_seconds ' '$T/q0.txt') <(grep -v '^ibfm_routing_generation_age_seconds ' '$T/c.txt')"
 
 # (2) HTTP/1.0: no chunks, the close ends it; HEAD: the head alone.
 $GET "$port" /metrics "$T/h10" --http10 >/dev/null

@@ -8,17 +8,14 @@
 . "$TESTLIB"
 
 routed_fabric -l 2 -k 8
-ibfmd_beside "expected $T/f.topo" "metrics 127.0.0.1:0"
-port=$(metrics_port "$T/ibfmd.log")
-check "ibfmd serves metrics" test -n "$port"
-body() { sed '1,/^\r$/d' "$1"; }
+ibfmd_pages
 
 http_get "$port" / >"$T/index.http"
 check "/: an HTML page" grep -q '^Content-Type: text/html' "$T/index.http"
-check "/: it shows the picture" grep -q '<img src="/fabric.svg"' "$T/index.http"
+check "/: it shows the whole picture (one group)" grep -q '<g class="switch">' "$T/index.http"
 http_get "$port" /fabric.svg >"$T/whole.http"
 check "/fabric.svg: SVG" grep -q '^Content-Type: image/svg+xml' "$T/whole.http"
-body "$T/whole.http" >"$T/whole.svg"
+http_body "$T/whole.http" >"$T/whole.svg"
 check "/fabric.svg: it parses" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$T/whole.svg"
 check "/fabric.svg: 12 switches, 32 pairs, all as cabled" \
 	test "$(grep -c '<g class="switch">' "$T/whole.svg")/$(grep -c '<g class="link">' "$T/whole.svg")/$(grep -c '#d62728" stroke-width' "$T/whole.svg")" = 12/32/0
@@ -29,7 +26,7 @@ sim_cmd "Unlink \"$leaf\"[5]"
 echo "0x0002c9020000000b # spine-03" >"$T/state/drain.list"
 ibfmd_sweep_fresh
 http_get "$port" /fabric.svg >"$T/after.http"
-body "$T/after.http" >"$T/after.svg"
+http_body "$T/after.http" >"$T/after.svg"
 check "after: the pulled cable's pair dashed red" \
 	test "$(grep -c 'stroke="#d62728" stroke-width="1.6" stroke-dasharray' "$T/after.svg")" = 1
 check "after: its tooltip says 0 of 1 links" grep -q 'leaf-03: 0 of 1 links\|- leaf-03: 0 of 1' "$T/after.svg"
@@ -53,7 +50,7 @@ echo "node_name_map $T/names.map" >>"$T/ibfmd.conf"
 kill -HUP "$DPID"
 until_ok 50 "$DPID" ibfmd grep -q 'SIGHUP: .* reloaded' "$T/ibfmd.log"
 http_get "$port" /fabric.svg >"$T/named.http"
-body "$T/named.http" >"$T/named.svg"
+http_body "$T/named.http" >"$T/named.svg"
 check "node_name_map: the SVG parses" python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$T/named.svg"
 check "node_name_map: the leaf by its name, its pulled cable" grep -q 'rack3-leaf: 0 of 1 links\|- rack3-leaf: 0 of 1' "$T/named.svg"
 check "node_name_map: the drained spine by its name" grep -q 'row1-spine3 (drained)' "$T/named.svg"

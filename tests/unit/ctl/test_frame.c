@@ -90,6 +90,41 @@ static long parse(const char *in, size_t max, struct ibfmd_httpreq *r)
 	return ibfmd_httpreq_parse(in, strlen(in), max, &seen, r);
 }
 
+/* Accept-Encoding: gzip when offered with a q above 0, in any case. */
+static void test_http_gzip(void **state)
+{
+	static const struct {
+		const char *head;
+		bool gzip;
+	} cases[] = {
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", false },
+		{ "GET /metrics HTTP/1.1\r\nAccept-Encoding: gzip\r\n\r\n", true },
+		{ "GET /metrics HTTP/1.1\r\naccept-encoding:GZip\r\n\r\n", true },
+		/* Prometheus' own */
+		{ "GET /metrics HTTP/1.1\r\nAccept-Encoding: gzip\r\n"
+		  "Accept: text/plain;version=0.0.4;q=1\r\n\r\n",
+		  true },
+		{ "GET / HTTP/1.1\nAccept-Encoding: deflate, br;q=1.0\n\n", false },
+		{ "GET / HTTP/1.1\nAccept-Encoding: br, gzip;q=0.8\n\n", true },
+		{ "GET / HTTP/1.1\nAccept-Encoding: gzip;q=0\n\n", false },
+		{ "GET / HTTP/1.1\nAccept-Encoding: gzip; q=0.000\n\n", false },
+		{ "GET / HTTP/1.1\nAccept-Encoding: *\n\n", true },
+		{ "GET / HTTP/1.1\nAccept-Encoding: x-gzip\n\n", true },
+		{ "GET / HTTP/1.1\nAccept-Encoding: gzipped\n\n", false },
+		{ "GET / HTTP/1.1\nX-Accept-Encoding: gzip\n\n", false },
+		{ "GET / HTTP/1.1\nAccept-Encoding:\n\n", false },
+	};
+	struct ibfmd_httpreq r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_true(parse(cases[i].head, 8192, &r) > 0);
+		if (r.gzip != cases[i].gzip)
+			fail_msg("%s: gzip %d", cases[i].head, r.gzip);
+	}
+}
+
 static void test_http_head(void **state)
 {
 	static const char get[] = "GET /metrics?x=1 HTTP/1.1\r\n"
@@ -371,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_frame_stop),
 		cmocka_unit_test(test_frame_over),
 		cmocka_unit_test(test_http_head),
+		cmocka_unit_test(test_http_gzip),
 		cmocka_unit_test(test_http_bad),
 		cmocka_unit_test(test_http_bytewise),
 		cmocka_unit_test(test_later_answered),

@@ -8,6 +8,7 @@
 #include "test_common.h"
 
 #include "routing/pass/fastplan.h"
+#include "routing/state/drain.h"
 #include "routing/topo/gen.h"
 #include "routing/pass/route.h"
 
@@ -277,6 +278,82 @@ static void test_nothing_lost(void **state)
 	ibfm_fabric_destroy(f);
 }
 
+/*
+ * A planned change: the plan on the fabric as found with the lists 'o'
+ * makes the tables 'want' (the plugin's pass's on the same history),
+ * the old tables with the plan's blocks written are them, and the pass
+ * after it changes nothing. Returns the plan's 'full'.
+ */
+static bool check_change(struct ibfm_route **pass,
+			 const struct ibfm_fabric *found,
+			 const struct ibfm_route_opts *o,
+			 const struct ibfm_lfts *want)
+{
+	struct ibfm_lfts before = { 0 };
+	struct ibfm_fastplan plan;
+	struct ibfm_err err;
+	size_t i, bytes = (size_t)want->nsw * want->stride;
+	bool full;
+
+	if (ibfm_lfts_copy(&before, (*pass)->fabric, &(*pass)->lfts, &err) ||
+	    ibfm_fastplan_change(pass, found, NULL, o, &plan, &err))
+		fail_msg("%s", err.msg);
+	full = plan.full;
+	assert_true(plan.nblocks > 0);
+	assert_true(plan.entries > 0);
+	assert_memory_equal(want->ports, (*pass)->lfts.ports, bytes);
+	/* The found fabric's node numbers are the tables' on both sides. */
+	for (i = 0; i < plan.nblocks; i++) {
+		const struct ibfm_fastplan_block *b = &plan.blocks[i];
+		uint32_t s = before.node_sw[b->node];
+
+		assert_int_not_equal(s, IBFM_NONE);
+		memcpy(ibfm_lfts_row(&before, s) + b->block * IBFM_LFT_BLOCK,
+		       b->ports, IBFM_LFT_BLOCK);
+	}
+	assert_memory_equal(before.ports, want->ports, bytes);
+	/* OpenSM's pass on the same subnet and lists: nothing to do. */
+	if (ibfm_route_update(pass, ibfm_fabric_clone(found), NULL, o, &err))
+		fail_msg("%s", err.msg);
+	assert_true((*pass)->incremental);
+	assert_int_equal((*pass)->delta.entries, 0);
+	ibfm_fastplan_free(&plan);
+	ibfm_lfts_free(&before);
+	return full;
+}
+
+/* A drain repairs, the undrain routes afresh back to the first tables. */
+static void test_drain_undrain(void **state)
+{
+	struct ibfm_fabric *f = tree_with_lids(3, 8);
+	struct ibfm_route *r = routed(f), *ref = routed(f);
+	struct ibfm_drain list = { 0 };
+	struct ibfm_drain_entry e;
+	struct ibfm_route_opts o = { .drains = &list };
+	struct ibfm_lfts first = { 0 };
+	struct ibfm_err err;
+	char what[300];
+
+	(void)state;
+	assert_int_equal(ibfm_lfts_copy(&first, r->fabric, &r->lfts, &err), 0);
+	assert_int_equal(
+		ibfm_drain_element(f, "spine-02", &e, what, sizeof(what)), 0);
+	assert_int_equal(ibfm_drain_add(&list, &e), 0);
+	/* The plugin's pass with spine-02 drained, from the same tables. */
+	if (ibfm_route_update(&ref, ibfm_fabric_clone(f), NULL, &o, &err))
+		fail_msg("%s", err.msg);
+	assert_true(ref->incremental);
+	assert_false(check_change(&r, f, &o, &ref->lfts));
+	assert_true(r->drained_links > 0);
+	ibfm_drain_free(&list);
+	assert_true(check_change(&r, f, &o, &first));
+	assert_int_equal(r->drained_links, 0);
+	ibfm_lfts_free(&first);
+	ibfm_route_destroy(ref);
+	ibfm_route_destroy(r);
+	ibfm_fabric_destroy(f);
+}
+
 /* Follows 'path' from 'from' over 'f': the node it ends at. */
 static uint32_t walk(const struct ibfm_fabric *f, uint32_t from,
 		     const uint8_t *path, int hops)
@@ -333,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_whole_spine),
 		cmocka_unit_test(test_switch_gone_from_subnet),
 		cmocka_unit_test(test_nothing_lost),
+		cmocka_unit_test(test_drain_undrain),
 		cmocka_unit_test(test_paths),
 	};
 

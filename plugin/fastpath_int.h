@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef IBFM_PLUGIN_FASTPATH_INT_H
+#define IBFM_PLUGIN_FASTPATH_INT_H
+
+/*
+ * DOC: the fast path's internals (plugin/fastpath.c: its thread, the
+ * traps and the wire; plugin/fastchange.c: planned changes), shared by
+ * those two files only.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plugin/fastpath.h"
+#include "plugin/smplink.h"
+#include "plugin/smpwire.h"
+#include "routing/pass/fastplan.h"
+
+#define IBFM_FASTPATH_MAX_TRAPS 1024
+
+/* A block written, as OpenSM's pass will want it. */
+struct ibfm_fastpath_written {
+	uint64_t guid;
+	uint32_t block;
+	uint8_t ports[64];
+	bool acked;
+	size_t seq; /* the order written */
+};
+
+struct ibfm_fastpath {
+	struct ibfm_fastpath_conf c;
+	pthread_t thread;
+	/* the queue, under qlock */
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	uint16_t lids[IBFM_FASTPATH_MAX_TRAPS];
+	unsigned nlids;
+	double first_trap;   /* ms, monotonic: when the oldest queued came */
+	unsigned changes;    /* IBFM_FASTPATH_DRAINS | _JOBS queued */
+	double first_change; /* ms, monotonic: when they were seen */
+	bool stop;
+	int master; /* atomic: this SM is master */
+	int cancel; /* atomic: OpenSM's pass wants the wire */
+	/* under the route lock */
+	uint64_t sm_guid, mkey;
+	uint64_t gen;	     /* changes of *route by the fast path or a pass */
+	bool inflight;	     /* blocks being sent */
+	pthread_cond_t idle; /* signalled when inflight ends */
+	/* the route is the fabric's as it is: false from a trap until a
+	 * round repaired everything it found, or a pass */
+	bool model_ok;
+	struct ibfm_fastpath_written *w;
+	size_t nw, wcap;
+	/* the helper; only the thread uses it */
+	struct ibfm_smplink helper;
+	/* the lock of the log file; only the thread and the pass write */
+	pthread_mutex_t note_lock;
+};
+
+/* A round's findings, for the log line and fast-reroute.log. */
+struct ibfm_fastround {
+	double trap;	   /* when the first trap (or the change) came */
+	unsigned switches; /* that trapped */
+	unsigned silent;   /* of them, not answering */
+	size_t asked;	   /* PortInfo SMPs */
+	uint32_t *dead;	   /* ports found Down */
+	size_t ndead;
+	struct ibfm_fastplan plan;
+	size_t cut_off; /* blocks of switches no route reaches */
+	size_t sent, acked, verified, mismatched;
+	double found_ms, planned_ms, acked_ms, verified_ms; /* since trap */
+	const char *result;
+};
+
+/* fastpath.c: the helper runs on the SM's port; false when it cannot. */
+bool ibfm_fastpath_helper_ready(struct ibfm_fastpath *fp);
+
+/*
+ * fastpath.c, under the route lock: the Set requests of rd->plan by
+ * directed routes over the links of 'wire' (the routed fabric, or one
+ * with the same GUIDs), each block remembered for OpenSM's pass (from
+ * index '*first'); inflight set. 0 or -ENOMEM.
+ */
+int ibfm_fastpath_requests(struct ibfm_fastpath *fp, struct ibfm_fastround *rd,
+			   const struct ibfm_fabric *wire,
+			   struct ibfm_smpwire_req **reqp, size_t *n,
+			   size_t *first);
+
+/* fastpath.c: the blocks sent, acknowledged, read back; rd->result. */
+void ibfm_fastpath_send(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
+			size_t n, size_t first, struct ibfm_fastround *rd);
+
+/* fastpath.c: the round's figures as JSON members into 'buf'. */
+void ibfm_fastpath_round_json(const struct ibfm_fastround *rd, char *buf,
+			      size_t len);
+
+/* fastchange.c: one planned change, on the fast path's thread. */
+void ibfm_fastpath_change_round(struct ibfm_fastpath *fp, unsigned changes,
+				double seen);
+
+#endif /* IBFM_PLUGIN_FASTPATH_INT_H */
