@@ -50,6 +50,9 @@ struct ibfm_cmd {
 	const char *name;	 /* NULL ends a table */
 	const char *help;	 /* one line, no trailing period */
 	enum ibfm_cmd_class cls; /* IBFM_CMD_READ unless said */
+	/* read-only but answered late (kept open, ctl/ctl.h), as admin
+	 * commands may be: a client waits as long for its reply */
+	bool late;
 	/* In positional order: `ibfm call CMD A B` gives args[0] and [1]. */
 	struct ibfm_arg args[IBFM_CMD_MAX_ARGS];
 };

@@ -51,6 +51,10 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ ADMIN("undrain",
 		"put \"element\" back and confirm the switches' tables"),
 	  .args = { REQ("element", STR) } },
+	/* mgmt/features/draincheck.c: changes nothing; one at a time */
+	{ CMD("drain-check",
+	      "the dry run of draining \"element\": safety, tables and loads (\"pattern\": shift, ring, all2all, random)"),
+	  .late = true, .args = { REQ("element", STR), OPT("pattern", STR) } },
 	{ CMD("drain-status",
 	      "the drain in progress or the last, and the list") },
 	/* mgmt/features/jobs.c */

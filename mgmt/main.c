@@ -37,9 +37,9 @@ IBFMD_LOG_MODULE(main);
 
 /* Every feature, in the order they start, are told of sweeps and stop. */
 static const struct ibfmd_feature *const features[] = {
-	&ibfmd_feature_audit,  &ibfmd_feature_queries, &ibfmd_feature_links,
-	&ibfmd_feature_drains, &ibfmd_feature_jobs,    &ibfmd_feature_cc,
-	&ibfmd_feature_log,
+	&ibfmd_feature_audit,  &ibfmd_feature_queries,	  &ibfmd_feature_links,
+	&ibfmd_feature_drains, &ibfmd_feature_draincheck, &ibfmd_feature_jobs,
+	&ibfmd_feature_cc,     &ibfmd_feature_log,
 };
 
 #define NFEATURES (sizeof(features) / sizeof(*features))

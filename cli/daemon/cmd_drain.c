@@ -15,13 +15,9 @@
 #include "cli/util/jsonview.h"
 #include "routing/state/drain.h"
 #include "routing/model/nodemap.h"
-#include "routing/pass/drainsafe.h"
+#include "routing/pass/drainreport.h"
 #include "routing/io/json.h"
 #include "routing/model/lft.h"
-#include "routing/model/rail.h"
-#include "routing/pass/route.h"
-#include "routing/state/snapshot.h"
-#include "routing/checks/trace.h"
 #include "routing/checks/verify.h"
 
 /* Exit codes a runbook branches on (see ibfm(8)). */
@@ -41,17 +37,22 @@ static const char drain_usage[] =
 	"ELEMENT is a switch or a host (GUID, LID, description or name), or one\n"
 	"link as SWITCH[PORT] (\"leaf-01[19]\"). --dry-run routes a copy of the\n"
 	"fabric without it and reports: every CA pair still reachable, no routing\n"
-	"or credit loop, the new max link load for the pattern (default shift),\n"
-	"and the LFT entries and 64-entry blocks that would change (and, when\n"
-	"the plugin's repair predicts it, the entries whose path crosses\n"
-	"ELEMENT: those that must move). Without --topo it asks ibfmd for its\n"
-	"last sweep and the plugin's LFTs.\n"
+	"or credit loop, the LFT entries and 64-entry blocks that would change\n"
+	"(and, when the plugin's repair predicts it, the entries whose path\n"
+	"crosses ELEMENT: those that must move), the all-to-all max link load\n"
+	"(exact) and the max load of the pattern P (default shift; ring, all2all,\n"
+	"random), now and without ELEMENT. Every shift is evaluated up to 1448\n"
+	"hosts; above, a seeded sample of them (the same before and after), and\n"
+	"the figure says \"at least\": the most over the sample.\n"
+	"Without --topo ibfmd computes it (drain-check) on its last sweep and the\n"
+	"plugin's LFTs and drain list; with --topo, ibfm does, the same way, on\n"
+	"FILE and the tables in DUMP (default: ibfm's own routes).\n"
 	"\n"
-	"Without --dry-run, when that check says safe, ibfmd checks it again\n"
-	"itself, puts ELEMENT on the plugin's drain list, OpenSM reroutes around\n"
-	"it, and ibfmd reads the changed LFT blocks back off the switches: done\n"
-	"means the switches route around it. undrain takes it off the list the\n"
-	"same way.\n"
+	"Without --dry-run, ibfmd checks the drain the same way and prints that\n"
+	"report; when safe, it puts ELEMENT on the plugin's drain list, OpenSM\n"
+	"reroutes around it, and ibfmd reads the changed LFT blocks back off the\n"
+	"switches: done means the switches route around it. undrain takes it\n"
+	"off the list the same way.\n"
 	"\n"
 	"--node-name-map FILE names the element in the dry run's report by the\n"
 	"map (infiniband-diags' file; default IBFM_NODE_NAME_MAP or\n"
@@ -60,18 +61,6 @@ static const char drain_usage[] =
 	"Exit: 0 safe / done, 1 unsafe (nothing changed), 2 usage, 3 bad input\n"
 	"(an element not in the fabric), 4 refused or failed, 5 ibfmd\n"
 	"unreachable, 6 timeout (default 150 s).\n";
-
-struct drain_result {
-	char what[300];
-	struct ibfm_reach_result reach;
-	struct ibfm_loop_result cdg;
-	struct ibfm_load_result load;
-	double load_before;
-	uint64_t entries, blocks;
-	uint64_t must_move; /* repaired: entries whose path crossed it */
-	bool repaired; /* predicted by the plugin's repair, not from scratch */
-	bool safe;     /* routing/pass/drainsafe.h */
-};
 
 /*
  * 'what' (ibfm_drain_element's: switch "desc" (N links), link
@@ -97,26 +86,29 @@ static int name_what(char *what, size_t len, uint64_t guid)
 }
 
 /*
- * The dry run: what draining ELEMENT does to reachability, loops (both
- * by routing/pass/drainsafe.h, as ibfmd checks it), the pattern's load and
- * the tables the switches hold.
+ * The offline dry run: routing/pass/drainreport.h on the topology
+ * 'topo' (and the dump 'lfts' the switches hold), its report as one
+ * JSON object in '*out' (the caller frees it), as ibfmd answers
+ * drain-check.
  */
-static int dry_run(const char *topo, const char *lfts, const char *drains,
-		   const char *element, enum ibfm_pattern pattern,
-		   struct drain_result *r)
+static int dry_run(const char *topo, const char *lfts, const char *element,
+		   const struct ibfm_drainreport_opts *o, char **out)
 {
-	struct ibfm_drain now = { 0 };
 	struct ibfm_lfts before = { 0 };
-	struct ibfm_drainsafe ds = { 0 };
-	struct ibfm_fabric *f, *g = NULL;
+	struct ibfm_drainreport r;
+	struct ibfm_fabric *f;
 	struct ibfm_drain_entry de;
 	struct ibfm_err err;
+	char what[300], guid[24];
+	struct ibfm_json j;
+	size_t len;
+	FILE *m;
 	int rc;
 
 	f = cli_load_topo(topo);
 	if (!f)
 		return CLI_INPUT;
-	rc = ibfm_drain_element(f, element, &de, r->what, sizeof(r->what));
+	rc = ibfm_drain_element(f, element, &de, what, sizeof(what));
 	if (rc) {
 		cli_error(
 			rc == -ENOENT
@@ -124,121 +116,155 @@ static int dry_run(const char *topo, const char *lfts, const char *drains,
 				: "\"%s\" names no cabled link",
 			element);
 		if (rc == -ENOENT)
-			cli_suggest_node(f, r->what);
-		rc = CLI_INPUT;
-		goto out;
-	}
-	/* Only the report is renamed: the fabric routes as it is named. */
-	rc = name_what(r->what, sizeof(r->what), de.guid);
-	if (rc)
-		goto out;
-	if (drains && ibfm_drain_read(drains, &now, &err)) {
-		cli_error("%s", err.msg);
-		rc = CLI_INPUT;
-		goto out;
+			cli_suggest_node(f, what);
+		ibfm_fabric_destroy(f);
+		return CLI_INPUT;
 	}
 	if (ibfm_fabric_assign_lids(f, 0, &err) ||
 	    (lfts && ibfm_lfts_read_dump(f, lfts, &before, &err))) {
 		cli_error("%s", err.msg);
-		rc = CLI_INPUT;
-		goto out;
+		ibfm_fabric_destroy(f);
+		return CLI_INPUT;
 	}
-	/* The load now: on the fabric as drained now, with its tables. */
-	g = ibfm_fabric_clone(f);
-	rc = ibfm_drainsafe_check(f, &now, &de, &before, lfts != NULL, &ds,
-				  &err);
-	f = NULL;
-	if (rc == -EEXIST) {
-		cli_error("%s is already drained (ibfm undrain puts it back)",
-			  r->what);
-		rc = DRAIN_FAILED;
-		goto out;
-	}
-	if (rc || !g) {
-		cli_error("%s", rc ? err.msg : "out of memory");
-		rc = CLI_FAIL;
-		goto out;
-	}
-	r->repaired = ds.repaired;
-	r->must_move = ds.repaired && ds.pass->must_move_counted
-			       ? ds.pass->must_move
-			       : 0;
-	r->reach = ds.reach;
-	r->cdg = ds.cdg;
-	r->safe = ds.safe;
-	ibfm_drain_apply(g, &now);
-	if (ibfm_verify_pattern(g, &before, pattern, NULL, &r->load, NULL) == 0)
-		r->load_before = r->load.max_load;
-	r->blocks = ibfm_lfts_diff(&before, &ds.pass->lfts, &r->entries);
-	if (ibfm_verify_pattern(ds.pass->fabric, &ds.pass->lfts, pattern, NULL,
-				&r->load, &err)) {
-		cli_error("%s", err.msg);
-		rc = CLI_FAIL;
-		goto out;
-	}
-	rc = CLI_OK;
-out:
-	ibfm_drainsafe_free(&ds);
+	cli_progress_begin("drain %s: the dry run", what);
+	rc = ibfm_drainreport_make(f, NULL, &de, &before, lfts != NULL, o, &r,
+				   &err);
+	cli_progress_end();
 	ibfm_lfts_free(&before);
-	ibfm_fabric_destroy(g);
-	ibfm_fabric_destroy(f);
-	ibfm_drain_free(&now);
+	if (rc) {
+		cli_error("%s", err.msg);
+		return rc == -EEXIST ? DRAIN_FAILED : CLI_FAIL;
+	}
+	m = open_memstream(out, &len);
+	if (!m) {
+		cli_error("out of memory");
+		return CLI_FAIL;
+	}
+	ibfm_json_init(&j, m, false);
+	ibfm_json_obj_begin(&j, NULL);
+	ibfm_json_str(&j, "element", what);
+	snprintf(guid, sizeof(guid), "0x%016" PRIx64, de.guid);
+	ibfm_json_str(&j, "guid", guid);
+	ibfm_drainreport_json(&r, &j);
+	ibfm_json_obj_end(&j);
+	rc = ibfm_json_finish(&j);
+	return fclose(m) || rc ? CLI_FAIL : CLI_OK;
+}
+
+/* The report's "element", named by the node name map. */
+static int rename_element(struct cli_jv *v)
+{
+	struct cli_jv *e;
+	char what[300];
+	int rc;
+
+	for (e = v->child; e && strcmp(e->key, "element"); e = e->next)
+		;
+	if (!e || e->type != CLI_JV_STRING)
+		return CLI_OK;
+	snprintf(what, sizeof(what), "%s", e->str);
+	rc = name_what(what, sizeof(what),
+		       strtoull(cli_jv_str(v, "guid"), NULL, 16));
+	if (!rc && strcmp(what, e->str)) {
+		char *s = strdup(what);
+
+		if (!s)
+			return CLI_FAIL;
+		free(e->str);
+		e->str = s;
+	}
 	return rc;
+}
+
+/* A dry run's report (drainreport's JSON members) as text. */
+static void print_report(const struct cli_jv *v, const char *element)
+{
+	const struct cli_jv *mm = cli_jv_get(v, "must_move_entries");
+	bool repaired = !strcmp(cli_jv_str(v, "predicted_by"), "repair");
+	double entries = cli_jv_num(v, "changed_entries");
+	char label[64];
+
+	printf("drain %s: %s\n", element,
+	       cli_jv_num(v, "safe") ? "SAFE" : "UNSAFE");
+	printf("  CA pairs unreachable  %.0f\n  routing loops         %.0f\n"
+	       "  credit loops          %.0f\n",
+	       cli_jv_num(v, "unreachable_pairs"),
+	       cli_jv_num(v, "routing_loops"), cli_jv_num(v, "credit_loops"));
+	snprintf(label, sizeof(label), "%s max load", cli_jv_str(v, "pattern"));
+	printf("  %-21s %s\n", label, cli_jv_str(v, "max_load_text"));
+	if (strcmp(cli_jv_str(v, "pattern"), "all2all"))
+		printf("  all2all max load      %g (now %g): exact\n",
+		       cli_jv_num(v, "all2all_max_load"),
+		       cli_jv_num(v, "all2all_max_load_before"));
+	printf("  LFT entries to change %.0f in %.0f blocks\n", entries,
+	       cli_jv_num(v, "changed_blocks"));
+	printf("  predicted by          %s\n",
+	       repaired ? "the plugin's repair (fewest changes)"
+			: "a full route (the tables are not ibfm's last pass)");
+	if (mm && mm->type == CLI_JV_NUMBER && mm->num > 0)
+		printf("  entries that must move %.0f (their path crosses it; %.2f changed for each)\n",
+		       mm->num, entries / mm->num);
+	else if (mm && mm->type == CLI_JV_NUMBER)
+		printf("  entries that must move 0\n");
+	else
+		printf("  entries that must move not known (a full route)\n");
 }
 
 /*
- * The live fabric from ibfmd: its last sweep, and the plugin's LFT dump
- * when ibfmd knows the plugin's state_dir ("" when not: ibfm's routes).
+ * Shows a dry run's report 'text' (ours offline, ibfmd's drain-check
+ * reply live): --json as JSON, else as text. CLI_OK when safe,
+ * DRAIN_UNSAFE when not, CLI_FAIL when it does not parse.
  */
-static int live_files(char *topo, size_t tlen, char *lfts, size_t llen,
-		      char *drains, size_t dlen)
+static int show(const char *text, bool json)
 {
-	static struct ibfm_statedir sd; /* large: not on the stack */
-	char *reply;
-	struct cli_jv *v;
-	int rc = cli_ask_cmd("status", NULL, &reply);
+	struct cli_jv *v = cli_jv_parse(text);
+	int rc;
 
-	if (rc)
-		return rc;
-	v = cli_jv_parse(reply);
-	snprintf(topo, tlen, "%s", cli_jv_str(v, "fabric_file"));
-	lfts[0] = drains[0] = '\0';
-	if (!topo[0]) {
-		cli_error(
-			"ibfmd has no sweep on file yet: try again after its first sweep, or give --topo FILE");
-		rc = DRAIN_NO_DAEMON;
-	} else if (cli_jv_str(v, "state_dir")[0]) {
-		if (ibfm_snapshot_lfts_path(cli_jv_str(v, "state_dir"), lfts,
-					    llen))
-			lfts[0] = '\0';
-		/* "" when the name does not fit */
-		ibfm_statedir_init(&sd, cli_jv_str(v, "state_dir"), NULL);
-		snprintf(drains, dlen, "%s", sd.drains);
+	if (!v || v->type != CLI_JV_OBJECT) {
+		cli_error("the dry run's report does not parse");
+		cli_jv_free(v);
+		return CLI_FAIL;
 	}
+	rc = rename_element(v);
+	if (!rc && json) {
+		struct ibfm_json j;
+
+		ibfm_json_init(&j, stdout, true);
+		cli_jv_write(&j, NULL, v);
+		ibfm_json_finish(&j);
+	} else if (!rc) {
+		print_report(v, cli_jv_str(v, "element"));
+	}
+	if (!rc)
+		rc = cli_jv_num(v, "safe") ? CLI_OK : DRAIN_UNSAFE;
 	cli_jv_free(v);
-	free(reply);
 	return rc;
 }
 
-static void print_report(const struct drain_result *r,
-			 enum ibfm_pattern pattern, bool safe)
+/* The dry run on ibfmd: its drain-check answer, or why not. */
+static int ask_dry_run(const char *element, enum ibfm_pattern pattern,
+		       char **reply)
 {
-	printf("drain %s: %s\n", r->what, safe ? "SAFE" : "UNSAFE");
-	printf("  CA pairs unreachable  %" PRIu64
-	       "\n  routing loops         %" PRIu64
-	       "\n  credit loops          %u\n  %s max load         %g (now %g)\n"
-	       "  LFT entries to change %" PRIu64 " in %" PRIu64 " blocks\n"
-	       "  predicted by          %s\n",
-	       r->reach.unreachable_ca, r->reach.loops, r->cdg.loops,
-	       ibfm_pattern_name(pattern), r->load.max_load, r->load_before,
-	       r->entries, r->blocks,
-	       r->repaired
-		       ? "the plugin's repair (fewest changes)"
-		       : "a full route (the tables are not ibfm's last pass)");
-	if (r->repaired && r->must_move)
-		printf("  entries that must move %" PRIu64
-		       " (their path crosses it; %.2f changed for each)\n",
-		       r->must_move, (double)r->entries / (double)r->must_move);
+	int rc = cli_ask_cmd(
+		"drain-check",
+		(const char *const[]){ "element", element, "pattern",
+				       ibfm_pattern_name(pattern), NULL },
+		reply);
+
+	return rc == CLI_FAIL ? DRAIN_FAILED : rc;
+}
+
+/* The check ibfmd's verdict carries (a drain's), printed as text. */
+static void print_verdict_check(const char *reply)
+{
+	struct cli_jv *v = cli_jv_parse(reply);
+	const struct cli_jv *c = cli_jv_get(v, "check");
+
+	if (c && c->type == CLI_JV_OBJECT) {
+		print_report(c, cli_jv_str(v, "element"));
+		fflush(stdout);
+	}
+	cli_jv_free(v);
 }
 
 /*
@@ -254,6 +280,8 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 	int rc = cli_ask_cmd(
 		cmd, (const char *const[]){ "element", element, NULL }, &reply);
 
+	if (!rc && !json)
+		print_verdict_check(reply);
 	free(reply);
 	if (rc)
 		return rc == CLI_FAIL ? DRAIN_FAILED : rc;
@@ -303,12 +331,11 @@ static int cmd_drain(int argc, char **argv)
 		{ 0 },
 	};
 	const char *topo = NULL, *lfts = NULL, *element;
-	char live_topo[4096], live_lfts[4200], live_drains[4200];
-	const char *drains = NULL;
-	bool dry = false, json = false, safe;
+	struct ibfm_drainreport_opts o = { 0 };
+	bool dry = false, json = false;
 	unsigned timeout = 150;
 	int pattern = IBFM_PATTERN_SHIFT, c, rc;
-	struct drain_result r;
+	char *report = NULL;
 
 	while ((c = getopt_long(argc, argv, "nt:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -356,7 +383,6 @@ static int cmd_drain(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	element = argv[optind];
-	memset(&r, 0, sizeof(r));
 	if (!dry && topo) {
 		cli_error(
 			"%s %s: a live drain works on ibfmd's fabric: drop --topo, or add --dry-run",
@@ -370,54 +396,19 @@ static int cmd_drain(int argc, char **argv)
 		}
 		return live("undrain", element, timeout, json);
 	}
-	if (!topo) {
-		rc = live_files(live_topo, sizeof(live_topo), live_lfts,
-				sizeof(live_lfts), live_drains,
-				sizeof(live_drains));
-		if (rc)
-			return rc;
-		topo = live_topo;
-		lfts = live_lfts[0] ? live_lfts : NULL;
-		drains = live_drains[0] ? live_drains : NULL;
-	}
-	rc = dry_run(topo, lfts, drains, element, pattern, &r);
-	if (rc)
-		return rc;
-	safe = r.safe;
-	if (!dry && safe) {
-		if (!json)
-			print_report(&r, pattern, safe);
+	if (!dry) /* ibfmd checks it, and its verdict carries the report */
 		return live("drain", element, timeout, json);
+	if (lfts && !topo) {
+		cli_error("--lfts goes with --topo");
+		return CLI_USAGE;
 	}
-	if (json) {
-		struct ibfm_json j;
-
-		ibfm_json_init(&j, stdout, true);
-		ibfm_json_obj_begin(&j, NULL);
-		ibfm_json_str(&j, "element", r.what);
-		ibfm_json_bool(&j, "safe", safe);
-		ibfm_json_uint(&j, "unreachable_pairs", r.reach.unreachable_ca);
-		ibfm_json_uint(&j, "unreachable_switch_pairs",
-			       r.reach.unreachable - r.reach.unreachable_ca);
-		ibfm_json_uint(&j, "routing_loops", r.reach.loops);
-		ibfm_json_uint(&j, "credit_loops", r.cdg.loops);
-		ibfm_json_str(&j, "pattern", ibfm_pattern_name(pattern));
-		ibfm_json_double(&j, "max_load", r.load.max_load);
-		ibfm_json_double(&j, "max_load_before", r.load_before);
-		ibfm_json_uint(&j, "changed_entries", r.entries);
-		ibfm_json_uint(&j, "changed_blocks", r.blocks);
-		if (r.repaired)
-			ibfm_json_uint(&j, "must_move_entries", r.must_move);
-		ibfm_json_str(&j, "predicted_by",
-			      r.repaired ? "repair" : "full route");
-		ibfm_json_obj_end(&j);
-		ibfm_json_finish(&j);
-	} else {
-		print_report(&r, pattern, safe);
-	}
-	if (!safe && !dry)
-		cli_error("drain %s: unsafe, not started", element);
-	return safe ? CLI_OK : DRAIN_UNSAFE;
+	o.pattern = (enum ibfm_pattern)pattern;
+	rc = topo ? dry_run(topo, lfts, element, &o, &report)
+		  : ask_dry_run(element, o.pattern, &report);
+	if (!rc)
+		rc = show(report, json);
+	free(report);
+	return rc;
 }
 
 const struct cli_cmd cli_drain_cmds[] = {

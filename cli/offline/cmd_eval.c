@@ -23,8 +23,10 @@ static const char eval_usage[] =
 	"\n"
 	"  -t, --topo FILE     topology (ibnetdiscover format)\n"
 	"      --lfts DUMP     OpenSM's opensm-lfts.dump instead of ibfm's routes\n"
-	"      --pattern P     shift (every k; 256 evenly spaced k above 16384\n"
-	"                      hosts), ring, all2all, random (seeded permutations);\n"
+	"      --pattern P     shift (every k; a seeded sample of 256 k above\n"
+	"                      16384 hosts: then max load is \"at least\", the most\n"
+	"                      over the sample), ring, all2all, random (seeded\n"
+	"                      permutations);\n"
 	"                      bisection (seeded random bisections: effective\n"
 	"                      bisection bandwidth, ebb);\n"
 	"                      per rail, all rails at once: rail-ring, rail-shift,\n"
@@ -38,7 +40,8 @@ static const char eval_usage[] =
 	"      --count N       shifts, permutations or bisections to evaluate\n"
 	"                      (bisection: default 1000, above 1000 hosts\n"
 	"                      10^6 / hosts, at least 10)\n"
-	"      --seed S        random, bisection, --random-jobs: seed (default 0)\n"
+	"      --seed S        random, bisection, a sample of shifts, --random-jobs:\n"
+	"                      seed (default 0)\n"
 	"      --lmc, --root-guids, --io-guids, --no-rails, --rail-pattern,\n"
 	"      --rail-map      as for ibfm route\n" CLI_NAMES_HELP
 	"      --json          one JSON object\n"
@@ -231,6 +234,9 @@ static int cmd_eval(int argc, char **argv)
 		ibfm_json_str(&j, "lfts", a.lfts ? a.lfts : "ibfm-ftree");
 		ibfm_json_uint(&j, "hosts", lr.hosts);
 		ibfm_json_uint(&j, "evaluated", lr.evaluated);
+		ibfm_json_uint(&j, "instances", lr.instances);
+		/* max_load is then the most over a sample: a lower bound */
+		ibfm_json_bool(&j, "sampled", lr.evaluated < lr.instances);
 		if (a.pattern == IBFM_PATTERN_BISECTION) {
 			ibfm_json_double(&j, "ebb", lr.ebb);
 			ibfm_json_uint(&j, "flows", lr.flows);
@@ -250,9 +256,16 @@ static int cmd_eval(int argc, char **argv)
 		ibfm_json_obj_end(&j);
 		ibfm_json_finish(&j);
 	} else {
-		printf("%s over %u hosts (%u evaluated): max load %g (lower bound %g), mean load %.3f\n",
-		       ibfm_pattern_name(a.pattern), lr.hosts, lr.evaluated,
-		       lr.max_load, lr.lower_bound, lr.mean_load);
+		if (lr.evaluated < lr.instances)
+			printf("%s over %u hosts (%u of %u evaluated, a seeded sample): max load at least %g, the most over those (lower bound %g), mean load %.3f\n",
+			       ibfm_pattern_name(a.pattern), lr.hosts,
+			       lr.evaluated, lr.instances, lr.max_load,
+			       lr.lower_bound, lr.mean_load);
+		else
+			printf("%s over %u hosts (%u evaluated): max load %g (lower bound %g), mean load %.3f\n",
+			       ibfm_pattern_name(a.pattern), lr.hosts,
+			       lr.evaluated, lr.max_load, lr.lower_bound,
+			       lr.mean_load);
 		if (a.pattern == IBFM_PATTERN_BISECTION)
 			printf("effective bisection bandwidth %.4f (mean share of a flow, %" PRIu64
 			       " flows)\n",

@@ -46,14 +46,16 @@ static int print_error(const char *reply)
 
 /*
  * How long to wait for the reply to 'r': --socket-timeout; by default,
- * for an admin request, as long as ibfmd may keep it open before its
- * verdict (a drain's check, a publication to the peers), and a little.
+ * for an admin request or one answered late (drain-check), as long as
+ * ibfmd may keep it open before its verdict (a drain's check, a
+ * publication to the peers), and a little.
  */
 static unsigned wait_s(const struct ibfm_req *r)
 {
 	unsigned kept = IBFM_CTL_LATER_MS / 1000 + 5;
 
-	if (cli_socket_timeout_given || r->cmd->cls != IBFM_CMD_ADMIN ||
+	if (cli_socket_timeout_given ||
+	    (r->cmd->cls != IBFM_CMD_ADMIN && !r->cmd->late) ||
 	    !cli_socket_timeout_s || cli_socket_timeout_s >= kept)
 		return cli_socket_timeout_s;
 	return kept;

@@ -83,6 +83,7 @@ struct ibfmd_feature {
 extern const struct ibfmd_feature ibfmd_feature_queries;
 extern const struct ibfmd_feature ibfmd_feature_links;
 extern const struct ibfmd_feature ibfmd_feature_drains;
+extern const struct ibfmd_feature ibfmd_feature_draincheck;
 extern const struct ibfmd_feature ibfmd_feature_jobs;
 extern const struct ibfmd_feature ibfmd_feature_cc;
 extern const struct ibfmd_feature ibfmd_feature_log;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * Live drains (ibfm drain / undrain through ibfmd). A drain is checked
- * first, whoever asks (the CLI checks too, but a raw request on the
- * socket must not cut a host off): the worker predicts the plugin's
- * pass with the element drained (routing/pass/drainsafe.h) off the loop, as
- * that takes seconds on large fabrics, and an unsafe drain ends there,
- * the list untouched. Then the element goes into the plugin's drain
+ * first, whoever asks: the worker makes the drain's dry run
+ * (routing/pass/drainreport.h, as drain-check does: the plugin's pass
+ * with the element drained, its safety, tables and loads) off the
+ * loop, as that takes seconds on large fabrics, and an unsafe drain
+ * ends there, the list untouched; the verdict and drain-status carry
+ * the report ("check"). Then the element goes into the plugin's drain
  * list, published to the peers off the loop (mgmt/ha/peers.h). The
  * request is kept open until then (ctl/ctl.h): its reply is the verdict,
  * rerouting or why not (unsafe, changed, failed). The list's watcher
@@ -27,7 +28,7 @@
 #include "mgmt/core/feature.h"
 #include "mgmt/base/log.h"
 #include "routing/state/drain.h"
-#include "routing/pass/drainsafe.h"
+#include "routing/pass/drainreport.h"
 #include "routing/state/snapshot.h"
 
 IBFMD_LOG_MODULE(drain);
@@ -37,7 +38,8 @@ struct check {
 	const struct ibfm_fabric *f; /* the tables' fabric (op.c.before) */
 	struct ibfm_lfts *before;    /* the plugin's tables (op.c.before) */
 	struct ibfm_drain now;	     /* the list as it was read */
-	struct ibfm_drainsafe r;
+	struct ibfm_drainreport r;   /* what drain-check would answer */
+	bool made;		     /* 'r' is this operation's */
 	int rc;
 	struct ibfm_err err;
 };
@@ -88,9 +90,19 @@ static void op_event(struct drains *d, const char *severity, const char *kind)
 	ibfmd_events_add(d->core->events, &e);
 }
 
+/* The drain's check, as drain-check reports it, when it was made. */
+static void check_json(const struct check *c, struct ibfm_json *j)
+{
+	if (!c->made)
+		return;
+	ibfm_json_obj_begin(j, "check");
+	ibfm_drainreport_json(&c->r, j);
+	ibfm_json_obj_end(j);
+}
+
 /*
  * Where the operation is, or how it ended ("error": why): the reply to
- * a drain or undrain.
+ * a drain or undrain, with the drain's check.
  */
 static void op_json(void *arg, struct ibfm_json *j)
 {
@@ -102,6 +114,7 @@ static void op_json(void *arg, struct ibfm_json *j)
 	ibfm_json_str(j, "state", op->c.state);
 	ibfm_json_str(j, "error", op->c.error);
 	ibfm_json_uint(j, "generation", op->c.generation);
+	check_json(&op->check, j);
 }
 
 /* The request waiting for the verdict is answered with op_json(). */
@@ -127,7 +140,6 @@ static void op_finished(void *arg)
 	struct op *op = &d->op;
 	const char *state = op->c.state;
 
-	ibfm_drainsafe_free(&op->check.r);
 	ibfm_drain_free(&op->check.now);
 	op_event(d, strcmp(state, "done") ? "error" : "info",
 		 op->undrain ? "undrain" : "drain");
@@ -213,8 +225,9 @@ static void check_run(struct ibfm_madport *port, void *arg)
 	 * it (ibfmd(8), ENVIRONMENT). */
 	if (delay)
 		usleep((useconds_t)atoi(delay) * 1000);
-	c->rc = ibfm_drainsafe_check(f, &c->now, &d->op.e, c->before, true,
-				     &c->r, &c->err);
+	c->rc = ibfm_drainreport_make(f, &c->now, &d->op.e, c->before, true,
+				      NULL, &c->r, &c->err);
+	c->made = !c->rc;
 }
 
 /* The list holds the change: now the plugin's pass is awaited. */
@@ -295,13 +308,12 @@ static void check_done(void *arg)
 		return;
 	}
 	if (!c->r.safe) {
-		op_finish(d, "unsafe",
-			  ibfm_drainsafe_why(&c->r, why, sizeof(why)));
+		op_finish(d, "unsafe", c->r.why);
 		return;
 	}
-	IBFMD_DBG("drain %s: safe (%s)", d->op.what,
-		  c->r.repaired ? "the plugin's repair" : "a full route");
-	ibfm_drainsafe_free(&c->r);
+	IBFMD_DBG("drain %s: safe (%s, %.0f ms)", d->op.what,
+		  c->r.repaired ? "the plugin's repair" : "a full route",
+		  c->r.ms);
 	if (changed_since_check(d, why, sizeof(why))) {
 		op_finish(d, "changed", why);
 		return;
@@ -399,6 +411,7 @@ static void start(struct drains *d, const struct ibfm_req *req,
 	 * or why not (unsafe, changed, failed). */
 	op->later = ibfm_ctl_defer(d->core->ctl, op_forget, d);
 	if (undrain) {
+		op->check.made = false;
 		ibfm_drain_free(&list);
 	} else {
 		IBFMD_INFO("drain %s: checking that it is safe", op->what);
@@ -448,6 +461,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 	ibfm_json_uint(j, "unread", op->c.unread);
 	ibfm_json_uint(j, "rounds", op->c.rounds);
 	ibfm_json_double(j, "elapsed_s", ibfmd_confirm_elapsed(&op->c));
+	check_json(&op->check, j);
 	ibfm_json_arr_begin(j, "drained");
 	path = drain_path(d);
 	if (d->core->conf->state_dir[0] && !ibfm_drain_read(path, &list, &err))
@@ -492,7 +506,6 @@ static void drains_free(void *state)
 	if (!d)
 		return;
 	ibfmd_confirm_fini(&d->op.c);
-	ibfm_drainsafe_free(&d->op.check.r);
 	ibfm_drain_free(&d->op.check.now);
 	ibfmd_work_fini(&d->check);
 	free(d);

@@ -24,6 +24,8 @@
 int ibfm_verify_walker_init(struct walker *w, const struct ibfm_fabric *f,
 			    const struct ibfm_lfts *t)
 {
+	uint32_t s, e, nlinks = 0;
+
 	memset(w, 0, sizeof(*w));
 	w->f = f;
 	w->t = t;
@@ -31,7 +33,36 @@ int ibfm_verify_walker_init(struct walker *w, const struct ibfm_fabric *f,
 	w->state = calloc(t->nsw + 1, 1);
 	w->hops = calloc(t->nsw + 1, 1);
 	w->stack = calloc(t->nsw + 1, sizeof(*w->stack));
-	return w->stamp && w->state && w->hops && w->stack ? 0 : -ENOMEM;
+	w->step_port = calloc(t->nsw + 1, sizeof(*w->step_port));
+	w->step_next = calloc(t->nsw + 1, sizeof(*w->step_next));
+	w->visited = calloc(t->nsw + 1, sizeof(*w->visited));
+	w->sw = calloc(t->nsw + 1, sizeof(*w->sw));
+	if (!w->stamp || !w->state || !w->hops || !w->stack || !w->sw ||
+	    !w->step_port || !w->step_next || !w->visited)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++) {
+		const struct ibfm_node *n = &f->nodes[t->sw_node[s]];
+
+		w->sw[s] = (struct walker_sw){ .port0 = n->port0,
+					       .link0 = nlinks,
+					       .nports = n->nports };
+		nlinks += n->nports + 1u;
+	}
+	w->link = malloc(((size_t)nlinks + 1) * sizeof(*w->link));
+	if (!w->link)
+		return -ENOMEM;
+	for (s = 0; s < t->nsw; s++)
+		for (e = 0; e <= w->sw[s].nports; e++) {
+			uint32_t q = f->ports[w->sw[s].port0 + e].peer;
+
+			w->link[w->sw[s].link0 + e] = (struct walker_link){
+				.peer = q,
+				.next = q == IBFM_NONE
+						? IBFM_NONE
+						: t->node_sw[f->ports[q].node],
+			};
+		}
+	return 0;
 }
 
 void ibfm_verify_walker_free(struct walker *w)
@@ -40,6 +71,11 @@ void ibfm_verify_walker_free(struct walker *w)
 	free(w->state);
 	free(w->hops);
 	free(w->stack);
+	free(w->sw);
+	free(w->link);
+	free(w->step_port);
+	free(w->step_next);
+	free(w->visited);
 }
 
 /* Source CAs per switch; the host list in host order in '*hosts'. */
@@ -130,59 +166,79 @@ static bool switch_source(const struct walker *w, uint32_t s,
 	       w->f->nodes[w->t->sw_node[s]].port0 != w->dport;
 }
 
+/* The sources of pairs and what they may send, for reach_lid(). */
+struct sources {
+	uint32_t *hosts, nhosts; /* CA ports in host order */
+	uint32_t *per_sw;	 /* CA ports on each switch */
+	const struct ibfm_verify_opts *opts;
+};
+
+/*
+ * Counts the outcome of every pair towards the walker's LID into 'r'
+ * (resolving each source switch: their steps are noted for other
+ * walks of the same LID).
+ */
+static void reach_lid(struct walker *w, const struct sources *src,
+		      struct ibfm_reach_result *r)
+{
+	const struct ibfm_fabric *f = w->f;
+	const struct ibfm_lfts *t = w->t;
+	uint32_t self = leaf_of(f, t, w->dport), s;
+
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t n = src->per_sw[s] - (s == self);
+		unsigned sw = switch_source(w, s, src->opts);
+		uint8_t st;
+
+		if (!n && !sw)
+			continue;
+		st = resolve(w, s);
+		r->pairs += n;
+		r->pairs_sw += sw;
+		if (st == ST_OK) {
+			r->hops[w->hops[s] + 1 > IBFM_VERIFY_MAX_HOPS
+					? IBFM_VERIFY_MAX_HOPS
+					: w->hops[s] + 1] += n;
+			continue;
+		}
+		if (st == ST_LOOP) {
+			r->loops += n + sw;
+		} else {
+			r->unreachable += n + sw;
+			r->unreachable_sw += sw;
+			if (f->ports[w->dport].num)
+				r->unreachable_ca += n + sw;
+		}
+		if (!r->bad_lid) {
+			r->bad_src = source_on(f, t, src->hosts, src->nhosts, s,
+					       w->dport);
+			r->bad_lid = w->lid;
+		}
+	}
+}
+
 int ibfm_verify_reach(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		      const struct ibfm_verify_opts *opts,
 		      struct ibfm_reach_result *r, struct ibfm_err *err)
 {
-	uint32_t *hosts, nhosts, *per_sw, lid, s;
+	struct sources src = { .opts = opts };
 	struct walker w;
+	uint32_t lid;
 
 	memset(r, 0, sizeof(*r));
 	if (ibfm_verify_walker_init(&w, f, t) ||
-	    ibfm_verify_count_sources(f, t, &hosts, &nhosts, &per_sw)) {
+	    ibfm_verify_count_sources(f, t, &src.hosts, &src.nhosts,
+				      &src.per_sw)) {
 		ibfm_verify_walker_free(&w);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
 	for (lid = 1; lid <= f->max_lid; lid++) {
-		uint32_t self;
-
 		walker_lid(&w, lid);
-		if (w.dport == IBFM_NONE)
-			continue;
-		self = leaf_of(f, t, w.dport);
-		for (s = 0; s < t->nsw; s++) {
-			uint32_t n = per_sw[s] - (s == self);
-			unsigned sw = switch_source(&w, s, opts);
-			uint8_t st;
-
-			if (!n && !sw)
-				continue;
-			st = resolve(&w, s);
-			r->pairs += n;
-			r->pairs_sw += sw;
-			if (st == ST_OK) {
-				r->hops[w.hops[s] + 1 > IBFM_VERIFY_MAX_HOPS
-						? IBFM_VERIFY_MAX_HOPS
-						: w.hops[s] + 1] += n;
-				continue;
-			}
-			if (st == ST_LOOP) {
-				r->loops += n + sw;
-			} else {
-				r->unreachable += n + sw;
-				r->unreachable_sw += sw;
-				if (f->ports[w.dport].num)
-					r->unreachable_ca += n + sw;
-			}
-			if (!r->bad_lid) {
-				r->bad_src = source_on(f, t, hosts, nhosts, s,
-						       w.dport);
-				r->bad_lid = lid;
-			}
-		}
+		if (w.dport != IBFM_NONE)
+			reach_lid(&w, &src, r);
 	}
-	free(hosts);
-	free(per_sw);
+	free(src.hosts);
+	free(src.per_sw);
 	ibfm_verify_walker_free(&w);
 	return 0;
 }
@@ -321,11 +377,13 @@ static bool add_dep(struct cdg *g, uint32_t in, unsigned out)
 /*
  * The dependencies of every source's route to every LID: a route stops
  * after the edge into a switch whose onward edges this LID already has,
- * so each LID's routing tree is walked about once.
+ * so each LID's routing tree is walked about once, by the steps
+ * resolve() noted. With 'reach' the pairs' outcomes are counted on the
+ * same walk (reach_lid()).
  */
 static int add_dependencies(struct cdg *g, struct walker *w,
-			    const uint32_t *per_sw,
-			    const struct ibfm_verify_opts *o,
+			    const struct sources *src,
+			    struct ibfm_reach_result *reach,
 			    struct ibfm_loop_result *r)
 {
 	const struct ibfm_lfts *t = g->t;
@@ -337,28 +395,36 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 		walker_lid(w, lid);
 		if (w->dport == IBFM_NONE)
 			continue;
+		if (reach)
+			reach_lid(w, src, reach);
 		for (s = 0; s < t->nsw; s++) {
-			uint32_t cur = s, in = IBFM_NONE, gp, nx, hops = 0;
+			uint32_t cur = s, in = IBFM_NONE, hops = 0;
 
 			/* A switch source injects at itself: its first
 			 * channel depends on nothing, as a CA's leaf's. */
-			if ((!per_sw[s] && !switch_source(w, s, o)) ||
+			if ((!src->per_sw[s] &&
+			     !switch_source(w, s, src->opts)) ||
 			    seen[s] == w->gen)
 				continue;
 			while (hops++ <= t->nsw) {
-				int rc = hop(w, cur, &gp, &nx);
 				bool was_seen = seen[cur] == w->gen;
+				uint32_t gp;
 
-				if (rc == HOP_HERE || rc == HOP_DROP)
+				if (w->stamp[cur] != w->gen)
+					resolve(w, cur);
+				gp = w->step_port[cur];
+				if (gp == IBFM_NONE) /* here, or dropped */
 					break;
+				/* gp's number on its switch, without reading
+				 * the fabric's ports */
 				if (in != IBFM_NONE &&
-				    add_dep(g, in, g->f->ports[gp].num))
+				    add_dep(g, in, gp - w->sw[cur].port0))
 					r->deps++;
 				seen[cur] = w->gen;
-				if (was_seen || rc != HOP_ON)
+				if (was_seen || w->step_next[cur] == IBFM_NONE)
 					break;
 				in = gp;
-				cur = nx;
+				cur = w->step_next[cur];
 			}
 		}
 	}
@@ -366,17 +432,22 @@ static int add_dependencies(struct cdg *g, struct walker *w,
 	return 0;
 }
 
-int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
-			     const struct ibfm_lfts *t,
-			     const struct ibfm_verify_opts *opts,
-			     struct ibfm_loop_result *r, struct ibfm_err *err)
+/* Credit loops of the tables, and with 'reach' the pairs' outcomes. */
+static int loops_and_reach(const struct ibfm_fabric *f,
+			   const struct ibfm_lfts *t,
+			   const struct ibfm_verify_opts *opts,
+			   struct ibfm_reach_result *reach,
+			   struct ibfm_loop_result *r, struct ibfm_err *err)
 {
 	struct cdg g = { .f = f, .t = t };
-	uint32_t *hosts = NULL, nhosts, *per_sw = NULL, p;
+	struct sources src = { .opts = opts };
 	struct walker w;
+	uint32_t p;
 	int rc = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
+	if (reach)
+		memset(reach, 0, sizeof(*reach));
 	g.succ = calloc((size_t)f->nports * 4 + 4, 8);
 	g.index = calloc(f->nports + 1, sizeof(*g.index));
 	g.low = calloc(f->nports + 1, sizeof(*g.low));
@@ -386,9 +457,10 @@ int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 	g.on = calloc(f->nports + 1, sizeof(*g.on));
 	if (ibfm_verify_walker_init(&w, f, t) || !g.succ || !g.index ||
 	    !g.low || !g.stack || !g.cstack || !g.iter || !g.on ||
-	    ibfm_verify_count_sources(f, t, &hosts, &nhosts, &per_sw))
+	    ibfm_verify_count_sources(f, t, &src.hosts, &src.nhosts,
+				      &src.per_sw))
 		goto out;
-	rc = add_dependencies(&g, &w, per_sw, opts, r);
+	rc = add_dependencies(&g, &w, &src, reach, r);
 	if (rc)
 		goto out;
 	for (p = 0; p < f->nports; p++) {
@@ -399,8 +471,8 @@ int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 			strongconnect(&g, p, r);
 	}
 out:
-	free(hosts);
-	free(per_sw);
+	free(src.hosts);
+	free(src.per_sw);
 	ibfm_verify_walker_free(&w);
 	free(g.succ);
 	free(g.index);
@@ -410,4 +482,22 @@ out:
 	free(g.iter);
 	free(g.on);
 	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;
+}
+
+int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
+			     const struct ibfm_lfts *t,
+			     const struct ibfm_verify_opts *opts,
+			     struct ibfm_loop_result *r, struct ibfm_err *err)
+{
+	return loops_and_reach(f, t, opts, NULL, r, err);
+}
+
+int ibfm_verify_reach_loops(const struct ibfm_fabric *f,
+			    const struct ibfm_lfts *t,
+			    const struct ibfm_verify_opts *opts,
+			    struct ibfm_reach_result *reach,
+			    struct ibfm_loop_result *loops,
+			    struct ibfm_err *err)
+{
+	return loops_and_reach(f, t, opts, reach, loops, err);
 }

@@ -24,7 +24,9 @@
  * tree is still walked once, O(switches x LIDs).
  *
  * Traffic patterns over the host order (ibfm_rank_hosts): shift (host i
- * to host i + k, every k, or a fixed sample of k on large fabrics),
+ * to host i + k, every k, or a seeded sample of k on large fabrics or
+ * when fewer are asked for: then max_load is the most over the sample,
+ * a lower bound of the pattern's, and 'instances' says so),
  * ring (k = 1, NCCL's ring over the host order), all-to-all (counted
  * per destination along its routing tree, O(switches x hosts)) and
  * seeded random permutations; and per rail, with every rail at once:
@@ -101,6 +103,19 @@ int ibfm_verify_credit_loops(const struct ibfm_fabric *f,
 			     const struct ibfm_verify_opts *opts,
 			     struct ibfm_loop_result *r, struct ibfm_err *err);
 
+/*
+ * ibfm_verify_reach() and ibfm_verify_credit_loops() in one walk of the
+ * tables (each LID's routing tree walked once for both): the same
+ * results, for little more than the credit loops alone cost. 0 or
+ * -ENOMEM.
+ */
+int ibfm_verify_reach_loops(const struct ibfm_fabric *f,
+			    const struct ibfm_lfts *t,
+			    const struct ibfm_verify_opts *opts,
+			    struct ibfm_reach_result *reach,
+			    struct ibfm_loop_result *loops,
+			    struct ibfm_err *err);
+
 enum ibfm_pattern {
 	IBFM_PATTERN_SHIFT,
 	IBFM_PATTERN_RING,
@@ -119,10 +134,11 @@ struct ibfm_pattern_opts {
 	const struct ibfm_rails *rails; /* for the rail patterns */
 	const uint64_t *io;		/* CAs (node or port GUIDs) left out */
 	size_t nio;
-	uint64_t seed;	/* random, bisection: seed */
+	uint64_t seed;	/* random, bisection, a sample of shifts: seed */
 	uint32_t count; /* random: permutations; shift: max shifts
 				 * evaluated (0: all when hosts <= 16384,
-				 * else 256); bisection: bisections (0:
+				 * else 256), a seeded sample when fewer
+				 * than all; bisection: bisections (0:
 				 * 1000, or 10^6 / hosts above 1000 hosts,
 				 * at least 10) */
 };
@@ -130,6 +146,11 @@ struct ibfm_pattern_opts {
 struct ibfm_load_result {
 	uint32_t hosts;	       /* hosts in the pattern */
 	uint32_t evaluated;    /* shifts or permutations evaluated */
+	uint32_t instances;    /* shifts the pattern has (hosts - 1; a ring
+				* 1); evaluated < instances: a sample, and
+				* max_load is the most over it, a lower
+				* bound of the pattern's; other patterns:
+				* evaluated */
 	double max_load;       /* over every evaluated instance */
 	double lower_bound;    /* of max_load: no tables that deliver every
 				* flow do better (routing/checks/bound.h) */

@@ -26,7 +26,27 @@
 enum { ST_OK = 1, ST_DROP, ST_LOOP, ST_BUSY };
 enum { HOP_HERE, HOP_NEXT_IS_DEST, HOP_DROP, HOP_ON };
 
-/* Where packets for one LID go, resolved lazily per switch. */
+/* A switch port's link, as hop() follows it. */
+struct walker_link {
+	uint32_t peer; /* the port at the other end, or IBFM_NONE */
+	uint32_t next; /* the switch it belongs to, or IBFM_NONE */
+};
+
+/* A switch as hop() sees it. */
+struct walker_sw {
+	uint32_t port0;	 /* of its node */
+	uint32_t link0;	 /* its ports' links: link[link0 + port number] */
+	uint32_t nports; /* of its node */
+};
+
+/*
+ * Where packets for one LID go, resolved lazily per switch. The
+ * switches' ports and links are copied into two small arrays at init
+ * (ibfm_verify_walker_init): a walk touches them on every hop of every
+ * (switch, LID), and the fabric's nodes and ports are too large to stay
+ * in the cache. A walker of one path (ibfm_verify_path) has none and
+ * reads the fabric.
+ */
 struct walker {
 	const struct ibfm_fabric *f;
 	const struct ibfm_lfts *t;
@@ -34,7 +54,15 @@ struct walker {
 	uint32_t gen;
 	uint32_t *stamp; /* == gen: state/hops are for this LID */
 	uint8_t *state, *hops;
+	/* resolve()'s step from each switch it stamped: the sending port
+	 * (IBFM_NONE: none, the LID is the switch's own) and the next
+	 * switch (IBFM_NONE: none, delivered or dropped) */
+	uint32_t *step_port, *step_next;
+	uint32_t *visited; /* the switches resolve() stamped for this LID */
+	uint32_t nvisited;
 	uint32_t *stack;
+	struct walker_sw *sw;	  /* per switch of 't' */
+	struct walker_link *link; /* per switch port */
 };
 
 static inline void walker_lid(struct walker *w, uint32_t lid)
@@ -42,6 +70,7 @@ static inline void walker_lid(struct walker *w, uint32_t lid)
 	w->lid = lid;
 	w->dport = ibfm_fabric_port_by_lid(w->f, lid);
 	w->gen++;
+	w->nvisited = 0;
 }
 
 /* One step at switch 's': the sending port in '*gp', the next switch in '*next'. */
@@ -49,23 +78,38 @@ static __attribute__((noinline, unused)) int
 hop(const struct walker *w, uint32_t s, uint32_t *gp, uint32_t *next)
 {
 	const struct ibfm_fabric *f = w->f;
-	const struct ibfm_node *n = &f->nodes[w->t->sw_node[s]];
+	struct walker_sw n;
+	struct walker_link k;
 	uint8_t e;
-	uint32_t q;
 
-	if (w->dport == n->port0)
+	if (w->sw) {
+		n = w->sw[s];
+	} else { /* a walker for one path: the fabric itself */
+		const struct ibfm_node *x = &f->nodes[w->t->sw_node[s]];
+
+		n = (struct walker_sw){ .port0 = x->port0,
+					.nports = x->nports };
+	}
+	if (w->dport == n.port0)
 		return HOP_HERE;
 	e = w->lid <= w->t->top_lid ? ibfm_lfts_row(w->t, s)[w->lid]
 				    : IBFM_LFT_NONE;
-	if (e == 0 || e > n->nports)
+	if (e == 0 || e > n.nports)
 		return HOP_DROP;
-	*gp = n->port0 + e;
-	q = f->ports[*gp].peer;
-	if (q == IBFM_NONE)
+	*gp = n.port0 + e;
+	if (w->link) {
+		k = w->link[n.link0 + e];
+	} else {
+		k.peer = f->ports[*gp].peer;
+		k.next = k.peer == IBFM_NONE
+				 ? IBFM_NONE
+				 : w->t->node_sw[f->ports[k.peer].node];
+	}
+	if (k.peer == IBFM_NONE)
 		return HOP_DROP;
-	if (q == w->dport)
+	if (k.peer == w->dport)
 		return HOP_NEXT_IS_DEST;
-	*next = w->t->node_sw[f->ports[q].node];
+	*next = k.next;
 	return *next == IBFM_NONE ? HOP_DROP : HOP_ON;
 }
 
@@ -87,7 +131,11 @@ static __attribute__((noinline, unused)) uint8_t resolve(struct walker *w,
 		}
 		w->stamp[cur] = w->gen;
 		w->state[cur] = ST_BUSY;
+		w->visited[w->nvisited++] = cur;
 		r = hop(w, cur, &gp, &nx);
+		w->step_port[cur] =
+			r == HOP_ON || r == HOP_NEXT_IS_DEST ? gp : IBFM_NONE;
+		w->step_next[cur] = r == HOP_ON ? nx : IBFM_NONE;
 		if (r == HOP_ON) {
 			w->stack[n++] = cur;
 			cur = nx;

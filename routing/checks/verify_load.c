@@ -5,7 +5,8 @@
  * ibfm_verify_pattern of routing/checks/verify.h: flows between the hosts, in
  * host order less the I/O nodes, walked through the tables hop by hop
  * (the walker of routing/checks/verify_int.h) and counted per sending port.
- * Shifts and rings walk each flow; all-to-all folds the flows towards
+ * Shifts and rings walk each flow (a seeded sample of shifts when not
+ * all are asked for); all-to-all folds the flows towards
  * each destination over its routing tree instead (fold_all2all), so it
  * costs O(switches x hosts); random permutations and bisections are
  * seeded (splitmix64), and bisections also take each flow's share of
@@ -234,6 +235,7 @@ static int run_bisection(struct loads *l, struct walker *w,
 /* Scratch of the all-to-all fold: per-switch counts and an order. */
 struct fold {
 	uint32_t *cnt, *byd, *src;
+	uint32_t *srcs; /* the switches with sources */
 };
 
 static int fold_init(struct fold *fo, uint32_t nsw)
@@ -241,7 +243,8 @@ static int fold_init(struct fold *fo, uint32_t nsw)
 	fo->cnt = calloc(nsw + 1, sizeof(*fo->cnt));
 	fo->byd = malloc((nsw + 1) * sizeof(*fo->byd));
 	fo->src = calloc(nsw + 1, sizeof(*fo->src));
-	return fo->cnt && fo->byd && fo->src ? 0 : -ENOMEM;
+	fo->srcs = malloc((nsw + 1) * sizeof(*fo->srcs));
+	return fo->cnt && fo->byd && fo->src && fo->srcs ? 0 : -ENOMEM;
 }
 
 static void fold_free(struct fold *fo)
@@ -249,6 +252,34 @@ static void fold_free(struct fold *fo)
 	free(fo->cnt);
 	free(fo->byd);
 	free(fo->src);
+	free(fo->srcs);
+}
+
+/*
+ * Orders the switches the walker reached (resolved OK) by decreasing
+ * hops to the destination into fo->byd (a counting sort); how many.
+ */
+static uint32_t by_distance(const struct walker *w, struct fold *fo)
+{
+	uint32_t bucket[IBFM_VERIFY_MAX_HOPS + 2] = { 0 };
+	uint32_t i, h, pos;
+
+	for (i = 0; i < w->nvisited; i++)
+		if (w->state[w->visited[i]] == ST_OK)
+			bucket[w->hops[w->visited[i]]]++;
+	for (pos = 0, h = IBFM_VERIFY_MAX_HOPS + 1; h-- > 0;) {
+		uint32_t c = bucket[h];
+
+		bucket[h] = pos;
+		pos += c;
+	}
+	for (i = 0; i < w->nvisited; i++) {
+		uint32_t v = w->visited[i];
+
+		if (w->state[v] == ST_OK)
+			fo->byd[bucket[w->hops[v]]++] = v;
+	}
+	return pos;
 }
 
 /*
@@ -256,52 +287,47 @@ static void fold_free(struct fold *fo)
  * flows towards it are its own sources' (src_per_sw, less the
  * destination itself when it is a source) plus what its neighbours send
  * it, so switches are folded in order of decreasing distance to the
- * destination. O(switches x destinations).
+ * destination. Only the switches the sources' walks reach are sorted
+ * and folded. O(switches x destinations).
  */
 static void fold_all2all(struct loads *l, struct walker *w, struct fold *fo,
 			 const uint32_t *dests, uint32_t nd,
 			 const uint32_t *src_per_sw, bool dests_are_sources)
 {
 	const struct ibfm_lfts *t = l->t;
-	uint32_t bucket[IBFM_VERIFY_MAX_HOPS + 2];
-	uint32_t d, s, i, h, pos;
+	uint32_t d, s, i, nsrc = 0;
 
+	for (s = 0; s < t->nsw; s++)
+		if (src_per_sw[s])
+			fo->srcs[nsrc++] = s;
 	for (d = 0; d < nd; d++) {
 		uint32_t self = dests_are_sources ? leaf_of(l->f, t, dests[d])
-						  : IBFM_NONE;
+						  : IBFM_NONE,
+			 pos;
 
 		walker_lid(w, l->f->ports[dests[d]].lid);
-		memset(bucket, 0, sizeof(bucket));
-		for (s = 0; s < t->nsw; s++) {
+		for (i = 0; i < nsrc; i++) {
+			s = fo->srcs[i];
 			fo->cnt[s] = src_per_sw[s] - (s == self);
 			if (fo->cnt[s] && resolve(w, s) != ST_OK)
 				l->unrouted += fo->cnt[s];
-			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
-				bucket[w->hops[s]]++;
 		}
-		/* Counting sort by hops, farthest first. */
-		for (pos = 0, h = IBFM_VERIFY_MAX_HOPS + 1; h-- > 0;) {
-			uint32_t c = bucket[h];
-
-			bucket[h] = pos;
-			pos += c;
-		}
-		for (s = 0; s < t->nsw; s++)
-			if (w->stamp[s] == w->gen && w->state[s] == ST_OK)
-				fo->byd[bucket[w->hops[s]]++] = s;
+		pos = by_distance(w, fo);
+		/* resolve() took each step already: folded from its notes */
 		for (i = 0; i < pos; i++) {
-			uint32_t v = fo->byd[i], gp, nx;
-			int rc;
+			uint32_t v = fo->byd[i], gp = w->step_port[v];
 
-			if (!fo->cnt[v])
-				continue;
-			rc = hop(w, v, &gp, &nx);
-			if (rc == HOP_HERE)
+			if (!fo->cnt[v] || gp == IBFM_NONE)
 				continue;
 			add_load(l, gp, fo->cnt[v]);
-			if (rc == HOP_ON)
-				fo->cnt[nx] += fo->cnt[v];
+			if (w->step_next[v] != IBFM_NONE)
+				fo->cnt[w->step_next[v]] += fo->cnt[v];
 		}
+		/* what reached the others: 0 again for the next destination */
+		for (i = 0; i < w->nvisited; i++)
+			fo->cnt[w->visited[i]] = 0;
+		for (i = 0; i < nsrc; i++)
+			fo->cnt[fo->srcs[i]] = 0;
 	}
 }
 
@@ -349,40 +375,71 @@ static int groups_build(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	return 0;
 }
 
-/* Rings or shifts within each rail of 'g' (or rail 'only'), all at once. */
-static void run_rail_shifts(struct loads *l, struct walker *w,
-			    const struct groups *g, int only, bool ring,
-			    const struct ibfm_pattern_opts *o,
-			    struct ibfm_load_result *r, double *mean)
+static int by_value(const void *a, const void *b)
 {
-	uint32_t most = 0, want, step, k, i;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The shifts to evaluate of the 'most' - 1 there are: 1 for a ring;
+ * every one when 'want' covers them; else 'want' drawn with 'seed'
+ * (the same draw for the same seed, so two tables are compared on the
+ * same shifts), ascending. Their count in '*n'; NULL on -ENOMEM.
+ */
+static uint32_t *pick_shifts(uint32_t most, uint32_t want, bool ring,
+			     uint64_t seed, uint32_t *n)
+{
+	uint32_t all = ring ? 1 : most - 1, k;
+	uint32_t *ks = malloc(all * sizeof(*ks));
+
+	if (!ks)
+		return NULL;
+	for (k = 0; k < all; k++)
+		ks[k] = k + 1;
+	*n = want && want < all ? want : all;
+	if (*n < all) {
+		ibfm_rng_sample(ks, all, *n, &seed);
+		qsort(ks, *n, sizeof(*ks), by_value);
+	}
+	return ks;
+}
+
+/* Rings or shifts within each rail of 'g' (or rail 'only'), all at once. */
+static int run_rail_shifts(struct loads *l, struct walker *w,
+			   const struct groups *g, int only, bool ring,
+			   const struct ibfm_pattern_opts *o,
+			   struct ibfm_load_result *r, double *mean)
+{
+	uint32_t most = 0, want, nk, *ks, k, i;
 	unsigned x;
 
 	for (x = 0; x < g->n; x++)
 		if ((only < 0 || (int)x == only) && g->size[x] > most)
 			most = g->size[x];
 	if (most < 2)
-		return;
-	want = ring ? 1
-		    : (o && o->count ? o->count
-				     : (most <= 16384 ? most - 1 : 256));
-	if (want > most - 1)
-		want = most - 1;
-	step = (most - 1) / want;
-	if (!step)
-		step = 1;
-	for (k = 1; k < most && r->evaluated < want; k += step) {
+		return 0;
+	want = o && o->count ? o->count : (most <= 16384 ? 0 : 256);
+	ks = pick_shifts(most, want, ring, o ? o->seed : 0, &nk);
+	if (!ks)
+		return -ENOMEM;
+	r->instances = ring ? 1 : most - 1;
+	for (k = 0; k < nk; k++) {
 		for (x = 0; x < g->n; x++) {
 			if ((only >= 0 && (int)x != only) || g->size[x] < 2)
 				continue;
 			for (i = 0; i < g->size[x]; i++)
 				flow(l, w, g->hosts[x][i],
-				     g->hosts[x][(i + k) % g->size[x]], NULL);
+				     g->hosts[x][(i + ks[k]) % g->size[x]],
+				     NULL);
 		}
-		close_instance(l, r, k, mean);
+		close_instance(l, r, ks[k], mean);
 		if (only < 0) /* every rail at once: ibfm_bound_groups() */
-			note_bound(r, ibfm_bound_shift(l->bound, k));
+			note_bound(r, ibfm_bound_shift(l->bound, ks[k]));
 	}
+	free(ks);
+	return 0;
 }
 
 /* All-to-all within each rail, or from every other rail, all at once. */
@@ -437,9 +494,9 @@ static int run_rail_pattern(struct loads *l, struct walker *w,
 
 		if (pattern == IBFM_PATTERN_RAIL_RING ||
 		    pattern == IBFM_PATTERN_RAIL_SHIFT)
-			run_rail_shifts(l, w, &g, only,
-					pattern == IBFM_PATTERN_RAIL_RING, o,
-					into, only < 0 ? mean : &m);
+			rc = run_rail_shifts(l, w, &g, only,
+					     pattern == IBFM_PATTERN_RAIL_RING,
+					     o, into, only < 0 ? mean : &m);
 		else
 			run_rail_all2all(l, w, &fo, &g, per_sw, n, only,
 					 pattern == IBFM_PATTERN_XRAIL_ALL2ALL,
@@ -518,9 +575,9 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 
 		rc = ibfm_bound_groups(l.bound, one.hosts, one.size, 1);
 		if (!rc)
-			run_rail_shifts(&l, &w, &one, -1,
-					pattern == IBFM_PATTERN_RING, opts, r,
-					&mean);
+			rc = run_rail_shifts(&l, &w, &one, -1,
+					     pattern == IBFM_PATTERN_RING, opts,
+					     r, &mean);
 	} break;
 	case IBFM_PATTERN_RANDOM:
 		run_random(&l, &w, hosts, n, opts, r, &mean);
@@ -563,6 +620,8 @@ int ibfm_verify_pattern(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 		break;
 	}
 	r->unrouted = l.unrouted;
+	if (!r->instances)
+		r->instances = r->evaluated;
 	if (r->evaluated)
 		r->mean_load = mean / r->evaluated;
 out:

@@ -7,12 +7,13 @@
  * LID, on the tables before the change, crosses one of those links;
  * every other entry could stay. The rows of one LID form a tree
  * towards it, so a path crosses a lost link exactly when it leads into
- * a switch that sends the LID over one: those switches are found per
- * LID by scanning the rows of the switches with a lost port (contiguous
- * bytes), and only the LIDs some of them send over a lost link are
- * walked, each once over all switches, memoised (the walker of
- * routing/checks/verify_int.h). Cost: O(LIDs) per switch with a lost
- * port, plus O(switches) per LID that crosses one.
+ * a switch that sends the LID over one (a seed). Per LID the seeds are
+ * found among the switches with a lost port, and the switches whose
+ * path leads into a seed are found backwards from them: a neighbour
+ * whose row sends the LID over the link into a marked switch is marked
+ * too. So only the entries that must move, and their neighbours' rows,
+ * are read, not every switch's for every LID. Cost: O(LIDs) per switch
+ * with a lost port, plus O(radix) per entry that must move.
  */
 #include "routing/checks/verify.h"
 
@@ -20,8 +21,6 @@
 #include <stdlib.h>
 
 #include "routing/checks/verify_int.h"
-
-enum { MV_CLEAR = 1, MV_CROSS };
 
 /* Whether switch 's' sends some LID over a port marked in 'lost'. */
 static bool has_lost_port(const struct ibfm_fabric *f,
@@ -37,83 +36,76 @@ static bool has_lost_port(const struct ibfm_fabric *f,
 	return false;
 }
 
-/* Marks in 'cross' the LIDs switch 's' sends over a lost port. */
-static void mark_lids(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
-		      const bool *lost, uint32_t s, bool *cross)
+/* Whether switch 's' sends the walker's LID over a lost link (a seed). */
+static bool sends_over_lost(const struct walker *w, const bool *lost,
+			    uint32_t s)
 {
-	const struct ibfm_node *n = &f->nodes[t->sw_node[s]];
-	const uint8_t *row = ibfm_lfts_row(t, s);
-	uint32_t l;
+	uint32_t gp, nx;
+	int r = hop(w, s, &gp, &nx);
 
-	for (l = 0; l <= t->top_lid; l++)
-		if (row[l] && row[l] <= n->nports && lost[n->port0 + row[l]])
-			cross[l] = true;
+	return (r == HOP_ON || r == HOP_NEXT_IS_DEST) && lost[gp];
+}
+
+/* Marks switch 's' as crossing for the walker's LID, to be counted. */
+static void mark(struct walker *w, uint32_t s, uint32_t *n)
+{
+	w->stamp[s] = w->gen;
+	w->stack[(*n)++] = s;
 }
 
 /*
- * Whether the path from switch 's' to the walker's LID crosses a lost
- * link: follows it to the first switch already known (or the end),
- * then gives every switch on the way that answer.
+ * Marks the neighbours of marked switch 'y' that send the walker's LID
+ * into 'y' (their path then crosses where y's does).
  */
-static bool crosses(struct walker *w, const bool *lost, uint32_t s)
+static void mark_upstream(struct walker *w, uint32_t y, uint32_t *n)
 {
-	uint32_t n = 0, cur = s, gp = 0, nx;
-	uint8_t res;
+	const struct walker_sw *ys = &w->sw[y];
+	uint32_t e;
 
-	for (;;) {
-		int r;
+	for (e = 1; e <= ys->nports; e++) {
+		const struct walker_link *k = &w->link[ys->link0 + e];
+		uint32_t z = k->next;
 
-		if (w->stamp[cur] == w->gen) {
-			/* ST_BUSY: a loop, which crosses nothing more */
-			res = w->state[cur] == MV_CROSS ? MV_CROSS : MV_CLEAR;
-			break;
-		}
-		w->stamp[cur] = w->gen;
-		w->state[cur] = ST_BUSY;
-		r = hop(w, cur, &gp, &nx);
-		if (r == HOP_ON && !lost[gp]) {
-			w->stack[n++] = cur;
-			cur = nx;
+		if (z == IBFM_NONE || w->stamp[z] == w->gen ||
+		    w->sw[z].port0 == w->dport)
 			continue;
-		}
-		res = (r == HOP_ON || r == HOP_NEXT_IS_DEST) && lost[gp]
-			      ? MV_CROSS
-			      : MV_CLEAR;
-		w->state[cur] = res;
-		break;
+		if (w->sw[z].port0 + ibfm_lfts_row(w->t, z)[w->lid] == k->peer)
+			mark(w, z, n);
 	}
-	while (n > 0)
-		w->state[w->stack[--n]] = res;
-	return w->state[s] == MV_CROSS;
 }
 
 int ibfm_verify_must_move(const struct ibfm_fabric *f,
 			  const struct ibfm_lfts *t, const bool *lost,
 			  uint64_t *entries)
 {
-	bool *cross = calloc((size_t)t->top_lid + 1, sizeof(*cross));
+	uint32_t *seeds = malloc((t->nsw + 1) * sizeof(*seeds));
+	uint32_t nseeds = 0, s, l, i;
 	struct walker w;
-	uint32_t s, l;
 	int rc = -ENOMEM;
 
 	*entries = 0;
-	if (ibfm_verify_walker_init(&w, f, t) || !cross)
+	if (ibfm_verify_walker_init(&w, f, t) || !seeds)
 		goto out;
 	for (s = 0; s < t->nsw; s++)
 		if (has_lost_port(f, t, lost, s))
-			mark_lids(f, t, lost, s, cross);
+			seeds[nseeds++] = s;
 	for (l = 1; l <= t->top_lid; l++) {
-		if (!cross[l])
-			continue;
+		uint32_t n = 0;
+
 		walker_lid(&w, l);
 		if (w.dport == IBFM_NONE)
 			continue;
-		for (s = 0; s < t->nsw; s++)
-			*entries += crosses(&w, lost, s);
+		for (i = 0; i < nseeds; i++)
+			if (sends_over_lost(&w, lost, seeds[i]))
+				mark(&w, seeds[i], &n);
+		while (n > 0) {
+			(*entries)++;
+			mark_upstream(&w, w.stack[--n], &n);
+		}
 	}
 	rc = 0;
 out:
 	ibfm_verify_walker_free(&w);
-	free(cross);
+	free(seeds);
 	return rc;
 }

@@ -77,11 +77,8 @@ int ibfm_drainsafe_check(struct ibfm_fabric *f, const struct ibfm_drain *now,
 	rc = predict(f, now, &next, before, have_before, r, err);
 	ibfm_drain_free(&next);
 	if (!rc)
-		rc = ibfm_verify_reach(r->pass->fabric, &r->pass->lfts, NULL,
-				       &r->reach, err);
-	if (!rc)
-		rc = ibfm_verify_credit_loops(r->pass->fabric, &r->pass->lfts,
-					      NULL, &r->cdg, err);
+		rc = ibfm_verify_reach_loops(r->pass->fabric, &r->pass->lfts,
+					     NULL, &r->reach, &r->cdg, err);
 	if (rc) {
 		ibfm_drainsafe_free(r);
 		return rc;

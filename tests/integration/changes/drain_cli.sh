@@ -1,7 +1,8 @@
 #!/bin/bash
 # ibfm drain --dry-run as a runbook uses it: a spine of a full 2-level
-# tree drains safely with the exact new max load; a host's only link does
-# not; without --dry-run the daemon is needed; a mistyped name gets the
+# tree drains safely with the exact new max load (every shift; above
+# 1448 hosts a sample, labelled so); a host's only link does not;
+# without --dry-run the daemon is needed; a mistyped name gets the
 # closest names.
 . "$TESTLIB"
 
@@ -17,6 +18,19 @@ check "spine: no CA pair unreachable" test "$(json_num "$T/spine.json" unreachab
 check "spine: shift max load 2 (was 1)" test \
 	"$(json_num "$T/spine.json" max_load)/$(json_num "$T/spine.json" max_load_before)" = 2/1
 check "spine: blocks would change" test "$(json_num "$T/spine.json" changed_blocks)" -gt 0
+
+check "spine: 648 hosts, every shift evaluated: exact" bash -c "grep -q '\"max_load_exact\": true' '$T/spine.json' && test \"\$(sed -n 's/^ *\"evaluated\": \([0-9]*\),\$/\1/p' '$T/spine.json')\" = 647"
+check "spine: all-to-all too" test "$(json_num "$T/spine.json" all2all_max_load_before)" = 647
+
+# Above 1448 hosts (2^21 flows a table), a seeded sample of shifts, and
+# the figure says it is the most over the sample.
+"$IBFM" topo gen -l 2 -k 72 -o "$T/big.topo" >/dev/null
+"$IBFM" drain spine-05 --dry-run --topo "$T/big.topo" --json >"$T/big.json"
+check "2592 hosts: shifts sampled, not exact" grep -q '"max_load_exact": false' "$T/big.json"
+check "2592 hosts: 809 of 2591 shifts" test "$(json_num "$T/big.json" evaluated)/$(json_num "$T/big.json" instances)" = 809/2591
+check "2592 hosts: labelled a lower bound" grep -q '"max_load_text": "at least [0-9]* (now at least [0-9]*): 809 of 2591 shifts evaluated, the most over those"' "$T/big.json"
+"$IBFM" eval --topo "$T/f.topo" --pattern shift --count 10 >"$T/eval.txt"
+check "eval over a sample of shifts says so" grep -q '^shift over 648 hosts (10 of 647 evaluated, a seeded sample): max load at least ' "$T/eval.txt"
 
 "$IBFM" drain "node001 mlx5_0" --dry-run --topo "$T/f.topo" --json >"$T/host.json"
 rc=$?

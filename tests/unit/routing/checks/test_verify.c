@@ -220,6 +220,50 @@ static void test_credit_loop_only_from_switches(void **state)
 	ibfm_fabric_destroy(f);
 }
 
+/* ibfm_verify_reach_loops() finds what the two checks find apart. */
+static void same_as_apart(const struct ibfm_fabric *f,
+			  const struct ibfm_lfts *t,
+			  const struct ibfm_verify_opts *o)
+{
+	struct ibfm_reach_result r1, r2;
+	struct ibfm_loop_result c1, c2;
+
+	assert_int_equal(ibfm_verify_reach(f, t, o, &r1, NULL), 0);
+	assert_int_equal(ibfm_verify_credit_loops(f, t, o, &c1, NULL), 0);
+	assert_int_equal(ibfm_verify_reach_loops(f, t, o, &r2, &c2, NULL), 0);
+	assert_memory_equal(&r1, &r2, sizeof(r1));
+	assert_memory_equal(&c1, &c2, sizeof(c1));
+}
+
+/* One walk for both: loops, drops, cycles, switch sources alike. */
+static void test_reach_loops_together(void **state)
+{
+	const struct ibfm_verify_opts sw = { .switch_sources = true };
+	struct ibfm_lfts t, t1;
+	struct ibfm_fabric *f = ring_fabric(&t);
+	struct ibfm_fabric *g = routed(ring1, sizeof(ring1) - 1, 2, &t1);
+
+	(void)state;
+	route_clockwise(f, &t);
+	same_as_apart(f, &t, NULL); /* a credit loop */
+	ibfm_lfts_row(
+		&t,
+		t.node_sw[ibfm_fabric_node_by_name(f, "b")])[lid_of(f, "hc")] =
+		3; /* a routing loop */
+	ibfm_lfts_row(
+		&t,
+		t.node_sw[ibfm_fabric_node_by_name(f, "c")])[lid_of(f, "hd")] =
+		IBFM_LFT_NONE; /* a drop */
+	same_as_apart(f, &t, NULL);
+	same_as_apart(f, &t, &sw);
+	same_as_apart(g, &t1, NULL);
+	same_as_apart(g, &t1, &sw); /* the cycle only switches close */
+	ibfm_lfts_free(&t);
+	ibfm_fabric_destroy(f);
+	ibfm_lfts_free(&t1);
+	ibfm_fabric_destroy(g);
+}
+
 /* Two hosts on one switch; two leaves of two hosts with one link between. */
 static const char one_switch[] =
 	"Switch 2 \"s\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n\n"
@@ -471,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_planted_routing_loop_and_drop),
 		cmocka_unit_test(test_switch_source_cannot_reach_a_switch),
 		cmocka_unit_test(test_credit_loop_only_from_switches),
+		cmocka_unit_test(test_reach_loops_together),
 		cmocka_unit_test(test_empty_dump_checks_nothing),
 		cmocka_unit_test(test_ebb_by_hand),
 		cmocka_unit_test(test_ebb_is_seeded_and_sees_broken_routes),

@@ -6,36 +6,13 @@
 #include "test_common.h"
 
 #include "routing/pass/drainsafe.h"
-#include "routing/topo/gen.h"
-
-/* A 2-level fat tree of radix 8 with LIDs: 32 hosts, 8 leaves, 4 spines. */
-static struct ibfm_fabric *gen(void)
-{
-	struct ibfm_gen_params p = { .levels = 2, .radix = 8 };
-	struct ibfm_fabric *f;
-	struct ibfm_err err;
-
-	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
-		fail_msg("%s", err.msg);
-	return f;
-}
-
-static struct ibfm_drain_entry entry(const struct ibfm_fabric *f,
-				     const char *spec)
-{
-	struct ibfm_drain_entry e;
-	char what[128];
-
-	assert_int_equal(ibfm_drain_element(f, spec, &e, what, sizeof(what)),
-			 0);
-	return e;
-}
+#include "drain_fixture.h"
 
 /* A spine goes: every CA still reaches every CA, by the plugin's repair. */
 static void test_spine_safe(void **state)
 {
-	struct ibfm_fabric *f = gen();
-	struct ibfm_drain_entry e = entry(f, "spine-01");
+	struct ibfm_fabric *f = drain_fabric(8);
+	struct ibfm_drain_entry e = drain_entry(f, "spine-01");
 	struct ibfm_lfts before = { 0 };
 	struct ibfm_drainsafe r;
 	struct ibfm_err err;
@@ -62,8 +39,8 @@ static void test_spine_safe(void **state)
  */
 static void test_only_link_unsafe(void **state)
 {
-	struct ibfm_fabric *f = gen();
-	struct ibfm_drain_entry e = entry(f, "node003 mlx5_0");
+	struct ibfm_fabric *f = drain_fabric(8);
+	struct ibfm_drain_entry e = drain_entry(f, "node003 mlx5_0");
 	struct ibfm_lfts before = { 0 };
 	struct ibfm_drainsafe r;
 	struct ibfm_err err;
@@ -90,10 +67,10 @@ static void test_only_link_unsafe(void **state)
  */
 static void test_with_list(void **state)
 {
-	struct ibfm_fabric *f = gen();
+	struct ibfm_fabric *f = drain_fabric(8);
 	struct ibfm_drain now = { 0 };
-	struct ibfm_drain_entry e1 = entry(f, "spine-01"),
-				e2 = entry(f, "spine-02");
+	struct ibfm_drain_entry e1 = drain_entry(f, "spine-01"),
+				e2 = drain_entry(f, "spine-02");
 	struct ibfm_lfts before = { 0 };
 	struct ibfm_drainsafe r;
 	struct ibfm_err err;
@@ -121,8 +98,8 @@ static void test_with_list(void **state)
  */
 static void test_before_tables(void **state)
 {
-	struct ibfm_fabric *f = gen();
-	struct ibfm_drain_entry e = entry(f, "spine-01");
+	struct ibfm_fabric *f = drain_fabric(8);
+	struct ibfm_drain_entry e = drain_entry(f, "spine-01");
 	struct ibfm_lfts before = { 0 }, other = { 0 };
 	struct ibfm_drainsafe r;
 	struct ibfm_err err;
