@@ -64,9 +64,11 @@ static const char *plan(struct ibfm_fastpath *fp, struct ibfm_fastround *rd,
 static void tell(struct ibfm_fastpath *fp, const struct ibfm_fastround *rd,
 		 unsigned changes, const char *why)
 {
-	char json[900];
+	char json[900], must[24] = "-";
 	size_t len;
 
+	if (rd->plan.must_move_known)
+		snprintf(must, sizeof(must), "%" PRIu64, rd->plan.must_move);
 	ibfm_fastpath_round_json(rd, json, sizeof(json));
 	len = strlen(json);
 	snprintf(json + len, sizeof(json) - len,
@@ -81,11 +83,11 @@ static void tell(struct ibfm_fastpath *fp, const struct ibfm_fastround *rd,
 	else
 		ibfm_log(&fp->c.log, IBFM_LOG_INFO,
 			 "fast-change %s %s: %zu LFT blocks (%" PRIu64
-			 " entries) by a %s in %.1f ms; %zu acknowledged "
-			 "%.1f ms after the change, %zu read back equal "
-			 "(%zu not) at %.1f ms",
+			 " entries, %s must move) by a %s in %.1f ms; %zu "
+			 "acknowledged %.1f ms after the change, %zu read "
+			 "back equal (%zu not) at %.1f ms",
 			 lists_name(changes), rd->result, rd->plan.nblocks,
-			 rd->plan.entries,
+			 rd->plan.entries, must,
 			 rd->plan.full ? "full route" : "repair",
 			 rd->plan.route_ms, rd->acked, rd->acked_ms,
 			 rd->verified, rd->mismatched, rd->verified_ms);

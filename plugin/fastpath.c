@@ -508,6 +508,11 @@ void ibfm_fastpath_round_json(const struct ibfm_fastround *rd, char *buf,
 		rd->acked, rd->verified, rd->mismatched, rd->plan.route_ms,
 		rd->found_ms, rd->planned_ms, rd->acked_ms, rd->verified_ms);
 	if (n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",\"must_move\":%lld",
+			      rd->plan.must_move_known
+				      ? (long long)rd->plan.must_move
+				      : -1LL);
+	if (n > 0 && (size_t)n < len)
 		snprintf(
 			buf + n, len - (size_t)n,
 			",\"trap_at\":%lld,\"acked_at\":%lld,"
@@ -529,14 +534,15 @@ static void tell(struct ibfm_fastpath *fp, const struct ibfm_fastround *rd)
 		strcmp(rd->result, "done") && rd->plan.nblocks ? IBFM_LOG_ERR
 							       : IBFM_LOG_INFO,
 		"%sfast-reroute %s: %u switches trapped (%u silent), %u links "
-		"lost, %zu LFT blocks (%" PRIu64
-		" entries) repaired in %.1f ms; %zu acknowledged %.1f ms after "
-		"the trap, %zu read back equal (%zu not) at %.1f ms",
+		"lost, %zu LFT blocks (%" PRIu64 " entries, %" PRIu64
+		" must move) repaired in %.1f ms; %zu "
+		"acknowledged %.1f ms after the trap, %zu read back equal (%zu "
+		"not) at %.1f ms",
 		strcmp(rd->result, "done") && rd->plan.nblocks ? "P17 " : "",
 		rd->result, rd->switches, rd->silent, rd->plan.lost,
-		rd->plan.nblocks, rd->plan.entries, rd->plan.route_ms,
-		rd->acked, rd->acked_ms, rd->verified, rd->mismatched,
-		rd->verified_ms);
+		rd->plan.nblocks, rd->plan.entries, rd->plan.must_move,
+		rd->plan.route_ms, rd->acked, rd->acked_ms, rd->verified,
+		rd->mismatched, rd->verified_ms);
 	ibfm_fastpath_note(fp, "fast-reroute", json);
 }
 

@@ -396,6 +396,7 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 		.log = { ibfm_osm_log_note, p },
 		.threads = p->threads,
 		.trees_later = true,
+		.count_moves = true,
 	};
 	const struct ibfm_ftree_stats *st;
 	struct ibfm_fabric *now;

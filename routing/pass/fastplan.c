@@ -79,14 +79,19 @@ static int changed_blocks(const struct ibfm_lfts *old,
 	return 0;
 }
 
-/* The plan 'p' begun at 't0' into '*out' when 'rc' is 0, else freed. */
+/*
+ * The plan 'p' begun at 't0' into '*out' when 'rc' is 0 ('r' the pass
+ * after it), else freed.
+ */
 static int plan_done(struct ibfm_fastplan *p, int rc, double t0,
-		     struct ibfm_fastplan *out)
+		     const struct ibfm_route *r, struct ibfm_fastplan *out)
 {
 	if (rc) {
 		ibfm_fastplan_free(p);
 		return rc;
 	}
+	p->must_move_known = r->incremental && r->must_move_counted;
+	p->must_move = p->must_move_known ? r->must_move : 0;
 	p->route_ms = ibfm_clock_ms() - t0;
 	*out = *p;
 	return 0;
@@ -130,7 +135,7 @@ int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
 	if (!rc && changed_blocks(&old, &(*pass)->lfts, &p))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	ibfm_lfts_free(&old);
-	return plan_done(&p, rc, t0, out);
+	return plan_done(&p, rc, t0, *pass, out);
 }
 
 int ibfm_fastplan_paths(const struct ibfm_fabric *f, uint32_t from,
@@ -279,5 +284,5 @@ int ibfm_fastplan_change(struct ibfm_route **pass,
 out:
 	free(rows);
 	ibfm_lfts_free(&old);
-	return plan_done(&p, rc, t0, out);
+	return plan_done(&p, rc, t0, *pass, out);
 }

@@ -49,7 +49,11 @@ struct ibfm_fastplan {
 	uint32_t lost;	  /* links taken out (both ends count once) */
 	uint64_t entries; /* entries changed */
 	double route_ms;  /* the repair alone */
-	bool full;	  /* a change routed from scratch (links came back) */
+	/* the entries whose path crossed what was lost or drained
+	 * (routing/pass/route.h must_move), when the pass counted them */
+	uint64_t must_move;
+	bool must_move_known;
+	bool full; /* a change routed from scratch (links came back) */
 };
 
 /*
