@@ -15,12 +15,15 @@
  * -m EVERY takes every EVERY-th element of -L and -S only. One line per
  * element:
  *
- *   ELEMENT changed C must_move M ratio R sw_changed A sw_must B ms T
+ *   ELEMENT changed C must_move M ratio R sw_changed A sw_must B
+ *           stored S blocks K ms T
  *
- * C the entries the repair changed, M those whose path crossed the
- * element (routing/checks/verify.h), R = C / M ("-" when M is 0), A and
- * B the same for switch LIDs alone (the detours' targets), T the
- * repair's time in ms (must_move's count included). Then a summary:
+ * C the entries that differ after the repair, M those whose path
+ * crossed the element (routing/checks/verify.h), R = C / M ("-" when M
+ * is 0), A and B the same for switch LIDs alone (the detours' targets),
+ * S the entries the repair stored (its delta: an entry changed twice
+ * counts twice), K the blocks that differ, T the repair's time in ms
+ * (must_move's count included). Then a summary:
  * elements, the worst ratio and its element, how many exceed 2.
  * Exit status: 0, 1 when some ratio exceeds 2 (or C > 0 with M = 0),
  * 2 on bad usage or input.
@@ -79,8 +82,8 @@ static uint64_t differ(const struct ibfm_fabric *f, const struct ibfm_lfts *a,
 }
 
 /* Entries of 'old' to switch LIDs whose path crosses a port in 'lost'. */
-static uint64_t must_sw(const struct ibfm_fabric *f, const struct ibfm_lfts *old,
-			const bool *lost)
+static uint64_t must_sw(const struct ibfm_fabric *f,
+			const struct ibfm_lfts *old, const bool *lost)
 {
 	struct ibfm_err err = { .msg = "out of memory" };
 	struct ibfm_lfts t = { 0 };
@@ -111,7 +114,7 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 	struct ibfm_route *pass;
 	struct ibfm_lfts old = { 0 };
 	bool *lost;
-	uint64_t chg, sw_chg, sw_must;
+	uint64_t chg, sw_chg, sw_must, blocks;
 	double ratio;
 	unsigned i;
 
@@ -131,7 +134,7 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 	sw_must = must_sw(pass->fabric, &old, lost);
 	if (ibfm_route_update(&pass, g, NULL, &c->o, &err))
 		die(name, &err);
-	chg = pass->delta.entries;
+	blocks = ibfm_lfts_diff(&old, &pass->lfts, &chg);
 	sw_chg = differ(pass->fabric, &old, &pass->lfts, true);
 	ratio = pass->must_move ? (double)chg / (double)pass->must_move
 		: chg		? 1e9
@@ -142,8 +145,9 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 		printf(" ratio %.2f", ratio);
 	else
 		printf(" ratio -");
-	printf(" sw_changed %" PRIu64 " sw_must %" PRIu64 " ms %.1f\n", sw_chg,
-	       sw_must, pass->route_ms);
+	printf(" sw_changed %" PRIu64 " sw_must %" PRIu64 " stored %" PRIu64
+	       " blocks %" PRIu64 " ms %.1f\n",
+	       sw_chg, sw_must, pass->delta.entries, blocks, pass->route_ms);
 	c->elements++;
 	c->over += ratio > 2;
 	if (ratio > c->worst || !c->worst_name[0]) {
@@ -216,7 +220,8 @@ static void named(struct churn *c, const char *spec)
 
 	if (len >= sizeof(node) ||
 	    (br && (sscanf(br, "[%u]", &port) != 1 || !port))) {
-		fprintf(stderr, "bench_churn: -e %s: expected NAME or NAME[PORT]\n",
+		fprintf(stderr,
+			"bench_churn: -e %s: expected NAME or NAME[PORT]\n",
 			spec);
 		exit(2);
 	}
