@@ -154,12 +154,27 @@ static void check_loss(const struct ibfm_fabric *f, const bool *lost,
 	ibfm_route_destroy(r);
 }
 
+/* 'lost' marks both ends of every link of switch node 'n', and no other. */
+static void mark_switch(const struct ibfm_fabric *f, uint32_t n, bool *lost)
+{
+	const struct ibfm_node *s = &f->nodes[n];
+	uint32_t i;
+
+	memset(lost, 0, f->nports * sizeof(*lost));
+	for (i = 1; i <= s->nports; i++) {
+		uint32_t q = f->ports[s->port0 + i].peer;
+
+		if (q != IBFM_NONE)
+			lost[s->port0 + i] = lost[q] = true;
+	}
+}
+
 /* Every single link and every single switch of 'f' lost, one at a time. */
 static void check_fabric(const char *name, struct ibfm_fabric *f)
 {
 	bool *lost = calloc(f->nports, sizeof(*lost));
 	struct worst links = { 0 }, switches = { 0 };
-	uint32_t p, n, i;
+	uint32_t p, n;
 
 	assert_non_null(lost);
 	for (p = 0; p < f->nports; p++) {
@@ -176,12 +191,7 @@ static void check_fabric(const char *name, struct ibfm_fabric *f)
 
 		if (!ibfm_node_is_switch(s))
 			continue;
-		memset(lost, 0, f->nports * sizeof(*lost));
-		for (i = 1; i <= s->nports; i++)
-			if (f->ports[s->port0 + i].peer != IBFM_NONE)
-				lost[s->port0 + i] =
-					lost[f->ports[s->port0 + i].peer] =
-						true;
+		mark_switch(f, n, lost);
 		check_loss(f, lost, &switches);
 	}
 	print_message("%s: entries that differ / must move: %.2f-%.2f (worst "
@@ -336,10 +346,7 @@ static void test_ftree3_radix16_churn(void **state)
 		if (!ibfm_node_is_switch(s))
 			continue;
 		/* The switch whole (port 0), then each link once. */
-		memset(lost, 0, f->nports * sizeof(*lost));
-		for (i = 1; i <= s->nports; i++)
-			if ((q = f->ports[s->port0 + i].peer) != IBFM_NONE)
-				lost[s->port0 + i] = lost[q] = true;
+		mark_switch(f, n, lost);
 		count_churn(f, lost, hub_side(f, hub, n), f->strs + s->desc, 0,
 			    &c);
 		for (i = 1; i <= s->nports; i++) {
