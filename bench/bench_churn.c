@@ -16,13 +16,14 @@
  * element:
  *
  *   ELEMENT changed C must_move M ratio R sw_changed A sw_must B
- *           stored S blocks K ms T
+ *           stored S blocks K full F ms T
  *
  * C the entries that differ after the repair, M those whose path
  * crossed the element (routing/checks/verify.h), R = C / M ("-" when M
  * is 0), A and B the same for switch LIDs alone (the detours' targets),
  * S the entries the repair stored (its delta: an entry changed twice
- * counts twice), K the blocks that differ, T the repair's time in ms
+ * counts twice), K the blocks that differ, F 1 when the repair routed
+ * in full (tables that needed the graph search), T its time in ms
  * (must_move's count included). Then a summary:
  * elements, the worst ratio and its element, how many exceed 2.
  * Exit status: 0, 1 when some ratio exceeds 2 (or C > 0 with M = 0),
@@ -146,8 +147,9 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 	else
 		printf(" ratio -");
 	printf(" sw_changed %" PRIu64 " sw_must %" PRIu64 " stored %" PRIu64
-	       " blocks %" PRIu64 " ms %.1f\n",
-	       sw_chg, sw_must, pass->delta.entries, blocks, pass->route_ms);
+	       " blocks %" PRIu64 " full %d ms %.1f\n",
+	       sw_chg, sw_must, pass->delta.entries, blocks,
+	       pass->delta.full ? 1 : 0, pass->route_ms);
 	c->elements++;
 	c->over += ratio > 2;
 	if (ratio > c->worst || !c->worst_name[0]) {
