@@ -5,120 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/base/bits.h"
-#include "routing/model/rank.h"
-
-#define MAX_TURNS 256
-#define TURN_WORDS (MAX_TURNS / 64)
-#define IN_NONE UINT32_MAX	 /* no chain enters the switch this way */
-#define IN_MANY (UINT32_MAX - 1) /* chains enter from several neighbours */
-
-/*
- * Where the turn-free chains from a turn point's up channels enter each
- * switch: the neighbour they come from over an up channel (upin) and
- * over a down channel (dnin), IN_MANY for several. A channel out of x
- * is reached unless its only way in came from where it goes.
- */
-struct reach {
-	uint32_t *upin, *dnin;
-};
-
-struct turn {
-	uint32_t sw;
-	uint64_t allow[4]; /* ports a detour may come down through */
-	struct reach r;
-	uint64_t edge[TURN_WORDS]; /* turns whose allowed ways it reaches */
-	/*
-	 * The chains that reach an allowed way into this turn point,
-	 * followed backwards. A chain read backwards, each channel
-	 * reversed, is a chain by the same rules (a reversed channel goes
-	 * down where it went up, so a turn from down to up stays one, and
-	 * so does a U-turn): reach_run finds them from those ways
-	 * reversed. dnin[s] != IN_NONE then says that a chain from an up
-	 * channel of switch s reaches an allowed way here, i.e. a turn
-	 * point at s would have an edge to this one. Built when first
-	 * asked (back_ok), grown with each way allowed, dropped when links
-	 * go away.
-	 */
-	struct reach back;
-	bool back_ok;
-};
-
-struct hub {
-	uint32_t sw;
-	uint32_t *next; /* per switch: next switch of its route to the hub */
-	uint8_t *port;	/* and the port */
-	/* Per switch, read once per target and switch while planning: */
-	uint8_t *in; /* the port of next[s] the route comes in by */
-	bool *up;    /* whether it goes up into next[s] */
-};
-
-struct ibfm_detour {
-	struct ibfm_detour_graph g;
-	uint8_t *rank; /* per switch */
-	struct turn *turns;
-	uint32_t nturns;
-	uint32_t *turn_of; /* per switch: turn index or IBFM_NONE */
-	struct hub hubs[IBFM_DETOUR_HUBS];
-	unsigned nhubs;
-	uint8_t *mode; /* the current target's, the caller's */
-	uint8_t *xport;
-	bool *xdown;	     /* the detour's first hop goes down */
-	uint16_t *xlen;	     /* hops before an up/down route takes over */
-	uint32_t *seen, gen; /* == gen: followed in this pass */
-	uint32_t *chain;     /* scratch: a path being followed */
-	uint32_t *queue;     /* scratch of reach_run (runs while a path is) */
-	uint32_t qhead, qlen;
-	bool *queued;
-	/*
-	 * Per switch, the ports refused as ways into a turn there. The turn
-	 * graph only gains edges until the next refresh or reset, so a
-	 * refusal stands till then; without this memo every target retried
-	 * them, each time building a fresh turn point's reach (seconds per
-	 * update on a 3-level fabric that lost a spine-core link).
-	 */
-	uint64_t (*refused)[4];
-	/* The switch behind each switch port (port0 of switch s at
-	 * peer[pbase[s]]), read from the fabric at creation, at each reset
-	 * and when links go: a turn point's reach reads every port of
-	 * every switch up to four times, through five loads a port. */
-	uint32_t *pbase, *peer;
-	struct ibfm_detour_stats stats;
-};
-
-static uint8_t rank_of(const struct ibfm_detour *d, uint32_t s)
-{
-	return d->rank[s];
-}
-
-/* Whether the link from switch 'a' to 'b' goes up: by rank, then GUID order. */
-static bool key_up(const struct ibfm_detour *d, uint32_t a, uint32_t b)
-{
-	uint8_t ra = rank_of(d, a), rb = rank_of(d, b);
-
-	return ra != rb ? rb > ra : d->g.order[b] > d->g.order[a];
-}
-
-static const struct ibfm_node *node_of(const struct ibfm_detour *d, uint32_t s)
-{
-	return &d->g.f->nodes[d->g.sw_node[s]];
-}
-
-/* The ranked switch behind port 'p' of switch 's', or IBFM_NONE. */
-static uint32_t peer_sw(const struct ibfm_detour *d, uint32_t s, unsigned p)
-{
-	uint32_t m = d->peer[d->pbase[s] + p];
-
-	if (m == IBFM_NONE || rank_of(d, m) == IBFM_RANK_NONE)
-		return IBFM_NONE;
-	return m;
-}
-
-/* The ports of switch 's'. */
-static unsigned nports_of(const struct ibfm_detour *d, uint32_t s)
-{
-	return d->pbase[s + 1] - d->pbase[s] - 1;
-}
+#include "routing/engine/detour_int.h"
 
 /* The switch behind every switch port, as the fabric has them now. */
 static void read_peers(struct ibfm_detour *d)
@@ -137,14 +24,6 @@ static void read_peers(struct ibfm_detour *d)
 					       : d->g.node_sw[f->ports[q].node];
 		}
 	}
-}
-
-/* The port number at the far end of port 'p' of switch 's'. */
-static uint8_t peer_port(const struct ibfm_detour *d, uint32_t s, unsigned p)
-{
-	const struct ibfm_fabric *f = d->g.f;
-
-	return f->ports[f->ports[node_of(d, s)->port0 + p].peer].num;
 }
 
 int ibfm_detour_create(const struct ibfm_detour_graph *g,
@@ -338,11 +217,6 @@ static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
 	return 0;
 }
 
-static bool allowed(const struct turn *t, unsigned port)
-{
-	return ibfm_bit(t->allow, port);
-}
-
 /* Adds the way from 'a' down into turn point 't' to its back reach. */
 static void back_add(struct ibfm_detour *d, struct turn *t, uint32_t a)
 {
@@ -444,7 +318,7 @@ static bool turns_meet(const uint64_t *a, const uint64_t *b)
  * to one whose chains reach a -> v. The back reaches tell which switches'
  * chains reach a turn point, so this needs no reach of v (the pass over
  * the links a new turn point costs). It finds exactly the cycles
- * allow_turn would find through other turn points; one through v's own
+ * ibfm_detour_allow_turn would find through other turn points; one through v's own
  * chains alone still needs v's reach. 1, 0, or -ENOMEM.
  */
 static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t a)
@@ -487,7 +361,7 @@ static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t a)
  * from every turn point whose chains reach that way in to v's turn
  * point k: a cycle would need k to reach one of them back.
  */
-static bool allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
+bool ibfm_detour_allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
 {
 	bool fresh = d->turn_of[v] == IBFM_NONE;
 	uint32_t k, a, i, n = 0;
@@ -614,186 +488,4 @@ const uint8_t *ibfm_detour_ports(const struct ibfm_detour *d)
 const struct ibfm_detour_stats *ibfm_detour_stats(const struct ibfm_detour *d)
 {
 	return &d->stats;
-}
-
-/*
- * Whether a packet may come into the routed switch 'v' through v's port
- * 'vport' ('up': from below) and follow v's route: going up, or into a
- * route that goes on down, or through an allowed turn (allowed now if
- * the turn graph stays acyclic, when 'try' says so).
- */
-static inline __attribute__((always_inline)) bool
-may_enter(struct ibfm_detour *d, bool up, uint32_t v, unsigned vport, bool try)
-{
-	uint32_t k;
-
-	if (up)
-		return true;
-	switch (d->mode[v]) {
-	case IBFM_MODE_SELF:
-	case IBFM_MODE_DOWN:
-		return true;
-	case IBFM_MODE_DETOUR:
-		if (d->xdown[v])
-			return true;
-		break;
-	case IBFM_MODE_UP:
-		break;
-	default:
-		return false;
-	}
-	k = d->turn_of[v];
-	if (k != IBFM_NONE && allowed(&d->turns[k], vport))
-		return true;
-	return try && allow_turn(d, v, vport);
-}
-
-/* Routes 's' through its port 'p' to the routed switch 'v' ('down'). */
-static inline __attribute__((always_inline)) void
-join(struct ibfm_detour *d, uint32_t s, uint32_t v, uint8_t p, bool down)
-{
-	d->mode[s] = IBFM_MODE_DETOUR;
-	d->xport[s] = p;
-	d->xdown[s] = down;
-	d->xlen[s] = (uint16_t)(1 + (d->mode[v] == IBFM_MODE_DETOUR ? d->xlen[v]
-								    : 0));
-	if (d->xlen[s] > d->stats.hops)
-		d->stats.hops = d->xlen[s];
-}
-
-/*
- * The switches left that take hub h's route, up to where it meets a
- * routed switch they may enter.
- */
-static void follow_hub(struct ibfm_detour *d, const struct hub *h,
-		       const uint32_t *pend, uint32_t npend)
-{
-	uint32_t j;
-
-	if (d->mode[h->sw] == IBFM_MODE_NONE)
-		return;
-	if (++d->gen == 0) {
-		memset(d->seen, 0, d->g.nsw * sizeof(*d->seen));
-		d->gen = 1;
-	}
-	for (j = 0; j < npend; j++) {
-		uint32_t v = pend[j], k = 0;
-		bool ok;
-
-		while (d->mode[v] == IBFM_MODE_NONE && d->seen[v] != d->gen &&
-		       h->next[v] != IBFM_NONE) {
-			d->seen[v] = d->gen;
-			d->chain[k++] = v;
-			v = h->next[v];
-		}
-		/* A path that ends at a switch left unrouted fails, and so
-		 * does every later one that reaches it. */
-		d->seen[v] = d->gen;
-		ok = k && d->mode[v] != IBFM_MODE_NONE;
-		if (ok) {
-			uint32_t u = d->chain[k - 1];
-
-			ok = may_enter(d, h->up[u], v, h->in[u], true);
-		}
-		while (ok && k--) {
-			uint32_t u = d->chain[k];
-
-			join(d, u, h->next[u], h->port[u], !h->up[u]);
-		}
-	}
-}
-
-/*
- * Joins 's' to a routed neighbour below it through a turn there:
- * existing turn points first (no pass over the links), then new ones.
- */
-static bool join_by_turn(struct ibfm_detour *d, uint32_t s)
-{
-	unsigned p, nports = nports_of(d, s);
-	int pass;
-
-	for (pass = 0; pass < 2; pass++)
-		for (p = 1; p <= nports; p++) {
-			uint32_t v = peer_sw(d, s, p);
-
-			if (v == IBFM_NONE || d->mode[v] == IBFM_MODE_NONE ||
-			    key_up(d, s, v) ||
-			    (d->turn_of[v] == IBFM_NONE) == (pass == 0))
-				continue;
-			if (may_enter(d, false, v, peer_port(d, s, p), true)) {
-				join(d, s, v, (uint8_t)p, true);
-				return true;
-			}
-		}
-	return false;
-}
-
-/*
- * One round: each switch left joins a routed neighbour it may enter,
- * down without a turn first (then it may be entered from above in
- * turn), else up, else down through a turn. Whether any joined.
- */
-static bool join_round(struct ibfm_detour *d, const uint32_t *pend,
-		       uint32_t npend)
-{
-	bool any = false;
-	uint32_t j;
-
-	for (j = 0; j < npend; j++) {
-		uint32_t s = pend[j], up = IBFM_NONE;
-		unsigned p, nports = nports_of(d, s), up_p = 0;
-
-		if (d->mode[s] != IBFM_MODE_NONE)
-			continue;
-		for (p = 1; p <= nports && d->mode[s] == IBFM_MODE_NONE; p++) {
-			uint32_t v = peer_sw(d, s, p);
-
-			if (v == IBFM_NONE || d->mode[v] == IBFM_MODE_NONE)
-				continue;
-			if (!key_up(d, s, v) &&
-			    may_enter(d, false, v, peer_port(d, s, p), false))
-				join(d, s, v, (uint8_t)p, true);
-			else if (key_up(d, s, v) && up == IBFM_NONE) {
-				up = v;
-				up_p = p;
-			}
-		}
-		if (d->mode[s] == IBFM_MODE_NONE && up != IBFM_NONE)
-			join(d, s, up, (uint8_t)up_p, false);
-		else if (d->mode[s] == IBFM_MODE_NONE)
-			join_by_turn(d, s);
-		any = any || d->mode[s] != IBFM_MODE_NONE;
-	}
-	return any;
-}
-
-/* How many of the switches in 'pend' have no route yet. */
-static uint32_t count_left(const struct ibfm_detour *d, const uint32_t *pend,
-			   uint32_t npend)
-{
-	uint32_t j, left = 0;
-
-	for (j = 0; j < npend; j++)
-		left += d->mode[pend[j]] == IBFM_MODE_NONE;
-	return left;
-}
-
-uint32_t ibfm_detour_plan(struct ibfm_detour *d, uint8_t *mode,
-			  const uint32_t *pend, uint32_t npend)
-{
-	uint32_t left = npend;
-	unsigned i;
-
-	d->mode = mode;
-	/* Mostly the first hub routes them all: the others, and the
-	 * rounds, would only find nothing left to do. */
-	for (i = 0; left && i < d->nhubs; i++) {
-		follow_hub(d, &d->hubs[i], pend, npend);
-		left = count_left(d, pend, npend);
-	}
-	if (!left)
-		return 0;
-	while (join_round(d, pend, npend))
-		;
-	return count_left(d, pend, npend);
 }

@@ -6,7 +6,12 @@
  * a path need not change itself when the path turns further on, so the
  * repair's entries changed can be fewer than those that must move; it
  * changes at least every entry sent straight over a lost link. The
- * ratios printed are of the entries that differ after the repair.
+ * ratios printed are of the entries that differ after the repair. Every
+ * repaired table is also checked as a single VL needs it: no credit
+ * loop with switch sources, every pair routed. On the 3-level radix-16
+ * tree, the repair changes at most twice the entries that must move,
+ * but where the element is on the detours' hub's way up (see
+ * test_ftree3_radix16_churn).
  */
 #include "test_common.h"
 
@@ -83,6 +88,27 @@ struct worst {
 };
 
 /*
+ * The repaired tables as one VL needs them: no credit loop with switch
+ * sources, no forwarding loop, and every connected pair routed.
+ */
+static void check_safe(const struct ibfm_route *r)
+{
+	const struct ibfm_verify_opts vo = { .switch_sources = true };
+	struct ibfm_loop_result lr;
+	struct ibfm_reach_result rr;
+	struct ibfm_err err;
+
+	assert_int_equal(
+		ibfm_verify_credit_loops(r->fabric, &r->lfts, &vo, &lr, &err),
+		0);
+	assert_int_equal(lr.loops, 0);
+	assert_int_equal(ibfm_verify_reach(r->fabric, &r->lfts, &vo, &rr, &err),
+			 0);
+	assert_int_equal(rr.loops, 0);
+	assert_int_equal(ibfm_route_unrouted(r), 0);
+}
+
+/*
  * Routes 'f', takes out the links of the ports in 'lost' (both ends
  * marked), repairs, and checks what the pass says must move.
  */
@@ -117,6 +143,7 @@ static void check_loss(const struct ibfm_fabric *f, const bool *lost,
 	ibfm_lfts_diff(&old, &r->lfts, &diff);
 	assert_true(r->delta.entries >= diff);
 	assert_true(diff >= direct);
+	check_safe(r);
 	ratio = (double)diff / (double)want;
 	if (!w->checks || ratio < w->lo)
 		w->lo = ratio;
@@ -127,12 +154,27 @@ static void check_loss(const struct ibfm_fabric *f, const bool *lost,
 	ibfm_route_destroy(r);
 }
 
+/* 'lost' marks both ends of every link of switch node 'n', and no other. */
+static void mark_switch(const struct ibfm_fabric *f, uint32_t n, bool *lost)
+{
+	const struct ibfm_node *s = &f->nodes[n];
+	uint32_t i;
+
+	memset(lost, 0, f->nports * sizeof(*lost));
+	for (i = 1; i <= s->nports; i++) {
+		uint32_t q = f->ports[s->port0 + i].peer;
+
+		if (q != IBFM_NONE)
+			lost[s->port0 + i] = lost[q] = true;
+	}
+}
+
 /* Every single link and every single switch of 'f' lost, one at a time. */
 static void check_fabric(const char *name, struct ibfm_fabric *f)
 {
 	bool *lost = calloc(f->nports, sizeof(*lost));
 	struct worst links = { 0 }, switches = { 0 };
-	uint32_t p, n, i;
+	uint32_t p, n;
 
 	assert_non_null(lost);
 	for (p = 0; p < f->nports; p++) {
@@ -149,12 +191,7 @@ static void check_fabric(const char *name, struct ibfm_fabric *f)
 
 		if (!ibfm_node_is_switch(s))
 			continue;
-		memset(lost, 0, f->nports * sizeof(*lost));
-		for (i = 1; i <= s->nports; i++)
-			if (f->ports[s->port0 + i].peer != IBFM_NONE)
-				lost[s->port0 + i] =
-					lost[f->ports[s->port0 + i].peer] =
-						true;
+		mark_switch(f, n, lost);
 		check_loss(f, lost, &switches);
 	}
 	print_message("%s: entries that differ / must move: %.2f-%.2f (worst "
@@ -176,6 +213,166 @@ static void test_ftree2_radix16(void **state)
 {
 	(void)state;
 	check_fabric("2-level radix 16", tree_with_lids(2, 16));
+}
+
+/* The node behind port 'i' of node 'n', or IBFM_NONE. */
+static uint32_t peer_node(const struct ibfm_fabric *f, uint32_t n, uint32_t i)
+{
+	uint32_t q = f->ports[f->nodes[n].port0 + i].peer;
+
+	return q == IBFM_NONE ? IBFM_NONE : f->ports[q].node;
+}
+
+/* Whether node 'n' of 'f' has a CA on some port (a leaf). */
+static bool has_ca(const struct ibfm_fabric *f, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 1; i <= f->nodes[n].nports; i++) {
+		uint32_t m = peer_node(f, n, i);
+
+		if (m != IBFM_NONE && !ibfm_node_is_switch(&f->nodes[m]))
+			return true;
+	}
+	return false;
+}
+
+/* Whether switch 'n' is 'leaf' or one of its parents. */
+static bool hub_side(const struct ibfm_fabric *f, uint32_t leaf, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 1; n != leaf && i <= f->nodes[leaf].nports; i++)
+		if (peer_node(f, leaf, i) == n)
+			return true;
+	return n == leaf;
+}
+
+/*
+ * Whether the link at port 'p' goes up from 'leaf' (to a switch) or
+ * from a parent of it (to a switch with no CA).
+ */
+static bool hub_way_up(const struct ibfm_fabric *f, uint32_t leaf, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer, n = f->ports[p].node, far;
+
+	if (q == IBFM_NONE)
+		return false;
+	far = f->ports[q].node;
+	if (!ibfm_node_is_switch(&f->nodes[far]))
+		return false;
+	return n == leaf || (hub_side(f, leaf, n) && !has_ca(f, far));
+}
+
+/*
+ * Repairs the loss of the links at the ports marked in 'lost' on the
+ * pass's tables of 'f'; the entries that differ after it per entry
+ * that must move (0 when none must move).
+ */
+static double churn(const struct ibfm_fabric *f, const bool *lost)
+{
+	const struct ibfm_route_opts o = { .count_moves = true, .threads = 1 };
+	struct ibfm_route *r = NULL;
+	struct ibfm_fabric *g = ibfm_fabric_clone(f);
+	struct ibfm_lfts old;
+	struct ibfm_err err;
+	uint64_t diff, must;
+	uint32_t p;
+
+	assert_int_equal(
+		ibfm_route_update(&r, ibfm_fabric_clone(f), NULL, &o, &err), 0);
+	assert_int_equal(ibfm_lfts_copy(&old, f, &r->lfts, &err), 0);
+	for (p = 0; p < g->nports; p++)
+		if (lost[p])
+			ibfm_fabric_unlink(g, p);
+	assert_int_equal(ibfm_route_update(&r, g, NULL, &o, &err), 0);
+	assert_true(r->incremental && r->must_move_counted);
+	ibfm_lfts_diff(&old, &r->lfts, &diff);
+	must = r->must_move;
+	ibfm_lfts_free(&old);
+	ibfm_route_destroy(r);
+	return must ? (double)diff / (double)must : diff ? 1e9 : 0;
+}
+
+/*
+ * Every single link and every single switch of the 3-level radix-16
+ * tree lost: the repair changes at most twice the entries whose path
+ * crossed it. Not yet where a lost link went up from the detours' hub
+ * (leaf-001) or from one of its parents: the hub, or the way to it,
+ * can no longer serve some switch pair, the update chooses its hubs
+ * afresh, and every switch-LID detour moves to the new hub (a second
+ * leaf-level turn point would close a cycle in the turn graph): those
+ * are counted and printed, not held to 2x.
+ */
+/* Counts the churn of one element, held to 2x unless 'exempt'. */
+struct churn_count {
+	unsigned checked, exempt, exempt_over;
+	double worst, exempt_worst;
+};
+
+static void count_churn(const struct ibfm_fabric *f, const bool *lost,
+			bool exempt, const char *name, unsigned port,
+			struct churn_count *c)
+{
+	double ratio = churn(f, lost);
+
+	if (exempt) {
+		c->exempt++;
+		c->exempt_over += ratio > 2;
+		c->exempt_worst =
+			ratio > c->exempt_worst ? ratio : c->exempt_worst;
+		return;
+	}
+	if (ratio > 2)
+		fail_msg("%s[%u]: changed %.2fx what must move", name, port,
+			 ratio);
+	c->worst = ratio > c->worst ? ratio : c->worst;
+	c->checked++;
+}
+
+static void test_ftree3_radix16_churn(void **state)
+{
+	struct ibfm_fabric *f = tree_with_lids(3, 16);
+	uint32_t hub = ibfm_fabric_node_by_desc(f, "leaf-001"), n, i, q;
+	bool *lost = calloc(f->nports, sizeof(*lost));
+	struct churn_count c = { 0 };
+
+	(void)state;
+	assert_non_null(lost);
+	assert_int_not_equal(hub, IBFM_NONE);
+	for (n = 0; n < f->nnodes; n++) {
+		const struct ibfm_node *s = &f->nodes[n];
+
+		if (!ibfm_node_is_switch(s))
+			continue;
+		/* The switch whole (port 0), then each link once. */
+		mark_switch(f, n, lost);
+		count_churn(f, lost, hub_side(f, hub, n), f->strs + s->desc, 0,
+			    &c);
+		for (i = 1; i <= s->nports; i++) {
+			uint32_t a = s->port0 + i;
+
+			q = f->ports[a].peer;
+			if (q == IBFM_NONE ||
+			    (q < a &&
+			     ibfm_node_is_switch(&f->nodes[f->ports[q].node])))
+				continue;
+			memset(lost, 0, f->nports * sizeof(*lost));
+			lost[a] = lost[q] = true;
+			count_churn(f, lost,
+				    hub_way_up(f, hub, a) ||
+					    hub_way_up(f, hub, q),
+				    f->strs + s->desc, i, &c);
+		}
+	}
+	print_message("3-level radix 16: changed / must move <= %.2f over %u "
+		      "elements; on the hub's way up: %u of %u over 2x (worst "
+		      "%.2f)\n",
+		      c.worst, c.checked, c.exempt_over, c.exempt,
+		      c.exempt_worst);
+	assert_true(c.checked > 2000);
+	free(lost);
+	ibfm_fabric_destroy(f);
 }
 
 /* No link lost: nothing must move. */
@@ -204,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_lost),
 		cmocka_unit_test(test_ftree3_radix8),
 		cmocka_unit_test(test_ftree2_radix16),
+		cmocka_unit_test(test_ftree3_radix16_churn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
