@@ -191,8 +191,13 @@ static void print_report(const struct cli_jv *v, const char *element)
 	       cli_jv_num(v, "unreachable_pairs"),
 	       cli_jv_num(v, "routing_loops"), cli_jv_num(v, "credit_loops"));
 	snprintf(label, sizeof(label), "%s max load", cli_jv_str(v, "pattern"));
-	printf("  %-21s %s\n", label, cli_jv_str(v, "max_load_text"));
-	if (strcmp(cli_jv_str(v, "pattern"), "all2all"))
+	if (!cli_jv_num(v, "loads"))
+		printf("  link loads            not computed by a live drain "
+		       "(its --dry-run shows them)\n");
+	else
+		printf("  %-21s %s\n", label, cli_jv_str(v, "max_load_text"));
+	if (cli_jv_num(v, "loads") &&
+	    strcmp(cli_jv_str(v, "pattern"), "all2all"))
 		printf("  all2all max load      %g (now %g): exact\n",
 		       cli_jv_num(v, "all2all_max_load"),
 		       cli_jv_num(v, "all2all_max_load_before"));

@@ -225,8 +225,12 @@ static void check_run(struct ibfm_madport *port, void *arg)
 	 * it (ibfmd(8), ENVIRONMENT). */
 	if (delay)
 		usleep((useconds_t)atoi(delay) * 1000);
-	c->rc = ibfm_drainreport_make(f, &c->now, &d->op.e, c->before, true,
-				      NULL, &c->r, &c->err);
+	/* The loads were the dry run's to show: a second on 11,664 hosts
+	 * off the drain's way. */
+	c->rc = ibfm_drainreport_make(
+		f, &c->now, &d->op.e, c->before, true,
+		&(struct ibfm_drainreport_opts){ .no_loads = true }, &c->r,
+		&c->err);
 	c->made = !c->rc;
 }
 

@@ -129,7 +129,10 @@ int ibfm_drainreport_make(struct ibfm_fabric *f, const struct ibfm_drain *now,
 		if (now)
 			ibfm_drain_apply(g, now);
 		take_check(&ds, before, r);
-		rc = loads(g, before, ds.pass, o, r, err);
+		r->load.pattern = o->pattern;
+		r->loads = !o->no_loads;
+		if (r->loads)
+			rc = loads(g, before, ds.pass, o, r, err);
 	}
 	ibfm_drainsafe_free(&ds);
 	ibfm_fabric_destroy(g);
@@ -164,19 +167,11 @@ const char *ibfm_drainreport_load_text(const struct ibfm_drainreport_load *l,
 	return buf;
 }
 
-void ibfm_drainreport_json(const struct ibfm_drainreport *r,
-			   struct ibfm_json *j)
+/* The load figures of 'r' into the open object 'j'. */
+static void loads_json(const struct ibfm_drainreport *r, struct ibfm_json *j)
 {
 	char text[200];
 
-	ibfm_json_bool(j, "safe", r->safe);
-	ibfm_json_uint(j, "unreachable_pairs", r->reach.unreachable_ca);
-	ibfm_json_uint(j, "unreachable_switch_pairs",
-		       r->reach.unreachable - r->reach.unreachable_ca);
-	ibfm_json_uint(j, "routing_loops", r->reach.loops);
-	ibfm_json_uint(j, "credit_loops", r->cdg.loops);
-	if (!r->safe)
-		ibfm_json_str(j, "why", r->why);
 	ibfm_json_str(j, "pattern", ibfm_pattern_name(r->load.pattern));
 	ibfm_json_uint(j, "hosts", r->load.hosts);
 	ibfm_json_double(j, "max_load", r->load.max_load);
@@ -190,6 +185,22 @@ void ibfm_drainreport_json(const struct ibfm_drainreport *r,
 	ibfm_json_double(j, "all2all_max_load", r->all2all.max_load);
 	ibfm_json_double(j, "all2all_max_load_before",
 			 r->all2all.max_load_before);
+}
+
+void ibfm_drainreport_json(const struct ibfm_drainreport *r,
+			   struct ibfm_json *j)
+{
+	ibfm_json_bool(j, "safe", r->safe);
+	ibfm_json_uint(j, "unreachable_pairs", r->reach.unreachable_ca);
+	ibfm_json_uint(j, "unreachable_switch_pairs",
+		       r->reach.unreachable - r->reach.unreachable_ca);
+	ibfm_json_uint(j, "routing_loops", r->reach.loops);
+	ibfm_json_uint(j, "credit_loops", r->cdg.loops);
+	if (!r->safe)
+		ibfm_json_str(j, "why", r->why);
+	ibfm_json_bool(j, "loads", r->loads);
+	if (r->loads)
+		loads_json(r, j);
 	ibfm_json_uint(j, "changed_entries", r->entries);
 	ibfm_json_uint(j, "changed_blocks", r->blocks);
 	if (r->must_move_known)

@@ -51,6 +51,9 @@ struct ibfm_drainreport_opts {
 	enum ibfm_pattern pattern; /* shift (0), ring, all2all or random */
 	uint32_t flows;		   /* budget per table; 0: the default */
 	uint64_t seed;		   /* of the shifts sampled, permutations */
+	/* the verdict and the tables' figures only: a live drain, whose
+	 * dry run showed the loads (a second on 11,664 hosts) */
+	bool no_loads;
 };
 
 /* A pattern's max link load on the tables before and after. */
@@ -76,7 +79,8 @@ struct ibfm_drainreport {
 	uint64_t must_move;	    /* entries whose path crossed it */
 	struct ibfm_drainreport_load load;    /* the pattern asked for */
 	struct ibfm_drainreport_load all2all; /* exact */
-	double ms;			      /* what making it took */
+	bool loads; /* 'load' and 'all2all' computed (not with no_loads) */
+	double ms;  /* what making it took */
 };
 
 /*
