@@ -244,6 +244,24 @@ static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
 }
 
 /*
+ * Leaf 's''s parent for compute destination 'd' (the j-th of the span)
+ * where its slot gave 'h', when it lost links of uneven runs
+ * (ftree_bal.c).
+ */
+static uint32_t balance(const struct span *g, uint32_t s, const struct dest *d,
+			uint32_t j, uint32_t h, unsigned thread)
+{
+	struct ibfm_ftree *t = g->t;
+	const struct sw *w = &t->sw[s];
+	uint64_t m = w->uniform || (w->uniform_leaves && d->to_leaf)
+			     ? ~0ULL >> (64 - w->nup)
+			     : cached_parents(class_cache(g, thread, s), t, s,
+					      g->cur->tslot[j], d->target);
+
+	return ibfm_ftree_balance_up(t, s, m, h);
+}
+
+/*
  * The up entries of switch 's' for destination 'd' (the j-th of the
  * span), from the position 'from': d-mod-k, holes spread, the flags
  * passed on to the parent chosen. 'active': whether same-rail compute
@@ -270,6 +288,8 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 	}
 	if (!w->uniform && !(w->uniform_leaves && d->to_leaf))
 		h = pick_up_spill(g, thread, s, g->cur->tslot[j], x, from);
+	if (w->balance && leaf_turn)
+		h = balance(g, s, d, j, h, thread);
 	up = &t->hops[w->up0 + h];
 	if (active) {
 		if (!leaf_turn)
@@ -594,7 +614,7 @@ void ibfm_ftree_route_switch(const struct span *g, uint32_t s, unsigned thread)
 
 	ibfm_ftree_gather_flags(g, s);
 	if (g->plain && (w->uniform || w->uniform_leaves || !w->nup) &&
-	    !(t->uneven && w->rank == 1)) {
+	    !(t->uneven && w->rank == 1) && !w->balance) {
 		route_switch_plain(g, s, thread);
 		return;
 	}
