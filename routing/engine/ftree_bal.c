@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * DOC: the fat-tree engine's balance by load, on leaves that lost
- * up-links of uneven runs (step 2 of ftree_span.c, beside ftree_up.c's
- * positions).
+ * DOC: the fat-tree engine's balance by load, on leaves of two levels
+ * that lost up-links of uneven runs (step 2 of ftree_span.c, beside
+ * ftree_up.c's positions).
  *
  * Where leaves reach the spines over runs of parallel links that differ
  * in length (t->uneven), each leaf takes the spine a slot of the
@@ -13,11 +13,13 @@
  * 32 up-links sent 80 destinations up one link where 33 would do (2.4x
  * an all-to-all's share). Such a leaf counts the compute destinations
  * it sent up each link, and keeps the slot's choice while that link
- * carries at most half again the mean of the links that may take the
- * destination, plus a few (BAL_SLACK); past that, it takes the least
- * loaded. Moving every destination off a link above the least loaded
- * (no slack) cost the shift and the down-links: the slots keep a
- * destination on one spine from every leaf. Only the leaf's own
+ * carries at most a quarter over the mean of the links that may take
+ * the destination, plus a few (BAL_SLACK); past that, it takes the
+ * least loaded (with half over the mean, a leaf less 3 of 32 links
+ * still sent 60 destinations up one, 1,920 all-to-all flows). Moving
+ * every destination off a link above the least loaded (no slack) cost
+ * the shift and the down-links: the slots keep a destination on one
+ * spine from every leaf. Only the leaf's own
  * counters are read and written, by the one thread that routes it, so
  * the tables stay the same for any number of threads; whole leaves and
  * even runs never count, so full trees keep their tables.
@@ -33,20 +35,28 @@
 #define BAL_SLACK 8
 
 /*
- * Mark the compute leaves that balance by load: on uneven runs, those
- * with fewer up-links than the most of their rank. How many.
+ * Whether the fabric has two levels (two_level), and the compute
+ * leaves that balance by load marked: on two levels of uneven runs,
+ * those with fewer up-links than the most of their rank. How many.
+ * Above two levels, moving a destination off its slot's spine moved it
+ * off that spine's cores too: the shift went from 3 to 4 on one
+ * B200-style fabric, all-to-all 2,016 to 2,048.
  */
 uint32_t ibfm_ftree_mark_balance(struct ibfm_ftree *t)
 {
 	uint32_t most[256] = { 0 }, s, n = 0;
 
-	for (s = 0; s < t->nsw; s++)
+	t->two_level = true;
+	for (s = 0; s < t->nsw; s++) {
 		if (t->sw[s].nup > most[t->sw[s].rank])
 			most[t->sw[s].rank] = t->sw[s].nup;
+		if (t->sw[s].rank != IBFM_RANK_NONE && t->sw[s].rank > 2)
+			t->two_level = false;
+	}
 	for (s = 0; s < t->nsw; s++) {
 		struct sw *w = &t->sw[s];
 
-		w->balance = t->uneven && w->compute &&
+		w->balance = t->uneven && t->two_level && w->compute &&
 			     w->rank != IBFM_RANK_NONE && w->nup > 1 &&
 			     w->nup <= 64 && w->nup < most[w->rank];
 		n += w->balance;
@@ -79,7 +89,7 @@ static uint32_t least_loaded(const struct ibfm_ftree *t, uint32_t s, uint64_t m,
 /*
  * The parent index leaf 's' (balance set) sends a compute destination
  * to, where its slot gave 'h' and 'm' holds the parents that may take
- * it (bit i: parent i): 'h' while its link carries at most 1.5 times
+ * it (bit i: parent i): 'h' while its link carries at most 1.25 times
  * the mean of those plus BAL_SLACK, else the least loaded of them.
  * Counted on the link chosen.
  */
@@ -97,8 +107,8 @@ uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
 			n++;
 			sum += load[k];
 		}
-	best = m >> h & 1 && 2 * (uint64_t)load[h] * n <=
-				       3 * sum + 2 * (uint64_t)n * BAL_SLACK
+	best = m >> h & 1 && 4 * (uint64_t)load[h] * n <=
+				       5 * sum + 4 * (uint64_t)n * BAL_SLACK
 		       ? h
 		       : least_loaded(t, s, m, h);
 	load[best]++;

@@ -133,6 +133,7 @@ struct ibfm_ftree {
 	uint32_t *slots;   /* per leaf (at up0): its parents, each as
 			       * often as it has links to it, interleaved */
 	bool uneven;	   /* leaves' parallel runs differ in length */
+	bool two_level;	   /* no switch ranks above the spines */
 	/* Three levels: a spine's position (the spines of every pod that
 	 * share cores), 0 .. npos - 1, IBFM_NONE for switches of other
 	 * ranks (number_positions); each leaf's

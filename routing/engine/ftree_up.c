@@ -54,18 +54,26 @@ static uint32_t spine_at_slot(const struct ibfm_ftree *t, uint32_t s,
  * down that others took too, and gave the leaf that lost them as many
  * destinations down each spine as before: every leaf now takes the
  * spine (on three levels, the spine at the position: its cores lead to
- * that one) that a slot of the destination's leaf names.
+ * that one) that a slot of the destination's leaf names. A leaf that
+ * lost links has fewer slots than hosts: the hosts past them share a
+ * slot with the first ones, and every leaf sending them down the same
+ * spine put two destinations' flows on one link down; on two levels,
+ * each source leaf takes another slot for them (by its GUID's rank), so
+ * that their flows spread over all of the leaf's links.
  */
 static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 			     const struct dest *d)
 {
 	const struct sw *w = &t->sw[s], *x = &t->sw[d->target];
 	const struct hop *u = t->uhops + w->up0;
-	uint32_t j, lo, n;
+	uint32_t j, k, lo, n;
 
 	if (!x->nup || d->target == s)
 		return IBFM_NONE;
-	j = t->slots[x->up0 + d->slot % x->nup];
+	k = d->slot;
+	if (k >= x->nup && x->nup < t->leaf_nup && t->two_level)
+		k += t->guid_rank[s];
+	j = t->slots[x->up0 + k % x->nup];
 	if (t->sw[j].nup)
 		j = spine_at_slot(t, s, d);
 	else if (!ibfm_bit(row_of(t, t->updown, j), d->target))

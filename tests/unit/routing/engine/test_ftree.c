@@ -428,8 +428,11 @@ static double pattern_max(const struct routed *r, enum ibfm_pattern pat)
  * A SuperPOD of 4 units less 3% of its links: leaves reach each spine
  * over 2 links, some over 1 now. The slots gave a leaf that lost two
  * links 80 destinations up one link, where 33 would do (all-to-all
- * 2,560 flows on it); a leaf that lost links now balances them by load
- * (ftree_bal.c): 1,984 here, the shift as before.
+ * 2,560 flows on it), and every leaf sent the hosts past a degraded
+ * leaf's slots down one spine with another host's flows (1,984). A
+ * leaf that lost links now balances by load (ftree_bal.c) and each
+ * source takes its own slot for those hosts: 1,632, under dfsssp's
+ * 1,696 in OpenSM on this fabric; the shift as before, no credit loop.
  */
 static void test_leaf_short_of_links_balances_by_load(void **state)
 {
@@ -440,7 +443,7 @@ static void test_leaf_short_of_links_balances_by_load(void **state)
 	(void)state;
 	assert_int_equal(ibfm_gen_preset("superpod-h100", 4, &p, &err), 0);
 	route_gen(&r, &p, 0);
-	assert_true(pattern_max(&r, IBFM_PATTERN_ALL2ALL) <= 2048);
+	assert_true(pattern_max(&r, IBFM_PATTERN_ALL2ALL) <= 1696);
 	assert_true(pattern_max(&r, IBFM_PATTERN_SHIFT) <= 4);
 	assert_clean(&r);
 	done(&r);
