@@ -19,10 +19,11 @@
  * still sent 60 destinations up one, 1,920 all-to-all flows). Moving
  * every destination off a link above the least loaded (no slack) cost
  * the shift and the down-links: the slots keep a destination on one
- * spine from every leaf. Only the leaf's own
- * counters are read and written, by the one thread that routes it, so
- * the tables stay the same for any number of threads; whole leaves and
- * even runs never count, so full trees keep their tables.
+ * spine from every leaf. Only the leaf's own counters are read and
+ * written, by the one thread that routes it, so the tables stay the
+ * same for any number of threads; whole leaves and even runs never
+ * count, so full trees keep their tables. (The hosts past a degraded
+ * leaf's slots are spread by source in pick_by_slot, ftree_up.c.)
  * Cost: O(up-links) per compute destination on a leaf that lost links.
  */
 #include <stdbool.h>

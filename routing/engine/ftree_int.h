@@ -20,8 +20,8 @@
  *                   routed by rank over threads (struct span);
  *   ftree_plan.c    its step 1: each span's targets planned ahead;
  *   ftree_up.c      its step 2: a switch's entries, d-mod-k up;
- *   ftree_bal.c     its step 2 on leaves that lost links of uneven
- *                   runs: the up-port choice by load;
+ *   ftree_bal.c     its step 2 on two-level leaves that lost links of
+ *                   uneven runs: the up-port choice by load;
  *   ftree_down.c    its step 3: the balance down parallel links;
  *   ftree_lids.c    the tables put in LID order at the end;
  *   ftree_hubs.c    the hubs that detours (routing/engine/detour.h) lean on;
