@@ -247,6 +247,7 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->hop_run = calloc(links + 1, sizeof(*t->hop_run));
 	t->uhops = calloc(links + 1, sizeof(*t->uhops));
 	t->up_rr = calloc(links + 1, sizeof(*t->up_rr));
+	t->upload = calloc(links + 1, sizeof(*t->upload));
 	t->slots = calloc(links + 1, sizeof(*t->slots));
 	t->spos = calloc(t->nsw + 1, sizeof(*t->spos));
 	t->hop_runlen = calloc(links + 1, 1);
@@ -278,12 +279,13 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->rank = calloc(f->nnodes + 1, 1);
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
 	if (!t->sw || !t->sd || !t->hops || !t->hop_run || !t->hop_runlen ||
-	    !t->uhops || !t->up_rr || !t->slots || !t->spos || !t->dhops ||
-	    !t->drr || !t->dmost || !t->anc || !t->order || !t->node_sw ||
-	    !t->port_dir || !t->down || !t->updown || !t->queue || !t->comp ||
-	    !t->mode || !t->pend || !t->sw_node || !t->by_guid ||
-	    !t->guid_rank || !t->hub_next || !t->hub_port || !t->dests ||
-	    !t->rank || !t->io || !t->leaves || !t->ranked || !t->ancbits) {
+	    !t->uhops || !t->up_rr || !t->upload || !t->slots || !t->spos ||
+	    !t->dhops || !t->drr || !t->dmost || !t->anc || !t->order ||
+	    !t->node_sw || !t->port_dir || !t->down || !t->updown ||
+	    !t->queue || !t->comp || !t->mode || !t->pend || !t->sw_node ||
+	    !t->by_guid || !t->guid_rank || !t->hub_next || !t->hub_port ||
+	    !t->dests || !t->rank || !t->io || !t->leaves || !t->ranked ||
+	    !t->ancbits) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -353,6 +355,7 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->hop_runlen);
 	free(t->uhops);
 	free(t->up_rr);
+	free(t->upload);
 	free(t->slots);
 	free(t->spos);
 	free(t->at_pos);

@@ -6,7 +6,7 @@
  * DOC: the fat-tree engine's internals (internal: not installed, and
  * included by routing/engine/ftree*.c only; everyone else uses routing/engine/ftree.h).
  *
- * The engine is one algorithm (the DOC of routing/engine/ftree.h) in ten files,
+ * The engine is one algorithm (the DOC of routing/engine/ftree.h) in eleven files,
  * by what each part does:
  *   ftree.c         the engine's life: ranks (detected or from root
  *                   GUIDs), I/O nodes, the destinations in host order,
@@ -20,6 +20,8 @@
  *                   routed by rank over threads (struct span);
  *   ftree_plan.c    its step 1: each span's targets planned ahead;
  *   ftree_up.c      its step 2: a switch's entries, d-mod-k up;
+ *   ftree_bal.c     its step 2 on two-level leaves that lost links of
+ *                   uneven runs: the up-port choice by load;
  *   ftree_down.c    its step 3: the balance down parallel links;
  *   ftree_lids.c    the tables put in LID order at the end;
  *   ftree_hubs.c    the hubs that detours (routing/engine/detour.h) lean on;
@@ -85,7 +87,9 @@ struct sw {
 	bool compute;	     /* a leaf with compute hosts */
 	bool uniform;	     /* every parent reaches the same switches */
 	bool uniform_leaves; /* every parent reaches the same leaves */
-	uint32_t pad;	     /* 32 bytes: no switch across two lines */
+	bool balance;	     /* a leaf that lost links of uneven runs:
+			      * balances by load (ftree_bal.c) */
+	uint8_t pad[3];	     /* 32 bytes: no switch across two lines */
 };
 
 /* A switch's links down, and which of them lead to the current target. */
@@ -123,9 +127,13 @@ struct ibfm_ftree {
 	struct hop *uhops; /* per switch (at up0), its parent links
 			       * sorted by parent: runs of parallel links */
 	uint32_t *up_rr;   /* per run start: next link of the run */
+	uint32_t *upload;  /* per parent link (at up0): the compute
+			    * destinations sent up it, where the leaf
+			    * balances (ftree_bal.c) */
 	uint32_t *slots;   /* per leaf (at up0): its parents, each as
 			       * often as it has links to it, interleaved */
 	bool uneven;	   /* leaves' parallel runs differ in length */
+	bool two_level;	   /* no switch ranks above the spines */
 	/* Three levels: a spine's position (the spines of every pod that
 	 * share cores), 0 .. npos - 1, IBFM_NONE for switches of other
 	 * ranks (number_positions); each leaf's
@@ -426,6 +434,12 @@ bool ibfm_ftree_plan_span(struct span *g);
 void ibfm_ftree_route_switch(const struct span *g, uint32_t s, unsigned thread);
 /* ftree_up.c: whether parents are weighed by their ways on. */
 bool ibfm_ftree_needs_weighing(const struct ibfm_ftree *t);
+
+/* ftree_bal.c: the leaves that balance by load marked; how many. */
+uint32_t ibfm_ftree_mark_balance(struct ibfm_ftree *t);
+/* ftree_bal.c: a balancing leaf's parent for a compute destination. */
+uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
+			       uint32_t h);
 
 /* ftree_down.c: the span's entries down parallel links. */
 void ibfm_ftree_route_span_down(const struct span *g);

@@ -348,6 +348,7 @@ static int set_up(struct ibfm_ftree *t, uint32_t *cut, uint32_t *phase_of,
 	ibfm_ftree_build_reach(t);
 	t->ncomp = build_components(t);
 	t->weigh = ibfm_ftree_needs_weighing(t);
+	ibfm_ftree_mark_balance(t);
 	if (ibfm_ftree_choose_hubs(t))
 		return -ENOMEM;
 	t->stats.detours = 0;

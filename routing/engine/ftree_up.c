@@ -54,18 +54,26 @@ static uint32_t spine_at_slot(const struct ibfm_ftree *t, uint32_t s,
  * down that others took too, and gave the leaf that lost them as many
  * destinations down each spine as before: every leaf now takes the
  * spine (on three levels, the spine at the position: its cores lead to
- * that one) that a slot of the destination's leaf names.
+ * that one) that a slot of the destination's leaf names. A leaf that
+ * lost links has fewer slots than hosts: the hosts past them share a
+ * slot with the first ones, and every leaf sending them down the same
+ * spine put two destinations' flows on one link down; on two levels,
+ * each source leaf takes another slot for them (by its GUID's rank), so
+ * that their flows spread over all of the leaf's links.
  */
 static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 			     const struct dest *d)
 {
 	const struct sw *w = &t->sw[s], *x = &t->sw[d->target];
 	const struct hop *u = t->uhops + w->up0;
-	uint32_t j, lo, n;
+	uint32_t j, k, lo, n;
 
 	if (!x->nup || d->target == s)
 		return IBFM_NONE;
-	j = t->slots[x->up0 + d->slot % x->nup];
+	k = d->slot;
+	if (k >= x->nup && x->nup < t->leaf_nup && t->two_level)
+		k += t->guid_rank[s];
+	j = t->slots[x->up0 + k % x->nup];
 	if (t->sw[j].nup)
 		j = spine_at_slot(t, s, d);
 	else if (!ibfm_bit(row_of(t, t->updown, j), d->target))
@@ -244,6 +252,24 @@ static uint32_t pick_up_spill(const struct span *g, unsigned thread, uint32_t s,
 }
 
 /*
+ * Leaf 's''s parent for compute destination 'd' (the j-th of the span)
+ * where its slot gave 'h', when it lost links of uneven runs
+ * (ftree_bal.c).
+ */
+static uint32_t balance(const struct span *g, uint32_t s, const struct dest *d,
+			uint32_t j, uint32_t h, unsigned thread)
+{
+	struct ibfm_ftree *t = g->t;
+	const struct sw *w = &t->sw[s];
+	uint64_t m = w->uniform || (w->uniform_leaves && d->to_leaf)
+			     ? ~0ULL >> (64 - w->nup)
+			     : cached_parents(class_cache(g, thread, s), t, s,
+					      g->cur->tslot[j], d->target);
+
+	return ibfm_ftree_balance_up(t, s, m, h);
+}
+
+/*
  * The up entries of switch 's' for destination 'd' (the j-th of the
  * span), from the position 'from': d-mod-k, holes spread, the flags
  * passed on to the parent chosen. 'active': whether same-rail compute
@@ -270,6 +296,8 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 	}
 	if (!w->uniform && !(w->uniform_leaves && d->to_leaf))
 		h = pick_up_spill(g, thread, s, g->cur->tslot[j], x, from);
+	if (w->balance && leaf_turn)
+		h = balance(g, s, d, j, h, thread);
 	up = &t->hops[w->up0 + h];
 	if (active) {
 		if (!leaf_turn)
@@ -594,7 +622,7 @@ void ibfm_ftree_route_switch(const struct span *g, uint32_t s, unsigned thread)
 
 	ibfm_ftree_gather_flags(g, s);
 	if (g->plain && (w->uniform || w->uniform_leaves || !w->nup) &&
-	    !(t->uneven && w->rank == 1)) {
+	    !(t->uneven && w->rank == 1) && !w->balance) {
 		route_switch_plain(g, s, thread);
 		return;
 	}
