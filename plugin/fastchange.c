@@ -56,7 +56,9 @@ static const char *plan(struct ibfm_fastpath *fp, struct ibfm_fastround *rd,
 		return NULL;
 	}
 	if (ibfm_fastpath_requests(fp, rd, found, req, n, first))
-		return "out of memory";
+		return rd->result && !strcmp(rd->result, "no-route")
+			       ? "no directed route from the SM's port"
+			       : "out of memory";
 	return NULL;
 }
 
@@ -94,6 +96,22 @@ static void tell(struct ibfm_fastpath *fp, const struct ibfm_fastround *rd,
 	ibfm_fastpath_note(fp, "fast-change", json);
 }
 
+/*
+ * The change made whole: published, unless a pass came meanwhile (it
+ * published the same tables). Not whole, once the route holds it: the
+ * route is not what the switches hold until the pass it asks for.
+ */
+static void published(struct ibfm_fastpath *fp, const struct ibfm_fastround *rd,
+		      const char *why, bool planned, uint64_t gen)
+{
+	pthread_mutex_lock(fp->c.lock);
+	if (why && planned)
+		__atomic_store_n(&fp->model_ok, 0, __ATOMIC_RELEASE);
+	else if (!why && fp->c.changed && fp->gen == gen)
+		fp->c.changed(fp->c.ctx, &rd->plan);
+	pthread_mutex_unlock(fp->c.lock);
+}
+
 void ibfm_fastpath_change_round(struct ibfm_fastpath *fp, unsigned changes,
 				double seen)
 {
@@ -102,7 +120,11 @@ void ibfm_fastpath_change_round(struct ibfm_fastpath *fp, unsigned changes,
 	size_t first = 0, n = 0;
 	const char *why = NULL;
 	struct ibfm_err err;
+	uint64_t gen = 0;
+	bool planned = false; /* the route holds the change */
 
+	if (ibfm_fastpath_stopping(fp))
+		return; /* OpenSM stops: nothing more, not even a sweep */
 	if (!fp->c.found)
 		why = "planned changes are OpenSM's";
 	else if (!__atomic_load_n(&fp->master, __ATOMIC_ACQUIRE))
@@ -116,22 +138,22 @@ void ibfm_fastpath_change_round(struct ibfm_fastpath *fp, unsigned changes,
 		__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
 		pthread_mutex_lock(fp->c.lock);
 		why = plan(fp, &rd, &req, &n, &first, &err);
+		planned = rd.plan.nblocks || !why;
+		gen = fp->gen;
 		pthread_mutex_unlock(fp->c.lock);
 	}
 	rd.planned_ms = ibfm_clock_ms() - seen;
 	if (!why && req)
 		ibfm_fastpath_send(fp, req, n, first, &rd);
-	if (!why && rd.plan.nblocks && strcmp(rd.result, "done"))
-		why = rd.cut_off ? "a switch no directed route reaches"
-				 : "not every block was read back";
-	if (!why && fp->c.changed) {
-		pthread_mutex_lock(fp->c.lock);
-		fp->c.changed(fp->c.ctx, &rd.plan);
-		pthread_mutex_unlock(fp->c.lock);
-	}
+	if (!why && rd.cut_off)
+		why = "a switch no directed route reaches";
+	else if (!why && rd.plan.nblocks && strcmp(rd.result, "done"))
+		why = "not every block was read back";
+	published(fp, &rd, why, planned, gen);
 	tell(fp, &rd, changes, why);
 	/* Multicast follows the drains by OpenSM's LID matrices. */
-	if (fp->c.resweep && (why || (changes & IBFM_FASTPATH_DRAINS)))
+	if (fp->c.resweep && !ibfm_fastpath_stopping(fp) &&
+	    (why || (changes & IBFM_FASTPATH_DRAINS)))
 		fp->c.resweep(fp->c.ctx, why ? "the change"
 					     : "multicast, after the drain");
 	free(req);

@@ -266,30 +266,6 @@ static int find_dead(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	return rc;
 }
 
-/* Remembers a block written, for OpenSM's pass; -ENOMEM. */
-static int remember(struct ibfm_fastpath *fp, uint64_t guid,
-		    const struct ibfm_fastplan_block *b)
-{
-	struct ibfm_fastpath_written *w;
-
-	if (fp->nw == fp->wcap) {
-		size_t c = fp->wcap ? fp->wcap * 2 : 256;
-
-		w = realloc(fp->w, c * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		fp->w = w;
-		fp->wcap = c;
-	}
-	w = &fp->w[fp->nw++];
-	w->guid = guid;
-	w->block = b->block;
-	memcpy(w->ports, b->ports, 64);
-	w->acked = false;
-	w->seq = fp->nw - 1;
-	return 0;
-}
-
 /*
  * Under the route lock: the links a repair took out, out of the last
  * pass's fabric as found too, so that a planned change routes the
@@ -373,6 +349,7 @@ int ibfm_fastpath_requests(struct ibfm_fastpath *fp, struct ibfm_fastround *rd,
 		rd->result = "no-route";
 		return -ENOMEM;
 	}
+	ibfm_fastpath_compact(fp);
 	*first = fp->nw;
 	for (i = 0; i < rd->plan.nblocks; i++) {
 		const struct ibfm_fastplan_block *b = &rd->plan.blocks[i];
@@ -396,7 +373,7 @@ int ibfm_fastpath_requests(struct ibfm_fastpath *fp, struct ibfm_fastround *rd,
 		q->attr = ATTR_LFT;
 		q->mod = b->block;
 		memcpy(q->data, b->ports, 64);
-		if (remember(fp, f->nodes[b->node].guid, b)) {
+		if (ibfm_fastpath_remember(fp, f->nodes[b->node].guid, b)) {
 			free(via);
 			free(req);
 			return -ENOMEM;
@@ -546,6 +523,16 @@ static void tell(struct ibfm_fastpath *fp, const struct ibfm_fastround *rd)
 	ibfm_fastpath_note(fp, "fast-reroute", json);
 }
 
+bool ibfm_fastpath_stopping(struct ibfm_fastpath *fp)
+{
+	bool stop;
+
+	pthread_mutex_lock(&fp->qlock);
+	stop = fp->stop;
+	pthread_mutex_unlock(&fp->qlock);
+	return stop;
+}
+
 /* Makes sure the helper runs on the SM's port; false when it cannot. */
 bool ibfm_fastpath_helper_ready(struct ibfm_fastpath *fp)
 {
@@ -571,7 +558,9 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	size_t first = 0, nreq = 0;
 
 	n = unique_lids(lids, n);
-	if (!ibfm_fastpath_helper_ready(fp))
+	/* The switches hold another engine's tables: OpenSM's to repair. */
+	if (!__atomic_load_n(&fp->route_ok, __ATOMIC_ACQUIRE) ||
+	    ibfm_fastpath_stopping(fp) || !ibfm_fastpath_helper_ready(fp))
 		return;
 	/* A pass that cancelled the last round's sending is over. */
 	__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
@@ -593,9 +582,12 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	if (rd.ndead || rd.silent)
 		tell(fp, &rd);
 	/* Everything the traps said is in the route: planned changes may
-	 * go on the fast path again. */
+	 * go on the fast path again. Overtaken by a pass that may have
+	 * swept before the loss: not until OpenSM's next. */
 	if (!strcmp(rd.result, "done") && !rd.silent)
 		__atomic_store_n(&fp->model_ok, 1, __ATOMIC_RELEASE);
+	else if (rd.ndead && !strcmp(rd.result, "overtaken"))
+		__atomic_store_n(&fp->model_ok, 0, __ATOMIC_RELEASE);
 	free(req);
 	free(rd.dead);
 	ibfm_fastplan_free(&rd.plan);
@@ -726,6 +718,7 @@ void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
 	fp->mkey = mkey;
 	fp->gen++; /* a pass changed the route */
 	__atomic_store_n(&fp->model_ok, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&fp->route_ok, 1, __ATOMIC_RELEASE);
 }
 
 void ibfm_fastpath_change(struct ibfm_fastpath *fp, unsigned what)
@@ -736,6 +729,15 @@ void ibfm_fastpath_change(struct ibfm_fastpath *fp, unsigned what)
 	fp->changes |= what;
 	pthread_cond_signal(&fp->qcond);
 	pthread_mutex_unlock(&fp->qlock);
+}
+
+void ibfm_fastpath_invalidate(struct ibfm_fastpath *fp)
+{
+	if (!fp)
+		return;
+	__atomic_store_n(&fp->route_ok, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&fp->model_ok, 0, __ATOMIC_RELEASE);
+	fp->gen++; /* a round in flight is overtaken */
 }
 
 void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)
@@ -757,37 +759,4 @@ void ibfm_fastpath_quiesce(struct ibfm_fastpath *fp)
 	while (fp->inflight && pthread_cond_timedwait(&fp->idle, fp->c.lock,
 						      &until) != ETIMEDOUT)
 		;
-}
-
-/* By switch and block, the latest write first. */
-static int by_block(const void *a, const void *b)
-{
-	const struct ibfm_fastpath_written *x = a, *y = b;
-
-	if (x->guid != y->guid)
-		return x->guid < y->guid ? -1 : 1;
-	if (x->block != y->block)
-		return x->block < y->block ? -1 : 1;
-	return x->seq > y->seq ? -1 : x->seq < y->seq;
-}
-
-size_t ibfm_fastpath_settle(struct ibfm_fastpath *fp, ibfm_fastpath_block_fn fn,
-			    void *ctx)
-{
-	size_t i, n = 0;
-
-	if (!fp || !fp->nw) /* nothing written (and qsort wants no NULL) */
-		return 0;
-	/* A block written by two rounds (a second failure): the last. */
-	qsort(fp->w, fp->nw, sizeof(*fp->w), by_block);
-	for (i = 0; i < fp->nw; i++) {
-		const struct ibfm_fastpath_written *w = &fp->w[i];
-
-		if (i && w->guid == w[-1].guid && w->block == w[-1].block)
-			continue;
-		fn(ctx, w->guid, w->block, w->ports, w->acked);
-		n++;
-	}
-	fp->nw = 0;
-	return n;
 }

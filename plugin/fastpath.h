@@ -120,6 +120,14 @@ void ibfm_fastpath_set_sm(struct ibfm_fastpath *fp, uint64_t port_guid,
 void ibfm_fastpath_change(struct ibfm_fastpath *fp, unsigned what);
 
 /*
+ * OpenSM's pass failed (holding the route lock): OpenSM's next engine
+ * routes, so the last pass is not what the switches will hold. The fast
+ * path repairs and changes nothing until the next pass of the plugin's
+ * (ibfm_fastpath_set_sm). NULL is fine.
+ */
+void ibfm_fastpath_invalidate(struct ibfm_fastpath *fp);
+
+/*
  * OpenSM's pass, holding the route lock: stops a fast path that is
  * sending and waits for its SMPs in flight, at most the time the
  * helper takes to give them up. NULL is fine.

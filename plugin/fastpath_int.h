@@ -48,11 +48,16 @@ struct ibfm_fastpath {
 	uint64_t gen;	     /* changes of *route by the fast path or a pass */
 	bool inflight;	     /* blocks being sent */
 	pthread_cond_t idle; /* signalled when inflight ends */
-	/* the route is the fabric's as it is: false from a trap until a
-	 * round repaired everything it found, or a pass */
-	bool model_ok;
+	/* atomic: the route is the fabric's as it is: 0 from a trap until
+	 * a round repaired everything it found, or a pass; and from a
+	 * planned change not made whole until the pass it asks for */
+	int model_ok;
+	/* atomic: the route is what the switches hold: 0 from a failed
+	 * pass of the plugin's (OpenSM's next engine routed) to the next */
+	int route_ok;
 	struct ibfm_fastpath_written *w;
 	size_t nw, wcap;
+	size_t wseq; /* the order written, across compactions */
 	/* the helper; only the thread uses it */
 	struct ibfm_smplink helper;
 	/* the lock of the log file; only the thread and the pass write */
@@ -73,6 +78,23 @@ struct ibfm_fastround {
 	double found_ms, planned_ms, acked_ms, verified_ms; /* since trap */
 	const char *result;
 };
+
+/*
+ * fastwritten.c, under the route lock: block 'b' of switch 'guid'
+ * written, kept for OpenSM's pass; -ENOMEM.
+ */
+int ibfm_fastpath_remember(struct ibfm_fastpath *fp, uint64_t guid,
+			   const struct ibfm_fastplan_block *b);
+
+/*
+ * fastwritten.c, under the route lock, between rounds: when many are
+ * kept, only each block's last write (planned changes with no pass
+ * between them, as jobs, would pile up copies). Indexes change.
+ */
+void ibfm_fastpath_compact(struct ibfm_fastpath *fp);
+
+/* fastpath.c: whether the plugin is stopping the fast path. */
+bool ibfm_fastpath_stopping(struct ibfm_fastpath *fp);
 
 /* fastpath.c: the helper runs on the SM's port; false when it cannot. */
 bool ibfm_fastpath_helper_ready(struct ibfm_fastpath *fp);

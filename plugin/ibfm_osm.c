@@ -133,9 +133,18 @@ static int build_lid_matrices(void *context)
 	/* A copy: the fast path may read the list again meanwhile. */
 	pthread_mutex_lock(&p->route_lock);
 	ibfm_osm_read_drains(p);
-	if (ibfm_drain_copy(&drain, &p->drain))
-		drain.n = 0;
+	rc = ibfm_drain_copy(&drain, &p->drain);
 	pthread_mutex_unlock(&p->route_lock);
+	if (rc) {
+		/* OpenSM's own matrices then: they know no drain (P14). */
+		OSM_LOG(&p->osm->log, OSM_LOG_ERROR,
+			LOG_PREFIX "P14 OpenSM builds the LID matrices (out "
+				   "of memory for a copy of the drain list): "
+				   "multicast trees do not follow it\n");
+		ibfm_drain_free(&drain);
+		return 1;
+	}
+	rc = 1;
 	p->drain_read = true;
 	if (p->osm_matrices || p->osm->subn.opt.hop_weights_file) {
 		tell_osm_matrices(p, drain.n);

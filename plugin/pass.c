@@ -343,28 +343,45 @@ static const char *routes_note(const struct ibfm_ftree_stats *st, char *buf,
 
 /*
  * A copy of the subnet as found and of its unhealthy links, for planned
- * changes on the fast path (none when it is off, or out of memory: then
- * OpenSM's sweep routes them).
+ * changes on the fast path, into '*f' and '*s' (NULL when it is off, or
+ * out of memory: then OpenSM's sweep routes them). Kept (keep_found)
+ * only once the pass routed it.
  */
-static void keep_found(struct ibfm_osm *p, const struct ibfm_fabric *now,
-		       const bool *sick)
+static void copy_found(const struct ibfm_osm *p, const struct ibfm_fabric *now,
+		       const bool *sick, struct ibfm_fabric **f, bool **s)
+{
+	*f = p->fast ? ibfm_fabric_clone(now) : NULL;
+	*s = NULL;
+	if (sick && *f) {
+		*s = malloc(now->nports + 1);
+		if (*s)
+			memcpy(*s, sick, now->nports + 1);
+	}
+	if (sick && !*s) {
+		ibfm_fabric_destroy(*f);
+		*f = NULL;
+	}
+}
+
+static void keep_found(struct ibfm_osm *p, struct ibfm_fabric *f, bool *s)
 {
 	ibfm_fabric_destroy(p->found);
 	free(p->found_sick);
-	p->found = NULL;
-	p->found_sick = NULL;
-	if (!p->fast)
-		return;
-	p->found = ibfm_fabric_clone(now);
-	if (sick && p->found) {
-		p->found_sick = malloc(now->nports + 1);
-		if (p->found_sick)
-			memcpy(p->found_sick, sick, now->nports + 1);
-	}
-	if (sick && !p->found_sick) {
-		ibfm_fabric_destroy(p->found);
-		p->found = NULL;
-	}
+	p->found = f;
+	p->found_sick = s;
+}
+
+/*
+ * The pass failed: OpenSM routes with its next engine, so the switches
+ * will not hold the plugin's last tables. What the fast path wrote goes
+ * into OpenSM's records (its engine then sends what differs), and the
+ * fast path stands down until a pass of the plugin's succeeds. -1.
+ */
+static int pass_failed(struct ibfm_osm *p)
+{
+	ibfm_fastpath_settle(p->fast, fast_block, p);
+	ibfm_fastpath_invalidate(p->fast);
+	return -1;
 }
 
 void ibfm_osm_publish_change(void *ctx, const struct ibfm_fastplan *plan)
@@ -399,13 +416,13 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 		.count_moves = true,
 	};
 	const struct ibfm_ftree_stats *st;
-	struct ibfm_fabric *now;
+	struct ibfm_fabric *now, *found;
 	struct ibfm_err err;
 	uint64_t blocks, total;
 	double t_lent = ibfm_clock_ms(), t0, ms, t_route, t_copy, t_pub;
 	char lent[64] = "", note[64], changes[128];
 	size_t fast;
-	bool *sick;
+	bool *sick, *found_sick;
 
 	/* The last pass, lent to the publisher, is about to change. */
 	if (ibfm_pub_reclaim(p->pub))
@@ -416,9 +433,9 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 	now = p->pass ? p->pass : ibfm_osm_fabric_from_subnet(p);
 	p->pass = NULL;
 	if (!now)
-		return -1;
+		return pass_failed(p);
 	sick = ibfm_lidmat_unhealthy(&p->osm->subn, now);
-	keep_found(p, now, sick);
+	copy_found(p, now, sick, &found, &found_sick);
 	if (!p->drain_read)
 		ibfm_osm_read_drains(p);
 	p->drain_read = false;
@@ -426,9 +443,12 @@ int ibfm_osm_route_pass(struct ibfm_osm *p)
 		OSM_LOG(&p->osm->log, OSM_LOG_ERROR, LOG_PREFIX "ERR P04 %s\n",
 			err.msg);
 		free(sick);
-		return -1;
+		ibfm_fabric_destroy(found);
+		free(found_sick);
+		return pass_failed(p);
 	}
 	free(sick);
+	keep_found(p, found, found_sick);
 	p->fast_opts = o;
 	ibfm_fastpath_set_sm(p->fast, cl_ntoh64(p->osm->subn.sm_port_guid),
 			     cl_ntoh64(p->osm->subn.opt.m_key));

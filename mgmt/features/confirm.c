@@ -13,11 +13,13 @@
 #include <string.h>
 
 #include "mgmt/base/log.h"
+#include "routing/base/clock.h"
 #include "routing/base/grow.h"
 
 /* Often enough that a change the plugin wrote in a second is seen at
  * once: a tick reads snapshot.json's generation, a few hundred bytes. */
 #define TICK_MS 100
+#define REREAD_MS 500 /* between read-backs of blocks that differed */
 
 IBFMD_LOG_MODULE_EXTERN(routing);
 
@@ -197,6 +199,10 @@ static void tick(evutil_socket_t fd, short what, void *arg)
 		ibfmd_confirm_end(c, "done", NULL);
 		return;
 	}
+	/* Blocks still differ (OpenSM may still be sending): read them
+	 * again, but not back to back. */
+	if (ibfm_clock_ms() - c->read_ms < REREAD_MS)
+		return;
 	c->verifying = true;
 	ibfmd_work_submit(&c->work);
 }
@@ -207,6 +213,7 @@ static void verify_done(void *arg)
 	struct ibfmd_confirm *c = arg;
 
 	c->verifying = false;
+	c->read_ms = ibfm_clock_ms();
 	c->rounds++;
 	c->mismatched = c->got_mismatched;
 	c->unread = c->got_unread;

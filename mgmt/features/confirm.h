@@ -63,6 +63,7 @@ struct ibfmd_confirm {
 	const struct ibfm_fabric *vf; /* routes to the switches (before.f) */
 	uint32_t got_mismatched, got_unread;
 	bool verifying; /* the worker holds the read-back */
+	double read_ms; /* when the last read-back came back (monotonic) */
 	struct ibfmd_work work;
 	struct event *tick;
 };

@@ -79,8 +79,9 @@ int ibfm_fastplan_repair(struct ibfm_route **pass, const uint32_t *dead,
  * plugin's next pass would. A drain or a job repairs the tables in
  * place; an undrain brings links back, so the pass routes afresh
  * ('full'). '*out' lists the blocks that changed, switches matched by
- * GUID. -EINVAL when the pass refuses (the previous pass stays),
- * -ENOMEM; 'err' says why.
+ * GUID. -EINVAL when the pass refuses (a full route: the previous pass
+ * stays; a repair that fails leaves it to be routed afresh, no longer
+ * repairable), -ENOMEM; 'err' says why.
  */
 int ibfm_fastplan_change(struct ibfm_route **pass,
 			 const struct ibfm_fabric *found, const bool *unhealthy,
