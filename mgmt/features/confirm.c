@@ -86,6 +86,31 @@ static int switch_blocks(struct ibfmd_confirm *c,
 	return 0;
 }
 
+bool ibfmd_confirm_routes_same(struct ibfmd_confirm *c, uint64_t *generation)
+{
+	const struct ibfmd_routes *now;
+	char why[IBFM_ERR_MSG_MAX];
+	size_t n = c->n;
+	uint32_t sw;
+	bool same = true;
+
+	if (c->n || c->verifying)
+		return false; /* a read-back list is in c->v */
+	now = ibfmd_routes_get(c->core->routes, c->core->view,
+			       c->core->conf->state_dir, why, sizeof(why));
+	if (!now || !now->generation)
+		return false; /* not known to be the same */
+	/* The kept tables against the new, as a read-back list would be:
+	 * empty when the same. */
+	c->n = 0;
+	for (sw = 0; same && sw < now->t.nsw; sw++)
+		same = !switch_blocks(c, now, sw, &c->before) && !c->n;
+	c->n = n;
+	if (same)
+		*generation = now->generation;
+	return same;
+}
+
 /*
  * The blocks the plugin's tables 'now' change from those kept, into
  * c->v. 0, or -ENOMEM (the confirmation then failed).

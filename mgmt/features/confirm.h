@@ -76,6 +76,14 @@ int ibfmd_confirm_init(struct ibfmd_confirm *c, const struct ibfmd_core *core,
 		       void (*finished)(void *ctx), void *ctx);
 
 /*
+ * Whether the plugin's tables now are the kept ones, switch by switch
+ * (a pass that routed the same: OpenSM's after a change the plugin's
+ * fast path made); then their generation into '*generation'. On the
+ * loop, outside a read-back.
+ */
+bool ibfmd_confirm_routes_same(struct ibfmd_confirm *c, uint64_t *generation);
+
+/*
  * Begins a confirmation in the owner's phase 'state': keeps the
  * plugin's tables, which the caller made sure are there
  * (ibfmd_routes_get() on core->routes succeeded); counts reset.

@@ -285,6 +285,12 @@ static bool changed_since_check(struct drains *d, char *why, size_t len)
 			 "nothing drained; ask again");
 		return true;
 	}
+	/* A pass that routed the same tables (OpenSM's heavy sweep after
+	 * the last change, for multicast) changed nothing the check saw. */
+	if (now != d->op.c.generation &&
+	    ibfmd_confirm_routes_same(&d->op.c, &d->op.c.generation) &&
+	    d->op.c.generation == now)
+		return false;
 	if (now != d->op.c.generation) {
 		snprintf(why, len,
 			 "the fabric was routed again during the safety check "
