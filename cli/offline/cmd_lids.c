@@ -133,20 +133,6 @@ static int write_json(FILE *out, const void *ctx)
 	return ibfm_json_finish(&j);
 }
 
-/* 'fn' of 'ctx' to the output the options name. */
-static int write_out(const struct lids_opts *o, ibfm_file_write_fn fn,
-		     const void *ctx)
-{
-	struct ibfm_err err;
-
-	if (!o->output)
-		return fn(stdout, ctx) ? CLI_FAIL : CLI_OK;
-	if (!ibfm_file_replace(o->output, fn, ctx, &err))
-		return CLI_OK;
-	cli_error("%s", err.msg);
-	return CLI_FAIL;
-}
-
 static int topo_lids(int argc, char **argv)
 {
 	struct lids_opts o = { 0 };
@@ -170,8 +156,9 @@ static int topo_lids(int argc, char **argv)
 	}
 	jc.f = f;
 	if (!rc)
-		rc = write_out(&o, o.json ? write_json : ibfm_lidplan_write,
-			       o.json ? (const void *)&jc : (const void *)&p);
+		rc = cli_write_out(
+			o.output, o.json ? write_json : ibfm_lidplan_write,
+			o.json ? (const void *)&jc : (const void *)&p);
 	ibfm_lidplan_free(&p);
 	ibfm_fabric_destroy(f);
 	return rc;

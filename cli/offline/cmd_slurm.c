@@ -194,14 +194,8 @@ static int generate(const struct slurm_opts *o, const struct ibfm_slurm *t)
 	struct text_ctx c = { t, o->topo ? o->topo : "ibfmd's last sweep" };
 	ibfm_file_write_fn fn = o->json ? write_json : write_text;
 	const void *ctx = o->json ? (const void *)t : (const void *)&c;
-	struct ibfm_err err;
 
-	if (!o->output)
-		return fn(stdout, ctx) ? CLI_FAIL : CLI_OK;
-	if (!ibfm_file_replace(o->output, fn, ctx, &err))
-		return CLI_OK;
-	cli_error("%s", err.msg);
-	return CLI_FAIL;
+	return cli_write_out(o->output, fn, ctx);
 }
 
 /* One finding: a line of text, or an object of the "findings" array. */

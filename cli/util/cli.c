@@ -62,6 +62,18 @@ void cli_progress_end(void)
 	progress_on = false;
 }
 
+int cli_write_out(const char *path, ibfm_file_write_fn fn, const void *ctx)
+{
+	struct ibfm_err err;
+
+	if (!path)
+		return fn(stdout, ctx) ? CLI_FAIL : CLI_OK;
+	if (!ibfm_file_replace(path, fn, ctx, &err))
+		return CLI_OK;
+	cli_error("%s", err.msg);
+	return CLI_FAIL;
+}
+
 struct ibfm_fabric *cli_load_topo(const char *path)
 {
 	struct ibfm_fabric *f = NULL;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "routing/io/file.h"
 #include "routing/model/fabric.h"
 
 /* Exit codes, documented in ibfm(8). */
@@ -101,6 +102,13 @@ void cli_progress_end(void);
 
 /* Loads a topology file; prints the error and returns NULL on failure. */
 struct ibfm_fabric *cli_load_topo(const char *path);
+
+/*
+ * What 'fn' writes of 'ctx': to standard output when 'path' is NULL,
+ * else into 'path', replaced whole (routing/io/file.h). CLI_OK, or
+ * CLI_FAIL with the error printed.
+ */
+int cli_write_out(const char *path, ibfm_file_write_fn fn, const void *ctx);
 
 /* Parses a whole unsigned number in [min, max]; false if it is not one. */
 bool cli_parse_uint(const char *s, unsigned min, unsigned max, unsigned *v);
