@@ -9,8 +9,6 @@
 
 #include "routing/model/rank.h"
 
-#define TOP_UNICAST 0xBFFF
-
 /* A switch to number: rank first (leaves), then GUID. */
 struct sw_key {
 	uint8_t rank;
@@ -34,10 +32,10 @@ static int give(const struct ibfm_fabric *f, uint32_t p, unsigned count,
 	uint32_t lid = (*next + count - 1) / count * count;
 	struct ibfm_lidplan_entry *e = &out->v[out->n++];
 
-	if (lid + count - 1 > TOP_UNICAST)
+	if (lid + count - 1 > IBFM_LID_UNICAST_MAX)
 		return ibfm_err_set(err, -ERANGE,
 				    "%zu ports need LIDs past 0x%X", out->n,
-				    TOP_UNICAST);
+				    IBFM_LID_UNICAST_MAX);
 	e->guid = f->ports[p].guid;
 	e->port = p;
 	e->lid = (uint16_t)lid;
@@ -144,7 +142,7 @@ int ibfm_lidplan_write(FILE *out, const void *ctx)
 void ibfm_lidplan_spread(const struct ibfm_fabric *f, uint32_t *blocks,
 			 uint32_t *least)
 {
-	uint8_t seen[(TOP_UNICAST + 1) / 64] = { 0 };
+	uint8_t seen[(IBFM_LID_UNICAST_MAX + 1) / 64] = { 0 };
 	uint32_t n, nsw = 0;
 
 	*blocks = 0;
@@ -152,7 +150,7 @@ void ibfm_lidplan_spread(const struct ibfm_fabric *f, uint32_t *blocks,
 		uint16_t lid = f->ports[f->nodes[n].port0].lid;
 
 		if (!ibfm_node_is_switch(&f->nodes[n]) || !lid ||
-		    lid > TOP_UNICAST)
+		    lid > IBFM_LID_UNICAST_MAX)
 			continue;
 		nsw++;
 		*blocks += !seen[lid / 64];
