@@ -77,6 +77,8 @@ static int switch_blocks(struct ibfmd_confirm *c,
 			continue;
 		if (ibfm_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
 			return -ENOMEM;
+		/* Whole: two lists compare with memcmp (routed_again). */
+		memset(&c->v[c->n], 0, sizeof(*c->v));
 		c->v[c->n].guid = f->nodes[node].guid;
 		c->v[c->n].block = (uint16_t)b;
 		c->v[c->n].n = n;
@@ -86,26 +88,31 @@ static int switch_blocks(struct ibfmd_confirm *c,
 	return 0;
 }
 
+/* The plugin's last tables on the last sweep; NULL: not there yet. */
+static const struct ibfmd_routes *routes_now(struct ibfmd_confirm *c)
+{
+	char why[IBFM_ERR_MSG_MAX];
+
+	return ibfmd_routes_get(c->core->routes, c->core->view,
+				c->core->conf->state_dir, why, sizeof(why));
+}
+
 bool ibfmd_confirm_routes_same(struct ibfmd_confirm *c, uint64_t *generation)
 {
 	const struct ibfmd_routes *now;
-	char why[IBFM_ERR_MSG_MAX];
-	size_t n = c->n;
 	uint32_t sw;
 	bool same = true;
 
 	if (c->n || c->verifying)
 		return false; /* a read-back list is in c->v */
-	now = ibfmd_routes_get(c->core->routes, c->core->view,
-			       c->core->conf->state_dir, why, sizeof(why));
+	now = routes_now(c);
 	if (!now || !now->generation)
 		return false; /* not known to be the same */
 	/* The kept tables against the new, as a read-back list would be:
 	 * empty when the same. */
-	c->n = 0;
 	for (sw = 0; same && sw < now->t.nsw; sw++)
 		same = !switch_blocks(c, now, sw, &c->before) && !c->n;
-	c->n = n;
+	c->n = 0;
 	if (same)
 		*generation = now->generation;
 	return same;
@@ -129,21 +136,20 @@ static int list_blocks(struct ibfmd_confirm *c, const struct ibfmd_routes *now)
 	return 0;
 }
 
-/* The plugin published: which blocks to read back, or done already. */
-static void routed(struct ibfmd_confirm *c)
+/*
+ * The generation of the tables read, not of snapshot.json, which the
+ * plugin replaces after them: the two may differ for a moment.
+ */
+static uint64_t generation_of(struct ibfmd_confirm *c,
+			      const struct ibfmd_routes *now)
 {
-	const struct ibfmd_routes *now;
-	char why[IBFM_ERR_MSG_MAX];
+	return now->generation ? now->generation : generation(c);
+}
 
-	now = ibfmd_routes_get(c->core->routes, c->core->view,
-			       c->core->conf->state_dir, why, sizeof(why));
-	if (!now)
-		return; /* the dump is not there yet: next tick */
-	/* The generation of the tables read, not of snapshot.json, which
-	 * the plugin replaces after them: the two may differ for a moment. */
-	c->new_generation = now->generation ? now->generation : generation(c);
-	if (list_blocks(c, now))
-		return;
+/* The list in c->v, of tables 'now': done already, or read back. */
+static void verify_list(struct ibfmd_confirm *c, const struct ibfmd_routes *now)
+{
+	c->new_generation = generation_of(c, now);
 	if (!c->n) {
 		ibfmd_confirm_end(c, "done", NULL);
 		return;
@@ -154,6 +160,16 @@ static void routed(struct ibfmd_confirm *c)
 	ibfmd_work_submit(&c->work);
 }
 
+/* The plugin published: which blocks to read back, or done already. */
+static void routed(struct ibfmd_confirm *c)
+{
+	const struct ibfmd_routes *now = routes_now(c);
+
+	/* The dump not there yet: next tick. */
+	if (now && !list_blocks(c, now))
+		verify_list(c, now);
+}
+
 /*
  * Another pass since the one being read back (OpenSM's after the fast
  * path's, or a second one): read back again only when its tables
@@ -161,33 +177,27 @@ static void routed(struct ibfmd_confirm *c)
  */
 static bool routed_again(struct ibfmd_confirm *c)
 {
-	const struct ibfmd_routes *now;
+	const struct ibfmd_routes *now = routes_now(c);
 	struct ibfm_madport_lft_block *was;
 	size_t n = c->n;
-	char why[IBFM_ERR_MSG_MAX];
+	bool same;
 
-	now = ibfmd_routes_get(c->core->routes, c->core->view,
-			       c->core->conf->state_dir, why, sizeof(why));
 	if (!now)
 		return true; /* the dump is not there yet: next tick */
 	was = malloc((n + 1) * sizeof(*was));
-	if (!was) {
-		routed(c);
-		return true;
-	}
-	memcpy(was, c->v, n * sizeof(*was));
+	if (was)
+		memcpy(was, c->v, n * sizeof(*was));
 	if (list_blocks(c, now)) {
 		free(was);
 		return true;
 	}
-	if (c->n == n && !memcmp(was, c->v, n * sizeof(*was))) {
-		free(was);
-		c->new_generation =
-			now->generation ? now->generation : generation(c);
+	same = was && c->n == n && !memcmp(was, c->v, n * sizeof(*was));
+	free(was);
+	if (same) {
+		c->new_generation = generation_of(c, now);
 		return false; /* the same tables: the read-back stands */
 	}
-	free(was);
-	routed(c);
+	verify_list(c, now);
 	return true;
 }
 
