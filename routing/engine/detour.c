@@ -37,7 +37,7 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	d->g = *g;
 	d->rank = malloc(n);
 	d->turns = calloc(MAX_TURNS, sizeof(*d->turns));
-	d->turn_of = malloc(n * sizeof(*d->turn_of));
+	d->nturn = calloc(n, sizeof(*d->nturn));
 	d->xport = calloc(n, 1);
 	d->xdown = calloc(n, sizeof(*d->xdown));
 	d->xlen = calloc(n, sizeof(*d->xlen));
@@ -47,23 +47,25 @@ int ibfm_detour_create(const struct ibfm_detour_graph *g,
 	d->queued = calloc(n, sizeof(*d->queued));
 	d->refused = calloc(n, sizeof(*d->refused));
 	d->pbase = calloc(n + 1, sizeof(*d->pbase));
-	if (!d->rank || !d->turns || !d->turn_of || !d->xport || !d->xdown ||
+	if (!d->rank || !d->turns || !d->nturn || !d->xport || !d->xdown ||
 	    !d->xlen || !d->seen || !d->chain || !d->queue || !d->queued ||
 	    !d->refused || !d->pbase) {
 		ibfm_detour_destroy(d);
 		return -ENOMEM;
 	}
-	memset(d->turn_of, 0xff, n * sizeof(*d->turn_of));
 	for (n = 0; n < g->nsw; n++) {
 		d->rank[n] = g->rank[g->sw_node[n]];
 		d->pbase[n + 1] =
 			d->pbase[n] + g->f->nodes[g->sw_node[n]].nports + 1;
 	}
-	d->peer = malloc(((size_t)d->pbase[g->nsw] + 1) * sizeof(*d->peer));
-	if (!d->peer) {
+	n = (size_t)d->pbase[g->nsw] + 1;
+	d->peer = malloc(n * sizeof(*d->peer));
+	d->turn_at = malloc(n * sizeof(*d->turn_at));
+	if (!d->peer || !d->turn_at) {
 		ibfm_detour_destroy(d);
 		return -ENOMEM;
 	}
+	memset(d->turn_at, 0xff, n * sizeof(*d->turn_at));
 	read_peers(d);
 	*out = d;
 	return 0;
@@ -79,13 +81,26 @@ static void turn_free(struct turn *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Refusals no longer stand (links went away, or turn points did). */
+static void forget_refused(struct ibfm_detour *d)
+{
+	uint32_t s;
+
+	for (s = 0; s < d->g.nsw; s++)
+		if (d->refused[s])
+			memset(d->refused[s], 0,
+			       (nports_of(d, s) + 1) * sizeof(*d->refused[s]));
+}
+
 /* No turn point, no hub: what a reset leaves and destroy frees. */
 static void drop_turns_and_hubs(struct ibfm_detour *d)
 {
 	uint32_t i;
 
 	for (i = 0; i < d->nturns; i++) {
-		d->turn_of[d->turns[i].sw] = IBFM_NONE;
+		d->turn_at[d->pbase[d->turns[i].sw] + d->turns[i].out] =
+			IBFM_NONE;
+		d->nturn[d->turns[i].sw] = 0;
 		turn_free(&d->turns[i]);
 	}
 	for (i = 0; i < IBFM_DETOUR_HUBS; i++) {
@@ -97,8 +112,9 @@ static void drop_turns_and_hubs(struct ibfm_detour *d)
 	}
 	d->nturns = 0;
 	d->nhubs = 0;
+	d->narrow = false;
 	memset(&d->stats, 0, sizeof(d->stats));
-	memset(d->refused, 0, (size_t)d->g.nsw * sizeof(*d->refused));
+	forget_refused(d);
 }
 
 void ibfm_detour_reset(struct ibfm_detour *d)
@@ -109,13 +125,19 @@ void ibfm_detour_reset(struct ibfm_detour *d)
 
 void ibfm_detour_destroy(struct ibfm_detour *d)
 {
+	uint32_t n;
+
 	if (!d)
 		return;
 	if (d->turns)
 		drop_turns_and_hubs(d);
+	if (d->refused && d->pbase)
+		for (n = 0; n < d->g.nsw; n++)
+			free(d->refused[n]);
 	free(d->rank);
 	free(d->turns);
-	free(d->turn_of);
+	free(d->turn_at);
+	free(d->nturn);
 	free(d->xport);
 	free(d->xdown);
 	free(d->xlen);
@@ -200,20 +222,25 @@ static void reach_run(struct ibfm_detour *d, struct reach *r)
 	}
 }
 
-/* The turn-free chains from the up channels of switch 'v'. -ENOMEM. */
-static int reach_build(struct ibfm_detour *d, uint32_t v, struct reach *r)
+/*
+ * The turn-free chains from turn point t's way out (every up channel
+ * of its switch for IBFM_TURN_WIDE). -ENOMEM.
+ */
+static int reach_build(struct ibfm_detour *d, struct turn *t)
 {
-	unsigned p;
+	unsigned p = t->out ? t->out : 1,
+		 last = t->out ? t->out : nports_of(d, t->sw);
 
-	if (reach_clear(d, r))
+	if (reach_clear(d, &t->r))
 		return -ENOMEM;
-	for (p = 1; p <= nports_of(d, v); p++) {
-		uint32_t w = peer_sw(d, v, p);
+	for (; p <= last; p++) {
+		uint32_t w = peer_sw(d, t->sw, p);
 
-		if (w != IBFM_NONE && key_up(d, v, w) && enter(d, r, v, w))
+		if (w != IBFM_NONE && key_up(d, t->sw, w) &&
+		    enter(d, &t->r, t->sw, w))
 			reach_push(d, w);
 	}
-	reach_run(d, r);
+	reach_run(d, &t->r);
 	return 0;
 }
 
@@ -259,27 +286,30 @@ static bool reaches_turn(const struct ibfm_detour *d, uint32_t i, uint32_t j)
 	return false;
 }
 
-/* The turn point at switch 'v', made if need be; IBFM_NONE if none left. */
-static uint32_t turn_at(struct ibfm_detour *d, uint32_t v)
+/*
+ * The turn point at switch 'v' leaving by port 'out', made if need be;
+ * IBFM_NONE if none are left (or no memory).
+ */
+static uint32_t turn_make(struct ibfm_detour *d, uint32_t v, unsigned out)
 {
-	uint32_t k = d->nturns, j;
+	uint32_t k = d->nturns, j, *at = &d->turn_at[d->pbase[v] + out];
 	struct turn *t;
 
-	if (d->turn_of[v] != IBFM_NONE)
-		return d->turn_of[v];
+	if (*at != IBFM_NONE)
+		return *at;
 	if (k == MAX_TURNS)
 		return IBFM_NONE;
 	t = &d->turns[k];
 	memset(t, 0, sizeof(*t));
 	t->sw = v;
-	if (reach_build(d, v, &t->r)) {
-		free(t->r.upin);
-		free(t->r.dnin);
-		memset(t, 0, sizeof(*t));
+	t->out = (uint8_t)out;
+	if (reach_build(d, t)) {
+		turn_free(t);
 		return IBFM_NONE;
 	}
 	d->nturns++;
-	d->turn_of[v] = k;
+	d->nturn[v]++;
+	*at = k;
 	for (j = 0; j < k; j++)
 		if (reaches_turn(d, k, j))
 			ibfm_bit_set(t->edge, j);
@@ -288,15 +318,19 @@ static uint32_t turn_at(struct ibfm_detour *d, uint32_t v)
 }
 
 /*
- * Takes back the turn point made last, refused its first way in: with
- * no allowed port, no edge leads to it, so the graph is as before.
+ * Takes back the turn points made since there were 'n', none of them
+ * with an allowed way in: no edge leads to them, so the graph is as
+ * before.
  */
-static void drop_last_turn(struct ibfm_detour *d)
+static void drop_turns_since(struct ibfm_detour *d, uint32_t n)
 {
-	struct turn *t = &d->turns[--d->nturns];
+	while (d->nturns > n) {
+		struct turn *t = &d->turns[--d->nturns];
 
-	d->turn_of[t->sw] = IBFM_NONE;
-	turn_free(t);
+		d->turn_at[d->pbase[t->sw] + t->out] = IBFM_NONE;
+		d->nturn[t->sw]--;
+		turn_free(t);
+	}
 	d->stats.turns = d->nturns;
 }
 
@@ -312,16 +346,18 @@ static bool turns_meet(const uint64_t *a, const uint64_t *b)
 }
 
 /*
- * Whether a new turn point at switch 'v', with its way in from 'a'
- * allowed, would close a cycle through the turn points there are: its
- * chains reach an allowed way into one that leads, along the turn graph,
- * to one whose chains reach a -> v. The back reaches tell which switches'
- * chains reach a turn point, so this needs no reach of v (the pass over
- * the links a new turn point costs). It finds exactly the cycles
- * ibfm_detour_allow_turn would find through other turn points; one through v's own
- * chains alone still needs v's reach. 1, 0, or -ENOMEM.
+ * Whether a new turn point at switch 'v' leaving towards 'to' (any up
+ * neighbour: IBFM_NONE), with its way in from 'a' allowed, would close a cycle through the turn points
+ * there are: its chains reach an allowed way into one that leads, along
+ * the turn graph, to one whose chains reach a -> v. The back reaches
+ * tell which switches' chains reach a turn point, so this needs no reach
+ * of v (the pass over the links a new turn point costs). A back reach
+ * that enters v from several neighbours does not say whether one was
+ * 'to': 0 then, and ibfm_detour_allow_turns finds out with v's reach.
+ * 1, 0, or -ENOMEM.
  */
-static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t a)
+static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t to,
+			uint32_t a)
 {
 	uint64_t bad[TURN_WORDS] = { 0 };
 	bool more = false;
@@ -349,64 +385,143 @@ static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t a)
 			continue;
 		if (!t->back_ok && back_build(d, t))
 			return -ENOMEM;
-		if (t->back.dnin[v] != IN_NONE)
+		if (t->back.dnin[v] != IN_NONE &&
+		    (to == IBFM_NONE || t->back.dnin[v] == to))
 			return 1;
 	}
 	return 0;
 }
 
-/*
- * Allows detours to come down into switch 'v' through its port 'port'
- * and turn up there, if the turn graph stays acyclic. The new edges run
- * from every turn point whose chains reach that way in to v's turn
- * point k: a cycle would need k to reach one of them back.
- */
-bool ibfm_detour_allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port)
+/* Whether 'in' was refused as a way into a turn at 'v' leaving by 'out'. */
+static bool is_refused(const struct ibfm_detour *d, uint32_t v, unsigned out,
+		       unsigned in)
 {
-	bool fresh = d->turn_of[v] == IBFM_NONE;
-	uint32_t k, a, i, n = 0;
-	uint64_t seen[TURN_WORDS] = { 0 };
-	uint32_t stack[MAX_TURNS];
+	return d->refused[v] && ibfm_bit(d->refused[v][out], in);
+}
 
-	if (ibfm_bit(d->refused[v], port))
-		return false;
-	a = peer_sw(d, v, port);
-	/* Most ways into a new turn point are refused for a cycle through
-	 * others: found so, it need not be made. */
-	if (fresh && a != IBFM_NONE && d->nturns < MAX_TURNS &&
-	    closes_cycle(d, v, a) > 0) {
-		ibfm_bit_set(d->refused[v], port);
-		return false;
-	}
-	k = turn_at(d, v);
-	if (k == IBFM_NONE || a == IBFM_NONE)
-		return false;
-	if (allowed(&d->turns[k], port))
-		return true;
+static void refuse(struct ibfm_detour *d, uint32_t v, unsigned out, unsigned in)
+{
+	if (!d->refused[v])
+		d->refused[v] =
+			calloc(nports_of(d, v) + 1, sizeof(*d->refused[v]));
+	/* Without memory the refusal is found again next time. */
+	if (d->refused[v])
+		ibfm_bit_set(d->refused[v][out], in);
+}
+
+/*
+ * Whether the way from 'a' into turn point k (at 'v') may be allowed:
+ * the new edges run from every turn point whose chains reach a -> v to
+ * k, so a cycle would need k to reach one of them back along the graph.
+ */
+static bool may_allow(struct ibfm_detour *d, uint32_t k, uint32_t v, uint32_t a)
+{
+	uint64_t seen[TURN_WORDS] = { 0 };
+	uint32_t stack[MAX_TURNS], n = 0;
+	unsigned w;
+
 	ibfm_bit_set(seen, k);
 	stack[n++] = k;
 	while (n) {
 		const struct turn *t = &d->turns[stack[--n]];
 
-		if (reached(d, &t->r, a, v)) {
-			if (fresh)
-				drop_last_turn(d);
-			ibfm_bit_set(d->refused[v], port);
+		if (reached(d, &t->r, a, v))
 			return false;
-		}
-		for (i = 0; i < d->nturns; i++)
-			if (ibfm_bit(t->edge, i) && !ibfm_bit(seen, i)) {
-				ibfm_bit_set(seen, i);
-				stack[n++] = i;
+		for (w = 0; w < TURN_WORDS; w++) {
+			uint64_t m = t->edge[w] & ~seen[w];
+
+			seen[w] |= m;
+			while (m) {
+				stack[n++] =
+					w * 64 + (uint32_t)__builtin_ctzll(m);
+				m &= m - 1;
 			}
+		}
 	}
-	ibfm_bit_set(d->turns[k].allow, port);
+	return true;
+}
+
+/* Allows the way from 'a' (v's port 'in') into turn point k at 'v'. */
+static void allow(struct ibfm_detour *d, uint32_t k, uint32_t v, unsigned in,
+		  uint32_t a)
+{
+	uint32_t i;
+
+	ibfm_bit_set(d->turns[k].allow, in);
 	if (d->turns[k].back_ok)
 		back_add(d, &d->turns[k], a);
 	for (i = 0; i < d->nturns; i++)
 		if (reached(d, &d->turns[i].r, a, v))
 			ibfm_bit_set(d->turns[i].edge, k);
 	d->stats.allowed++;
+}
+
+/*
+ * Checks the way from 'a' (v's port 'in') into a turn at 'v' leaving by
+ * 'out', its turn point made if need be; the turn point in '*k'.
+ * Whether it may be allowed (or is).
+ */
+static bool check_turn(struct ibfm_detour *d, uint32_t v, unsigned in,
+		       unsigned out, uint32_t a, uint32_t *k)
+{
+	uint32_t to = out == IBFM_TURN_WIDE ? IBFM_NONE : peer_sw(d, v, out);
+
+	*k = d->turn_at[d->pbase[v] + out];
+	if (*k != IBFM_NONE && allowed(&d->turns[*k], in))
+		return true;
+	if (is_refused(d, v, out, in) ||
+	    (out != IBFM_TURN_WIDE && to == IBFM_NONE))
+		return false;
+	/* Most ways into a new turn point are refused for a cycle through
+	 * others: found so, it need not be made. */
+	if (*k == IBFM_NONE && d->nturns < MAX_TURNS &&
+	    closes_cycle(d, v, to, a) > 0) {
+		refuse(d, v, out, in);
+		return false;
+	}
+	*k = turn_make(d, v, out);
+	if (*k == IBFM_NONE)
+		return false;
+	if (!may_allow(d, *k, v, a)) {
+		refuse(d, v, out, in);
+		return false;
+	}
+	return true;
+}
+
+bool ibfm_detour_allow_turns(struct ibfm_detour *d, uint32_t v, unsigned in,
+			     const uint8_t *outs, unsigned n, bool commit)
+{
+	uint32_t a = peer_sw(d, v, in), n0 = d->nturns, k[256];
+	unsigned i;
+	bool all = true;
+
+	if (a == IBFM_NONE || !n)
+		return false;
+	if (turn_of(d, v, IBFM_TURN_WIDE) &&
+	    allowed(turn_of(d, v, IBFM_TURN_WIDE), in))
+		return true;
+	for (i = 0; i < n; i++) {
+		const struct turn *t = turn_of(d, v, outs[i]);
+
+		if (!t || !allowed(t, in))
+			all = false;
+	}
+	if (all || !commit)
+		return all;
+	/*
+	 * Each checked alone: allowing one adds edges into its turn point
+	 * only, from turn points whose chains reach a -> v, which every
+	 * other check found none of its own successors to be.
+	 */
+	for (i = 0; i < n; i++)
+		if (!check_turn(d, v, in, outs[i], a, &k[i])) {
+			drop_turns_since(d, n0);
+			return false;
+		}
+	for (i = 0; i < n; i++)
+		if (!allowed(&d->turns[k[i]], in))
+			allow(d, k[i], v, in, a);
 	return true;
 }
 
@@ -424,10 +539,10 @@ int ibfm_detour_refresh(struct ibfm_detour *d)
 	uint32_t i, j;
 
 	/* Fewer chains now: what was refused may be allowed. */
-	memset(d->refused, 0, (size_t)d->g.nsw * sizeof(*d->refused));
+	forget_refused(d);
 	ibfm_detour_links_lost(d);
 	for (i = 0; i < d->nturns; i++)
-		if (reach_build(d, d->turns[i].sw, &d->turns[i].r))
+		if (reach_build(d, &d->turns[i]))
 			return -ENOMEM;
 	for (i = 0; i < d->nturns; i++) {
 		memset(d->turns[i].edge, 0, sizeof(d->turns[i].edge));
@@ -446,7 +561,9 @@ int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,
 
 	if (i >= IBFM_DETOUR_HUBS || i > d->nhubs)
 		return -EINVAL;
-	if (turn_at(d, sw) == IBFM_NONE)
+	/* A switch-wide hub is a turn point from the start: the rounds
+	 * try existing turn points first. */
+	if (!d->narrow && turn_make(d, sw, IBFM_TURN_WIDE) == IBFM_NONE)
 		return -E2BIG;
 	if (!h->next)
 		h->next = malloc((n + 1) * sizeof(*h->next));
@@ -468,6 +585,11 @@ int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,
 	if (i == d->nhubs)
 		d->nhubs++;
 	return 0;
+}
+
+void ibfm_detour_set_narrow(struct ibfm_detour *d, bool narrow)
+{
+	d->narrow = narrow;
 }
 
 unsigned ibfm_detour_hubs(const struct ibfm_detour *d)

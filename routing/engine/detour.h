@@ -61,7 +61,7 @@ enum ibfm_mode {
 	IBFM_MODE_DETOUR,   /* a detour (ibfm_detour_ports) */
 };
 
-#define IBFM_DETOUR_HUBS 4 /* hubs at most */
+#define IBFM_DETOUR_HUBS 8 /* hubs at most (a full route chooses 4) */
 
 struct ibfm_detour;
 
@@ -120,6 +120,17 @@ int ibfm_detour_refresh(struct ibfm_detour *d);
  */
 int ibfm_detour_set_hub(struct ibfm_detour *d, unsigned i, uint32_t sw,
 			const uint32_t *next, const uint8_t *port);
+
+/*
+ * Whether turn points made from now on know their way out (each one a
+ * switch and an up port; else a switch and all its up ports). Narrow
+ * ones let two leaves turn the detours of different spines' groups,
+ * where switch-wide ones close a cycle: a repair can then keep a hub
+ * that lost a link for the pairs it still serves. Full routes keep
+ * switch-wide ones (fewer turn points, and on degraded fabrics more
+ * room for the graph search after them). Off at creation and reset.
+ */
+void ibfm_detour_set_narrow(struct ibfm_detour *d, bool narrow);
 
 /* Hubs set, and the switch of hub 'i'. */
 unsigned ibfm_detour_hubs(const struct ibfm_detour *d);

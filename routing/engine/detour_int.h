@@ -22,7 +22,7 @@
 #include "routing/model/fabric.h"
 #include "routing/model/rank.h"
 
-#define MAX_TURNS 256
+#define MAX_TURNS 1024
 #define TURN_WORDS (MAX_TURNS / 64)
 #define IN_NONE UINT32_MAX	 /* no chain enters the switch this way */
 #define IN_MANY (UINT32_MAX - 1) /* chains enter from several neighbours */
@@ -37,8 +37,20 @@ struct reach {
 	uint32_t *upin, *dnin;
 };
 
+/*
+ * A turn point: detours may come down into switch 'sw' through the
+ * ports of 'allow' and leave up by port 'out'. One per (switch, way
+ * out), so that its chains start at that one up channel: a switch-wide
+ * turn point's chains start at every up port, and then a second leaf
+ * beside a hub always closes a cycle (the hub's way up out of one
+ * spine's group reaches the other leaf, whose way up reaches the hub's
+ * ways in), even where the two never turn between the same ports.
+ */
+#define IBFM_TURN_WIDE 0 /* a turn point's way out: every up port */
+
 struct turn {
 	uint32_t sw;
+	uint8_t out;	   /* a port, or IBFM_TURN_WIDE */
 	uint64_t allow[4]; /* ports a detour may come down through */
 	struct reach r;
 	uint64_t edge[TURN_WORDS]; /* turns whose allowed ways it reaches */
@@ -72,7 +84,9 @@ struct ibfm_detour {
 	uint8_t *rank; /* per switch */
 	struct turn *turns;
 	uint32_t nturns;
-	uint32_t *turn_of; /* per switch: turn index or IBFM_NONE */
+	uint32_t *turn_at; /* per switch port (pbase): its turn or IBFM_NONE */
+	uint16_t *nturn;   /* per switch: turn points there */
+	bool narrow;	   /* new turn points know their way out */
 	struct hub hubs[IBFM_DETOUR_HUBS];
 	unsigned nhubs;
 	uint8_t *mode; /* the current target's, the caller's */
@@ -85,13 +99,14 @@ struct ibfm_detour {
 	uint32_t qhead, qlen;
 	bool *queued;
 	/*
-	 * Per switch, the ports refused as ways into a turn there. The turn
+	 * Per switch port (pbase; allocated per switch when first needed),
+	 * the ports refused as ways into a turn leaving by it. The turn
 	 * graph only gains edges until the next refresh or reset, so a
 	 * refusal stands till then; without this memo every target retried
 	 * them, each time building a fresh turn point's reach (seconds per
 	 * update on a 3-level fabric that lost a spine-core link).
 	 */
-	uint64_t (*refused)[4];
+	uint64_t (**refused)[4];
 	/* The switch behind each switch port (port0 of switch s at
 	 * peer[pbase[s]]), read from the fabric at creation, at each reset
 	 * and when links go: a turn point's reach reads every port of
@@ -150,10 +165,22 @@ static inline bool allowed(const struct turn *t, unsigned port)
 	return ibfm_bit(t->allow, port);
 }
 
+/* The turn point at switch 's' leaving by port 'out', or NULL. */
+static inline const struct turn *turn_of(const struct ibfm_detour *d,
+					 uint32_t s, unsigned out)
+{
+	uint32_t k = d->turn_at[d->pbase[s] + out];
+
+	return k == IBFM_NONE ? NULL : &d->turns[k];
+}
+
 /*
- * Allows detours to come down into switch 'v' through its port 'port'
- * and turn up there, if the turn graph stays acyclic (detour.c).
+ * Whether detours may come down into switch 'v' through its port 'in'
+ * and leave up by each of the ports 'outs' (n of them). When they may
+ * not yet and 'commit' says so, allows them if the turn graph stays
+ * acyclic: all or none (detour.c).
  */
-bool ibfm_detour_allow_turn(struct ibfm_detour *d, uint32_t v, unsigned port);
+bool ibfm_detour_allow_turns(struct ibfm_detour *d, uint32_t v, unsigned in,
+			     const uint8_t *outs, unsigned n, bool commit);
 
 #endif /* IBFM_DETOUR_INT_H */

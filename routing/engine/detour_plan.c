@@ -9,16 +9,53 @@
 
 #include "routing/engine/detour_int.h"
 
+/* Whether switch 's' routes the current target up/down (or is it). */
+static inline bool routed_updown(const struct ibfm_detour *d, uint32_t s)
+{
+	return d->mode[s] == IBFM_MODE_SELF || d->mode[s] == IBFM_MODE_DOWN ||
+	       d->mode[s] == IBFM_MODE_UP;
+}
+
+/*
+ * The ports switch 'v' may leave by, going up, for the current target:
+ * its detour's, or each parent the engine may choose (one with an
+ * up/down route); every up port when turn points are switch-wide. How
+ * many, in 'outs'.
+ */
+static unsigned ways_up(const struct ibfm_detour *d, uint32_t v, uint8_t *outs)
+{
+	unsigned p, n = 0;
+
+	if (!d->narrow) {
+		outs[0] = IBFM_TURN_WIDE;
+		return 1;
+	}
+	if (d->mode[v] == IBFM_MODE_DETOUR) {
+		outs[0] = d->xport[v];
+		return 1;
+	}
+	for (p = 1; p <= nports_of(d, v); p++) {
+		uint32_t w = peer_sw(d, v, p);
+
+		if (w != IBFM_NONE && rank_of(d, w) > rank_of(d, v) &&
+		    routed_updown(d, w))
+			outs[n++] = (uint8_t)p;
+	}
+	return n;
+}
+
 /*
  * Whether a packet may come into the routed switch 'v' through v's port
  * 'vport' ('up': from below) and follow v's route: going up, or into a
- * route that goes on down, or through an allowed turn (allowed now if
- * the turn graph stays acyclic, when 'try' says so).
+ * route that goes on down, or through an allowed turn towards each way
+ * up v's route may take (allowed now if the turn graph stays acyclic,
+ * when 'try' says so).
  */
 static inline __attribute__((always_inline)) bool
 may_enter(struct ibfm_detour *d, bool up, uint32_t v, unsigned vport, bool try)
 {
-	uint32_t k;
+	uint8_t outs[256];
+	unsigned n;
 
 	if (up)
 		return true;
@@ -35,10 +72,10 @@ may_enter(struct ibfm_detour *d, bool up, uint32_t v, unsigned vport, bool try)
 	default:
 		return false;
 	}
-	k = d->turn_of[v];
-	if (k != IBFM_NONE && allowed(&d->turns[k], vport))
-		return true;
-	return try && ibfm_detour_allow_turn(d, v, vport);
+	if (!try && !d->nturn[v])
+		return false;
+	n = ways_up(d, v, outs);
+	return ibfm_detour_allow_turns(d, v, vport, outs, n, try);
 }
 
 /* Routes 's' through its port 'p' to the routed switch 'v' ('down'). */
@@ -110,8 +147,7 @@ static bool join_by_turn(struct ibfm_detour *d, uint32_t s)
 			uint32_t v = peer_sw(d, s, p);
 
 			if (v == IBFM_NONE || d->mode[v] == IBFM_MODE_NONE ||
-			    key_up(d, s, v) ||
-			    (d->turn_of[v] == IBFM_NONE) == (pass == 0))
+			    key_up(d, s, v) || !d->nturn[v] == (pass == 0))
 				continue;
 			if (may_enter(d, false, v, peer_port(d, s, p), true)) {
 				join(d, s, v, (uint8_t)p, true);

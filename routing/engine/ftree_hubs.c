@@ -40,6 +40,15 @@
  * and every switch missing one is served by one, or there are
  * IBFM_DETOUR_HUBS.
  */
+/*
+ * Hubs a full route chooses at most; updates add more, up to
+ * IBFM_DETOUR_HUBS. More in a full route leave pairs unrouted on heavily
+ * degraded fabrics (a 2-level radix-16 tree less 65% of its links: 115
+ * switch pairs with 8), their turns taking the ways the graph search
+ * needs.
+ */
+#define HUBS_CHOSEN 4
+
 struct hub_plan {
 	uint64_t *want;	   /* targets some switch has no up/down route to */
 	uint64_t *covered; /* of those, targets a hub reaches */
@@ -59,6 +68,21 @@ static void hub_plan_free(struct hub_plan *pl)
 	free(pl->comp);
 	free(pl->fresh);
 	free(pl->cand);
+}
+
+static int hub_plan_alloc(const struct ibfm_ftree *t, struct hub_plan *pl)
+{
+	pl->want = calloc(t->words + 1, 8);
+	pl->covered = calloc(t->words + 1, 8);
+	pl->needy = calloc(t->words + 1, 8);
+	pl->served = calloc(t->words + 1, 8);
+	pl->comp = calloc(t->words + 1, 8);
+	pl->fresh = calloc(t->words + 1, 8);
+	pl->cand = calloc(t->nsw + 1, sizeof(*pl->cand));
+	if (!pl->want || !pl->covered || !pl->needy || !pl->served ||
+	    !pl->comp || !pl->fresh || !pl->cand)
+		return -ENOMEM;
+	return 0;
 }
 
 /* Finds 'want' and 'needy': pairs in one component with no up/down route. */
@@ -251,23 +275,14 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 
 	ibfm_detour_reset(t->det);
 	t->hub_tries = 1;
-	pl.want = calloc(t->words + 1, 8);
-	pl.covered = calloc(t->words + 1, 8);
-	pl.needy = calloc(t->words + 1, 8);
-	pl.served = calloc(t->words + 1, 8);
-	pl.comp = calloc(t->words + 1, 8);
-	pl.fresh = calloc(t->words + 1, 8);
-	pl.cand = calloc(t->nsw + 1, sizeof(*pl.cand));
-	if (!pl.want || !pl.covered || !pl.needy || !pl.served || !pl.comp ||
-	    !pl.fresh || !pl.cand)
+	if (hub_plan_alloc(t, &pl))
 		goto out;
 	rc = 0;
 	if (!find_needs(t, &pl))
 		goto out;
 	n = rank_candidates(t, &pl);
 	leafy = leaf_pairs_detoured(t, &pl);
-	for (i = 0;
-	     !rc && i < n && nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl);
+	for (i = 0; !rc && i < n && nh < HUBS_CHOSEN && !hubs_enough(t, &pl);
 	     i++) {
 		uint32_t c = (uint32_t)pl.cand[i];
 
@@ -287,6 +302,41 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 out:
 	hub_plan_free(&pl);
 	return rc;
+}
+
+/*
+ * More hubs, beside those there are, for the pairs and switches none of
+ * them serves now (an update: a hub lost a link). The old hubs keep the
+ * pairs they still serve, so only the detours that crossed the lost
+ * links move; with narrow turn points (ibfm_detour_set_narrow) the new
+ * hub turns its pairs beside the old one. How many were added, or
+ * -ENOMEM.
+ */
+int ibfm_ftree_add_hubs(struct ibfm_ftree *t)
+{
+	struct hub_plan pl = { 0 };
+	unsigned nh = ibfm_detour_hubs(t->det), n0 = nh;
+	uint32_t i, n;
+	int rc = hub_plan_alloc(t, &pl);
+
+	if (rc || !find_needs(t, &pl))
+		goto out;
+	for (i = 0; i < nh; i++)
+		hub_serve(t, &pl, ibfm_detour_hub(t->det, i));
+	n = rank_candidates(t, &pl);
+	for (i = 0;
+	     !rc && i < n && nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl);
+	     i++) {
+		uint32_t c = (uint32_t)pl.cand[i];
+
+		if (!hub_gain(t, &pl, c))
+			continue;
+		rc = hub_route(t, nh++, c);
+		hub_serve(t, &pl, c);
+	}
+out:
+	hub_plan_free(&pl);
+	return rc ? rc : (int)(nh - n0);
 }
 
 /* The hubs' routes again, after links went away (the hubs stay). */

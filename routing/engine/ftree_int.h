@@ -411,6 +411,8 @@ int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 int ibfm_ftree_choose_hubs(struct ibfm_ftree *t);
 /* ftree_hubs.c: the hubs' routes again (an update). */
 int ibfm_ftree_reroute_hubs(struct ibfm_ftree *t);
+/* ftree_hubs.c: more hubs for the pairs the old ones lost (an update). */
+int ibfm_ftree_add_hubs(struct ibfm_ftree *t);
 
 /* ftree_span.c: the full route once, tables in '*lfts'. */
 int ibfm_ftree_route_once(struct ibfm_ftree *t, struct ibfm_lfts *lfts,

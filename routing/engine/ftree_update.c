@@ -504,9 +504,14 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	ibfm_ftree_build_reach(t);
 	ncomp = t->ncomp;
 	t->ncomp = build_components(t);
-	/* Turn points stay: losing links only removes dependencies. */
+	/* Turn points stay: losing links only removes dependencies. New
+	 * ones know their way out, so detours that lost their turn can
+	 * turn beside those that did not (ibfm_ftree_add_hubs). */
 	ibfm_detour_links_lost(t->det);
-	if (ibfm_ftree_reroute_hubs(t))
+	ibfm_detour_set_narrow(t->det, true);
+	/* Hubs beside those that lost a link, before any detour is
+	 * planned: the rounds' turns would close cycles with theirs. */
+	if (ibfm_ftree_reroute_hubs(t) || ibfm_ftree_add_hubs(t) < 0)
 		goto out;
 	if (collect_changes(t, &old, &x) || collect_dead(t, &old, lfts, &x))
 		goto out;
