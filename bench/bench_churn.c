@@ -3,8 +3,8 @@
  * bench_churn: how much a repair moves against what must move, per
  * element lost.
  *
- *   bench_churn [-s SEED] [-j THREADS] [-L] [-S] [-m EVERY] [-e ELEMENT]...
- *               TOPO
+ *   bench_churn [-s SEED] [-j THREADS] [-L] [-S] [-m EVERY] [-V]
+ *               [-e ELEMENT]... TOPO
  *
  * Routes TOPO as the plugin does (LIDs in node order, or dealt out with
  * SEED as an SM's discovery scatters them), then, each time from that
@@ -12,7 +12,11 @@
  * switch-to-switch link (-L), every switch (-S; a switch drained or
  * lost is every link it has), or those named with -e: "NAME" a switch,
  * "NAME[PORT]" one link, NAME a node's description or record name.
- * -m EVERY takes every EVERY-th element of -L and -S only. One line per
+ * -m EVERY takes every EVERY-th element of -L and -S only. -V checks
+ * each repaired table as one VL needs it (no credit loop with switch
+ * sources, no forwarding loop) and adds "loops L left U" to the line:
+ * the credit and forwarding loops, and the connected pairs the repair
+ * left unrouted beyond those the full route left. One line per
  * element:
  *
  *   ELEMENT changed C must_move M ratio R sw_changed A sw_must B
@@ -25,9 +29,10 @@
  * counts twice), K the blocks that differ, F 1 when the repair routed
  * in full (tables that needed the graph search), T its time in ms
  * (must_move's count included). Then a summary:
- * elements, the worst ratio and its element, how many exceed 2.
- * Exit status: 0, 1 when some ratio exceeds 2 (or C > 0 with M = 0),
- * 2 on bad usage or input.
+ * elements, the worst ratio and its element, how many exceed 2, and
+ * with -V how many repairs had a loop or left pairs (unsafe).
+ * Exit status: 0, 1 when some ratio exceeds 2 (or C > 0 with M = 0) or
+ * some repair has a loop or leaves pairs, 2 on bad usage or input.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -43,7 +48,8 @@
 struct churn {
 	const struct ibfm_fabric *f; /* with LIDs: every repair's start */
 	struct ibfm_route_opts o;
-	uint32_t elements, over;
+	uint32_t elements, over, unsafe;
+	bool verify;
 	double worst;
 	char worst_name[96];
 };
@@ -104,6 +110,28 @@ static uint64_t must_sw(const struct ibfm_fabric *f,
 }
 
 /*
+ * The credit loops (switch sources) and forwarding loops of the tables
+ * of 'pass'; the connected pairs it left unrouted beyond 'before' in
+ * '*left'.
+ */
+static uint64_t loops(const struct ibfm_route *pass, uint64_t before,
+		      uint64_t *left)
+{
+	const struct ibfm_verify_opts vo = { .switch_sources = true };
+	struct ibfm_err err = { .msg = "out of memory" };
+	struct ibfm_loop_result lr;
+	struct ibfm_reach_result rr;
+	uint64_t now = ibfm_route_unrouted(pass);
+
+	if (ibfm_verify_credit_loops(pass->fabric, &pass->lfts, &vo, &lr,
+				     &err) ||
+	    ibfm_verify_reach(pass->fabric, &pass->lfts, &vo, &rr, &err))
+		die("verify", &err);
+	*left = now > before ? now - before : 0;
+	return lr.loops + rr.loops;
+}
+
+/*
  * Repairs the loss of the links at the ports 'ports' (one end each) of
  * a fresh full route and prints the element's line.
  */
@@ -115,7 +143,7 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 	struct ibfm_route *pass;
 	struct ibfm_lfts old = { 0 };
 	bool *lost;
-	uint64_t chg, sw_chg, sw_must, blocks;
+	uint64_t chg, sw_chg, sw_must, blocks, was, bad = 0, left = 0;
 	double ratio;
 	unsigned i;
 
@@ -133,8 +161,11 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 		ibfm_fabric_unlink(g, ports[i]);
 	}
 	sw_must = must_sw(pass->fabric, &old, lost);
+	was = ibfm_route_unrouted(pass);
 	if (ibfm_route_update(&pass, g, NULL, &c->o, &err))
 		die(name, &err);
+	if (c->verify)
+		bad = loops(pass, was, &left);
 	blocks = ibfm_lfts_diff(&old, &pass->lfts, &chg);
 	sw_chg = differ(pass->fabric, &old, &pass->lfts, true);
 	ratio = pass->must_move ? (double)chg / (double)pass->must_move
@@ -147,9 +178,13 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 	else
 		printf(" ratio -");
 	printf(" sw_changed %" PRIu64 " sw_must %" PRIu64 " stored %" PRIu64
-	       " blocks %" PRIu64 " full %d ms %.1f\n",
+	       " blocks %" PRIu64 " full %d ms %.1f",
 	       sw_chg, sw_must, pass->delta.entries, blocks,
 	       pass->delta.full ? 1 : 0, pass->route_ms);
+	if (c->verify)
+		printf(" loops %" PRIu64 " left %" PRIu64, bad, left);
+	printf("\n");
+	c->unsafe += bad || left;
 	c->elements++;
 	c->over += ratio > 2;
 	if (ratio > c->worst || !c->worst_name[0]) {
@@ -248,7 +283,7 @@ static void named(struct churn *c, const char *spec)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_churn [-s SEED] [-j THREADS] [-L] [-S] "
-			"[-m EVERY] [-e ELEMENT]... TOPO\n");
+			"[-m EVERY] [-V] [-e ELEMENT]... TOPO\n");
 	exit(2);
 }
 
@@ -263,7 +298,7 @@ int main(int argc, char **argv)
 	bool links = false, switches = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "s:j:LSm:e:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:j:LSm:Ve:h")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -279,6 +314,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			every = (unsigned)atoi(optarg);
+			break;
+		case 'V':
+			c.verify = true;
 			break;
 		case 'e':
 			if (nelem == sizeof(elem) / sizeof(*elem))
@@ -303,10 +341,13 @@ int main(int argc, char **argv)
 		every_link(&c, every);
 	if (switches)
 		every_switch(&c, every);
-	printf("summary elements %" PRIu32 " worst %s ratio %.2f over2 %" PRIu32
-	       "\n",
+	printf("summary elements %" PRIu32
+	       " worst %s ratio %.2f over2 %" PRIu32,
 	       c.elements, c.worst_name[0] ? c.worst_name : "-", c.worst,
 	       c.over);
+	if (c.verify)
+		printf(" unsafe %" PRIu32, c.unsafe);
+	printf("\n");
 	ibfm_fabric_destroy(f);
-	return c.over ? 1 : 0;
+	return c.over || c.unsafe ? 1 : 0;
 }

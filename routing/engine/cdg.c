@@ -467,6 +467,11 @@ static int fill_lid(struct cdg *g, struct ibfm_lfts *t, uint32_t lid,
 				return rc;
 			if (rc) {
 				(*filled)++;
+				if (out->mask)
+					ibfm_bit_set(out->mask,
+						     (size_t)todo[i] *
+								     t->stride +
+							     lid);
 				if (out->dirty)
 					out->dirty[(size_t)todo[i] *
 							   (t->stride /
@@ -521,9 +526,11 @@ int ibfm_cdg_complete(const struct ibfm_fabric *f, struct ibfm_lfts *t,
 	int rc = -ENOMEM;
 
 	uint8_t *dirty = out->dirty;
+	uint64_t *mask = out->mask;
 
 	memset(out, 0, sizeof(*out));
 	out->dirty = dirty;
+	out->mask = mask;
 	out->left_from = out->left_to = IBFM_NONE;
 	if (!comp || !todo || !by_guid || cdg_init(&g, f) || build(&g, t) ||
 	    ibfm_fabric_sort_by_guid(f, t->sw_node, t->nsw, by_guid))

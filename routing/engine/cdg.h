@@ -35,6 +35,8 @@
 struct ibfm_cdg_fill {
 	uint8_t *dirty;	    /* in, optional: set per (switch, LFT block)
 			     * changed, switch-major */
+	uint64_t *mask;	    /* in, optional: bit s * stride + LID set
+			     * per entry filled (as the tables' bytes) */
 	uint64_t filled_ca; /* (switch, CA LID) entries set */
 	uint64_t filled_sw; /* (switch, switch LID) entries set */
 	uint64_t left_ca;   /* (switch, CA LID) pairs still unrouted whose

@@ -19,15 +19,27 @@
  * dependencies has to turn from a down channel to an up one somewhere:
  * up, then down, alone only rises, then falls. Up/down routes never
  * turn so; a detour may, but only at a turn point, and only coming in
- * through one of the turn point's allowed ports. Every other dependency
- * is turn-free, and the turn-free chains leaving a turn point's up
- * channels are over-approximated (ibfm_detour reach: any channel out of
- * a switch but back where the chain came from, only down ones after a
- * down one). A turn graph has an edge from turn point i to turn point j
- * when i's chains reach an allowed way into j; a port is allowed only
- * when the turn graph stays acyclic. A dependency cycle would pass
- * turn points i1, i2, ... i1 along edges of that graph: there is none.
- * So the routes are deadlock-free on a single VL, whatever the fabric.
+ * through one of the turn point's allowed ports. A turn point is a
+ * switch and its way out: one up port (narrow), or every up port
+ * (switch-wide). Every other dependency is turn-free, and the turn-free
+ * chains leaving a turn point's way out are over-approximated
+ * (ibfm_detour reach: any channel out of a switch but back where the
+ * chain came from, only down ones after a down one). A turn graph has
+ * an edge from turn point i to turn point j when i's chains reach an
+ * allowed way into j; a port is allowed only when the turn graph stays
+ * acyclic. A dependency cycle would pass turn points i1, i2, ... i1
+ * along edges of that graph: there is none. So the routes are
+ * deadlock-free on a single VL, whatever the fabric. A detour turns at
+ * a switch routed up/down only if the turn is allowed towards every
+ * parent the engine may take for that target.
+ *
+ * Full routes use switch-wide turn points; updates make narrow ones.
+ * Two leaves can then both turn detours, for different spines' groups
+ * (a leaf's way up into one group does not come back down into the
+ * other leaf through another): when the hub loses a link, it keeps the
+ * pairs it still serves and a second hub beside it turns the rest,
+ * where switch-wide, the second hub always closed a cycle and every
+ * detour moved.
  *
  * Per target, the switches with no up/down route (their mode NONE)
  * first try a hub's route (a turn point reaching the most targets

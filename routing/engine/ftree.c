@@ -377,6 +377,7 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->guid_rank);
 	free(t->hub_next);
 	free(t->hub_port);
+	free(t->cdg_mask);
 	ibfm_detour_destroy(t->det);
 	free(t->pos);
 	free(t->leaves);

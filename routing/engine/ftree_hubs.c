@@ -18,11 +18,12 @@
  * ibfm_ftree_route tries the others in turn (t->hub_try) while pairs are
  * left, and keeps the best. Forward first, but not when CA pairs need
  * detours (leaf to leaf): none first then (on a 2-level tree less 65% of
- * its links, forward left 759 pairs, none 0). A
- * full route chooses the hubs afresh; an update keeps them and routes
- * to them again. Cost: O(switches x switches / 64) to choose, one walk
- * up and one pass over the switches per hub, one target's planning per
- * target only a later hub reaches.
+ * its links, forward left 759 pairs, none 0). A full route chooses the
+ * hubs afresh; an update keeps them, routes to them again, and adds
+ * hubs for the pairs and switches they no longer serve. Cost:
+ * O(switches x switches / 64) to choose, one walk up and one pass over
+ * the switches per hub, one target's planning per target only a later
+ * hub reaches.
  */
 #include <errno.h>
 #include <stdbool.h>

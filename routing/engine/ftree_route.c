@@ -219,10 +219,20 @@ int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			uint8_t *dirty, struct ibfm_err *err)
 {
 	struct ibfm_cdg_fill fill = { .dirty = dirty };
+	size_t words = ((size_t)lfts->nsw * lfts->stride + 63) / 64;
 	int rc;
 
 	/* Marked first: a failed search may have filled entries too. */
 	t->stats.cdg_filled = 1;
+	if (t->cdg_words != words) {
+		free(t->cdg_mask);
+		t->cdg_mask = calloc(words + 1, 8);
+		t->cdg_words = t->cdg_mask ? words : 0;
+	} else {
+		memset(t->cdg_mask, 0, words * 8);
+	}
+	/* Without it, an update routes in full (ibfm_ftree_update). */
+	fill.mask = t->cdg_mask;
 	rc = ibfm_cdg_complete(t->f, lfts, &fill, err);
 	if (rc)
 		return rc;

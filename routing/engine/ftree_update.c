@@ -9,10 +9,11 @@
  * entries that left by a dead port. An entry that is still a valid
  * up/down route stays; an invalid one moves to the next valid port in
  * round-robin order (repair). Detours are planned again for the targets
- * revisited; those the turn points of the old fabric cannot serve are
- * retried once the turn graph dropped the lost links, then planned
- * afresh with new hubs, and what is still left gets the dependency
- * graph search. Tables that needed that search before are routed
+ * revisited, with hubs added beside the old ones for the pairs those no
+ * longer serve and narrow turn points (routing/engine/detour.h); those
+ * still left are retried once the turn graph dropped the lost links,
+ * then planned afresh with new hubs, and what is still left gets the
+ * dependency graph search. Tables that needed that search before are routed
  * afresh (reroute_all). Changed entries are counted, and blocks marked,
  * as they are stored. Cost: the reach built again (O(links x switches
  * / 64)), then per destination revisited the switches whose reach of
@@ -453,6 +454,62 @@ static uint64_t retry_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 }
 
 /*
+ * Tables the graph search completed: its entries taken out, so that
+ * the rest are the turn rules' alone and an update may repair them
+ * like any other; 'before' the tables as they were. Whether it could
+ * (not without the search's record of them, or memory).
+ */
+static bool search_undone(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			  struct ibfm_lfts *before)
+{
+	size_t w, words = ((size_t)lfts->nsw * lfts->stride + 63) / 64;
+
+	if (!t->cdg_mask || t->cdg_words != words ||
+	    ibfm_lfts_copy(before, t->f, lfts, NULL))
+		return false;
+	for (w = 0; w < words; w++) {
+		uint64_t m = t->cdg_mask[w];
+
+		for (; m; m &= m - 1)
+			lfts->ports[w * 64 + (unsigned)__builtin_ctzll(m)] =
+				IBFM_LFT_NONE;
+	}
+	memset(t->cdg_mask, 0, words * 8);
+	return true;
+}
+
+/*
+ * After the repair of tables the search had completed (search_undone):
+ * the search again over what the turn rules leave, and the blocks that
+ * differ from 'before' marked (an entry taken out and filled the same
+ * is no change). Routed in full instead when the search now leaves
+ * more CA or switch pairs than 'was' (the last route's) did.
+ */
+static int search_again(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			const struct ibfm_lfts *before, const uint64_t was[2],
+			struct fixes *x, struct ibfm_ftree_delta *delta,
+			struct ibfm_err *err)
+{
+	size_t b, nb = (size_t)lfts->nsw * x->nblocks;
+	int rc = ibfm_ftree_complete(t, lfts, x->dirty, err);
+	if (rc)
+		return rc;
+	if (t->stats.no_updown > was[0] || t->stats.no_updown_sw > was[1]) {
+		memcpy(lfts->ports, before->ports,
+		       (size_t)lfts->nsw * lfts->stride);
+		memset(x->dirty, 0, nb);
+		memset(delta, 0, sizeof(*delta));
+		return reroute_all(t, lfts, x->dirty, delta, err);
+	}
+	delta->entries += t->stats.cdg_filled;
+	for (b = 0; b < nb; b++)
+		x->dirty[b] = memcmp(lfts->ports + b * IBFM_LFT_BLOCK,
+				     before->ports + b * IBFM_LFT_BLOCK,
+				     IBFM_LFT_BLOCK) != 0;
+	return 0;
+}
+
+/*
  * The turn points of the fabric as it was are too few, or too strict,
  * for some pairs now (a hub lost a link): choose them afresh and plan
  * every target's detours again. Up/down entries stay; every detour is
@@ -479,6 +536,8 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 {
 	struct fixes x = { .nblocks = lfts->stride / IBFM_LFT_BLOCK };
 	struct snapshot old = { 0 };
+	struct ibfm_lfts before = { 0 };
+	const uint64_t was[2] = { t->stats.no_updown, t->stats.no_updown_sw };
 	uint32_t i, j, last = IBFM_NONE, ncomp;
 	uint64_t left = 0;
 	size_t b;
@@ -489,7 +548,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	memset(delta, 0, sizeof(*delta));
 	/* No full route yet (the plugin's line would repeat the last's). */
 	t->stats.routes = 0;
-	if (t->stats.cdg_filled)
+	if (t->stats.cdg_filled && !search_undone(t, lfts, &before))
 		return reroute_all(t, lfts, NULL, delta, err);
 	x.stamp = calloc(t->nsw + 1, sizeof(*x.stamp));
 	x.list = calloc(t->nsw + 1, sizeof(*x.list));
@@ -508,10 +567,11 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	 * ones know their way out, so detours that lost their turn can
 	 * turn beside those that did not (ibfm_ftree_add_hubs). */
 	ibfm_detour_links_lost(t->det);
-	ibfm_detour_set_narrow(t->det, true);
+	ibfm_detour_set_narrow(t->det, !before.ports);
 	/* Hubs beside those that lost a link, before any detour is
 	 * planned: the rounds' turns would close cycles with theirs. */
-	if (ibfm_ftree_reroute_hubs(t) || ibfm_ftree_add_hubs(t) < 0)
+	if (ibfm_ftree_reroute_hubs(t) ||
+	    (!before.ports && ibfm_ftree_add_hubs(t) < 0))
 		goto out;
 	if (collect_changes(t, &old, &x) || collect_dead(t, &old, lfts, &x))
 		goto out;
@@ -556,11 +616,15 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		clear_split(t, lfts, &x, delta);
 	if (left)
 		left = retry_detours(t, lfts, &x, delta);
-	rc = left ? replan_detours(t, lfts, &x, delta, err) : 0;
+	if (before.ports)
+		rc = search_again(t, lfts, &before, was, &x, delta, err);
+	else
+		rc = left ? replan_detours(t, lfts, &x, delta, err) : 0;
 	ibfm_ftree_note_detours(t);
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
 		delta->blocks += x.dirty[b];
 out:
+	ibfm_lfts_free(&before);
 	snapshot_free(&old);
 	fixes_free(&x);
 	return rc ? ibfm_err_set(err, rc, "out of memory") : 0;

@@ -337,6 +337,68 @@ static void test_ftree3_radix16_churn(void **state)
 	ibfm_fabric_destroy(f);
 }
 
+/*
+ * A 3-level radix-16 tree less 10% of its links needs the graph search
+ * (routing/engine/cdg.h) after the turn rules. A repair takes the
+ * search's entries out, repairs the rest, and searches again: it no
+ * longer routes in full (114x what must move for leaf-001[9]). Every
+ * 16th switch-to-switch link, the repair that did not fall back to a
+ * full route changes at most twice what must move, closes no loop and
+ * leaves no pair.
+ */
+static void test_searched_tables_repaired_in_place(void **state)
+{
+	const struct ibfm_gen_params p = {
+		.levels = 3, .radix = 16, .remove_links = 10, .seed = 99
+	};
+	const struct ibfm_route_opts o = { .count_moves = true, .threads = 1 };
+	struct ibfm_fabric *f;
+	struct ibfm_err err;
+	uint32_t a, k = 0, inplace = 0, leaf;
+
+	(void)state;
+	if (ibfm_gen_build(&p, &f, &err) || ibfm_fabric_assign_lids(f, 0, &err))
+		fail_msg("%s", err.msg);
+	leaf = ibfm_fabric_node_by_desc(f, "leaf-001");
+	assert_int_not_equal(leaf, IBFM_NONE);
+	for (a = 0; a < f->nports; a++) {
+		uint32_t q = f->ports[a].peer;
+		struct ibfm_route *r = NULL;
+		struct ibfm_fabric *g;
+		struct ibfm_lfts old;
+		uint64_t diff;
+
+		if (q == IBFM_NONE || q < a ||
+		    !ibfm_node_is_switch(&f->nodes[f->ports[q].node]) ||
+		    !ibfm_node_is_switch(&f->nodes[f->ports[a].node]) ||
+		    (a != f->nodes[leaf].port0 + 9 && k++ % 16))
+			continue;
+		assert_int_equal(ibfm_route_update(&r, ibfm_fabric_clone(f),
+						   NULL, &o, &err),
+				 0);
+		assert_true(r->stats.cdg_filled > 0);
+		assert_int_equal(ibfm_lfts_copy(&old, f, &r->lfts, &err), 0);
+		g = ibfm_fabric_clone(f);
+		ibfm_fabric_unlink(g, a);
+		assert_int_equal(ibfm_route_update(&r, g, NULL, &o, &err), 0);
+		ibfm_lfts_diff(&old, &r->lfts, &diff);
+		if (!r->delta.full) {
+			inplace++;
+			check_safe(r);
+			if (diff > 2 * r->must_move)
+				fail_msg("port %u: changed %" PRIu64
+					 " for %" PRIu64 " that must move",
+					 a, diff, r->must_move);
+		} else {
+			assert_true(a != f->nodes[leaf].port0 + 9);
+		}
+		ibfm_lfts_free(&old);
+		ibfm_route_destroy(r);
+	}
+	assert_true(inplace > 10);
+	ibfm_fabric_destroy(f);
+}
+
 /* No link lost: nothing must move. */
 static void test_nothing_lost(void **state)
 {
@@ -364,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_ftree3_radix8),
 		cmocka_unit_test(test_ftree2_radix16),
 		cmocka_unit_test(test_ftree3_radix16_churn),
+		cmocka_unit_test(test_searched_tables_repaired_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
