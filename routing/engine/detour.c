@@ -351,10 +351,9 @@ static bool turns_meet(const uint64_t *a, const uint64_t *b)
  * there are: its chains reach an allowed way into one that leads, along
  * the turn graph, to one whose chains reach a -> v. The back reaches
  * tell which switches' chains reach a turn point, so this needs no reach
- * of v (the pass over the links a new turn point costs). A back reach
- * that enters v from several neighbours does not say whether one was
- * 'to': 0 then, and ibfm_detour_allow_turns finds out with v's reach.
- * 1, 0, or -ENOMEM.
+ * of v (the pass over the links a new turn point costs): a backward
+ * chain that may go on from 'to' down to v is a chain from v's way out
+ * (any, when switch-wide, into v from above). 1, 0, or -ENOMEM.
  */
 static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t to,
 			uint32_t a)
@@ -385,8 +384,8 @@ static int closes_cycle(struct ibfm_detour *d, uint32_t v, uint32_t to,
 			continue;
 		if (!t->back_ok && back_build(d, t))
 			return -ENOMEM;
-		if (t->back.dnin[v] != IN_NONE &&
-		    (to == IBFM_NONE || t->back.dnin[v] == to))
+		if (to == IBFM_NONE ? t->back.dnin[v] != IN_NONE
+				    : reached(d, &t->back, to, v))
 			return 1;
 	}
 	return 0;
@@ -506,6 +505,10 @@ bool ibfm_detour_allow_turns(struct ibfm_detour *d, uint32_t v, unsigned in,
 
 		if (!t || !allowed(t, in))
 			all = false;
+		/* Refused one way out: no turn point made for the others
+		 * (each time its reach, a pass over the links). */
+		if (is_refused(d, v, outs[i], in))
+			return false;
 	}
 	if (all || !commit)
 		return all;
