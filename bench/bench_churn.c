@@ -15,9 +15,9 @@
  * -m EVERY takes every EVERY-th element of -L and -S only. -V checks
  * each repaired table as one VL needs it (no credit loop with switch
  * sources, no forwarding loop) and adds "loops L left U" to the line:
- * the credit and forwarding loops, and the connected pairs the repair
- * left unrouted beyond those the full route left. One line per
- * element:
+ * the credit and forwarding loops, and the pairs whose packets the
+ * repaired tables drop beyond those a full route of the fabric less
+ * the element drops. One line per element:
  *
  *   ELEMENT changed C must_move M ratio R sw_changed A sw_must B
  *           stored S blocks K full F ms T
@@ -111,23 +111,29 @@ static uint64_t must_sw(const struct ibfm_fabric *f,
 
 /*
  * The credit loops (switch sources) and forwarding loops of the tables
- * of 'pass'; the connected pairs it left unrouted beyond 'before' in
- * '*left'.
+ * of 'pass'; in '*left' the pairs they drop beyond those a full route
+ * of the fabric as it is now drops (a switch lost cuts its CAs off).
  */
-static uint64_t loops(const struct ibfm_route *pass, uint64_t before,
+static uint64_t loops(const struct churn *c, const struct ibfm_route *pass,
 		      uint64_t *left)
 {
 	const struct ibfm_verify_opts vo = { .switch_sources = true };
 	struct ibfm_err err = { .msg = "out of memory" };
+	struct ibfm_route *full;
 	struct ibfm_loop_result lr;
-	struct ibfm_reach_result rr;
-	uint64_t now = ibfm_route_unrouted(pass);
+	struct ibfm_reach_result rr, fr;
 
 	if (ibfm_verify_credit_loops(pass->fabric, &pass->lfts, &vo, &lr,
 				     &err) ||
-	    ibfm_verify_reach(pass->fabric, &pass->lfts, &vo, &rr, &err))
+	    ibfm_verify_reach(pass->fabric, &pass->lfts, &vo, &rr, &err) ||
+	    ibfm_route_build(ibfm_fabric_clone(pass->fabric), NULL, &c->o,
+			     &full, &err) ||
+	    ibfm_verify_reach(full->fabric, &full->lfts, &vo, &fr, &err))
 		die("verify", &err);
-	*left = now > before ? now - before : 0;
+	ibfm_route_destroy(full);
+	*left = rr.unreachable > fr.unreachable
+			? rr.unreachable - fr.unreachable
+			: 0;
 	return lr.loops + rr.loops;
 }
 
@@ -143,7 +149,7 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 	struct ibfm_route *pass;
 	struct ibfm_lfts old = { 0 };
 	bool *lost;
-	uint64_t chg, sw_chg, sw_must, blocks, was, bad = 0, left = 0;
+	uint64_t chg, sw_chg, sw_must, blocks, bad = 0, left = 0;
 	double ratio;
 	unsigned i;
 
@@ -161,11 +167,10 @@ static void lose(struct churn *c, const char *name, const uint32_t *ports,
 		ibfm_fabric_unlink(g, ports[i]);
 	}
 	sw_must = must_sw(pass->fabric, &old, lost);
-	was = ibfm_route_unrouted(pass);
 	if (ibfm_route_update(&pass, g, NULL, &c->o, &err))
 		die(name, &err);
 	if (c->verify)
-		bad = loops(pass, was, &left);
+		bad = loops(c, pass, &left);
 	blocks = ibfm_lfts_diff(&old, &pass->lfts, &chg);
 	sw_chg = differ(pass->fabric, &old, &pass->lfts, true);
 	ratio = pass->must_move ? (double)chg / (double)pass->must_move

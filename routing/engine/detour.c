@@ -287,6 +287,15 @@ static bool reaches_turn(const struct ibfm_detour *d, uint32_t i, uint32_t j)
 }
 
 /*
+ * Turn points at most: switch-wide ones as many as ever (full routes'
+ * tables as they were), narrow ones more (one per switch and way out).
+ */
+static uint32_t turns_max(const struct ibfm_detour *d)
+{
+	return d->narrow ? MAX_TURNS : MAX_TURNS / 4;
+}
+
+/*
  * The turn point at switch 'v' leaving by port 'out', made if need be;
  * IBFM_NONE if none are left (or no memory).
  */
@@ -297,7 +306,7 @@ static uint32_t turn_make(struct ibfm_detour *d, uint32_t v, unsigned out)
 
 	if (*at != IBFM_NONE)
 		return *at;
-	if (k == MAX_TURNS)
+	if (k == turns_max(d))
 		return IBFM_NONE;
 	t = &d->turns[k];
 	memset(t, 0, sizeof(*t));
@@ -473,7 +482,7 @@ static bool check_turn(struct ibfm_detour *d, uint32_t v, unsigned in,
 		return false;
 	/* Most ways into a new turn point are refused for a cycle through
 	 * others: found so, it need not be made. */
-	if (*k == IBFM_NONE && d->nturns < MAX_TURNS &&
+	if (*k == IBFM_NONE && d->nturns < turns_max(d) &&
 	    closes_cycle(d, v, to, a) > 0) {
 		refuse(d, v, out, in);
 		return false;
@@ -491,7 +500,7 @@ static bool check_turn(struct ibfm_detour *d, uint32_t v, unsigned in,
 bool ibfm_detour_allow_turns(struct ibfm_detour *d, uint32_t v, unsigned in,
 			     const uint8_t *outs, unsigned n, bool commit)
 {
-	uint32_t a = peer_sw(d, v, in), n0 = d->nturns, k[256];
+	uint32_t a = peer_sw(d, v, in), n0 = d->nturns, k[256], fresh = 0;
 	unsigned i;
 	bool all = true;
 
@@ -505,12 +514,14 @@ bool ibfm_detour_allow_turns(struct ibfm_detour *d, uint32_t v, unsigned in,
 
 		if (!t || !allowed(t, in))
 			all = false;
+		fresh += !t;
 		/* Refused one way out: no turn point made for the others
 		 * (each time its reach, a pass over the links). */
 		if (is_refused(d, v, outs[i], in))
 			return false;
 	}
-	if (all || !commit)
+	/* No room for them all: refused before any reach is built. */
+	if (all || !commit || d->nturns + fresh > turns_max(d))
 		return all;
 	/*
 	 * Each checked alone: allowing one adds edges into its turn point

@@ -135,7 +135,8 @@ static void follow_hub(struct ibfm_detour *d, const struct hub *h,
 
 /*
  * Joins 's' to a routed neighbour below it through a turn there:
- * existing turn points first (no pass over the links), then new ones.
+ * switches with turn points first (switch-wide, no pass over the links;
+ * narrow, only for ways out not yet made), then the others.
  */
 static bool join_by_turn(struct ibfm_detour *d, uint32_t s)
 {

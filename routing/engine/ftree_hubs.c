@@ -6,7 +6,7 @@
  * leaves that share no spine). Their detours lean on hubs: switches
  * that reach the most such targets going up, then down, chosen greedily
  * (best first, by GUID between equals) until every such target and every
- * switch missing one is served, or there are IBFM_DETOUR_HUBS. Each
+ * switch missing one is served, or there are HUBS_CHOSEN. Each
  * hub's up/down route from every switch is handed to the planner. The
  * targets only a later hub reaches are planned once right away, before
  * any other: their turns at that hub are then in place before the first
@@ -35,21 +35,17 @@
 #include "routing/engine/ftree_int.h"
 
 /*
- * Hubs for detours (routing/engine/detour.h): switches that reach the most of
- * the targets some switch has no up/down route to, going up, then down
- * (a leaf of a full tree reaches every switch), until every such target
- * and every switch missing one is served by one, or there are
- * IBFM_DETOUR_HUBS.
- */
-/*
- * Hubs a full route chooses at most; updates add more, up to
- * IBFM_DETOUR_HUBS. More in a full route leave pairs unrouted on heavily
- * degraded fabrics (a 2-level radix-16 tree less 65% of its links: 115
- * switch pairs with 8), their turns taking the ways the graph search
- * needs.
+ * Hubs a full route chooses at most (its tables as they were when that
+ * was every planner's limit); updates add more, up to IBFM_DETOUR_HUBS.
  */
 #define HUBS_CHOSEN 4
 
+/*
+ * Hubs for detours (routing/engine/detour.h): switches that reach the most of
+ * the targets some switch has no up/down route to, going up, then down
+ * (a leaf of a full tree reaches every switch), until every such target
+ * and every switch missing one is served by one, or there are enough.
+ */
 struct hub_plan {
 	uint64_t *want;	   /* targets some switch has no up/down route to */
 	uint64_t *covered; /* of those, targets a hub reaches */
@@ -276,9 +272,11 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 
 	ibfm_detour_reset(t->det);
 	t->hub_tries = 1;
+	t->hubs_cover = false;
 	if (hub_plan_alloc(t, &pl))
 		goto out;
 	rc = 0;
+	t->hubs_cover = true;
 	if (!find_needs(t, &pl))
 		goto out;
 	n = rank_candidates(t, &pl);
@@ -297,6 +295,7 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 			plan_hub_targets(t, &pl, nh - 1);
 	}
 	t->hub_tries = nh < 2 ? 1 : nh < 3 ? 2 : 3;
+	t->hubs_cover = hubs_enough(t, &pl);
 	if (!rc && hub_order(t->hub_try, leafy, nh) == ORDER_BACKWARD)
 		while (nh-- > 1)
 			plan_hub_targets(t, &pl, nh);
@@ -310,16 +309,21 @@ out:
  * them serves now (an update: a hub lost a link). The old hubs keep the
  * pairs they still serve, so only the detours that crossed the lost
  * links move; with narrow turn points (ibfm_detour_set_narrow) the new
- * hub turns its pairs beside the old one. How many were added, or
- * -ENOMEM.
+ * hub turns its pairs beside the old one. Only when the hubs served
+ * every pair before (else the pairs that lacked one, not the links
+ * lost, would call for hubs, and their detours would move). How many
+ * were added, or -ENOMEM.
  */
 int ibfm_ftree_add_hubs(struct ibfm_ftree *t)
 {
 	struct hub_plan pl = { 0 };
 	unsigned nh = ibfm_detour_hubs(t->det), n0 = nh;
 	uint32_t i, n;
-	int rc = hub_plan_alloc(t, &pl);
+	int rc;
 
+	if (!t->hubs_cover)
+		return 0;
+	rc = hub_plan_alloc(t, &pl);
 	if (rc || !find_needs(t, &pl))
 		goto out;
 	for (i = 0; i < nh; i++)
@@ -335,6 +339,7 @@ int ibfm_ftree_add_hubs(struct ibfm_ftree *t)
 		rc = hub_route(t, nh++, c);
 		hub_serve(t, &pl, c);
 	}
+	t->hubs_cover = hubs_enough(t, &pl);
 out:
 	hub_plan_free(&pl);
 	return rc ? rc : (int)(nh - n0);

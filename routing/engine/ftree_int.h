@@ -184,6 +184,7 @@ struct ibfm_ftree {
 	uint8_t *hub_port;	 /* and port */
 	unsigned hub_try;	 /* which order of the later hubs' targets */
 	unsigned hub_tries; /* orders that differ (ibfm_ftree_choose_hubs) */
+	bool hubs_cover;    /* the hubs serve every pair that needs one */
 	uint64_t *cdg_mask; /* the entries the graph search filled, a bit
 			     * per byte of the tables (ibfm_ftree_complete) */
 	size_t cdg_words;   /* its size in words; 0: none */

@@ -13,9 +13,12 @@
  * longer serve and narrow turn points (routing/engine/detour.h); those
  * still left are retried once the turn graph dropped the lost links,
  * then planned afresh with new hubs, and what is still left gets the
- * dependency graph search. Tables that needed that search before are routed
- * afresh (reroute_all). Changed entries are counted, and blocks marked,
- * as they are stored. Cost: the reach built again (O(links x switches
+ * dependency graph search. Tables that needed that search before have
+ * its entries taken out (search_undone), the rest repaired the same way
+ * (switch-wide turn points, the old hubs), and the search run again
+ * (search_again); routed afresh (reroute_all) only when that would
+ * leave pairs the tables before did not. Changed entries are counted,
+ * and blocks marked, as they are stored. Cost: the reach built again (O(links x switches
  * / 64)), then per destination revisited the switches whose reach of
  * it changed and their ports, and one scan of a row per dead port.
  */
@@ -340,8 +343,10 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	if (rc) {
 		ibfm_lfts_free(&fresh);
 		/* 'lfts' are the old tables, whatever they hold: only a
-		 * full route may follow them. */
+		 * full route may follow them (no record of the search's
+		 * entries to take out). */
 		t->stats.cdg_filled = 1;
+		t->cdg_words = 0;
 		return rc;
 	}
 	delta->full = true;
@@ -467,6 +472,10 @@ static bool search_undone(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	if (!t->cdg_mask || t->cdg_words != words ||
 	    ibfm_lfts_copy(before, t->f, lfts, NULL))
 		return false;
+	/* The search's entries are counted again when it fills them. */
+	t->stats.detours -= t->stats.detours < t->stats.cdg_filled
+				    ? t->stats.detours
+				    : t->stats.cdg_filled;
 	for (w = 0; w < words; w++) {
 		uint64_t m = t->cdg_mask[w];
 
@@ -480,9 +489,9 @@ static bool search_undone(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 
 /*
  * After the repair of tables the search had completed (search_undone):
- * the search again over what the turn rules leave, and the blocks that
- * differ from 'before' marked (an entry taken out and filled the same
- * is no change). Routed in full instead when the search now leaves
+ * the search again over what the turn rules leave, and the blocks and
+ * entries that differ from 'before' marked and counted (an entry taken
+ * out and filled the same is no change). Routed in full instead when the search now leaves
  * more CA or switch pairs than 'was' (the last route's) did.
  */
 static int search_again(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
@@ -501,11 +510,22 @@ static int search_again(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		memset(delta, 0, sizeof(*delta));
 		return reroute_all(t, lfts, x->dirty, delta, err);
 	}
-	delta->entries += t->stats.cdg_filled;
-	for (b = 0; b < nb; b++)
-		x->dirty[b] = memcmp(lfts->ports + b * IBFM_LFT_BLOCK,
-				     before->ports + b * IBFM_LFT_BLOCK,
-				     IBFM_LFT_BLOCK) != 0;
+	/* Entries taken out and filled the same are no change. */
+	delta->entries = 0;
+	for (b = 0; b < nb; b++) {
+		const uint8_t *n = lfts->ports + b * IBFM_LFT_BLOCK;
+		const uint8_t *o = before->ports + b * IBFM_LFT_BLOCK;
+		unsigned l, changed = 0;
+
+		if (!memcmp(n, o, IBFM_LFT_BLOCK)) {
+			x->dirty[b] = 0;
+			continue;
+		}
+		for (l = 0; l < IBFM_LFT_BLOCK; l++)
+			changed += n[l] != o[l];
+		delta->entries += changed;
+		x->dirty[b] = 1;
+	}
 	return 0;
 }
 
@@ -624,6 +644,15 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
 		delta->blocks += x.dirty[b];
 out:
+	/* Failed after the search's entries went: the tables as they were
+	 * (the pass keeps them), and a full route next. */
+	if (rc && before.ports && before.stride == lfts->stride &&
+	    before.nsw == lfts->nsw) {
+		memcpy(lfts->ports, before.ports,
+		       (size_t)lfts->nsw * lfts->stride);
+		t->stats.cdg_filled = 1;
+		t->cdg_words = 0;
+	}
 	ibfm_lfts_free(&before);
 	snapshot_free(&old);
 	fixes_free(&x);

@@ -89,13 +89,16 @@ struct worst {
 
 /*
  * The repaired tables as one VL needs them: no credit loop with switch
- * sources, no forwarding loop, and every connected pair routed.
+ * sources, no forwarding loop, and no pair dropped that a full route of
+ * the fabric as it is now delivers (a switch lost cuts its CAs off).
  */
 static void check_safe(const struct ibfm_route *r)
 {
 	const struct ibfm_verify_opts vo = { .switch_sources = true };
+	const struct ibfm_route_opts o = { .threads = 1 };
+	struct ibfm_route *full = NULL;
 	struct ibfm_loop_result lr;
-	struct ibfm_reach_result rr;
+	struct ibfm_reach_result rr, fr;
 	struct ibfm_err err;
 
 	assert_int_equal(
@@ -105,7 +108,14 @@ static void check_safe(const struct ibfm_route *r)
 	assert_int_equal(ibfm_verify_reach(r->fabric, &r->lfts, &vo, &rr, &err),
 			 0);
 	assert_int_equal(rr.loops, 0);
-	assert_int_equal(ibfm_route_unrouted(r), 0);
+	assert_int_equal(ibfm_route_build(ibfm_fabric_clone(r->fabric), NULL,
+					  &o, &full, &err),
+			 0);
+	assert_int_equal(
+		ibfm_verify_reach(full->fabric, &full->lfts, &vo, &fr, &err),
+		0);
+	ibfm_route_destroy(full);
+	assert_true(rr.unreachable <= fr.unreachable);
 }
 
 /*
