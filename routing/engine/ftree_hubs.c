@@ -261,6 +261,27 @@ static void plan_hub_targets(struct ibfm_ftree *t, struct hub_plan *pl,
 			ibfm_ftree_visit_target(t, x);
 }
 
+/*
+ * Makes hub 'nh' of the next candidate from '*i' (of 'n') that serves
+ * a target or switch no hub serves yet. 1, 0 when none is left, or
+ * -ENOMEM.
+ */
+static int next_hub(struct ibfm_ftree *t, struct hub_plan *pl, uint32_t *i,
+		    uint32_t n, unsigned nh)
+{
+	while (*i < n) {
+		uint32_t c = (uint32_t)pl->cand[(*i)++];
+		int rc;
+
+		if (!hub_gain(t, pl, c))
+			continue;
+		rc = hub_route(t, nh, c);
+		hub_serve(t, pl, c);
+		return rc ? rc : 1;
+	}
+	return 0;
+}
+
 /* Chooses the hubs afresh (a full route). */
 int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 {
@@ -281,19 +302,16 @@ int ibfm_ftree_choose_hubs(struct ibfm_ftree *t)
 		goto out;
 	n = rank_candidates(t, &pl);
 	leafy = leaf_pairs_detoured(t, &pl);
-	for (i = 0; !rc && i < n && nh < HUBS_CHOSEN && !hubs_enough(t, &pl);
-	     i++) {
-		uint32_t c = (uint32_t)pl.cand[i];
-
-		if (!hub_gain(t, &pl, c))
-			continue;
-		rc = hub_route(t, nh++, c);
-		hub_serve(t, &pl, c);
+	i = 0;
+	while (nh < HUBS_CHOSEN && !hubs_enough(t, &pl) &&
+	       (rc = next_hub(t, &pl, &i, n, nh)) > 0) {
+		rc = 0;
 		/* Forward: each as it is chosen, before the next exists. */
-		if (!rc && nh > 1 &&
+		if (++nh > 1 &&
 		    hub_order(t->hub_try, leafy, nh) == ORDER_FORWARD)
 			plan_hub_targets(t, &pl, nh - 1);
 	}
+	rc = rc < 0 ? rc : 0;
 	t->hub_tries = nh < 2 ? 1 : nh < 3 ? 2 : 3;
 	t->hubs_cover = hubs_enough(t, &pl);
 	if (!rc && hub_order(t->hub_try, leafy, nh) == ORDER_BACKWARD)
@@ -329,16 +347,11 @@ int ibfm_ftree_add_hubs(struct ibfm_ftree *t)
 	for (i = 0; i < nh; i++)
 		hub_serve(t, &pl, ibfm_detour_hub(t->det, i));
 	n = rank_candidates(t, &pl);
-	for (i = 0;
-	     !rc && i < n && nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl);
-	     i++) {
-		uint32_t c = (uint32_t)pl.cand[i];
-
-		if (!hub_gain(t, &pl, c))
-			continue;
-		rc = hub_route(t, nh++, c);
-		hub_serve(t, &pl, c);
-	}
+	i = 0;
+	while (nh < IBFM_DETOUR_HUBS && !hubs_enough(t, &pl) &&
+	       (rc = next_hub(t, &pl, &i, n, nh)) > 0)
+		nh++;
+	rc = rc < 0 ? rc : 0;
 	t->hubs_cover = hubs_enough(t, &pl);
 out:
 	hub_plan_free(&pl);
