@@ -356,8 +356,8 @@ static bool turns_meet(const uint64_t *a, const uint64_t *b)
 
 /*
  * Whether a new turn point at switch 'v' leaving towards 'to' (any up
- * neighbour: IBFM_NONE), with its way in from 'a' allowed, would close a cycle through the turn points
- * there are: its chains reach an allowed way into one that leads, along
+ * neighbour: IBFM_NONE), with its way in from 'a' allowed, would close
+ * a cycle through the turn points there are: its chains reach an allowed way into one that leads, along
  * the turn graph, to one whose chains reach a -> v. The back reaches
  * tell which switches' chains reach a turn point, so this needs no reach
  * of v (the pass over the links a new turn point costs): a backward
@@ -501,13 +501,13 @@ bool ibfm_detour_allow_turns(struct ibfm_detour *d, uint32_t v, unsigned in,
 			     const uint8_t *outs, unsigned n, bool commit)
 {
 	uint32_t a = peer_sw(d, v, in), n0 = d->nturns, k[256], fresh = 0;
+	const struct turn *wide = turn_of(d, v, IBFM_TURN_WIDE);
 	unsigned i;
 	bool all = true;
 
 	if (a == IBFM_NONE || !n)
 		return false;
-	if (turn_of(d, v, IBFM_TURN_WIDE) &&
-	    allowed(turn_of(d, v, IBFM_TURN_WIDE), in))
+	if (wide && allowed(wide, in))
 		return true;
 	for (i = 0; i < n; i++) {
 		const struct turn *t = turn_of(d, v, outs[i]);

@@ -407,6 +407,12 @@ void ibfm_ftree_walk_up_from(struct ibfm_ftree *t, uint32_t x);
 uint32_t ibfm_ftree_visit_target(struct ibfm_ftree *t, uint32_t x);
 /* ftree_route.c: the detour figures into the statistics. */
 void ibfm_ftree_note_detours(struct ibfm_ftree *t);
+/* Words of a bit per byte of the tables 'l' (t->cdg_mask). */
+static inline size_t ibfm_ftree_mask_words(const struct ibfm_lfts *l)
+{
+	return ((size_t)l->nsw * l->stride + 63) / 64;
+}
+
 /* ftree_route.c: the dependency graph search for what is left. */
 int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			uint8_t *dirty, struct ibfm_err *err);

@@ -219,7 +219,7 @@ int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			uint8_t *dirty, struct ibfm_err *err)
 {
 	struct ibfm_cdg_fill fill = { .dirty = dirty };
-	size_t words = ((size_t)lfts->nsw * lfts->stride + 63) / 64;
+	size_t words = ibfm_ftree_mask_words(lfts);
 	int rc;
 
 	/* Marked first: a failed search may have filled entries too. */

@@ -18,8 +18,8 @@
  * (switch-wide turn points, the old hubs), and the search run again
  * (search_again); routed afresh (reroute_all) only when that would
  * leave pairs the tables before did not. Changed entries are counted,
- * and blocks marked, as they are stored. Cost: the reach built again (O(links x switches
- * / 64)), then per destination revisited the switches whose reach of
+ * and blocks marked, as they are stored. Cost: the reach built again
+ * (O(links x switches / 64)), then per destination revisited the switches whose reach of
  * it changed and their ports, and one scan of a row per dead port.
  */
 #include "routing/engine/ftree.h"
@@ -327,6 +327,42 @@ static uint32_t check_list(const struct ibfm_ftree *t, struct fixes *x,
 }
 
 /*
+ * The entries of 'now' that differ from 'was' counted into 'delta', and
+ * the blocks that do marked in 'dirty' (per switch and block, the others
+ * cleared), or counted into 'delta' without it; 'nb' blocks a switch.
+ */
+static void count_diff(const struct ibfm_lfts *now, const struct ibfm_lfts *was,
+		       uint32_t nb, uint8_t *dirty,
+		       struct ibfm_ftree_delta *delta)
+{
+	uint32_t s, b, l;
+
+	for (s = 0; s < now->nsw; s++)
+		for (b = 0; b < nb; b++) {
+			const uint8_t *n =
+				ibfm_lfts_row(now, s) + b * IBFM_LFT_BLOCK;
+			const uint8_t *o =
+				ibfm_lfts_row(was, s) + b * IBFM_LFT_BLOCK;
+			uint64_t changed = 0;
+
+			if (memcmp(n, o, IBFM_LFT_BLOCK))
+				for (l = 0; l < IBFM_LFT_BLOCK; l++)
+					changed += n[l] != o[l];
+			delta->entries += changed;
+			if (dirty)
+				dirty[(size_t)s * nb + b] = changed > 0;
+			else
+				delta->blocks += changed > 0;
+		}
+}
+
+/* The tables back as 'before' holds them (the same switches and LIDs). */
+static void tables_back(struct ibfm_lfts *lfts, const struct ibfm_lfts *before)
+{
+	memcpy(lfts->ports, before->ports, (size_t)lfts->nsw * lfts->stride);
+}
+
+/*
  * A full route into 'lfts', marking in 'dirty' (per switch and block,
  * optional) the blocks that differ and counting them into 'delta'.
  */
@@ -335,7 +371,6 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		       struct ibfm_err *err)
 {
 	struct ibfm_lfts old = *lfts, fresh = { 0 };
-	uint32_t s, b, l, nb = lfts->stride / IBFM_LFT_BLOCK;
 	int rc;
 
 	ibfm_ftree_build_adjacency(t);
@@ -350,22 +385,7 @@ static int reroute_all(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		return rc;
 	}
 	delta->full = true;
-	for (s = 0; s < fresh.nsw; s++)
-		for (b = 0; b < nb; b++) {
-			const uint8_t *n =
-				ibfm_lfts_row(&fresh, s) + b * IBFM_LFT_BLOCK;
-			const uint8_t *o =
-				ibfm_lfts_row(&old, s) + b * IBFM_LFT_BLOCK;
-			uint64_t changed = 0;
-
-			for (l = 0; l < IBFM_LFT_BLOCK; l++)
-				changed += n[l] != o[l];
-			delta->entries += changed;
-			if (dirty && changed)
-				dirty[(size_t)s * nb + b] = 1;
-			else if (!dirty)
-				delta->blocks += changed > 0;
-		}
+	count_diff(&fresh, &old, old.stride / IBFM_LFT_BLOCK, dirty, delta);
 	delta->lids = t->stats.lids;
 	ibfm_lfts_free(&old);
 	*lfts = fresh;
@@ -467,7 +487,7 @@ static uint64_t retry_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 static bool search_undone(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			  struct ibfm_lfts *before)
 {
-	size_t w, words = ((size_t)lfts->nsw * lfts->stride + 63) / 64;
+	size_t w, words = ibfm_ftree_mask_words(lfts);
 
 	if (!t->cdg_mask || t->cdg_words != words ||
 	    ibfm_lfts_copy(before, t->f, lfts, NULL))
@@ -491,41 +511,27 @@ static bool search_undone(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
  * After the repair of tables the search had completed (search_undone):
  * the search again over what the turn rules leave, and the blocks and
  * entries that differ from 'before' marked and counted (an entry taken
- * out and filled the same is no change). Routed in full instead when the search now leaves
- * more CA or switch pairs than 'was' (the last route's) did.
+ * out and filled the same is no change). Routed in full instead when
+ * the search now leaves more CA or switch pairs than 'was' (the last
+ * route's) did.
  */
 static int search_again(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			const struct ibfm_lfts *before, const uint64_t was[2],
 			struct fixes *x, struct ibfm_ftree_delta *delta,
 			struct ibfm_err *err)
 {
-	size_t b, nb = (size_t)lfts->nsw * x->nblocks;
 	int rc = ibfm_ftree_complete(t, lfts, x->dirty, err);
+
 	if (rc)
 		return rc;
 	if (t->stats.no_updown > was[0] || t->stats.no_updown_sw > was[1]) {
-		memcpy(lfts->ports, before->ports,
-		       (size_t)lfts->nsw * lfts->stride);
-		memset(x->dirty, 0, nb);
+		tables_back(lfts, before);
 		memset(delta, 0, sizeof(*delta));
 		return reroute_all(t, lfts, x->dirty, delta, err);
 	}
 	/* Entries taken out and filled the same are no change. */
 	delta->entries = 0;
-	for (b = 0; b < nb; b++) {
-		const uint8_t *n = lfts->ports + b * IBFM_LFT_BLOCK;
-		const uint8_t *o = before->ports + b * IBFM_LFT_BLOCK;
-		unsigned l, changed = 0;
-
-		if (!memcmp(n, o, IBFM_LFT_BLOCK)) {
-			x->dirty[b] = 0;
-			continue;
-		}
-		for (l = 0; l < IBFM_LFT_BLOCK; l++)
-			changed += n[l] != o[l];
-		delta->entries += changed;
-		x->dirty[b] = 1;
-	}
+	count_diff(lfts, before, x->nblocks, x->dirty, delta);
 	return 0;
 }
 
@@ -648,8 +654,7 @@ out:
 	 * (the pass keeps them), and a full route next. */
 	if (rc && before.ports && before.stride == lfts->stride &&
 	    before.nsw == lfts->nsw) {
-		memcpy(lfts->ports, before.ports,
-		       (size_t)lfts->nsw * lfts->stride);
+		tables_back(lfts, &before);
 		t->stats.cdg_filled = 1;
 		t->cdg_words = 0;
 	}
