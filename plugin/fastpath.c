@@ -14,9 +14,7 @@
 
 #include "routing/state/fastlog.h"
 
-#define ATTR_PORT_INFO 0x15
 #define ATTR_LFT 0x19
-#define PORT_STATE_DOWN 1
 /* Traps of one loss (both ends, a whole switch's neighbours) come
  * within this of each other: one round takes them all. */
 #define GATHER_MS 3
@@ -50,10 +48,10 @@ void ibfm_fastpath_note(struct ibfm_fastpath *fp, const char *kind,
  * cancels ('*sent' says how many went). 0, or -errno when the helper
  * failed (it is stopped; the next round starts another).
  */
-static int exchange(struct ibfm_fastpath *fp,
-		    const struct ibfm_smpwire_req *req, size_t n,
-		    struct ibfm_smpwire_reply *rep, size_t *sent,
-		    double *last_ms)
+int ibfm_fastpath_exchange(struct ibfm_fastpath *fp,
+			   const struct ibfm_smpwire_req *req, size_t n,
+			   struct ibfm_smpwire_reply *rep, size_t *sent,
+			   double *last_ms)
 {
 	size_t out = 0, got = 0, ahead = 4 * (size_t)fp->c.window;
 	struct ibfm_smpwire_reply r;
@@ -90,179 +88,6 @@ static int exchange(struct ibfm_fastpath *fp,
 fail:
 	*sent = out;
 	ibfm_smplink_failed(&fp->helper);
-	return rc;
-}
-
-/* One PortInfo question: which switch and port it is about. */
-struct ask {
-	uint32_t port; /* the port asked about (index) */
-	uint16_t lid;  /* its switch's */
-};
-
-/*
- * Under the route lock: PortInfo requests for every linked port of the
- * switches whose LIDs trapped, by directed routes avoiding 'avoid'.
- * Returns how many (0 when none can be asked).
- */
-static size_t ask_ports(struct ibfm_fastpath *fp, const uint16_t *lids,
-			unsigned nlids, const bool *avoid,
-			struct ibfm_smpwire_req **reqp, struct ask **asksp)
-{
-	const struct ibfm_fabric *f = (*fp->c.route)->fabric;
-	uint32_t sm = ibfm_fabric_port_by_guid(f, fp->sm_guid), *via = NULL;
-	struct ibfm_smpwire_req *req = NULL;
-	struct ask *asks = NULL;
-	size_t n = 0, cap = 0;
-	unsigned k, i;
-
-	if (sm == IBFM_NONE ||
-	    ibfm_fastplan_paths(f, f->ports[sm].node, avoid, &via))
-		return 0;
-	for (k = 0; k < nlids; k++) {
-		uint32_t p = ibfm_fabric_port_by_lid(f, lids[k]), node;
-		const struct ibfm_node *x;
-		uint8_t path[64];
-		int hops;
-
-		if (p == IBFM_NONE)
-			continue;
-		node = f->ports[p].node;
-		x = &f->nodes[node];
-		hops = ibfm_fastplan_path_to(f, via, node, path);
-		if (!ibfm_node_is_switch(x) || hops < 1)
-			continue;
-		for (i = 1; i <= x->nports; i++) {
-			if (f->ports[x->port0 + i].peer == IBFM_NONE)
-				continue;
-			if (n == cap) {
-				size_t c = cap ? cap * 2 : 64;
-				void *a = realloc(req, c * sizeof(*req));
-				void *b = a ? realloc(asks, c * sizeof(*asks))
-					    : NULL;
-
-				if (a)
-					req = a;
-				if (!b)
-					goto out;
-				asks = b;
-				cap = c;
-			}
-			memset(&req[n], 0, sizeof(req[n]));
-			req[n].id = (uint32_t)n;
-			req[n].method = IBFM_SMPWIRE_GET;
-			req[n].hops = (uint8_t)hops;
-			req[n].attr = ATTR_PORT_INFO;
-			req[n].mod = i;
-			memcpy(req[n].path, path, 64);
-			asks[n].port = x->port0 + i;
-			asks[n].lid = lids[k];
-			n++;
-		}
-	}
-out:
-	free(via);
-	*reqp = req;
-	*asksp = asks;
-	return n;
-}
-
-/* Removes duplicate LIDs (both ends, repeated traps). */
-static unsigned unique_lids(uint16_t *lids, unsigned n)
-{
-	unsigned i, j, m = 0;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < m && lids[j] != lids[i]; j++)
-			;
-		if (j == m)
-			lids[m++] = lids[i];
-	}
-	return m;
-}
-
-/*
- * Under the route lock: marks in 'avoid' the link by which the route
- * from the SM enters each switch of 'lids' (which may be the dead one).
- */
-static void avoid_last_links(struct ibfm_fastpath *fp, const uint16_t *lids,
-			     unsigned n, bool *avoid)
-{
-	const struct ibfm_fabric *f = (*fp->c.route)->fabric;
-	uint32_t sm = ibfm_fabric_port_by_guid(f, fp->sm_guid), *via = NULL;
-	unsigned k;
-
-	if (sm == IBFM_NONE ||
-	    ibfm_fastplan_paths(f, f->ports[sm].node, avoid, &via))
-		return;
-	for (k = 0; k < n; k++) {
-		uint32_t p = ibfm_fabric_port_by_lid(f, lids[k]);
-
-		if (p != IBFM_NONE && via[f->ports[p].node] != IBFM_NONE)
-			avoid[via[f->ports[p].node]] = true;
-	}
-	free(via);
-}
-
-/*
- * Steps 1-2: the dead ports of the switches that trapped. A switch
- * that does not answer is asked again by routes avoiding the last link
- * of its route, then left to OpenSM.
- */
-static int find_dead(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
-		     uint64_t *gen, struct ibfm_fastround *rd)
-{
-	bool *avoid = NULL;
-	int attempt, rc = 0;
-
-	rd->switches = n;
-	for (attempt = 0; attempt < 2 && n && !rc; attempt++) {
-		struct ibfm_smpwire_req *req = NULL;
-		struct ibfm_smpwire_reply *rep = NULL;
-		struct ask *asks = NULL;
-		unsigned silent = 0, j;
-		size_t k, m = 0, sent;
-
-		pthread_mutex_lock(fp->c.lock);
-		if (*fp->c.route && (!attempt || fp->gen == *gen)) {
-			*gen = fp->gen;
-			if (!avoid)
-				avoid = calloc((*fp->c.route)->fabric->nports,
-					       sizeof(*avoid));
-			if (avoid)
-				m = ask_ports(fp, lids, n, avoid, &req, &asks);
-		}
-		pthread_mutex_unlock(fp->c.lock);
-		if (m)
-			rep = calloc(m, sizeof(*rep));
-		rc = m && !rep ? -ENOMEM : 0;
-		if (m && !rc)
-			rc = exchange(fp, req, m, rep, &sent, NULL);
-		rd->asked += m;
-		for (k = 0; m && !rc && k < m; k++) {
-			if (rep[k].status == -ETIMEDOUT) {
-				for (j = 0;
-				     j < silent && lids[j] != asks[k].lid; j++)
-					;
-				if (j == silent)
-					lids[silent++] = asks[k].lid;
-			} else if (!rep[k].status && (rep[k].data[32] & 0x0f) ==
-							     PORT_STATE_DOWN) {
-				rd->dead[rd->ndead++] = asks[k].port;
-			}
-		}
-		if (silent && !rc) {
-			pthread_mutex_lock(fp->c.lock);
-			if (*fp->c.route && fp->gen == *gen)
-				avoid_last_links(fp, lids, silent, avoid);
-			pthread_mutex_unlock(fp->c.lock);
-		}
-		rd->silent = silent;
-		n = silent;
-		free(req);
-		free(asks);
-		free(rep);
-	}
-	free(avoid);
 	return rc;
 }
 
@@ -405,7 +230,7 @@ static void verify(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
 		req[m].method = IBFM_SMPWIRE_GET;
 		m++;
 	}
-	if (!exchange(fp, req, m, rep, &sent, &last)) {
+	if (!ibfm_fastpath_exchange(fp, req, m, rep, &sent, &last)) {
 		for (i = 0; i < sent; i++) {
 			if (rep[i].status)
 				continue;
@@ -431,7 +256,7 @@ void ibfm_fastpath_send(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
 	if (ack) {
 		for (i = 0; i < n; i++)
 			ack[i].status = -ECANCELED;
-		exchange(fp, req, n, ack, &rd->sent, &last);
+		ibfm_fastpath_exchange(fp, req, n, ack, &rd->sent, &last);
 	}
 	pthread_mutex_lock(fp->c.lock);
 	for (i = 0; ack && i < n; i++)
@@ -557,15 +382,13 @@ static void round_run(struct ibfm_fastpath *fp, uint16_t *lids, unsigned n,
 	uint64_t gen = 0;
 	size_t first = 0, nreq = 0;
 
-	n = unique_lids(lids, n);
 	/* The switches hold another engine's tables: OpenSM's to repair. */
 	if (!__atomic_load_n(&fp->route_ok, __ATOMIC_ACQUIRE) ||
 	    ibfm_fastpath_stopping(fp) || !ibfm_fastpath_helper_ready(fp))
 		return;
 	/* A pass that cancelled the last round's sending is over. */
 	__atomic_store_n(&fp->cancel, 0, __ATOMIC_RELEASE);
-	rd.dead = calloc((size_t)n * 256 + 1, sizeof(*rd.dead));
-	if (!rd.dead || find_dead(fp, lids, n, &gen, &rd)) {
+	if (ibfm_fastpath_find_dead(fp, lids, n, &gen, &rd)) {
 		free(rd.dead);
 		return;
 	}

@@ -4,8 +4,8 @@
 
 /*
  * DOC: the fast path's internals (plugin/fastpath.c: its thread, the
- * traps and the wire; plugin/fastchange.c: planned changes), shared by
- * those two files only.
+ * traps and the wire; plugin/fastfind.c: the ports found Down;
+ * plugin/fastchange.c: planned changes), shared by those files only.
  */
 
 #include <pthread.h>
@@ -117,6 +117,27 @@ void ibfm_fastpath_send(struct ibfm_fastpath *fp, struct ibfm_smpwire_req *req,
 /* fastpath.c: the round's figures as JSON members into 'buf'. */
 void ibfm_fastpath_round_json(const struct ibfm_fastround *rd, char *buf,
 			      size_t len);
+
+/*
+ * fastpath.c: sends 'n' requests through the helper, their replies into
+ * 'rep' (by index: request ids are indexes), stopping when OpenSM's
+ * pass cancels ('*sent' says how many went; '*last_ms', if not NULL,
+ * when the last reply came). 0, or -errno when the helper failed.
+ */
+int ibfm_fastpath_exchange(struct ibfm_fastpath *fp,
+			   const struct ibfm_smpwire_req *req, size_t n,
+			   struct ibfm_smpwire_reply *rep, size_t *sent,
+			   double *last_ms);
+
+/*
+ * fastfind.c, steps 1-2: the Down ports of the switches whose LIDs
+ * trapped ('lids', reordered) and of a switch lost whole, into rd->dead
+ * (allocated; the caller frees it); '*gen' the route's generation they
+ * were asked on. 0 or -errno.
+ */
+int ibfm_fastpath_find_dead(struct ibfm_fastpath *fp, uint16_t *lids,
+			    unsigned n, uint64_t *gen,
+			    struct ibfm_fastround *rd);
 
 /* fastchange.c: one planned change, on the fast path's thread. */
 void ibfm_fastpath_change_round(struct ibfm_fastpath *fp, unsigned changes,
