@@ -449,6 +449,53 @@ static void test_leaf_short_of_links_balances_by_load(void **state)
 	done(&r);
 }
 
+/*
+ * A spine of a degraded SuperPOD drained: the repair moves the entries
+ * that went up to it, spread over the parents left by LID (2,144 and
+ * 1,056 all-to-all, shift 5 and 4). It sent them all to the next
+ * parent: 3,616 (4 units less 3% of links) and 2,624 (2 units less 5%),
+ * shift 6 and 7; a full route of the fabric without that spine gives
+ * 1,984 and 960 (`ibfm route`, `ibfm eval`).
+ */
+static void test_repair_spreads_what_it_moves(void **state)
+{
+	static const struct {
+		unsigned units;
+		double links, a2a, shift;
+		uint64_t seed;
+	} cases[] = { { 4, 3, 2200, 5, 42 }, { 2, 5, 1100, 4, 3 } };
+	struct ibfm_ftree_delta delta;
+	struct ibfm_err err;
+	struct routed r;
+	unsigned i, k;
+
+	(void)state;
+	for (k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
+		struct ibfm_gen_params p = { .remove_links = cases[k].links,
+					     .seed = cases[k].seed };
+		uint32_t spine;
+
+		assert_int_equal(ibfm_gen_preset("superpod-h100",
+						 cases[k].units, &p, &err),
+				 0);
+		route_gen(&r, &p, 0);
+		spine = ibfm_fabric_node_by_desc(r.f, "spine-03");
+		assert_int_not_equal(spine, IBFM_NONE);
+		for (i = 1; i <= r.f->nodes[spine].nports; i++)
+			ibfm_fabric_unlink(r.f,
+					   ibfm_fabric_port(r.f, spine, i));
+		assert_int_equal(ibfm_ftree_update(r.t, &r.lfts, &delta, NULL),
+				 0);
+		assert_false(delta.full);
+		assert_true(pattern_max(&r, IBFM_PATTERN_ALL2ALL) <=
+			    cases[k].a2a);
+		assert_true(pattern_max(&r, IBFM_PATTERN_SHIFT) <=
+			    cases[k].shift);
+		assert_clean(&r);
+		done(&r);
+	}
+}
+
 static void test_deterministic(void **state)
 {
 	struct ibfm_gen_params p = {
@@ -747,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_parent_with_few_ways_on_takes_no_share),
 		cmocka_unit_test(test_one_spine_gone_still_balanced),
 		cmocka_unit_test(test_leaf_short_of_links_balances_by_load),
+		cmocka_unit_test(test_repair_spreads_what_it_moves),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_lid_order_does_not_change_routes),
 		cmocka_unit_test(test_lmc_paths_differ_at_every_level),
