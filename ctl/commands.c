@@ -51,10 +51,15 @@ const struct ibfm_cmd ibfm_cmds[] = {
 	{ ADMIN("undrain",
 		"put \"element\" back and confirm the switches' tables"),
 	  .args = { REQ("element", STR) } },
+	{ ADMIN("rebalance",
+		"route the fabric as drained from scratch (a drain repairs only what crossed the element) and confirm the switches' tables") },
 	/* mgmt/features/draincheck.c: changes nothing; one at a time */
 	{ CMD("drain-check",
 	      "the dry run of draining \"element\": safety, tables and loads (\"pattern\": shift, ring, all2all, random)"),
 	  .late = true, .args = { REQ("element", STR), OPT("pattern", STR) } },
+	{ CMD("rebalance-check",
+	      "the dry run of a rebalance: the plugin's tables against a full route of the fabric as drained (\"pattern\" as drain-check's)"),
+	  .late = true, .args = { OPT("pattern", STR) } },
 	{ CMD("drain-status",
 	      "the drain in progress or the last, and the list") },
 	/* mgmt/features/jobs.c */

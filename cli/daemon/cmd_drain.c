@@ -2,7 +2,9 @@
 /*
  * ibfm drain|undrain: take a switch or a link out of the routes for an
  * upgrade. --dry-run computes, on a copy of the fabric, the routes
- * without it and says whether that is safe.
+ * without it and says whether that is safe. ibfm rebalance: route the
+ * fabric as drained from scratch, after a drain that lasts (a drain
+ * moves only what crossed the element), with the same dry run.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -62,6 +64,33 @@ static const char drain_usage[] =
 	"(an element not in the fabric), 4 refused or failed, 5 ibfmd\n"
 	"unreachable, 6 timeout (default 150 s).\n";
 
+static const char rebalance_usage[] =
+	"Usage: ibfm rebalance --dry-run [--topo FILE --lfts DUMP\n"
+	"                      [--drain-list FILE] | --socket PATH] [--pattern P]\n"
+	"                      [--json]\n"
+	"       ibfm rebalance [--socket PATH] [--timeout S] [--json]\n"
+	"A drain, like a failure, is a repair: it moves only the LFT entries whose\n"
+	"path crossed the element, so after a drain that lasts the tables are not\n"
+	"those a full route of the drained fabric makes, and some links carry more\n"
+	"than their share. rebalance routes the fabric as drained from scratch.\n"
+	"It is never done silently: only this command does it.\n"
+	"\n"
+	"--dry-run reports what ibfm drain --dry-run does, for the tables now\n"
+	"against a full route: CA pairs, loops, the entries and blocks that would\n"
+	"change, the all-to-all and pattern P max loads now and after. Without\n"
+	"--topo ibfmd computes it (rebalance-check) on its last sweep and the\n"
+	"plugin's LFTs and drain list; with --topo, ibfm does, on FILE, the tables\n"
+	"in DUMP (an opensm-lfts.dump or the plugin's lfts.dump) and the drain\n"
+	"list FILE (default: none).\n"
+	"\n"
+	"Without --dry-run, ibfmd checks it the same way; when safe, it counts one\n"
+	"more rebalance in the plugin's drain list, the plugin routes from\n"
+	"scratch and writes the changed blocks, and ibfmd reads them back off the\n"
+	"switches: done means the switches hold the full route.\n"
+	"\n"
+	"Exit: as ibfm drain's: 0 safe / done, 1 unsafe (nothing changed), 2 usage,\n"
+	"3 bad input, 4 refused or failed, 5 ibfmd unreachable, 6 timeout.\n";
+
 /*
  * 'what' (ibfm_drain_element's: switch "desc" (N links), link
  * "desc"[N]) with the name the node name map gives node 'guid', if any.
@@ -85,57 +114,36 @@ static int name_what(char *what, size_t len, uint64_t guid)
 	return CLI_OK;
 }
 
-/*
- * The offline dry run: routing/pass/drainreport.h on the topology
- * 'topo' (and the dump 'lfts' the switches hold), its report as one
- * JSON object in '*out' (the caller frees it), as ibfmd answers
- * drain-check.
- */
-static int dry_run(const char *topo, const char *lfts, const char *element,
-		   const struct ibfm_drainreport_opts *o, char **out)
+/* The element named 'element' of 'f' into 'de' and 'what': CLI_OK, or
+ * CLI_INPUT said. */
+static int find_element(const struct ibfm_fabric *f, const char *element,
+			struct ibfm_drain_entry *de, char *what, size_t len)
 {
-	struct ibfm_lfts before = { 0 };
-	struct ibfm_drainreport r;
-	struct ibfm_fabric *f;
-	struct ibfm_drain_entry de;
-	struct ibfm_err err;
-	char what[300], guid[24];
+	int rc = ibfm_drain_element(f, element, de, what, len);
+
+	if (!rc)
+		return CLI_OK;
+	cli_error(
+		rc == -ENOENT
+			? "unknown element \"%s\": expected a switch or host (GUID, LID, description, name) or SWITCH[PORT]"
+			: "\"%s\" names no cabled link",
+		element);
+	if (rc == -ENOENT)
+		cli_suggest_node(f, what);
+	return CLI_INPUT;
+}
+
+/* The report 'r' as one JSON object into '*out' (the caller frees it),
+ * as ibfmd answers drain-check. */
+static int report_json(const struct ibfm_drainreport *r, const char *what,
+		       const struct ibfm_drain_entry *de, char **out)
+{
 	struct ibfm_json j;
+	char guid[24];
 	size_t len;
-	FILE *m;
+	FILE *m = open_memstream(out, &len);
 	int rc;
 
-	f = cli_load_topo(topo);
-	if (!f)
-		return CLI_INPUT;
-	rc = ibfm_drain_element(f, element, &de, what, sizeof(what));
-	if (rc) {
-		cli_error(
-			rc == -ENOENT
-				? "unknown element \"%s\": expected a switch or host (GUID, LID, description, name) or SWITCH[PORT]"
-				: "\"%s\" names no cabled link",
-			element);
-		if (rc == -ENOENT)
-			cli_suggest_node(f, what);
-		ibfm_fabric_destroy(f);
-		return CLI_INPUT;
-	}
-	if (ibfm_fabric_assign_lids(f, 0, &err) ||
-	    (lfts && ibfm_lfts_read_dump(f, lfts, &before, &err))) {
-		cli_error("%s", err.msg);
-		ibfm_fabric_destroy(f);
-		return CLI_INPUT;
-	}
-	cli_progress_begin("drain %s: the dry run", what);
-	rc = ibfm_drainreport_make(f, NULL, &de, &before, lfts != NULL, o, &r,
-				   &err);
-	cli_progress_end();
-	ibfm_lfts_free(&before);
-	if (rc) {
-		cli_error("%s", err.msg);
-		return rc == -EEXIST ? DRAIN_FAILED : CLI_FAIL;
-	}
-	m = open_memstream(out, &len);
 	if (!m) {
 		cli_error("out of memory");
 		return CLI_FAIL;
@@ -143,12 +151,61 @@ static int dry_run(const char *topo, const char *lfts, const char *element,
 	ibfm_json_init(&j, m, false);
 	ibfm_json_obj_begin(&j, NULL);
 	ibfm_json_str(&j, "element", what);
-	snprintf(guid, sizeof(guid), "0x%016" PRIx64, de.guid);
-	ibfm_json_str(&j, "guid", guid);
-	ibfm_drainreport_json(&r, &j);
+	if (de) {
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, de->guid);
+		ibfm_json_str(&j, "guid", guid);
+	}
+	ibfm_drainreport_json(r, &j);
 	ibfm_json_obj_end(&j);
 	rc = ibfm_json_finish(&j);
 	return fclose(m) || rc ? CLI_FAIL : CLI_OK;
+}
+
+/*
+ * The offline dry run: routing/pass/drainreport.h on the topology
+ * 'topo' (the dump 'lfts' the switches hold, the drain list 'list'),
+ * of draining 'element' (NULL: of a rebalance), its report in '*out'.
+ */
+static int dry_run(const char *topo, const char *lfts, const char *list,
+		   const char *element, const struct ibfm_drainreport_opts *o,
+		   char **out)
+{
+	struct ibfm_lfts before = { 0 };
+	struct ibfm_drain now = { 0 };
+	struct ibfm_drainreport r;
+	struct ibfm_fabric *f;
+	struct ibfm_drain_entry de;
+	struct ibfm_err err;
+	char what[300] = "rebalance";
+	int rc;
+
+	f = cli_load_topo(topo);
+	if (!f)
+		return CLI_INPUT;
+	rc = element ? find_element(f, element, &de, what, sizeof(what))
+		     : CLI_OK;
+	if (!rc && (ibfm_fabric_assign_lids(f, 0, &err) ||
+		    (lfts && ibfm_lfts_read_dump(f, lfts, &before, &err)) ||
+		    (list && ibfm_drain_read(list, &now, &err)))) {
+		cli_error("%s", err.msg);
+		rc = CLI_INPUT;
+	}
+	if (rc) {
+		ibfm_lfts_free(&before);
+		ibfm_fabric_destroy(f);
+		return rc;
+	}
+	cli_progress_begin("%s%s: the dry run", element ? "drain " : "", what);
+	rc = ibfm_drainreport_make(f, &now, element ? &de : NULL, &before,
+				   lfts != NULL, o, &r, &err);
+	cli_progress_end();
+	ibfm_lfts_free(&before);
+	ibfm_drain_free(&now);
+	if (rc) {
+		cli_error("%s", err.msg);
+		return rc == -EEXIST ? DRAIN_FAILED : CLI_FAIL;
+	}
+	return report_json(&r, what, element ? &de : NULL, out);
 }
 
 /* The report's "element", named by the node name map. */
@@ -176,7 +233,8 @@ static int rename_element(struct cli_jv *v)
 	return rc;
 }
 
-/* A dry run's report (drainreport's JSON members) as text. */
+/* A dry run's report (drainreport's JSON members) as text: a
+ * rebalance's when 'element' is NULL. */
 static void print_report(const struct cli_jv *v, const char *element)
 {
 	const struct cli_jv *mm = cli_jv_get(v, "must_move_entries");
@@ -184,7 +242,8 @@ static void print_report(const struct cli_jv *v, const char *element)
 	double entries = cli_jv_num(v, "changed_entries");
 	char label[64];
 
-	printf("drain %s: %s\n", element,
+	printf("%s%s: %s\n", element ? "drain " : "rebalance",
+	       element ? element : "",
 	       cli_jv_num(v, "safe") ? "SAFE" : "UNSAFE");
 	printf("  CA pairs unreachable  %.0f\n  routing loops         %.0f\n"
 	       "  credit loops          %.0f\n",
@@ -205,7 +264,11 @@ static void print_report(const struct cli_jv *v, const char *element)
 	       cli_jv_num(v, "changed_blocks"));
 	printf("  predicted by          %s\n",
 	       repaired ? "the plugin's repair (fewest changes)"
-			: "a full route (the tables are not ibfm's last pass)");
+	       : !element
+		       ? "a full route of the fabric as drained"
+		       : "a full route (the tables are not ibfm's last pass)");
+	if (!element)
+		return; /* nothing is lost: every change rebalances */
 	if (mm && mm->type == CLI_JV_NUMBER && mm->num > 0)
 		printf("  entries that must move %.0f (their path crosses it; %.2f changed for each)\n",
 		       mm->num, entries / mm->num);
@@ -220,7 +283,7 @@ static void print_report(const struct cli_jv *v, const char *element)
  * reply live): --json as JSON, else as text. CLI_OK when safe,
  * DRAIN_UNSAFE when not, CLI_FAIL when it does not parse.
  */
-static int show(const char *text, bool json)
+static int show(const char *text, bool json, bool rebalance)
 {
 	struct cli_jv *v = cli_jv_parse(text);
 	int rc;
@@ -238,7 +301,7 @@ static int show(const char *text, bool json)
 		cli_jv_write(&j, NULL, v);
 		ibfm_json_finish(&j);
 	} else if (!rc) {
-		print_report(v, cli_jv_str(v, "element"));
+		print_report(v, rebalance ? NULL : cli_jv_str(v, "element"));
 	}
 	if (!rc)
 		rc = cli_jv_num(v, "safe") ? CLI_OK : DRAIN_UNSAFE;
@@ -246,35 +309,43 @@ static int show(const char *text, bool json)
 	return rc;
 }
 
-/* The dry run on ibfmd: its drain-check answer, or why not. */
+/* The dry run on ibfmd: its drain-check answer (rebalance-check's when
+ * 'element' is NULL), or why not. */
 static int ask_dry_run(const char *element, enum ibfm_pattern pattern,
 		       char **reply)
 {
-	int rc = cli_ask_cmd(
-		"drain-check",
-		(const char *const[]){ "element", element, "pattern",
-				       ibfm_pattern_name(pattern), NULL },
-		reply);
+	const char *p = ibfm_pattern_name(pattern);
+	int rc = element ? cli_ask_cmd(
+				   "drain-check",
+				   (const char *const[]){ "element", element,
+							  "pattern", p, NULL },
+				   reply)
+			 : cli_ask_cmd(
+				   "rebalance-check",
+				   (const char *const[]){ "pattern", p, NULL },
+				   reply);
 
 	return rc == CLI_FAIL ? DRAIN_FAILED : rc;
 }
 
-/* The check ibfmd's verdict carries (a drain's), printed as text. */
-static void print_verdict_check(const char *reply)
+/* The check ibfmd's verdict carries (a drain's or a rebalance's),
+ * printed as text. */
+static void print_verdict_check(const char *reply, bool rebalance)
 {
 	struct cli_jv *v = cli_jv_parse(reply);
 	const struct cli_jv *c = cli_jv_get(v, "check");
 
 	if (c && c->type == CLI_JV_OBJECT) {
-		print_report(c, cli_jv_str(v, "element"));
+		print_report(c, rebalance ? NULL : cli_jv_str(v, "element"));
 		fflush(stdout);
 	}
 	cli_jv_free(v);
 }
 
 /*
- * Asks ibfmd to drain or undrain ELEMENT and follows it until the
- * switches hold the new tables, it fails, or 'timeout' seconds pass.
+ * Asks ibfmd to drain or undrain ELEMENT (to rebalance: NULL) and
+ * follows it until the switches hold the new tables, it fails, or
+ * 'timeout' seconds pass.
  */
 static int live(const char *cmd, const char *element, unsigned timeout,
 		bool json)
@@ -282,11 +353,15 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 	struct cli_jv *v = NULL;
 	const char *state = "rerouting";
 	char *reply, *raw = NULL;
-	int rc = cli_ask_cmd(
-		cmd, (const char *const[]){ "element", element, NULL }, &reply);
+	int rc = cli_ask_cmd(cmd,
+			     (const char *const[]){ element ? "element" : NULL,
+						    element, NULL },
+			     &reply);
 
+	if (!element)
+		element = "the fabric as drained";
 	if (!rc && !json)
-		print_verdict_check(reply);
+		print_verdict_check(reply, !strcmp(cmd, "rebalance"));
 	free(reply);
 	if (rc)
 		return rc == CLI_FAIL ? DRAIN_FAILED : rc;
@@ -304,7 +379,9 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 	if (json) {
 		fputs(raw, stdout);
 	} else {
-		printf("%s %s: %s\n", cmd, cli_jv_str(v, "element"), state);
+		printf("%s%s%s: %s\n", cmd, strcmp(cmd, "rebalance") ? " " : "",
+		       strcmp(cmd, "rebalance") ? cli_jv_str(v, "element") : "",
+		       state);
 		cli_jv_print(stdout, v, 2);
 	}
 	rc = !strcmp(state, "done")	? CLI_OK
@@ -321,12 +398,23 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 	return rc;
 }
 
-static int cmd_drain(int argc, char **argv)
+/* What cmd_drain() read off its command line. */
+struct drain_args {
+	const char *topo, *lfts, *list;
+	struct ibfm_drainreport_opts o;
+	bool dry, json;
+	unsigned timeout;
+};
+
+/* The options into 'a': -1 when they all read, else the exit code. */
+static int drain_options(int argc, char **argv, const char *usage,
+			 struct drain_args *a)
 {
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "topo", required_argument, NULL, 't' },
 		{ "lfts", required_argument, NULL, 'l' },
+		{ "drain-list", required_argument, NULL, 'L' },
 		{ "pattern", required_argument, NULL, 'p' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 'T' },
@@ -335,29 +423,27 @@ static int cmd_drain(int argc, char **argv)
 		CLI_NAMES_OPTION,
 		{ 0 },
 	};
-	const char *topo = NULL, *lfts = NULL, *element;
-	struct ibfm_drainreport_opts o = { 0 };
-	bool dry = false, json = false;
-	unsigned timeout = 150;
-	int pattern = IBFM_PATTERN_SHIFT, c, rc;
-	char *report = NULL;
+	int c, pattern;
 
 	while ((c = getopt_long(argc, argv, "nt:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			dry = true;
+			a->dry = true;
 			break;
 		case 't':
-			topo = optarg;
+			a->topo = optarg;
 			break;
 		case 'l':
-			lfts = optarg;
+			a->lfts = optarg;
+			break;
+		case 'L':
+			a->list = optarg;
 			break;
 		case 's':
 			cli_socket_path = optarg;
 			break;
 		case 'T':
-			if (!cli_parse_timeout(optarg, &timeout))
+			if (!cli_parse_timeout(optarg, &a->timeout))
 				return CLI_USAGE;
 			break;
 		case 'p':
@@ -368,50 +454,72 @@ static int cmd_drain(int argc, char **argv)
 					optarg);
 				return CLI_USAGE;
 			}
+			a->o.pattern = (enum ibfm_pattern)pattern;
 			break;
 		case 'j':
-			json = true;
+			a->json = true;
 			break;
 		case CLI_NAMES_OPT:
 			cli_names_path = optarg;
 			break;
 		case 'h':
-			fputs(drain_usage, stdout);
+			fputs(usage, stdout);
 			return CLI_OK;
 		default:
-			fputs(drain_usage, stderr);
+			fputs(usage, stderr);
 			return CLI_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(drain_usage, stderr);
+	return -1;
+}
+
+/* Why options that go together do not, or NULL. */
+static const char *mismatch(const char *cmd, const struct drain_args *a)
+{
+	bool rebalance = !strcmp(cmd, "rebalance");
+
+	if (!a->dry && a->topo)
+		return "works on ibfmd's fabric: drop --topo, or add --dry-run";
+	if (!strcmp(cmd, "undrain") && a->dry)
+		return "has no --dry-run";
+	if ((a->lfts || a->list) && !a->topo)
+		return "--lfts and --drain-list go with --topo";
+	if (a->list && !rebalance)
+		return "--drain-list goes with rebalance --dry-run";
+	if (rebalance && a->topo && !a->lfts)
+		return "--topo needs --lfts: the tables to rebalance";
+	return NULL;
+}
+
+static int cmd_drain(int argc, char **argv)
+{
+	bool rebalance = !strcmp(argv[0], "rebalance");
+	const char *usage = rebalance ? rebalance_usage : drain_usage;
+	struct drain_args a = { .timeout = 150 };
+	const char *element = NULL, *bad;
+	char *report = NULL;
+	int rc = drain_options(argc, argv, usage, &a);
+
+	if (rc >= 0)
+		return rc;
+	if (argc - optind != (rebalance ? 0 : 1)) {
+		fputs(usage, stderr);
 		return CLI_USAGE;
 	}
-	element = argv[optind];
-	if (!dry && topo) {
-		cli_error(
-			"%s %s: a live drain works on ibfmd's fabric: drop --topo, or add --dry-run",
-			argv[0], element);
+	if (!rebalance)
+		element = argv[optind];
+	bad = mismatch(argv[0], &a);
+	if (bad) {
+		cli_error("%s %s", argv[0], bad);
 		return CLI_USAGE;
 	}
-	if (!strcmp(argv[0], "undrain")) {
-		if (dry) {
-			cli_error("undrain has no --dry-run");
-			return CLI_USAGE;
-		}
-		return live("undrain", element, timeout, json);
-	}
-	if (!dry) /* ibfmd checks it, and its verdict carries the report */
-		return live("drain", element, timeout, json);
-	if (lfts && !topo) {
-		cli_error("--lfts goes with --topo");
-		return CLI_USAGE;
-	}
-	o.pattern = (enum ibfm_pattern)pattern;
-	rc = topo ? dry_run(topo, lfts, element, &o, &report)
-		  : ask_dry_run(element, o.pattern, &report);
+	/* ibfmd checks it, and its verdict carries the report */
+	if (!a.dry)
+		return live(argv[0], element, a.timeout, a.json);
+	rc = a.topo ? dry_run(a.topo, a.lfts, a.list, element, &a.o, &report)
+		    : ask_dry_run(element, a.o.pattern, &report);
 	if (!rc)
-		rc = show(report, json);
+		rc = show(report, a.json, rebalance);
 	free(report);
 	return rc;
 }
@@ -423,5 +531,8 @@ const struct cli_cmd cli_drain_cmds[] = {
 	  cmd_drain },
 	{ "undrain", NULL, "ELEMENT [--socket PATH] [--json]",
 	  "put a drained element back (through ibfmd)", cmd_drain },
+	{ "rebalance", NULL, "[--dry-run] [--topo FILE --lfts DUMP] [--json]",
+	  "route the fabric as drained from scratch, or see what that would do",
+	  cmd_drain },
 	{ 0 },
 };

@@ -10,6 +10,8 @@
  * open (ctl/ctl.h) and answered with the report when the worker is
  * done. Without a state_dir (no plugin to ask) it predicts ibfm's own
  * routes on the sweep, as `--topo` without `--lfts` does.
+ * rebalance-check is the dry run of `ibfm rebalance`: the plugin's
+ * tables against a full route of the fabric as drained.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +40,7 @@ struct dcheck {
 	bool have_t; /* the plugin's tables; else ibfm's own routes */
 	struct ibfm_drain now;
 	struct ibfm_drain_entry e;
+	bool rebalance; /* no element: a full route of the fabric as drained */
 	char what[300];
 	struct ibfm_drainreport_opts o;
 	/* its outcome */
@@ -67,8 +70,8 @@ static void run(struct ibfm_madport *port, void *arg)
 	/* Drills and tests stretch it, as a drain's (ibfmd(8)). */
 	if (delay)
 		usleep((useconds_t)atoi(delay) * 1000);
-	d->rc = ibfm_drainreport_make(f, &d->now, &d->e, &d->t, d->have_t,
-				      &d->o, &d->r, &d->err);
+	d->rc = ibfm_drainreport_make(f, &d->now, d->rebalance ? NULL : &d->e,
+				      &d->t, d->have_t, &d->o, &d->r, &d->err);
 }
 
 /* The reply: the element and the report, or why there is none. */
@@ -78,14 +81,17 @@ static void reply(void *arg, struct ibfm_json *j)
 	char guid[24];
 
 	if (d->rc) {
-		ibfm_ctl_error(j, NULL, "drain %s: %s", d->what,
+		ibfm_ctl_error(j, NULL, "%s%s: %s",
+			       d->rebalance ? "" : "drain ", d->what,
 			       d->rc == -EEXIST ? "already drained"
 						: d->err.msg);
 		return;
 	}
 	ibfm_json_str(j, "element", d->what);
-	snprintf(guid, sizeof(guid), "0x%016" PRIx64, d->e.guid);
-	ibfm_json_str(j, "guid", guid);
+	if (!d->rebalance) {
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, d->e.guid);
+		ibfm_json_str(j, "guid", guid);
+	}
 	ibfm_json_bool(j, "plugin_tables", d->have_t);
 	ibfm_drainreport_json(&d->r, j);
 }
@@ -97,7 +103,8 @@ static void done(void *arg)
 
 	d->busy = false;
 	d->later = NULL;
-	IBFMD_INFO("drain-check %s: %s in %.0f ms", d->what,
+	IBFMD_INFO("%s-check %s: %s in %.0f ms",
+		   d->rebalance ? "rebalance" : "drain", d->what,
 		   d->rc       ? d->err.msg
 		   : d->r.safe ? "safe"
 			       : "unsafe",
@@ -115,8 +122,9 @@ static void forget(void *arg)
 
 /*
  * The check's inputs: the sweep with the plugin's tables, or the sweep
- * alone when no state_dir is set; the drain list. NULL, or why not
- * (and '*kind' IBFM_CTL_ERR_INPUT when the element is not there).
+ * alone when no state_dir is set (not for a rebalance: 'element' NULL);
+ * the drain list. NULL, or why not (and '*kind' IBFM_CTL_ERR_INPUT when
+ * the element is not there).
  */
 static const char *take_inputs(struct dcheck *d, const char *element,
 			       const char **kind, char *buf, size_t len)
@@ -124,7 +132,7 @@ static const char *take_inputs(struct dcheck *d, const char *element,
 	const struct ibfmd_core *core = d->core;
 	const struct ibfmd_routes *rt = NULL;
 	const struct ibfm_fabric *src = core->view->fabric;
-	int rc;
+	int rc = 0;
 
 	if (core->conf->state_dir[0]) {
 		rt = ibfmd_routes_get(core->routes, core->view,
@@ -132,10 +140,17 @@ static const char *take_inputs(struct dcheck *d, const char *element,
 		if (!rt)
 			return buf;
 		src = rt->f;
+	} else if (!element) {
+		return "no plugin's tables to rebalance: set state_dir in ibfmd.conf to the plugin's state_dir";
 	}
 	if (!src)
 		return "no sweep yet: ask again after ibfmd's first sweep";
-	rc = ibfm_drain_element(src, element, &d->e, d->what, sizeof(d->what));
+	d->rebalance = !element;
+	if (element)
+		rc = ibfm_drain_element(src, element, &d->e, d->what,
+					sizeof(d->what));
+	else
+		snprintf(d->what, sizeof(d->what), "rebalance");
 	if (rc) {
 		snprintf(buf, len, "%s \"%.200s\"",
 			 rc == -ENOENT ? "unknown element" : "no cabled link:",
@@ -152,10 +167,10 @@ static const char *take_inputs(struct dcheck *d, const char *element,
 	return NULL;
 }
 
-static void cmd_check(void *ctx, const struct ibfm_req *req,
-		      struct ibfm_json *j)
+/* drain-check, or rebalance-check when 'rebalance'. */
+static void check(struct dcheck *d, const struct ibfm_req *req,
+		  struct ibfm_json *j, bool rebalance)
 {
-	struct dcheck *d = ctx;
 	const char *pattern = ibfm_req_str(req, "pattern");
 	int p = pattern ? ibfm_pattern_parse(pattern) : IBFM_PATTERN_SHIFT;
 	char msg[IBFM_ERR_MSG_MAX];
@@ -174,8 +189,8 @@ static void cmd_check(void *ctx, const struct ibfm_req *req,
 			pattern);
 		return;
 	}
-	why = take_inputs(d, ibfm_req_str(req, "element"), &kind, msg,
-			  sizeof(msg));
+	why = take_inputs(d, rebalance ? NULL : ibfm_req_str(req, "element"),
+			  &kind, msg, sizeof(msg));
 	if (why) {
 		ibfm_ctl_error(j, kind, "%s", why);
 		drop_inputs(d);
@@ -193,9 +208,22 @@ static void cmd_check(void *ctx, const struct ibfm_req *req,
 	ibfmd_work_submit(&d->work);
 }
 
+static void cmd_check(void *ctx, const struct ibfm_req *req,
+		      struct ibfm_json *j)
+{
+	check(ctx, req, j, false);
+}
+
+static void cmd_rebalance_check(void *ctx, const struct ibfm_req *req,
+				struct ibfm_json *j)
+{
+	check(ctx, req, j, true);
+}
+
 /* Their arguments and help: ctl/commands.c. */
 static const struct ibfm_ctl_handler cmds[] = {
 	{ "drain-check", cmd_check },
+	{ "rebalance-check", cmd_rebalance_check },
 };
 
 static int init(const struct ibfmd_core *core, void **state)

@@ -15,6 +15,11 @@
  * blocks back off the switches until they hold the new tables
  * (mgmt/features/confirm.h, which jobs share). Only then is the drain
  * done: a runbook may pull the cable.
+ *
+ * A rebalance is the same path with no element: checked as a full
+ * route of the fabric as drained (drainreport's rebalance), then the
+ * list's rebalance count goes up by one, and the plugin's next pass
+ * routes from scratch (routing/state/drain.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -44,9 +49,14 @@ struct check {
 	struct ibfm_err err;
 };
 
-/* A drain or undrain in progress (one at a time), or the last one. */
+enum op_kind { OP_DRAIN, OP_UNDRAIN, OP_REBALANCE };
+
+static const char *const kind_name[] = { "drain", "undrain", "rebalance" };
+
+/* A drain, undrain or rebalance in progress (one at a time), or the
+ * last one. */
 struct op {
-	bool undrain;
+	enum op_kind kind;
 	char what[300];
 	struct ibfm_drain_entry e;
 	/*
@@ -142,12 +152,12 @@ static void op_finished(void *arg)
 
 	ibfm_drain_free(&op->check.now);
 	op_event(d, strcmp(state, "done") ? "error" : "info",
-		 op->undrain ? "undrain" : "drain");
+		 kind_name[op->kind]);
 	ibfmd_log(ibfmd_log_this,
 		  strcmp(state, "done") ? IBFMD_LOG_WARN : IBFMD_LOG_INFO,
 		  "%s %s: %s%s%s after %.0f s, %" PRIu32 " blocks, %" PRIu32
 		  " rounds",
-		  op->undrain ? "undrain" : "drain", op->what, state,
+		  kind_name[op->kind], op->what, state,
 		  op->c.error[0] ? ": " : "", op->c.error, op->c.elapsed_s,
 		  op->c.blocks, op->c.rounds);
 	op_answer(d);
@@ -175,9 +185,9 @@ static int publish(struct drains *d, const struct ibfm_drain *list,
 				   ibfm_drain_print, &out, listed, d, err);
 }
 
-/* Adds or removes the element in the drain list file (published: the
- * operation goes on in listed()). */
-static int edit_list(struct drains *d, bool undrain, const char **why,
+/* Adds or removes the element in the drain list file, or counts one
+ * more rebalance (published: the operation goes on in listed()). */
+static int edit_list(struct drains *d, enum op_kind kind, const char **why,
 		     struct ibfm_err *err)
 {
 	struct ibfm_drain list = { 0 };
@@ -189,8 +199,11 @@ static int edit_list(struct drains *d, bool undrain, const char **why,
 		*why = err->msg;
 		return -EINVAL;
 	}
-	rc = undrain ? ibfm_drain_remove(&list, &d->op.e)
-		     : ibfm_drain_add(&list, &d->op.e);
+	if (kind == OP_REBALANCE)
+		rc = (list.rebalance++, 0);
+	else
+		rc = kind == OP_UNDRAIN ? ibfm_drain_remove(&list, &d->op.e)
+					: ibfm_drain_add(&list, &d->op.e);
 	if (rc == -EEXIST)
 		*why = "already drained";
 	else if (rc == -ENOENT)
@@ -228,7 +241,8 @@ static void check_run(struct ibfm_madport *port, void *arg)
 	/* The loads were the dry run's to show: a second on 11,664 hosts
 	 * off the drain's way. */
 	c->rc = ibfm_drainreport_make(
-		f, &c->now, &d->op.e, c->before, true,
+		f, &c->now, d->op.kind == OP_REBALANCE ? NULL : &d->op.e,
+		c->before, true,
 		&(struct ibfm_drainreport_opts){ .no_loads = true }, &c->r,
 		&c->err);
 	c->made = !c->rc;
@@ -241,8 +255,7 @@ static void op_rerouting(struct drains *d)
 
 	ibfmd_confirm_listed(&op->c);
 	IBFMD_INFO("%s %s: rerouting from generation %" PRIu64,
-		   op->undrain ? "undrain" : "drain", op->what,
-		   op->c.generation);
+		   kind_name[op->kind], op->what, op->c.generation);
 	op_answer(d);
 }
 
@@ -275,7 +288,8 @@ static bool changed_since_check(struct drains *d, char *why, size_t len)
 
 	/* The list first: its edit also routes again, and says less. */
 	path = drain_path(d);
-	same = !ibfm_drain_read(path, &list, &err) && list.n == c->now.n;
+	same = !ibfm_drain_read(path, &list, &err) && list.n == c->now.n &&
+	       list.rebalance == c->now.rebalance;
 	for (i = 0; same && i < list.n; i++)
 		same = ibfm_drain_has(&c->now, &list.v[i]);
 	ibfm_drain_free(&list);
@@ -321,7 +335,8 @@ static void check_done(void *arg)
 		op_finish(d, "unsafe", c->r.why);
 		return;
 	}
-	IBFMD_DBG("drain %s: safe (%s, %.0f ms)", d->op.what,
+	IBFMD_DBG("%s %s: safe (%s, %.0f ms)", kind_name[d->op.kind],
+		  d->op.what,
 		  c->r.repaired ? "the plugin's repair" : "a full route",
 		  c->r.ms);
 	if (changed_since_check(d, why, sizeof(why))) {
@@ -329,7 +344,7 @@ static void check_done(void *arg)
 		return;
 	}
 	ibfm_drain_free(&c->now);
-	if (edit_list(d, false, &wrong, &c->err))
+	if (edit_list(d, d->op.kind, &wrong, &c->err))
 		op_finish(d, "failed", wrong);
 }
 
@@ -340,8 +355,8 @@ static const char *cannot_start(const struct drains *d, const char *element,
 	if (!ibfmd_statedir_beside_master(d->core->statedir, buf, len))
 		return buf;
 	if (d->op.c.active)
-		return "a drain or undrain is in progress (see drain-status)";
-	if (!element[0])
+		return "a drain, undrain or rebalance is in progress (see drain-status)";
+	if (element && !element[0])
 		return "drain needs \"element\"";
 	if (!d->core->conf->state_dir[0])
 		return "no drain list: set state_dir in ibfmd.conf to the plugin's state_dir";
@@ -366,17 +381,38 @@ static bool by_guid(const char *s, struct ibfm_drain_entry *e)
 	return e->guid && !*end;
 }
 
-static void start(struct drains *d, const struct ibfm_req *req,
-		  struct ibfm_json *j, bool undrain)
+/* The element of a drain or undrain into op->e and op->what: 0, or
+ * -1 with the error in 'j'. */
+static int take_element(struct drains *d, const char *element, bool undrain,
+			struct ibfm_json *j)
 {
 	struct op *op = &d->op;
-	struct ibfmd_routes *shared = d->core->routes;
-	const char *element = ibfm_req_str(req, "element");
+	int rc = ibfm_drain_element(d->core->routes->f, element, &op->e,
+				    op->what, sizeof(op->what));
+
+	if (rc == -ENOENT && undrain && by_guid(element, &op->e)) {
+		/* A replaced switch is gone from the fabric, not the list. */
+		snprintf(op->what, sizeof(op->what), "%.250s", element);
+		rc = 0;
+	}
+	if (rc)
+		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT, "%s \"%.200s\"",
+			       rc == -ENOENT ? "unknown element"
+					     : "no cabled link:",
+			       op->what);
+	return rc ? -1 : 0;
+}
+
+static void start(struct drains *d, const struct ibfm_req *req,
+		  struct ibfm_json *j, enum op_kind kind)
+{
+	struct op *op = &d->op;
+	const char *element =
+		kind == OP_REBALANCE ? NULL : ibfm_req_str(req, "element");
 	struct ibfm_drain list = { 0 };
 	struct ibfm_err err = { 0 };
 	char msg[IBFM_ERR_MSG_MAX];
 	const char *why = cannot_start(d, element, msg, sizeof(msg));
-	int rc;
 
 	if (!why && !routes(d, msg, sizeof(msg)))
 		why = msg; /* the tables it starts from */
@@ -384,47 +420,40 @@ static void start(struct drains *d, const struct ibfm_req *req,
 		ibfm_ctl_error(j, NULL, "%s", why);
 		return;
 	}
-	rc = ibfm_drain_element(shared->f, element, &op->e, op->what,
-				sizeof(op->what));
-	if (rc == -ENOENT && undrain && by_guid(element, &op->e)) {
-		/* A replaced switch is gone from the fabric, not the list. */
-		snprintf(op->what, sizeof(op->what), "%.250s", element);
-		rc = 0;
-	}
-	if (rc) {
-		snprintf(msg, sizeof(msg), "%s \"%.200s\"",
-			 rc == -ENOENT ? "unknown element" : "no cabled link:",
-			 op->what);
-		ibfm_ctl_error(j, IBFM_CTL_ERR_INPUT, "%s", msg);
+	if (element && take_element(d, element, kind == OP_UNDRAIN, j))
 		return;
-	}
+	if (!element)
+		snprintf(op->what, sizeof(op->what), "rebalance");
 	if (ibfm_drain_read(drain_path(d), &list, &err) ||
-	    ibfm_drain_has(&list, &op->e) != undrain) {
+	    (element &&
+	     ibfm_drain_has(&list, &op->e) != (kind == OP_UNDRAIN))) {
 		ibfm_ctl_error(j, NULL, "%s",
-			       err.msg[0] ? err.msg
-			       : undrain  ? "not drained"
-					  : "already drained");
+			       err.msg[0]	    ? err.msg
+			       : kind == OP_UNDRAIN ? "not drained"
+						    : "already drained");
 		ibfm_drain_free(&list);
 		return;
 	}
 	/* Putting links back cuts no one off: published at once (listed()
 	 * comes back on the loop, after this). */
-	if (undrain && edit_list(d, true, &why, &err)) {
+	if (kind == OP_UNDRAIN && edit_list(d, kind, &why, &err)) {
 		ibfm_ctl_error(j, NULL, "%s", why);
 		ibfm_drain_free(&list);
 		return;
 	}
-	op->undrain = undrain;
-	ibfmd_confirm_begin(&op->c, undrain ? "publishing" : "checking");
-	op_event(d, "info", undrain ? "undrain" : "drain");
+	op->kind = kind;
+	ibfmd_confirm_begin(&op->c,
+			    kind == OP_UNDRAIN ? "publishing" : "checking");
+	op_event(d, "info", kind_name[kind]);
 	/* Answered with the verdict: rerouting once the list is published,
 	 * or why not (unsafe, changed, failed). */
 	op->later = ibfm_ctl_defer(d->core->ctl, op_forget, d);
-	if (undrain) {
+	if (kind == OP_UNDRAIN) {
 		op->check.made = false;
 		ibfm_drain_free(&list);
 	} else {
-		IBFMD_INFO("drain %s: checking that it is safe", op->what);
+		IBFMD_INFO("%s %s: checking that it is safe", kind_name[kind],
+			   op->what);
 		op->check = (struct check){ .f = op->c.before.f,
 					    .before = &op->c.before.t,
 					    .now = list };
@@ -437,13 +466,19 @@ static void start(struct drains *d, const struct ibfm_req *req,
 static void cmd_drain(void *ctx, const struct ibfm_req *req,
 		      struct ibfm_json *j)
 {
-	start(ctx, req, j, false);
+	start(ctx, req, j, OP_DRAIN);
 }
 
 static void cmd_undrain(void *ctx, const struct ibfm_req *req,
 			struct ibfm_json *j)
 {
-	start(ctx, req, j, true);
+	start(ctx, req, j, OP_UNDRAIN);
+}
+
+static void cmd_rebalance(void *ctx, const struct ibfm_req *req,
+			  struct ibfm_json *j)
+{
+	start(ctx, req, j, OP_REBALANCE);
 }
 
 /* The operation in progress or the last one, and the list as it is. */
@@ -460,7 +495,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 
 	(void)req;
 	ibfm_json_bool(j, "active", op->c.active);
-	ibfm_json_str(j, "op", op->undrain ? "undrain" : "drain");
+	ibfm_json_str(j, "op", kind_name[op->kind]);
 	ibfm_json_str(j, "element", op->what);
 	ibfm_json_str(j, "state", op->c.state ? op->c.state : "none");
 	ibfm_json_str(j, "error", op->c.error);
@@ -484,6 +519,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 			ibfm_json_obj_end(j);
 		}
 	ibfm_json_arr_end(j);
+	ibfm_json_uint(j, "rebalances", list.rebalance);
 	ibfm_drain_free(&list);
 }
 
@@ -491,6 +527,7 @@ static void cmd_status(void *ctx, const struct ibfm_req *req,
 static const struct ibfm_ctl_handler cmds[] = {
 	{ "drain", cmd_drain },
 	{ "undrain", cmd_undrain },
+	{ "rebalance", cmd_rebalance },
 	{ "drain-status", cmd_status },
 };
 

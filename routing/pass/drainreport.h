@@ -4,7 +4,8 @@
 
 /*
  * DOC: the dry run of a drain: everything an operator is shown before
- * taking an element out, computed in one place.
+ * taking an element out (or rebalancing the tables after a drain),
+ * computed in one place.
  *
  * `ibfm drain X --dry-run --topo FILE` calls it on a file, ibfmd on its
  * last sweep and the plugin's tables (drain-check, and the live drain's
@@ -84,7 +85,8 @@ struct ibfm_drainreport {
 };
 
 /*
- * The dry run of draining 'e' from 'f' (with LIDs; taken, whether this
+ * The dry run of draining 'e' from 'f' ('e' NULL: of a rebalance, as
+ * ibfm_drainsafe_check() takes it) (with LIDs; taken, whether this
  * succeeds or not) whose drain list is 'now' (NULL: empty), as
  * ibfm_drainsafe_check() takes them ('before': the switches' tables
  * when 'have_before', else filled with the first pass's, which the

@@ -15,6 +15,11 @@ static bool same_tables(const struct ibfm_lfts *a, const struct ibfm_lfts *b)
 	return a->nsw == b->nsw && !ibfm_lfts_diff(a, b, &entries);
 }
 
+static uint64_t now_count(const struct ibfm_drain *now)
+{
+	return now ? now->rebalance : 0;
+}
+
 /*
  * Routes the drained fabric as the plugin would: its pass with 'now',
  * then the pass with 'next', which repairs the first. Against tables
@@ -36,8 +41,8 @@ static int predict(struct ibfm_fabric *f, const struct ibfm_drain *now,
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
 	rc = ibfm_route_build(f, NULL, &o, &r->pass, err);
-	r->repaired =
-		!rc && (!have_before || same_tables(before, &r->pass->lfts));
+	r->repaired = !rc && next->rebalance == now_count(now) &&
+		      (!have_before || same_tables(before, &r->pass->lfts));
 	if (!rc && !have_before)
 		rc = ibfm_lfts_copy(before, r->pass->fabric, &r->pass->lfts,
 				    err);
@@ -66,8 +71,10 @@ int ibfm_drainsafe_check(struct ibfm_fabric *f, const struct ibfm_drain *now,
 	/* A copy, then one lookup: a long list costs O(n), not O(n^2). */
 	if (now)
 		rc = ibfm_drain_copy(&next, now);
-	if (!rc)
+	if (!rc && e)
 		rc = ibfm_drain_add(&next, e);
+	else if (!rc)
+		next.rebalance = now_count(now) + 1;
 	if (rc) {
 		ibfm_drain_free(&next);
 		ibfm_fabric_destroy(f);

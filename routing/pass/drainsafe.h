@@ -48,7 +48,9 @@ struct ibfm_drainsafe {
  * holds the tables the switches have when 'have_before' (read only);
  * otherwise it is filled with the first pass's tables (the caller frees
  * them with ibfm_lfts_free). On success 'r' holds the result (free it
- * with ibfm_drainsafe_free). -EEXIST when 'e' is on 'now' already,
+ * with ibfm_drainsafe_free). 'e' NULL: a rebalance (`ibfm rebalance`:
+ * the list as it is, its rebalance count one more, so the fabric as
+ * drained is routed from scratch). -EEXIST when 'e' is on 'now' already,
  * -EINVAL when the pass is refused (R01, R02), -ENOMEM; 'err' says why.
  */
 int ibfm_drainsafe_check(struct ibfm_fabric *f, const struct ibfm_drain *now,

@@ -302,6 +302,7 @@ struct ibfm_route *ibfm_route_copy(struct ibfm_route *r)
 	c->must_move = r->must_move;
 	c->must_move_counted = r->must_move_counted;
 	c->drained_links = r->drained_links;
+	c->rebalance = r->rebalance;
 	c->unhealthy_links = r->unhealthy_links;
 	c->route_ms = r->route_ms;
 	c->njobs = r->njobs;
@@ -334,6 +335,7 @@ static struct ibfm_route *pass_new(struct ibfm_fabric *f, const bool *unhealthy,
 	r->fabric = f;
 	r->unhealthy_links = drop_unhealthy(f, unhealthy, &o->log);
 	r->drained_links = drop_drained(f, o);
+	r->rebalance = o->drains ? o->drains->rebalance : 0;
 	return r;
 }
 
@@ -527,7 +529,7 @@ int ibfm_route_update(struct ibfm_route **pass, struct ibfm_fabric *now,
 
 	if (!next)
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
-	if (prev && prev->engine &&
+	if (prev && prev->engine && prev->rebalance == next->rebalance &&
 	    only_links_lost(prev->fabric, next->fabric, &at)) {
 		rc = repair(prev, next->fabric, at, o, err);
 		free(at);

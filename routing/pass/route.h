@@ -25,7 +25,9 @@
  *    pass routes from scratch), the previous tables are repaired with
  *    the fewest changes (ibfm_ftree_update), having first counted, when
  *    asked, the entries whose path crossed a link lost (must_move,
- *    routing/checks/verify.h); otherwise routed from scratch;
+ *    routing/checks/verify.h); otherwise, or when the drain list's
+ *    rebalance count differs from the previous pass's (the operator's
+ *    explicit `ibfm rebalance`), routed from scratch;
  *  - a pass that leaves connected pairs unrouted (only a credit loop on
  *    one VL would join them) is used all the same and says so (P05);
  *  - a pass that cannot route at all is refused (R01 a root is not a
@@ -99,6 +101,7 @@ struct ibfm_route {
 	bool incremental;	       /* repaired from the previous pass */
 	struct ibfm_ftree_delta delta; /* what the repair changed (incremental) */
 	uint32_t drained_links;	       /* taken out by the drain list */
+	uint64_t rebalance;	       /* the drain list's rebalance count */
 	uint32_t unhealthy_links;      /* taken out as unhealthy */
 	struct ibfm_sharp *trees;      /* NULL: not asked for, or failed */
 	double route_ms;	       /* routing alone, trees excluded */

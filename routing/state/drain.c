@@ -14,9 +14,30 @@
 #include "routing/base/grow.h"
 #include "routing/checks/trace.h"
 
-/* One line: "GUID [PORT]" and a comment; 0 for a blank line, 1 for an
- * entry, -1 when malformed ('why' says how). */
-static int parse_line(char *line, struct ibfm_drain_entry *e, const char **why)
+#define REBALANCE "rebalance"
+
+/* "rebalance N": the count of rebalances asked for (ibfm rebalance). */
+static int parse_rebalance(const char *s, uint64_t *rebalance, const char **why)
+{
+	char *end;
+
+	s += strlen(REBALANCE);
+	s += strspn(s, " \t");
+	errno = 0;
+	*rebalance = strtoull(s, &end, 10);
+	end += strspn(end, " \t");
+	if (end == s || *end || *s == '-' || errno) {
+		*why = "X06 expected a count 0.. after rebalance";
+		return -1;
+	}
+	return 2;
+}
+
+/* One line: "GUID [PORT]" or "rebalance N", and a comment; 0 for a
+ * blank line, 1 for an entry, 2 for the rebalance count, -1 when
+ * malformed ('why' says how). */
+static int parse_line(char *line, struct ibfm_drain_entry *e,
+		      uint64_t *rebalance, const char **why)
 {
 	char *s = line, *end;
 	unsigned long port = 0;
@@ -25,6 +46,8 @@ static int parse_line(char *line, struct ibfm_drain_entry *e, const char **why)
 	s += strspn(s, " \t");
 	if (!*s)
 		return 0;
+	if (!strncmp(s, REBALANCE, strlen(REBALANCE)))
+		return parse_rebalance(s, rebalance, why);
 	e->guid = strtoull(s, &end, 16);
 	if (end == s || !e->guid || (*end && *end != ' ' && *end != '\t')) {
 		*why = "X02 expected a node GUID (0x...)";
@@ -124,10 +147,12 @@ int ibfm_drain_read(const char *path, struct ibfm_drain *d,
 	 * and leave its tail to be read as an entry. */
 	while (!rc && getline(&line, &cap, in) >= 0) {
 		no++;
-		rc = parse_line(line, &e, &why);
+		rc = parse_line(line, &e, &got.rebalance, &why);
 		if (rc < 0)
 			rc = ibfm_err_set(err, -EINVAL, "%s:%u: %s", path, no,
 					  why);
+		else if (rc == 2)
+			rc = 0;
 		else if (rc > 0)
 			rc = ibfm_grow((void **)&got.v, &got.cap, got.n + 1,
 				       sizeof(*got.v))
@@ -174,6 +199,11 @@ int ibfm_drain_print(FILE *out, const void *ctx)
 	size_t i;
 
 	fputs("# ibfm drain list (ibfm drain / undrain): GUID [PORT]\n", out);
+	if (c->d->rebalance)
+		fprintf(out,
+			REBALANCE " %" PRIu64
+				  "\t# ibfm rebalance: routed from scratch\n",
+			c->d->rebalance);
 	for (i = 0; i < c->d->n; i++) {
 		const struct ibfm_drain_entry *e = &c->d->v[i];
 		uint32_t n = c->f ? ibfm_fabric_node_by_guid(c->f, e->guid)
@@ -205,7 +235,7 @@ bool ibfm_drain_equal(const struct ibfm_drain *a, const struct ibfm_drain *b)
 {
 	size_t i;
 
-	if (a->n != b->n)
+	if (a->n != b->n || a->rebalance != b->rebalance)
 		return false;
 	for (i = 0; i < a->n; i++)
 		if (a->v[i].guid != b->v[i].guid ||
@@ -233,7 +263,7 @@ int ibfm_drain_load(const char *path, struct ibfm_drain *d, bool *had,
 		 * tried again by the next load. */
 		if ((ibfm_drain_read(good, &saved, NULL) ||
 		     !ibfm_drain_equal(&got, &saved)) &&
-		    (got.n || !access(good, F_OK)))
+		    (got.n || got.rebalance || !access(good, F_OK)))
 			ibfm_drain_write(good, &got, NULL, NULL);
 		ibfm_drain_free(&saved);
 		ibfm_drain_free(d);
@@ -271,6 +301,7 @@ int ibfm_drain_copy(struct ibfm_drain *dst, const struct ibfm_drain *src)
 	if (src->n) /* an empty list may have no array at all */
 		memcpy(dst->v, src->v, src->n * sizeof(*src->v));
 	dst->n = src->n;
+	dst->rebalance = src->rebalance;
 	return 0;
 }
 

@@ -12,6 +12,13 @@
  *
  *   0x0002c9020000000a        a node: every link it has
  *   0x0002c90200000001 9      one link: a node and its port
+ *   rebalance 3               rebalances asked for (ibfm rebalance)
+ *
+ * A drain is a repair of the tables: it moves only what crossed the
+ * element, so after a long drain the tables are not those a full route
+ * of the drained fabric would make. The rebalance count changes only
+ * when the operator asks for it, and a pass whose count differs from
+ * its previous pass's routes from scratch (routing/pass/route.h).
  *
  * '#' starts a comment. Errors name FILE:LINE (ids X01...); a list with
  * an error is refused whole, as is anything but a regular file of at
@@ -37,6 +44,7 @@ struct ibfm_drain_entry {
 struct ibfm_drain {
 	struct ibfm_drain_entry *v;
 	size_t n, cap;
+	uint64_t rebalance; /* "rebalance N" (0 when the line is absent) */
 };
 
 /* Reads 'path' into an empty 'd'; a missing file is an empty list. */
@@ -82,7 +90,8 @@ int ibfm_drain_write(const char *path, const struct ibfm_drain *d,
 int ibfm_drain_load(const char *path, struct ibfm_drain *d, bool *had,
 		    struct ibfm_err *err);
 
-/* Whether two lists hold the same entries in the same order. */
+/* Whether two lists hold the same entries in the same order and the
+ * same rebalance count. */
 bool ibfm_drain_equal(const struct ibfm_drain *a, const struct ibfm_drain *b);
 
 /* Makes the empty 'dst' a copy of 'src'. 0 or -ENOMEM. */

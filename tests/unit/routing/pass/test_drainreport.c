@@ -51,6 +51,69 @@ static void exact(const struct ibfm_fabric *f, const char *spec,
 }
 
 /*
+ * A rebalance after a drain: the tables repaired around spine-01 against
+ * a full route of the fabric as drained. The report counts the entries
+ * that differ, is predicted by a full route, and the pass with the
+ * list's rebalance count one more routes from scratch to those tables.
+ */
+static void test_rebalance_after_drain(void **state)
+{
+	struct ibfm_fabric *f = drain_fabric(16);
+	struct ibfm_drain_entry e = drain_entry(f, "spine-01");
+	struct ibfm_drain now = { 0 };
+	struct ibfm_route_opts o = { .drains = &now };
+	struct ibfm_lfts first = { 0 };
+	struct ibfm_drainsafe ds, full;
+	struct ibfm_drainreport r;
+	struct ibfm_route *pass;
+	struct ibfm_err err;
+	uint64_t entries;
+
+	(void)state;
+	assert_int_equal(ibfm_drainsafe_check(ibfm_fabric_clone(f), NULL, &e,
+					      &first, false, &ds, &err),
+			 0);
+	assert_true(ds.repaired);
+	assert_int_equal(ibfm_drain_add(&now, &e), 0);
+	assert_int_equal(ibfm_drainreport_make(ibfm_fabric_clone(f), &now, NULL,
+					       &ds.pass->lfts, true, NULL, &r,
+					       &err),
+			 0);
+	assert_true(r.safe && !r.repaired && !r.must_move_known);
+	assert_true(r.entries > 0 && r.blocks > 0);
+	assert_true(r.all2all.max_load <= r.all2all.max_load_before);
+	/* The report's "after" is a full route of the drained fabric. */
+	assert_int_equal(ibfm_drainsafe_check(ibfm_fabric_clone(f), &now, NULL,
+					      &ds.pass->lfts, true, &full,
+					      &err),
+			 0);
+	assert_int_equal(
+		ibfm_route_build(ibfm_fabric_clone(f), NULL, &o, &pass, &err),
+		0);
+	assert_int_equal(
+		ibfm_lfts_diff(&full.pass->lfts, &pass->lfts, &entries), 0);
+	/* The plugin's next pass: the same list repairs nothing; one more
+	 * rebalance routes from scratch to that full route. */
+	now.rebalance = 1;
+	assert_int_equal(ibfm_route_update(&ds.pass, ibfm_fabric_clone(f), NULL,
+					   &o, &err),
+			 0);
+	assert_false(ds.pass->incremental);
+	assert_int_equal(ibfm_lfts_diff(&ds.pass->lfts, &pass->lfts, &entries),
+			 0);
+	assert_int_equal(ibfm_route_update(&ds.pass, ibfm_fabric_clone(f), NULL,
+					   &o, &err),
+			 0);
+	assert_true(ds.pass->incremental);
+	ibfm_route_destroy(pass);
+	ibfm_drainsafe_free(&full);
+	ibfm_drainsafe_free(&ds);
+	ibfm_drain_free(&now);
+	ibfm_lfts_free(&first);
+	ibfm_fabric_destroy(f);
+}
+
+/*
  * Within the budget every figure is exact and equals
  * ibfm_verify_pattern's over every shift, and all-to-all's.
  */
@@ -198,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_sampled_above_budget),
 		cmocka_unit_test(test_ring_random),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_rebalance_after_drain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

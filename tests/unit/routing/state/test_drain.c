@@ -84,8 +84,9 @@ static void test_write_read_apply(void **state)
 static void test_bad_lists_are_refused_whole(void **state)
 {
 	static const char *const bad[] = {
-		"0x10\nnot-a-guid\n", "0x10 0\n", "0x10 255\n",
-		"0x10 3 4\n",	      "0x0\n",
+		"0x10\nnot-a-guid\n", "0x10 0\n",	"0x10 255\n",
+		"0x10 3 4\n",	      "0x0\n",		"rebalance\n",
+		"rebalance -1\n",     "rebalance 2x\n",
 	};
 	struct ibfm_drain d = { 0 };
 	struct ibfm_err err;
@@ -109,6 +110,36 @@ static void test_bad_lists_are_refused_whole(void **state)
 	assert_int_equal(ibfm_drain_read("/nonexistent/drain.list", &d, &err),
 			 0);
 	assert_int_equal(d.n, 0);
+}
+
+/* "rebalance N" is kept, written back and compared. */
+static void test_rebalance_count(void **state)
+{
+	struct ibfm_fabric *f = *state;
+	struct ibfm_drain d = { 0 }, back = { 0 }, copy = { 0 };
+	struct ibfm_err err;
+	const char *path = tmpfile_with("0x1f 2\n rebalance 41 # asked\n");
+
+	assert_int_equal(ibfm_drain_read(path, &d, &err), 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.rebalance, 41);
+	d.rebalance++;
+	assert_int_equal(ibfm_drain_write(path, &d, f, &err), 0);
+	assert_int_equal(ibfm_drain_read(path, &back, &err), 0);
+	assert_int_equal(back.rebalance, 42);
+	assert_true(ibfm_drain_equal(&d, &back));
+	assert_int_equal(ibfm_drain_copy(&copy, &back), 0);
+	assert_int_equal(copy.rebalance, 42);
+	copy.rebalance = 0;
+	assert_false(ibfm_drain_equal(&copy, &back));
+	assert_int_equal(
+		ibfm_drain_read(tmpfile_with("rebalance x\n"), &back, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.msg, "X06"));
+	unlink(path);
+	ibfm_drain_free(&d);
+	ibfm_drain_free(&back);
+	ibfm_drain_free(&copy);
 }
 
 /* Not a regular file: refused at once (a FIFO must not block). */
@@ -278,6 +309,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_read_apply, setup,
 						teardown),
 		cmocka_unit_test(test_bad_lists_are_refused_whole),
+		cmocka_unit_test_setup_teardown(test_rebalance_count, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("drain", tests, NULL, NULL);
