@@ -8,7 +8,9 @@
 #     the change, the read-back), `ibfm undrain X`; ms: a drain's from
 #     its dry run's start to the live drain's exit (the dry run's own
 #     apart), an undrain's its wall time (each exits once the switches
-#     hold the new tables);
+#     hold the new tables); with the spine drained, `ibfm rebalance`
+#     (its dry run, then the full route of the fabric as drained), timed
+#     as a drain;
 #   `ibfm job start` / `ibfm job end` of 64 servers spread over the
 #     fabric (half the servers on a smaller one), timed the same way;
 #   10 up-links lost (LOST=N: N), the first leaf's, the first spine's
@@ -229,24 +231,31 @@ operate() {
 	row "$kind" "$what" "$ms" "${rb:--}" "$must"
 }
 
-# drain_steps ELEMENT: the runbook's two steps timed as one: the dry run
-# (`ibfm drain X --dry-run --json`, on ibfmd's fabric and the plugin's
-# tables), its own time in 'dry', then the live `ibfm drain X`.
-drain_steps() {
-	local must rc
-	must=$(must_move "$1")
+# checked KIND MUST WORDS...: the runbook's two steps timed as one: the
+# dry run (`ibfm WORDS --dry-run --json`, on ibfmd's fabric and the
+# plugin's tables), its own time in 'dry', then the live `ibfm WORDS`.
+checked() {
+	local kind=$1 must=$2 rc
+	shift 2
 	since=$(date +%s%3N)
-	"${ctl[@]}" drain "$1" --dry-run --json >"$T/dryrun.json" 2>"$T/dryrun.err"
+	"${ctl[@]}" "$@" --dry-run --json >"$T/dryrun.json" 2>"$T/dryrun.err"
 	rc=$?
 	dry=$(($(date +%s%3N) - since))
 	if [ "$rc" != 0 ]; then
-		echo "# ibfm drain $1 --dry-run: exit $rc: $(head -c 300 "$T/dryrun.err")" >&2
+		echo "# ibfm $* --dry-run: exit $rc: $(head -c 300 "$T/dryrun.err")" >&2
 		dry="$dry (exit $rc)"
 		RC=1
 	fi
-	operate drain "ibfm drain $1" "$must" "${ctl[@]}" drain "$1" --timeout 900
+	operate "$kind" "ibfm $*" "$must" "${ctl[@]}" "$@" --timeout 900
 	since=
 	dry=-
+}
+
+drain_steps() { checked drain "$(must_move "$1")" drain "$1"; }
+
+# The dry run's loads, now and after: the balance a change leaves.
+loads() {
+	echo "# $1: all-to-all max $(jnum "$T/dryrun.json" all2all_max_load_before) -> $(jnum "$T/dryrun.json" all2all_max_load), shift $(jstr "$T/dryrun.json" max_load_text)" >&2
 }
 
 # lose KIND WHAT ELEMENT UNLINK: a failure on ibsim's console, timed to
@@ -287,6 +296,11 @@ echo "| kind | change | ms | dry run ms | blocks written | by | read back equal 
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 mark
 drain_steps "$dspine"
+loads "drain $dspine"
+# A drain that lasts, rebalanced: a full route of the fabric as drained.
+mark
+checked rebalance - rebalance
+loads "rebalance, $dspine drained"
 mark
 operate undrain "ibfm undrain $dspine" - "${ctl[@]}" undrain "$dspine" --timeout 900
 mark
@@ -310,7 +324,7 @@ echo "Per kind, ms:"
 echo
 echo "| kind | changes | median | slowest | flagged (not in the figures) |"
 echo "|---|---|---|---|---|"
-for k in drain undrain "job start" "job end" "link lost" "switch lost"; do
+for k in drain rebalance undrain "job start" "job end" "link lost" "switch lost"; do
 	awk -F'|' -v k="$k" '$1 == k { print $2 }' "$T/kinds" >"$T/all"
 	grep -x '[0-9]*' "$T/all" | sort -n >"$T/ms"
 	med=$(median <"$T/ms")
