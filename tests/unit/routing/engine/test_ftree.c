@@ -450,20 +450,28 @@ static void test_leaf_short_of_links_balances_by_load(void **state)
 }
 
 /*
- * A spine of a degraded SuperPOD drained: the repair moves the entries
- * that went up to it, spread over the parents left by LID (2,144 and
- * 1,056 all-to-all, shift 5 and 4). It sent them all to the next
- * parent: 3,616 (4 units less 3% of links) and 2,624 (2 units less 5%),
- * shift 6 and 7; a full route of the fabric without that spine gives
- * 1,984 and 960 (`ibfm route`, `ibfm eval`).
+ * A spine drained: the repair moves the entries that went up to it,
+ * spread over the parents left by LID and by switch: all-to-all 1,760
+ * and 1,024 on a SuperPOD of 4 units less 3% of its links and of 2 less
+ * 5%, 1,168 on a full 3-level radix-16 tree (its bound: 1,023 x 8 / 7).
+ * It sent them all to the next parent: 3,616, 2,624 (shift 6 and 7);
+ * by LID alone, each LID's to the same parent from every switch (its
+ * flows then came down one spine): 2,016, 1,056, 1,976. A full route
+ * of the fabric without that spine gives 1,984, 960, 1,976.
  */
 static void test_repair_spreads_what_it_moves(void **state)
 {
 	static const struct {
+		const char *preset; /* NULL: a 3-level radix-16 tree */
 		unsigned units;
 		double links, a2a, shift;
 		uint64_t seed;
-	} cases[] = { { 4, 3, 2200, 5, 42 }, { 2, 5, 1100, 4, 3 } };
+		const char *spine;
+	} cases[] = {
+		{ "superpod-h100", 4, 3, 1800, 5, 42, "spine-03" },
+		{ "superpod-h100", 2, 5, 1040, 5, 3, "spine-03" },
+		{ NULL, 0, 0, 1200, 2, 0, "spine-003" },
+	};
 	struct ibfm_ftree_delta delta;
 	struct ibfm_err err;
 	struct routed r;
@@ -471,15 +479,19 @@ static void test_repair_spreads_what_it_moves(void **state)
 
 	(void)state;
 	for (k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
-		struct ibfm_gen_params p = { .remove_links = cases[k].links,
+		struct ibfm_gen_params p = { .levels = 3,
+					     .radix = 16,
+					     .remove_links = cases[k].links,
 					     .seed = cases[k].seed };
 		uint32_t spine;
 
-		assert_int_equal(ibfm_gen_preset("superpod-h100",
-						 cases[k].units, &p, &err),
-				 0);
+		if (cases[k].preset)
+			assert_int_equal(ibfm_gen_preset(cases[k].preset,
+							 cases[k].units, &p,
+							 &err),
+					 0);
 		route_gen(&r, &p, 0);
-		spine = ibfm_fabric_node_by_desc(r.f, "spine-03");
+		spine = ibfm_fabric_node_by_desc(r.f, cases[k].spine);
 		assert_int_not_equal(spine, IBFM_NONE);
 		for (i = 1; i <= r.f->nodes[spine].nports; i++)
 			ibfm_fabric_unlink(r.f,
