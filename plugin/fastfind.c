@@ -214,13 +214,14 @@ static int ask_neighbours(struct ibfm_fastpath *fp, const uint16_t *answered,
 	struct ask *asks = NULL;
 	uint32_t *ports = NULL;
 	bool *seen = NULL;
-	size_t i, n = 0, m = 0;
+	size_t m = 0;
 	void *dead;
 	int rc;
 
 	pthread_mutex_lock(fp->c.lock);
 	if (*fp->c.route && fp->gen == gen) {
 		const struct ibfm_fabric *f = (*fp->c.route)->fabric;
+		size_t i, n = 0;
 
 		ports = calloc((size_t)f->nports + 1, sizeof(*ports));
 		seen = calloc((size_t)f->nnodes + 1, sizeof(*seen));
