@@ -139,7 +139,6 @@ static int report_json(const struct ibfm_drainreport *r, const char *what,
 		       const struct ibfm_drain_entry *de, char **out)
 {
 	struct ibfm_json j;
-	char guid[24];
 	size_t len;
 	FILE *m = open_memstream(out, &len);
 	int rc;
@@ -152,6 +151,8 @@ static int report_json(const struct ibfm_drainreport *r, const char *what,
 	ibfm_json_obj_begin(&j, NULL);
 	ibfm_json_str(&j, "element", what);
 	if (de) {
+		char guid[24];
+
 		snprintf(guid, sizeof(guid), "0x%016" PRIx64, de->guid);
 		ibfm_json_str(&j, "guid", guid);
 	}

@@ -78,7 +78,6 @@ static void run(struct ibfm_madport *port, void *arg)
 static void reply(void *arg, struct ibfm_json *j)
 {
 	const struct dcheck *d = arg;
-	char guid[24];
 
 	if (d->rc) {
 		ibfm_ctl_error(j, NULL, "%s%s: %s",
@@ -89,6 +88,8 @@ static void reply(void *arg, struct ibfm_json *j)
 	}
 	ibfm_json_str(j, "element", d->what);
 	if (!d->rebalance) {
+		char guid[24];
+
 		snprintf(guid, sizeof(guid), "0x%016" PRIx64, d->e.guid);
 		ibfm_json_str(j, "guid", guid);
 	}
