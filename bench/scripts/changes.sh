@@ -8,9 +8,10 @@
 #     the change, the read-back), `ibfm undrain X`; ms: a drain's from
 #     its dry run's start to the live drain's exit (the dry run's own
 #     apart), an undrain's its wall time (each exits once the switches
-#     hold the new tables); with the spine drained, `ibfm rebalance`
-#     (its dry run, then the full route of the fabric as drained), timed
-#     as a drain;
+#     hold the new tables); then the spine drained again, `ibfm
+#     rebalance` (its dry run, then the full route of the fabric as
+#     drained), timed as a drain, and its undrain (kind "undrain,
+#     rebalanced");
 #   `ibfm job start` / `ibfm job end` of 64 servers spread over the
 #     fabric (half the servers on a smaller one), timed the same way;
 #   10 up-links lost (LOST=N: N), the first leaf's, the first spine's
@@ -297,16 +298,22 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|"
 mark
 drain_steps "$dspine"
 loads "drain $dspine"
-# A drain that lasts, rebalanced: a full route of the fabric as drained.
-mark
-checked rebalance - rebalance
-loads "rebalance, $dspine drained"
 mark
 operate undrain "ibfm undrain $dspine" - "${ctl[@]}" undrain "$dspine" --timeout 900
 mark
 drain_steps "$dlink"
 mark
 operate undrain "ibfm undrain $dlink" - "${ctl[@]}" undrain "$dlink" --timeout 900
+# A drain that lasts, rebalanced (a full route of the fabric as
+# drained), then undrained: set apart, as its undrain is a full route
+# from a full route.
+mark
+drain_steps "$dspine"
+mark
+checked rebalance - rebalance
+loads "rebalance, $dspine drained"
+mark
+operate "undrain, rebalanced" "ibfm undrain $dspine" - "${ctl[@]}" undrain "$dspine" --timeout 900
 mark
 operate "job start" "ibfm job start ($njob servers)" - "${ctl[@]}" job start bench --hosts "$(cat "$T/job.hosts")" --timeout 900
 mark
@@ -324,7 +331,7 @@ echo "Per kind, ms:"
 echo
 echo "| kind | changes | median | slowest | flagged (not in the figures) |"
 echo "|---|---|---|---|---|"
-for k in drain rebalance undrain "job start" "job end" "link lost" "switch lost"; do
+for k in drain undrain rebalance "undrain, rebalanced" "job start" "job end" "link lost" "switch lost"; do
 	awk -F'|' -v k="$k" '$1 == k { print $2 }' "$T/kinds" >"$T/all"
 	grep -x '[0-9]*' "$T/all" | sort -n >"$T/ms"
 	med=$(median <"$T/ms")

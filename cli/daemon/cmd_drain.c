@@ -480,15 +480,15 @@ static const char *mismatch(const char *cmd, const struct drain_args *a)
 	bool rebalance = !strcmp(cmd, "rebalance");
 
 	if (!a->dry && a->topo)
-		return "works on ibfmd's fabric: drop --topo, or add --dry-run";
+		return "a live change works on ibfmd's fabric: drop --topo, or add --dry-run";
 	if (!strcmp(cmd, "undrain") && a->dry)
-		return "has no --dry-run";
+		return "undrain has no --dry-run";
 	if ((a->lfts || a->list) && !a->topo)
 		return "--lfts and --drain-list go with --topo";
 	if (a->list && !rebalance)
 		return "--drain-list goes with rebalance --dry-run";
 	if (rebalance && a->topo && !a->lfts)
-		return "--topo needs --lfts: the tables to rebalance";
+		return "rebalance --topo needs --lfts: the tables to rebalance";
 	return NULL;
 }
 
@@ -511,7 +511,8 @@ static int cmd_drain(int argc, char **argv)
 		element = argv[optind];
 	bad = mismatch(argv[0], &a);
 	if (bad) {
-		cli_error("%s %s", argv[0], bad);
+		cli_error("%s%s%s: %s", argv[0], element ? " " : "",
+			  element ? element : "", bad);
 		return CLI_USAGE;
 	}
 	/* ibfmd checks it, and its verdict carries the report */
@@ -532,7 +533,8 @@ const struct cli_cmd cli_drain_cmds[] = {
 	  cmd_drain },
 	{ "undrain", NULL, "ELEMENT [--socket PATH] [--json]",
 	  "put a drained element back (through ibfmd)", cmd_drain },
-	{ "rebalance", NULL, "[--dry-run] [--topo FILE --lfts DUMP] [--json]",
+	{ "rebalance", NULL,
+	  "[--dry-run] [--topo FILE --lfts DUMP [--drain-list FILE]] [--json]",
 	  "route the fabric as drained from scratch, or see what that would do",
 	  cmd_drain },
 	{ 0 },

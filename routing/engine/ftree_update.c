@@ -86,14 +86,15 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 	if (h != IBFM_NONE &&
 	    ibfm_bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
 		return e;
-	/* Spread by LID and by switch: the entries a lost parent took
+	/* Spread by LID and by switch (its GUID's rank: the same tables
+	 * in any node order): the entries a lost parent took
 	 * all went to the next one (a SuperPOD less a spine: all-to-all
 	 * 3,616 for a full route's 1,984), and one LID's from every
 	 * switch to the same one (its flows then came down one spine). */
 	h = pick_up(t, s, x,
 		    h == IBFM_NONE ? t->pos[(size_t)s * t->nrails + d->rail]
 				   : h,
-		    lid + s);
+		    lid + t->guid_rank[s]);
 	return t->hops[w->up0 + h].port;
 }
 

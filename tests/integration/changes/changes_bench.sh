@@ -27,8 +27,8 @@ grep -vF '(OpenSM) |' "$T/rows" >"$T/timed"
 check "changes.sh ran to its end: exit 0 (or 1 for failures OpenSM repaired first: $(wc -l <"$T/late"))" \
 	test "$rc" = 0 -o "$rc" = 1 -a -s "$T/late"
 kinds() { awk -F'|' '{ print $2 }' "$T/rows" | tr -d ' ' | sort | uniq -c | awk '{ printf "%s %s,", $1, $2 }'; }
-check "a row for every change: 2 drains and undrains, a rebalance, a job's start and end, 3 links and a switch lost" \
-	test "$(kinds)" = "2 drain,1 jobend,1 jobstart,3 linklost,1 rebalance,1 switchlost,2 undrain,"
+check "a row for every change: 3 drains, 2 undrains, a rebalance and its undrain, a job's start and end, 3 links and a switch lost" \
+	test "$(kinds)" = "3 drain,1 jobend,1 jobstart,3 linklost,1 rebalance,1 switchlost,2 undrain,1 undrain,rebalanced,"
 # cells N COND FILE: whether column N of every row of FILE passes the
 # awk test COND (on v).
 cells() { awk -F'|' -v n="$1" '{ v = $(n + 1); gsub(/^ +| +$/, "", v); if (!('"$2"')) bad++ } END { exit bad > 0 || NR == 0 }' "$3"; }
@@ -45,7 +45,7 @@ check "the failures: repaired by the fast path (all but those OpenSM repaired fi
 grep -E '^\| (drain|link lost|switch lost) ' "$T/rows" >"$T/moves"
 check "drains and failures: entries that must move, and changed per must-move" \
 	cells 10 'v ~ /^[0-9]+\.[0-9][0-9]$/' "$T/moves"
-check "the median and slowest of 7 kinds" test "$(wc -l <"$T/kinds")" = 7
+check "the median and slowest of 8 kinds" test "$(wc -l <"$T/kinds")" = 8
 # A kind all of whose changes were set apart has no figure ("-").
 check "... each a number of ms" awk -F'|' '($4 !~ /^ [0-9]+ $/ || $5 !~ /^ [0-9]+ $/) &&
 	!($4 == " - " && $5 == " - " && $3 == $6) { exit 1 }' "$T/kinds"

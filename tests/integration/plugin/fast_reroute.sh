@@ -8,7 +8,8 @@
 # block and routes every written block the same. Then: a second failure
 # during the fast path, a whole spine, a link that flaps back, a link
 # that comes up, a switch that does not answer, OpenSM's own pass racing
-# the fast path, fast_reroute=off, and a standby SM. ibfmd beside OpenSM makes the
+# the fast path, fast_reroute=off, a standby SM, and the SM's first spine
+# lost whole. ibfmd beside OpenSM makes the
 # fast path's repairs events and metrics.
 . "$TESTLIB"
 
@@ -188,4 +189,22 @@ check "both SMs still up" kill -0 "$MASTER" "$STANDBY"
 g=$(gen)
 kill -HUP "$MASTER"
 check "the master still routes beside its helper and a standby" wait_generation "$T/state" $((g + 1))
+
+# 9. The first spine lost whole (the SM's directed routes go up through
+# spine-01 first): a neighbour whose trap went by it cannot tell, and
+# its neighbours are asked by routes that avoid it: every link found.
+SIM_HOST="node001 mlx5_0" sim_client "$IBNETDISCOVER" >"$T/pre.topo" 2>/dev/null
+expect=$(awk '/^Switch/ { s = /# "spine-01"/ } s && /^\[[0-9]+\]/ { n++ } END { print n + 0 }' "$T/pre.topo")
+n=$(nfast)
+t0=$(date +%s%3N)
+sim_cmd "Unlink \"$(id_of spine-01)\""
+check "first spine: the fast path fired" more_fast "$n"
+sleep 0.5
+# The rounds of traps that came after the unlink.
+links=$(log | grep '"kind":"fast-reroute"' | sed -n 's/.*"links":\([0-9]*\).*"trap_at":\([0-9]*\).*/\1 \2/p' |
+	awk -v t0="$t0" '$2 >= t0 { s += $1 } END { print s + 0 }')
+check "first spine: its $expect links lost ($links)" test "$links" = "$expect"
+check "first spine: the round is done ($(field result))" test "$(field result)" = done
+tables_now first
+check "first spine: the switches' tables reach every CA" reach first
 finish
