@@ -457,7 +457,7 @@ static void test_leaf_short_of_links_balances_by_load(void **state)
  * It sent them all to the next parent: 3,616, 2,624 (shift 6 and 7);
  * by LID alone, each LID's to the same parent from every switch (its
  * flows then came down one spine): 2,016, 1,056, 1,976. A full route
- * of the fabric without that spine gives 1,984, 960, 1,976.
+ * of the fabric without that spine gives 1,984, 960, 2,032.
  */
 static void test_repair_spreads_what_it_moves(void **state)
 {
