@@ -238,25 +238,21 @@ static inline uint32_t find_run(const struct hop *h, uint32_t n, uint32_t c,
 
 /*
  * The parent index of switch 's' towards 'x': the 'skip'-th valid one
- * from position 'from', cyclically. IBFM_NONE if none is valid. Kept
+ * from position 'from', cyclically ('live': and whose link is up). IBFM_NONE if none is valid. Kept
  * out of line: inlined into the route loop it cost 12% more
  * instructions there (callgrind, bench_route -l 3 -k 36).
  */
 static __attribute__((noinline, unused)) uint32_t
-pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
-	uint32_t skip)
+pick_up_valid(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
+	      uint32_t skip, bool live)
 {
 	const struct sw *w = &t->sw[s];
-	uint32_t i, valid = 0, h = from;
-
-	if ((w->uniform || (w->uniform_leaves && t->sw[x].rank == 1)) &&
-	    w->nup) {
-		h = from + skip % w->nup;
-		return h >= w->nup ? h - w->nup : h;
-	}
 	/* updown is symmetric: x's row holds every parent's bit, and
 	 * stays in cache over the scan. */
 	const uint64_t *rx = row_of(t, t->updown, x);
+	const struct ibfm_port *ports =
+		t->f->ports + t->f->nodes[t->sw_node[s]].port0;
+	uint32_t i, valid = 0, h = from;
 
 	for (i = 0; i < w->nup; i++, h++) {
 		if (h >= w->nup)
@@ -264,11 +260,36 @@ pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
 
 		if (!ibfm_bit(rx, t->hops[w->up0 + h].peer))
 			continue;
+		/* A repair's: a parent whose link is gone reaches nothing. */
+		if (live && ports[t->hops[w->up0 + h].port].peer == IBFM_NONE)
+			continue;
 		if (valid++ == skip)
 			return h;
 	}
 	/* Fewer valid parents than paths wanted: wrap around them. */
-	return valid ? pick_up(t, s, x, from, skip % valid) : IBFM_NONE;
+	return valid ? pick_up_valid(t, s, x, from, skip % valid, live)
+		     : IBFM_NONE;
+}
+
+/*
+ * pick_up, where a switch whose parents all reach the same (as routed
+ * in full) takes the 'skip'-th from 'from' without the scan. A repair,
+ * where a loss may have made some of them not reach 'x', scans
+ * (pick_up_valid).
+ */
+static __attribute__((noinline, unused)) uint32_t
+pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
+	uint32_t skip)
+{
+	const struct sw *w = &t->sw[s];
+	uint32_t h;
+
+	if ((w->uniform || (w->uniform_leaves && t->sw[x].rank == 1)) &&
+	    w->nup) {
+		h = from + skip % w->nup;
+		return h >= w->nup ? h - w->nup : h;
+	}
+	return pick_up_valid(t, s, x, from, skip, false);
 }
 
 /* Connected components of the switch graph, over every link; how many. */

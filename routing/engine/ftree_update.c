@@ -83,19 +83,20 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 	if (!ibfm_bit(row_of(t, t->updown, s), x))
 		return IBFM_LFT_NONE;
 	h = e == IBFM_LFT_NONE ? IBFM_NONE : up_index(t, s, e);
-	if (h != IBFM_NONE &&
-	    ibfm_bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
+	if (h != IBFM_NONE && pick_up_valid(t, s, x, h, 0, true) == h)
 		return e;
 	/* Spread by LID and by switch (its GUID's rank: the same tables
-	 * in any node order): the entries a lost parent took
+	 * in any node order) over the parents that still reach 'x' (a
+	 * scan: a loss may have left some of a uniform switch's parents
+	 * short of it): the entries a lost parent took
 	 * all went to the next one (a SuperPOD less a spine: all-to-all
 	 * 3,616 for a full route's 1,984), and one LID's from every
 	 * switch to the same one (its flows then came down one spine). */
-	h = pick_up(t, s, x,
-		    h == IBFM_NONE ? t->pos[(size_t)s * t->nrails + d->rail]
-				   : h,
-		    lid + t->guid_rank[s]);
-	return t->hops[w->up0 + h].port;
+	h = pick_up_valid(
+		t, s, x,
+		h == IBFM_NONE ? t->pos[(size_t)s * t->nrails + d->rail] : h,
+		lid + t->guid_rank[s], true);
+	return h == IBFM_NONE ? IBFM_LFT_NONE : t->hops[w->up0 + h].port;
 }
 
 struct snapshot {
