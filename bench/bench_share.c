@@ -76,6 +76,12 @@ static void walk(const struct ibfm_fabric *f, const struct ibfm_lfts *t,
 	}
 }
 
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_share [-s SEED] [-j THREADS] TOPO\n");
+	exit(2);
+}
+
 static int by_count(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -151,15 +157,11 @@ int main(int argc, char **argv)
 			o.threads = (unsigned)atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: bench_share [-s SEED] "
-					"[-j THREADS] TOPO\n");
-			return 2;
+			usage();
 		}
 	}
 	if (optind != argc - 1)
-		return fprintf(stderr, "usage: bench_share [-s SEED] "
-				       "[-j THREADS] TOPO\n"),
-		       2;
+		usage();
 	if (ibfm_topo_read(argv[optind], &g, &err) ||
 	    ibfm_fabric_assign_lids(g, 0, &err) ||
 	    (seed && ibfm_fabric_shuffle_lids(g, seed, &err)) ||

@@ -315,16 +315,10 @@ static int show(const char *text, bool json, bool rebalance)
 static int ask_dry_run(const char *element, enum ibfm_pattern pattern,
 		       char **reply)
 {
-	const char *p = ibfm_pattern_name(pattern);
-	int rc = element ? cli_ask_cmd(
-				   "drain-check",
-				   (const char *const[]){ "element", element,
-							  "pattern", p, NULL },
-				   reply)
-			 : cli_ask_cmd(
-				   "rebalance-check",
-				   (const char *const[]){ "pattern", p, NULL },
-				   reply);
+	const char *const args[] = { "element", element, "pattern",
+				     ibfm_pattern_name(pattern), NULL };
+	int rc = cli_ask_cmd(element ? "drain-check" : "rebalance-check",
+			     element ? args : args + 2, reply);
 
 	return rc == CLI_FAIL ? DRAIN_FAILED : rc;
 }
@@ -353,16 +347,17 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 {
 	struct cli_jv *v = NULL;
 	const char *state = "rerouting";
+	const bool rebalance = !element;
 	char *reply, *raw = NULL;
 	int rc = cli_ask_cmd(cmd,
 			     (const char *const[]){ element ? "element" : NULL,
 						    element, NULL },
 			     &reply);
 
-	if (!element)
+	if (rebalance)
 		element = "the fabric as drained";
 	if (!rc && !json)
-		print_verdict_check(reply, !strcmp(cmd, "rebalance"));
+		print_verdict_check(reply, rebalance);
 	free(reply);
 	if (rc)
 		return rc == CLI_FAIL ? DRAIN_FAILED : rc;
@@ -380,9 +375,8 @@ static int live(const char *cmd, const char *element, unsigned timeout,
 	if (json) {
 		fputs(raw, stdout);
 	} else {
-		printf("%s%s%s: %s\n", cmd, strcmp(cmd, "rebalance") ? " " : "",
-		       strcmp(cmd, "rebalance") ? cli_jv_str(v, "element") : "",
-		       state);
+		printf("%s%s%s: %s\n", cmd, rebalance ? "" : " ",
+		       rebalance ? "" : cli_jv_str(v, "element"), state);
 		cli_jv_print(stdout, v, 2);
 	}
 	rc = !strcmp(state, "done")	? CLI_OK
@@ -482,13 +476,13 @@ static const char *mismatch(const char *cmd, const struct drain_args *a)
 	if (!a->dry && a->topo)
 		return "a live change works on ibfmd's fabric: drop --topo, or add --dry-run";
 	if (!strcmp(cmd, "undrain") && a->dry)
-		return "undrain has no --dry-run";
+		return "has no --dry-run";
 	if ((a->lfts || a->list) && !a->topo)
 		return "--lfts and --drain-list go with --topo";
 	if (a->list && !rebalance)
 		return "--drain-list goes with rebalance --dry-run";
 	if (rebalance && a->topo && !a->lfts)
-		return "rebalance --topo needs --lfts: the tables to rebalance";
+		return "--topo needs --lfts: the tables to rebalance";
 	return NULL;
 }
 

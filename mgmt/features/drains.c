@@ -199,8 +199,9 @@ static int edit_list(struct drains *d, enum op_kind kind, const char **why,
 		*why = err->msg;
 		return -EINVAL;
 	}
+	rc = 0;
 	if (kind == OP_REBALANCE)
-		rc = (list.rebalance++, 0);
+		list.rebalance++;
 	else
 		rc = kind == OP_UNDRAIN ? ibfm_drain_remove(&list, &d->op.e)
 					: ibfm_drain_add(&list, &d->op.e);

@@ -237,10 +237,25 @@ static inline uint32_t find_run(const struct hop *h, uint32_t n, uint32_t c,
 }
 
 /*
+ * Whether the link from switch 's' to its parent 'h' is up: a repair's
+ * question, where a loss may have taken it (the parent's reach of a
+ * target may then still be set).
+ */
+static inline bool up_link_up(const struct ibfm_ftree *t, uint32_t s,
+			      uint32_t h)
+{
+	const struct ibfm_node *n = &t->f->nodes[t->sw_node[s]];
+
+	return t->f->ports[n->port0 + t->hops[t->sw[s].up0 + h].port].peer !=
+	       IBFM_NONE;
+}
+
+/*
  * The parent index of switch 's' towards 'x': the 'skip'-th valid one
- * from position 'from', cyclically ('live': and whose link is up). IBFM_NONE if none is valid. Kept
- * out of line: inlined into the route loop it cost 12% more
- * instructions there (callgrind, bench_route -l 3 -k 36).
+ * from position 'from', cyclically ('live': and whose link is up,
+ * up_link_up). IBFM_NONE if none is valid. Kept out of line: inlined
+ * into the route loop it cost 12% more instructions there (callgrind,
+ * bench_route -l 3 -k 36).
  */
 static __attribute__((noinline, unused)) uint32_t
 pick_up_valid(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
@@ -250,8 +265,6 @@ pick_up_valid(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
 	/* updown is symmetric: x's row holds every parent's bit, and
 	 * stays in cache over the scan. */
 	const uint64_t *rx = row_of(t, t->updown, x);
-	const struct ibfm_port *ports =
-		t->f->ports + t->f->nodes[t->sw_node[s]].port0;
 	uint32_t i, valid = 0, h = from;
 
 	for (i = 0; i < w->nup; i++, h++) {
@@ -260,8 +273,7 @@ pick_up_valid(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
 
 		if (!ibfm_bit(rx, t->hops[w->up0 + h].peer))
 			continue;
-		/* A repair's: a parent whose link is gone reaches nothing. */
-		if (live && ports[t->hops[w->up0 + h].port].peer == IBFM_NONE)
+		if (live && !up_link_up(t, s, h))
 			continue;
 		if (valid++ == skip)
 			return h;

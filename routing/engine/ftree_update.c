@@ -83,7 +83,8 @@ static uint8_t repair(const struct ibfm_ftree *t, uint32_t s,
 	if (!ibfm_bit(row_of(t, t->updown, s), x))
 		return IBFM_LFT_NONE;
 	h = e == IBFM_LFT_NONE ? IBFM_NONE : up_index(t, s, e);
-	if (h != IBFM_NONE && pick_up_valid(t, s, x, h, 0, true) == h)
+	if (h != IBFM_NONE && up_link_up(t, s, h) &&
+	    ibfm_bit(row_of(t, t->updown, t->hops[w->up0 + h].peer), x))
 		return e;
 	/* Spread by LID and by switch (its GUID's rank: the same tables
 	 * in any node order) over the parents that still reach 'x' (a
