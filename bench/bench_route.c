@@ -136,9 +136,11 @@ int main(int argc, char **argv)
 		/* The steps, on stderr: the table keeps its columns. */
 		fprintf(stderr,
 			"route %.1f ms on %u threads: set-up %.1f, plan %.1f, "
-			"switches %.1f, down %.1f, LID order %.1f ms\n",
+			"switches %.1f, down %.1f, LID order %.1f, "
+			"balance by load %.1f ms\n",
 			pass->route_ms, st->threads, st->setup_ms, st->plan_ms,
-			st->switches_ms, st->down_ms, st->order_ms);
+			st->switches_ms, st->down_ms, st->order_ms,
+			st->load_ms);
 	}
 	lfts = &pass->lfts;
 	for (i = 0; i < runs; i++) {

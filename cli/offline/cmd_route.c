@@ -132,6 +132,9 @@ static int cmd_route(int argc, char **argv)
 		ibfm_json_uint(&j, "detour_max_hops", r.stats.detour_hops);
 		ibfm_json_uint(&j, "turn_points", r.stats.turns);
 		ibfm_json_uint(&j, "full_routes", r.stats.routes);
+		ibfm_json_uint(&j, "load_balanced_entries",
+			       r.stats.load_entries);
+		ibfm_json_double(&j, "load_balance_ms", r.stats.load_ms);
 		if (a.jobs) {
 			ibfm_json_obj_begin(&j, "jobs");
 			ibfm_json_uint(&j, "flows", r.jobs.flows);
@@ -164,6 +167,10 @@ static int cmd_route(int argc, char **argv)
 			       r.jobs.flows, r.jobs.own, r.jobs.shared,
 			       r.jobs.kept, r.jobs.local, r.jobs.entries,
 			       r.jobs.ms);
+		if (r.stats.load_entries)
+			printf("balanced by load (a degraded tree): %" PRIu64
+			       " entries moved in %.1f ms\n",
+			       r.stats.load_entries, r.stats.load_ms);
 		if (r.stats.detours)
 			printf("detours (no up/down path): %" PRIu64
 			       " (switch, LID) entries, %" PRIu64

@@ -116,6 +116,9 @@ struct ibfm_ftree_stats {
 				    * dependency graph (routing/engine/cdg.h) */
 	unsigned detour_hops;	   /* longest detour before an up/down
 				    * route takes over */
+	uint64_t load_entries;	   /* entries the balance by load moved
+				    * (degraded trees above two levels) */
+	double load_ms;		   /* and its time */
 	unsigned routes;	   /* full routes the last pass took: more
 				    * than 1 when pairs were left and other
 				    * orders of the hubs' turns were tried;

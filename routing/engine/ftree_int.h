@@ -6,7 +6,7 @@
  * DOC: the fat-tree engine's internals (internal: not installed, and
  * included by routing/engine/ftree*.c only; everyone else uses routing/engine/ftree.h).
  *
- * The engine is one algorithm (the DOC of routing/engine/ftree.h) in eleven files,
+ * The engine is one algorithm (the DOC of routing/engine/ftree.h) in twelve files,
  * by what each part does:
  *   ftree.c         the engine's life: ranks (detected or from root
  *                   GUIDs), I/O nodes, the destinations in host order,
@@ -24,6 +24,8 @@
  *                   uneven runs: the up-port choice by load;
  *   ftree_down.c    its step 3: the balance down parallel links;
  *   ftree_lids.c    the tables put in LID order at the end;
+ *   ftree_load.c    then, on degraded trees above two levels, the CA
+ *                   routes balanced by the load already placed;
  *   ftree_hubs.c    the hubs that detours (routing/engine/detour.h) lean on;
  *   ftree_update.c  the incremental update: repair of what the lost
  *                   links invalidated, detours planned again.
@@ -485,6 +487,9 @@ uint32_t ibfm_ftree_mark_balance(struct ibfm_ftree *t);
 /* ftree_bal.c: a balancing leaf's parent for a compute destination. */
 uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
 			       uint32_t h);
+
+/* ftree_load.c: a degraded tree's CA routes balanced by load. */
+int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts);
 
 /* ftree_down.c: the span's entries down parallel links. */
 void ibfm_ftree_route_span_down(const struct span *g);

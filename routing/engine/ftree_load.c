@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DOC: the fat-tree engine's balance by load on degraded trees above
+ * two levels (the last step of a full route, after ftree_lids.c).
+ *
+ * Positions (d-mod-k, ftree_up.c) keep a whole tree's shift perfect,
+ * but where a spine or core lost links, the destinations its position
+ * names spill together onto the next one, and every pod does the same:
+ * on a radix-16 tree less 10% of its links one core's link down took
+ * 2,928 all-to-all flows where 2,032 is the most no routing avoids.
+ * Routing every destination again by the load already placed (dfsssp's
+ * way, over up/down routes only) spread them, but moved half the
+ * entries and cost the shift what it gained in all-to-all. So the
+ * positional routes stay, and only the most loaded link is relieved:
+ * every link counts the all-to-all flows the tables give it (each CA
+ * to each other), and while some switch that sends flows over the most
+ * loaded link can send them over another of its parents (one that
+ * reaches the target up/down), or another of its parallel links to the
+ * same child, so that no link of the new way reaches that load, one
+ * does. The most loaded link only goes down, and entries move only
+ * where it is. Up/down routes stay up/down (no credit loop on one VL:
+ * the detours' proof, detour.h, holds for any parent a switch may
+ * take); destinations with a detour are not moved. Whole trees and
+ * two-level trees (balanced by ftree_bal.c) keep their tables. Cost:
+ * O(leaves x hops) per CA destination to count, then per move
+ * O(destinations over the link), and O(leaves x hops) per destination
+ * tried.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routing/base/clock.h"
+#include "routing/engine/ftree_int.h"
+
+/* The most hops a route may take: longer is a forwarding loop. */
+#define MAX_HOPS 32
+
+/* The search's steps at most: about 2 s on this project's VM. */
+#define WORK_BUDGET (1ULL << 29)
+
+/* A move as it was, to take it back. */
+struct undo {
+	uint32_t s, lid;
+	uint8_t port;
+};
+
+/*
+ * One pass's state. Links are numbered: parent links as in t->hops,
+ * then child links as in t->dhops.
+ */
+struct load {
+	struct ibfm_ftree *t;
+	struct ibfm_lfts *lfts;
+	uint32_t nup; /* parent links; child link k is nup + k */
+	uint32_t nlinks;
+	uint32_t *link;	  /* per (switch, port): its link, IBFM_NONE */
+	uint32_t *tail;	  /* per link: the switch it leaves */
+	uint64_t *w;	  /* per link: the all-to-all flows on it */
+	uint32_t *hosts;  /* per switch: its CA destinations */
+	uint32_t *leaves; /* the switches with hosts */
+	uint32_t nleaves;
+	uint32_t *lids; /* CA base LIDs, one LID each: may move */
+	uint32_t nlids;
+	uint32_t *by_leaf; /* the CA LIDs, by their leaf: those of leaf s */
+	uint32_t *leaf0;   /* at by_leaf[leaf0[s] .. leaf0[s + 1]) */
+	uint32_t *flows;   /* per switch: one target's flows through it */
+	uint8_t *rail;	   /* per switch: same-rail flows (of the target's
+			    * rail) come through it, on a fabric of rails */
+	uint8_t *through;  /* per switch: its route takes the link relieved */
+	uint32_t *next;	   /* per switch: its link towards the target */
+	uint32_t *top;	   /* a tournament over the links' loads: top[1]
+			    * the most loaded, leaves at ntop + link */
+	uint32_t ntop;
+	uint32_t *cursor;  /* per link: where the search for LIDs on it
+			    * starts (in lids[]) */
+	uint64_t work;	   /* the search's steps: tables read, links walked */
+	struct undo *undo; /* the round's moves, to take back */
+	uint32_t nundo, round;
+	uint32_t *hlid; /* the CAs in host order: LID and leaf */
+	uint32_t *hleaf;
+	uint32_t nhosts;
+	uint32_t *cnt;	   /* per link: a shift's flows on it */
+	uint8_t *blk;	   /* 64 LIDs' columns, a row per switch (init) */
+	uint32_t blk_lid0; /* the block's first LID; UINT32_MAX: none */
+};
+
+static inline uint32_t head_of(const struct load *L, uint32_t k)
+{
+	return k < L->nup ? L->t->hops[k].peer : L->t->dhops[k - L->nup].peer;
+}
+
+static inline uint8_t port_of(const struct load *L, uint32_t k)
+{
+	return k < L->nup ? L->t->hops[k].port : L->t->dhops[k - L->nup].port;
+}
+
+static inline uint8_t *entry(const struct load *L, uint32_t s, uint32_t lid)
+{
+	if (L->blk_lid0 != UINT32_MAX && lid - L->blk_lid0 < 64)
+		return L->blk + (size_t)s * 64 + (lid - L->blk_lid0);
+	return L->lfts->ports + (size_t)s * L->lfts->stride + lid;
+}
+
+static inline bool below(const struct ibfm_ftree *t, uint32_t s, uint32_t x)
+{
+	return ibfm_bit(row_of(t, t->down, s), x);
+}
+
+/*
+ * Whether the pass applies: more than two levels, every switch ranked
+ * and its parents ranked above it, and some switch short of the most
+ * links up or down of its rank.
+ */
+static bool degraded_above_two(const struct ibfm_ftree *t)
+{
+	uint32_t most_up[256] = { 0 }, most_dn[256] = { 0 }, s, h;
+	bool short_of = false;
+
+	if (t->two_level || !t->nsw)
+		return false;
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+
+		if (w->rank == IBFM_RANK_NONE)
+			return false;
+		for (h = 0; h < w->nup; h++)
+			if (t->sw[t->hops[w->up0 + h].peer].rank <= w->rank)
+				return false;
+		most_up[w->rank] =
+			w->nup > most_up[w->rank] ? w->nup : most_up[w->rank];
+		most_dn[w->rank] = t->sd[s].ndn > most_dn[w->rank]
+					   ? t->sd[s].ndn
+					   : most_dn[w->rank];
+	}
+	for (s = 0; s < t->nsw; s++)
+		short_of |= t->sw[s].nup < most_up[t->sw[s].rank] ||
+			    t->sd[s].ndn < most_dn[t->sw[s].rank];
+	return short_of;
+}
+
+static void load_free(struct load *L)
+{
+	free(L->link);
+	free(L->tail);
+	free(L->w);
+	free(L->hosts);
+	free(L->leaves);
+	free(L->lids);
+	free(L->by_leaf);
+	free(L->leaf0);
+	free(L->flows);
+	free(L->through);
+	free(L->rail);
+	free(L->undo);
+	free(L->hlid);
+	free(L->hleaf);
+	free(L->cnt);
+	free(L->blk);
+	free(L->next);
+	free(L->top);
+	free(L->cursor);
+}
+
+/* Each switch's ports' links, both ways. */
+static void number_links(struct load *L)
+{
+	const struct ibfm_ftree *t = L->t;
+	uint32_t s, k;
+
+	for (s = 0; s < t->nsw; s++) {
+		uint32_t *row = L->link + (size_t)s * (IBFM_MAX_PORTS + 1);
+		const struct sw *w = &t->sw[s];
+		const struct swdown *sd = &t->sd[s];
+
+		for (k = w->up0; k < w->up0 + w->nup; k++) {
+			row[t->hops[k].port] = k;
+			L->tail[k] = s;
+		}
+		for (k = sd->dn0; k < sd->dn0 + sd->ndn; k++) {
+			row[t->dhops[k].port] = L->nup + k;
+			L->tail[L->nup + k] = s;
+		}
+	}
+}
+
+/* The sources (leaves with CAs) and the LIDs that may move. */
+static void find_ends(struct load *L)
+{
+	const struct ibfm_ftree *t = L->t;
+	uint32_t i, s;
+
+	for (i = 0; i < t->ndests; i++)
+		if (t->dests[i].to_leaf && t->dests[i].out) {
+			L->hlid[L->nhosts] = t->dests[i].lid;
+			L->hleaf[L->nhosts++] = t->dests[i].target;
+			L->hosts[t->dests[i].target]++;
+			if (t->dests[i].nlids == 1)
+				L->lids[L->nlids++] = t->dests[i].lid;
+		}
+	for (s = 0; s < t->nsw; s++) {
+		L->leaf0[s + 1] = L->leaf0[s] + L->hosts[s];
+		if (L->hosts[s])
+			L->leaves[L->nleaves++] = s;
+	}
+	for (i = 0; i < t->ndests; i++)
+		if (t->dests[i].to_leaf && t->dests[i].out) {
+			s = t->dests[i].target;
+			L->by_leaf[L->leaf0[s] + L->flows[s]++] =
+				t->dests[i].lid;
+		}
+	memset(L->flows, 0, t->nsw * sizeof(*L->flows));
+}
+
+static int load_init(struct load *L, struct ibfm_ftree *t,
+		     struct ibfm_lfts *lfts)
+{
+	const struct sw *last = &t->sw[t->nsw - 1];
+	const struct swdown *lastd = &t->sd[t->nsw - 1];
+	size_t np = (size_t)t->nsw * (IBFM_MAX_PORTS + 1);
+
+	memset(L, 0, sizeof(*L));
+	L->t = t;
+	L->lfts = lfts;
+	L->blk_lid0 = UINT32_MAX;
+	L->nup = last->up0 + last->nup;
+	L->nlinks = L->nup + lastd->dn0 + lastd->ndn;
+	L->link = malloc(np * sizeof(*L->link));
+	L->tail = malloc(((size_t)L->nlinks + 1) * sizeof(*L->tail));
+	L->w = calloc((size_t)L->nlinks + 1, sizeof(*L->w));
+	L->hosts = calloc(t->nsw, sizeof(*L->hosts));
+	L->leaves = malloc(t->nsw * sizeof(*L->leaves));
+	L->lids = malloc(((size_t)t->ndests + 1) * sizeof(*L->lids));
+	L->flows = calloc(t->nsw, sizeof(*L->flows));
+	L->through = calloc(t->nsw, 1);
+	L->rail = calloc(t->nsw, 1);
+	L->round = t->ndests / 8 > 64 ? t->ndests / 8 : 64;
+	L->undo = malloc(L->round * sizeof(*L->undo));
+	L->hlid = malloc(((size_t)t->ndests + 1) * sizeof(*L->hlid));
+	L->hleaf = malloc(((size_t)t->ndests + 1) * sizeof(*L->hleaf));
+	L->cnt = malloc(((size_t)L->nlinks + 1) * sizeof(*L->cnt));
+	L->blk = malloc((size_t)t->nsw * 64);
+	L->by_leaf = malloc(((size_t)t->ndests + 1) * sizeof(*L->by_leaf));
+	L->next = malloc(t->nsw * sizeof(*L->next));
+	for (L->ntop = 1; L->ntop < L->nlinks; L->ntop *= 2)
+		;
+	L->top = malloc(2 * (size_t)L->ntop * sizeof(*L->top));
+	L->cursor = calloc((size_t)L->nlinks + 1, sizeof(*L->cursor));
+	L->leaf0 = calloc((size_t)t->nsw + 1, sizeof(*L->leaf0));
+	if (!L->next || !L->top || !L->cursor || !L->by_leaf || !L->leaf0 ||
+	    !L->link || !L->tail || !L->w || !L->hosts || !L->leaves ||
+	    !L->lids || !L->flows || !L->through || !L->rail || !L->undo ||
+	    !L->hlid || !L->hleaf || !L->cnt || !L->blk) {
+		load_free(L);
+		return -ENOMEM;
+	}
+	memset(L->link, 0xff, np * sizeof(*L->link));
+	number_links(L);
+	find_ends(L);
+	return 0;
+}
+
+/*
+ * The links from switch 's' to target 'x' by the tables, into 'out';
+ * how many. IBFM_NONE when the route does not reach 'x' or goes up
+ * after going down (a detour).
+ */
+static uint32_t walk(const struct load *L, uint32_t s, uint32_t x, uint32_t lid,
+		     uint32_t *out)
+{
+	uint32_t n = 0;
+	bool down = false;
+
+	while (s != x) {
+		uint32_t k = L->link[(size_t)s * (IBFM_MAX_PORTS + 1) +
+				     *entry(L, s, lid)];
+
+		if (k == IBFM_NONE || n == MAX_HOPS || (down && k < L->nup))
+			return IBFM_NONE;
+		down = k >= L->nup;
+		out[n++] = k;
+		s = head_of(L, k);
+	}
+	return n;
+}
+
+/* Every CA's flows to every other CA counted on the links. */
+static void count_all(struct load *L)
+{
+	const struct ibfm_ftree *t = L->t;
+	uint32_t path[MAX_HOPS], i, j, n, lid0;
+
+	memset(L->w, 0, ((size_t)L->nlinks + 1) * sizeof(*L->w));
+	for (lid0 = 0; lid0 <= t->top_lid; lid0 += 64) {
+		for (i = 0; i < t->nsw; i++)
+			memcpy(L->blk + (size_t)i * 64,
+			       L->lfts->ports + (size_t)i * L->lfts->stride +
+				       lid0,
+			       64);
+		L->blk_lid0 = lid0;
+		for (i = lid0; i < lid0 + 64 && i <= t->top_lid; i++) {
+			const struct dest *d;
+
+			if (t->lid_dest[i] == IBFM_NONE)
+				continue;
+			d = &t->dests[t->lid_dest[i]];
+			if (!d->to_leaf || !d->out || d->lid != i)
+				continue;
+			for (j = 0; j < L->nleaves; j++) {
+				uint32_t s = L->leaves[j], k;
+
+				n = s == d->target
+					    ? IBFM_NONE
+					    : walk(L, s, d->target, i, path);
+				for (k = 0; n != IBFM_NONE && k < n; k++)
+					L->w[path[k]] += L->hosts[s];
+			}
+		}
+	}
+	L->blk_lid0 = UINT32_MAX;
+}
+
+/* The tournament's path from link 'k' to the top replayed. */
+static void top_update(struct load *L, uint32_t k)
+{
+	uint32_t i = (L->ntop + k) / 2;
+
+	for (; i; i /= 2) {
+		uint32_t a = L->top[2 * i], b = L->top[2 * i + 1];
+
+		L->top[i] =
+			b != IBFM_NONE && (a == IBFM_NONE || L->w[b] > L->w[a])
+				? b
+				: a;
+	}
+}
+
+static void top_build(struct load *L)
+{
+	uint32_t i;
+
+	for (i = 0; i < L->ntop; i++)
+		L->top[L->ntop + i] = i < L->nlinks ? i : IBFM_NONE;
+	for (i = L->ntop; i-- > 1;) {
+		uint32_t a = L->top[2 * i], b = L->top[2 * i + 1];
+
+		L->top[i] =
+			b != IBFM_NONE && (a == IBFM_NONE || L->w[b] > L->w[a])
+				? b
+				: a;
+	}
+}
+
+/* Link 'k''s load changed by 'f' flows. */
+static void add_load(struct load *L, uint32_t k, int64_t f)
+{
+	L->w[k] += (uint64_t)f;
+	top_update(L, k);
+}
+
+/* One move: switch 's' sends its 'f' flows to LID 'lid' over link 'k'. */
+struct move {
+	uint32_t clash; /* LIDs of the target's leaf the link already takes */
+	uint64_t peak;	/* the most a link of the new way then carries */
+	uint32_t s, k;
+};
+
+/* Whether switch 's' is routed down towards the target (an ancestor). */
+static inline bool is_down(const struct load *L, uint32_t s)
+{
+	return L->next[s] != IBFM_NONE && L->next[s] >= L->nup;
+}
+
+/*
+ * Target 'x''s flows through each switch (per its links in next[]).
+ * False when a switch that carries some goes against up/down: its
+ * route is a detour.
+ */
+static bool trace_flows(struct load *L, uint32_t x, uint32_t lid, uint32_t rail)
+{
+	const struct ibfm_ftree *t = L->t;
+	uint32_t i, s, k;
+
+	L->work += 4 * (uint64_t)t->nsw;
+	for (s = 0; s < t->nsw; s++) {
+		uint8_t e = *entry(L, s, lid);
+
+		L->flows[s] = s == x ? 0 : L->hosts[s];
+		L->rail[s] =
+			L->flows[s] && t->nrails > 1 && t->sw[s].rail == rail;
+		L->next[s] =
+			s == x || e == IBFM_LFT_NONE
+				? IBFM_NONE
+				: L->link[(size_t)s * (IBFM_MAX_PORTS + 1) + e];
+		if (s != x && L->next[s] != IBFM_NONE &&
+		    (L->next[s] >= L->nup) != below(t, s, x))
+			L->next[s] = IBFM_NONE;
+	}
+	for (i = 0; i < t->nsw; i++) {
+		s = t->order[i];
+		k = L->next[s];
+		if (!L->flows[s] || is_down(L, s) || s == x)
+			continue;
+		if (k == IBFM_NONE)
+			return false;
+		L->flows[head_of(L, k)] += L->flows[s];
+		L->rail[head_of(L, k)] |= L->rail[s];
+	}
+	for (i = t->nsw; i-- > 0;) {
+		s = t->order[i];
+		k = L->next[s];
+		if (!L->flows[s] || s == x ||
+		    (k != IBFM_NONE && !is_down(L, s)))
+			continue;
+		if (k == IBFM_NONE)
+			return false;
+		L->flows[head_of(L, k)] += L->flows[s];
+		L->rail[head_of(L, k)] |= L->rail[s];
+	}
+	return true;
+}
+
+/*
+ * The switches with flows to the target whose routes take link 'l', in
+ * 'on': ancestors children first, then the others parents first. How
+ * many.
+ */
+static uint32_t trace_through(struct load *L, uint32_t l, uint32_t *on)
+{
+	const struct ibfm_ftree *t = L->t;
+	uint32_t i, s, non = 0, u = L->tail[l];
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < t->nsw; i++) {
+			s = t->order[pass ? t->nsw - 1 - i : i];
+			if (L->next[s] == IBFM_NONE || is_down(L, s) == pass)
+				continue;
+			L->through[s] =
+				s == u || L->through[head_of(L, L->next[s])];
+		}
+	for (i = 0; i < t->nsw; i++) {
+		s = t->order[t->nsw - 1 - i];
+		if (L->through[s] && L->flows[s] && !L->rail[s] &&
+		    L->next[s] != IBFM_NONE)
+			on[non++] = s;
+		L->through[s] = 0;
+	}
+	return non;
+}
+
+static bool has_link(const uint32_t *p, uint32_t n, uint32_t k)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] == k)
+			return true;
+	return false;
+}
+
+/* The links from switch 's' to the target by next[], into 'out'. */
+static uint32_t way_of(const struct load *L, uint32_t s, uint32_t x,
+		       uint32_t *out)
+{
+	uint32_t n = 0;
+
+	while (s != x && n < MAX_HOPS && L->next[s] != IBFM_NONE) {
+		out[n++] = L->next[s];
+		s = head_of(L, L->next[s]);
+	}
+	return s == x ? n : IBFM_NONE;
+}
+
+/*
+ * The way over link 'k' (then the route of the switch it leads to)
+ * into 'np': how many links; IBFM_NONE when it takes link 'l' or is no
+ * up/down route.
+ */
+static uint32_t way_over(const struct load *L, uint32_t k, uint32_t x,
+			 uint32_t l, uint32_t *np)
+{
+	uint32_t n;
+
+	np[0] = k;
+	n = way_of(L, head_of(L, k), x, np + 1);
+	if (n == IBFM_NONE || n + 1 > MAX_HOPS - 1 || k == l ||
+	    has_link(np + 1, n, l) || (k >= L->nup && n && np[1] < L->nup))
+		return IBFM_NONE;
+	return n + 1;
+}
+
+/*
+ * How many of leaf 'x''s CA LIDs switch 's' sends out of 'port': a
+ * shift sends a leaf's hosts to the hosts of one leaf, and positions
+ * send them up different links; a move onto a link that already takes
+ * one of them would double the shift there.
+ */
+static uint32_t clashes(const struct load *L, uint32_t s, uint32_t x,
+			uint8_t port)
+{
+	uint32_t i, n = 0;
+
+	for (i = L->leaf0[x]; i < L->leaf0[x + 1]; i++)
+		n += *entry(L, s, L->by_leaf[i]) == port;
+	return n;
+}
+
+/*
+ * Switch 's''s other ways into 'm' when better: another parent that
+ * reaches the target up/down, or for an ancestor of the target another
+ * of its parallel links to the same child, taking at most one of the
+ * target leaf's LIDs already (clashes), with no link it adds reaching
+ * 'limit' (the peak: the most any carries with s's flows on it).
+ */
+static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
+		       uint64_t limit, struct move *m)
+{
+	const struct ibfm_ftree *t = L->t;
+	uint32_t op[MAX_HOPS], np[MAX_HOPS], no, nn, k, i, lo, hi, clash, ways;
+	uint64_t f = L->flows[s];
+
+	no = way_of(L, s, x, op);
+	if (no == IBFM_NONE || !has_link(op, no, l))
+		return;
+	if (is_down(L, s)) {
+		uint32_t n;
+
+		lo = L->nup + t->sd[s].dn0 +
+		     find_run(t->dhops + t->sd[s].dn0, t->sd[s].ndn,
+			      head_of(L, op[0]), &n);
+		hi = lo + n;
+	} else {
+		lo = t->sw[s].up0;
+		hi = lo + t->sw[s].nup;
+	}
+	for (k = lo, ways = 0; k < hi; k++)
+		ways += k >= L->nup ||
+			ibfm_bit(row_of(t, t->updown, x), head_of(L, k));
+	for (k = lo; k < hi; k++) {
+		uint64_t peak = 0;
+
+		if (k == op[0] ||
+		    (k < L->nup &&
+		     !ibfm_bit(row_of(t, t->updown, x), head_of(L, k))))
+			continue;
+		nn = way_over(L, k, x, l, np);
+		L->work += MAX_HOPS / 4;
+		for (i = 0; nn != IBFM_NONE && i < nn; i++)
+			if (!has_link(op, no, np[i]) && L->w[np[i]] + f > peak)
+				peak = L->w[np[i]] + f;
+		if (nn == IBFM_NONE || peak >= limit)
+			continue;
+		clash = clashes(L, s, x, port_of(L, k));
+		L->work += L->hosts[x];
+		if ((clash + 1) * ways <= L->hosts[x] + ways - 1 &&
+		    (clash < m->clash || (clash == m->clash && peak < m->peak)))
+			*m = (struct move){
+				.clash = clash, .peak = peak, .s = s, .k = k
+			};
+	}
+}
+
+/*
+ * The move made for LID 'lid': the switch's flows off its old way,
+ * onto the new, and the flows through the switches on both.
+ */
+static void make_move(struct load *L, const struct move *m, uint32_t x,
+		      uint32_t lid)
+{
+	uint32_t op[MAX_HOPS], np[MAX_HOPS], no, nn, i;
+	int64_t f = L->flows[m->s];
+
+	no = way_of(L, m->s, x, op);
+	nn = way_over(L, m->k, x, IBFM_NONE, np);
+	for (i = 0; i < no; i++) {
+		add_load(L, op[i], -f);
+		L->flows[head_of(L, op[i])] -= (uint32_t)f;
+	}
+	for (i = 0; i < nn; i++) {
+		add_load(L, np[i], f);
+		L->flows[head_of(L, np[i])] += (uint32_t)f;
+	}
+	L->next[m->s] = m->k;
+	L->undo[L->nundo++] = (struct undo){ .s = m->s,
+					     .lid = lid,
+					     .port = *entry(L, m->s, lid) };
+	*entry(L, m->s, lid) = port_of(L, m->k);
+	L->t->stats.load_entries++;
+}
+
+/*
+ * LID 'lid''s flows moved off link 'l' (the most loaded) while they
+ * can be with no link reaching its load and 'l' stays the most loaded;
+ * whether any moved.
+ */
+static bool relieve_lid(struct load *L, uint32_t l, uint32_t lid, uint32_t *on)
+{
+	uint32_t x = L->t->dests[L->t->lid_dest[lid]].target, non, j, at = 0;
+	uint64_t limit = L->w[l];
+	bool moved = false;
+
+	if (!trace_flows(L, x, lid, L->t->dests[L->t->lid_dest[lid]].rail))
+		return false;
+	non = trace_through(L, l, on);
+	while ((L->top[1] == l || L->w[L->top[1]] == L->w[l]) &&
+	       L->nundo < L->round) {
+		struct move m = { .clash = UINT32_MAX, .peak = limit };
+
+		/* The first switch (from the last one moved) that can move
+		 * with no clash, else the best with one. */
+		for (j = 0; j < non && m.clash == UINT32_MAX;
+		     j++, at = at + 1 == non ? 0 : at + 1)
+			try_switch(L, on[at], x, l, limit, &m);
+		if (m.clash == UINT32_MAX)
+			break;
+		make_move(L, &m, x, lid);
+		moved = true;
+	}
+	return moved;
+}
+
+/*
+ * Link 'l' (the most loaded) relieved by moves of the first LIDs over
+ * it (from the link's cursor on) that have one. False: none has.
+ */
+static bool relieve(struct load *L, uint32_t l, uint32_t *on)
+{
+	uint32_t u = L->tail[l], n, i = L->cursor[l];
+	uint8_t q = port_of(L, l);
+
+	for (n = 0; n < L->nlids; n++, i = i + 1 == L->nlids ? 0 : i + 1) {
+		L->work++;
+		if (*entry(L, u, L->lids[i]) != q ||
+		    !relieve_lid(L, l, L->lids[i], on))
+			continue;
+		L->cursor[l] = i;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The most flows a shift puts on a link: every shift up to 2,048
+ * hosts, 128 spread over the rest above (the same ones each time).
+ */
+static uint32_t shift_max(struct load *L)
+{
+	uint32_t path[MAX_HOPS], n = L->nhosts, most = 0, j, i, k, h, np;
+	uint32_t nk = n <= 2048 ? n - 1 : 128;
+
+	for (j = 0; n > 1 && j < nk; j++) {
+		k = n <= 2048 ? j + 1
+			      : 1 + (uint32_t)((uint64_t)j * (n - 1) / nk);
+		memset(L->cnt, 0, L->nlinks * sizeof(*L->cnt));
+		for (i = 0; i < n; i++) {
+			uint32_t d = i + k < n ? i + k : i + k - n;
+
+			if (L->hleaf[i] == L->hleaf[d])
+				continue;
+			np = walk(L, L->hleaf[i], L->hleaf[d], L->hlid[d],
+				  path);
+			for (h = 0; np != IBFM_NONE && h < np; h++)
+				most = ++L->cnt[path[h]] > most
+					       ? L->cnt[path[h]]
+					       : most;
+		}
+	}
+	return most;
+}
+
+/* The round's moves taken back, last first. */
+static void undo_round(struct load *L)
+{
+	while (L->nundo) {
+		const struct undo *u = &L->undo[--L->nundo];
+
+		*entry(L, u->s, u->lid) = u->port;
+		L->t->stats.load_entries--;
+	}
+}
+
+/*
+ * Rounds of moves while the most loaded link can be relieved, each
+ * kept only if no shift is worse for it than before the first: the
+ * positions' shift is what the moves must not cost.
+ */
+static void search(struct load *L, uint32_t *on)
+{
+	uint32_t before = shift_max(L);
+	bool more = true;
+
+	while (more && L->work < WORK_BUDGET) {
+		L->nundo = 0;
+		while (L->nundo < L->round && L->work < WORK_BUDGET &&
+		       (more = relieve(L, L->top[1], on)))
+			;
+		if (!L->nundo)
+			break;
+		if (shift_max(L) > before) {
+			/* Taken back, loads counted again, smaller rounds. */
+			undo_round(L);
+			L->round /= 2;
+			if (L->round < 8)
+				break;
+			count_all(L);
+			top_build(L);
+			more = true;
+		}
+	}
+}
+
+int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
+{
+	struct load L;
+	double t0 = ibfm_clock_ms();
+	uint32_t *on;
+
+	t->stats.load_entries = 0;
+	t->stats.load_ms = 0;
+	if (!degraded_above_two(t))
+		return 0;
+	on = malloc(t->nsw * sizeof(*on));
+	if (!on || load_init(&L, t, lfts)) {
+		free(on);
+		return -ENOMEM;
+	}
+	count_all(&L);
+	top_build(&L);
+	search(&L, on);
+	free(on);
+	load_free(&L);
+	t->stats.load_ms = ibfm_clock_ms() - t0;
+	return 0;
+}
