@@ -427,10 +427,13 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		}
 	}
 	t->stats.routes = k;
-	if (rc || best == k - 1)
-		return rc;
-	t->hub_try = best;
-	rc = ibfm_ftree_route_once(t, lfts, err);
-	t->stats.routes = k + 1;
+	if (!rc && best != k - 1) {
+		t->hub_try = best;
+		rc = ibfm_ftree_route_once(t, lfts, err);
+		t->stats.routes = k + 1;
+	}
+	/* Once, on the tables kept (ftree_load.c). */
+	if (!rc && ibfm_ftree_balance_loads(t, lfts))
+		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	return rc;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * DOC: the fat-tree engine's balance by load on degraded trees above
- * two levels (the last step of a full route, after ftree_lids.c).
+ * two levels (the last step of a full route, once, on the tables kept).
  *
  * Positions (d-mod-k, ftree_up.c) keep a whole tree's shift perfect,
  * but where a spine or core lost links, the destinations its position
@@ -9,22 +9,25 @@
  * on a radix-16 tree less 10% of its links one core's link down took
  * 2,928 all-to-all flows where 2,032 is the most no routing avoids.
  * Routing every destination again by the load already placed (dfsssp's
- * way, over up/down routes only) spread them, but moved half the
- * entries and cost the shift what it gained in all-to-all. So the
- * positional routes stay, and only the most loaded link is relieved:
- * every link counts the all-to-all flows the tables give it (each CA
- * to each other), and while some switch that sends flows over the most
- * loaded link can send them over another of its parents (one that
- * reaches the target up/down), or another of its parallel links to the
- * same child, so that no link of the new way reaches that load, one
- * does. The most loaded link only goes down, and entries move only
- * where it is. Up/down routes stay up/down (no credit loop on one VL:
- * the detours' proof, detour.h, holds for any parent a switch may
- * take); destinations with a detour are not moved. Whole trees and
- * two-level trees (balanced by ftree_bal.c) keep their tables. Cost:
- * O(leaves x hops) per CA destination to count, then per move
- * O(destinations over the link), and O(leaves x hops) per destination
- * tried.
+ * way, over up/down routes) spread them, but moved half the entries and
+ * cost the shift what it gained. So the positional routes stay, and the
+ * most loaded link is relieved: every link counts the all-to-all flows
+ * the tables give it (each CA to each other), and while a switch that
+ * sends flows over the most loaded link can send them over another
+ * parent that reaches the target up/down (or another parallel link to
+ * the same child) with no link of the new way reaching that load, and
+ * with no more than its share of the target leaf's hosts on that link
+ * (clashes), it does. Moves go in rounds; a round after which some
+ * shift puts more flows on a link than before the first is taken back
+ * and tried in halves. On a fabric of rails, switches that carry
+ * same-rail flows to the target never move. Up/down stays up/down (no
+ * credit loop on one VL: the detours' proof, detour.h, holds for any
+ * parent a switch may take); destinations with a detour do not move.
+ * Whole trees and two-level trees (ftree_bal.c) keep their tables.
+ * Cost: counting, O(leaves x hops) per CA destination; per move, the
+ * switches over the link times their parents; per round, the shifts
+ * checked; all within a budget of steps (BUDGET_*), and skipped where
+ * counting and checking alone would take half of it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -35,11 +38,23 @@
 #include "routing/base/clock.h"
 #include "routing/engine/ftree_int.h"
 
+/* Hosts up to which the check tries every shift; past them, SHIFTS. */
+#define EVERY_SHIFT 1024
+/* Shifts the check samples above EVERY_SHIFT hosts. */
+#define SHIFTS 128
+
 /* The most hops a route may take: longer is a forwarding loop. */
 #define MAX_HOPS 32
 
-/* The search's steps at most: about 2 s on this project's VM. */
-#define WORK_BUDGET (1ULL << 29)
+/*
+ * The pass's steps (tables read, links walked): BUDGET_FLOOR, and
+ * BUDGET_PER more per (switch, CA LID), up to BUDGET_MOST (about 1 s on
+ * this project's VM). Past that a radix-24 tree less 10% still gained
+ * (6,540 -> 5,172 all-to-all flows), for 4x the route's time.
+ */
+#define BUDGET_FLOOR (1ULL << 26)
+#define BUDGET_PER 8
+#define BUDGET_MOST (1ULL << 28)
 
 /* A move as it was, to take it back. */
 struct undo {
@@ -76,7 +91,8 @@ struct load {
 	uint32_t ntop;
 	uint32_t *cursor;  /* per link: where the search for LIDs on it
 			    * starts (in lids[]) */
-	uint64_t work;	   /* the search's steps: tables read, links walked */
+	uint64_t work;	   /* the pass's steps: tables read, links walked */
+	uint64_t budget;   /* how many it may take */
 	struct undo *undo; /* the round's moves, to take back */
 	uint32_t nundo, round;
 	uint32_t *hlid; /* the CAs in host order: LID and leaf */
@@ -237,6 +253,8 @@ static int load_init(struct load *L, struct ibfm_ftree *t,
 	L->through = calloc(t->nsw, 1);
 	L->rail = calloc(t->nsw, 1);
 	L->round = t->ndests / 8 > 64 ? t->ndests / 8 : 64;
+	L->budget = BUDGET_FLOOR + (uint64_t)BUDGET_PER * t->nsw * t->ndests;
+	L->budget = L->budget < BUDGET_MOST ? L->budget : BUDGET_MOST;
 	L->undo = malloc(L->round * sizeof(*L->undo));
 	L->hlid = malloc(((size_t)t->ndests + 1) * sizeof(*L->hlid));
 	L->hleaf = malloc(((size_t)t->ndests + 1) * sizeof(*L->hleaf));
@@ -267,12 +285,13 @@ static int load_init(struct load *L, struct ibfm_ftree *t,
  * how many. IBFM_NONE when the route does not reach 'x' or goes up
  * after going down (a detour).
  */
-static uint32_t walk(const struct load *L, uint32_t s, uint32_t x, uint32_t lid,
+static uint32_t walk(struct load *L, uint32_t s, uint32_t x, uint32_t lid,
 		     uint32_t *out)
 {
 	uint32_t n = 0;
 	bool down = false;
 
+	L->work++;
 	while (s != x) {
 		uint32_t k = L->link[(size_t)s * (IBFM_MAX_PORTS + 1) +
 				     *entry(L, s, lid)];
@@ -281,6 +300,7 @@ static uint32_t walk(const struct load *L, uint32_t s, uint32_t x, uint32_t lid,
 			return IBFM_NONE;
 		down = k >= L->nup;
 		out[n++] = k;
+		L->work++;
 		s = head_of(L, k);
 	}
 	return n;
@@ -643,17 +663,19 @@ static bool relieve(struct load *L, uint32_t l, uint32_t *on)
 }
 
 /*
- * The most flows a shift puts on a link: every shift up to 2,048
- * hosts, 128 spread over the rest above (the same ones each time).
+ * The most flows a shift puts on a link: every shift up to EVERY_SHIFT
+ * hosts, SHIFTS spread over the rest above (the same ones each time).
  */
 static uint32_t shift_max(struct load *L)
 {
-	uint32_t path[MAX_HOPS], n = L->nhosts, most = 0, j, i, k, h, np;
-	uint32_t nk = n <= 2048 ? n - 1 : 128;
+	uint32_t path[MAX_HOPS], n = L->nhosts, most = 0, j, i, h, np;
+	uint32_t nk = n <= EVERY_SHIFT ? n - 1 : SHIFTS;
 
 	for (j = 0; n > 1 && j < nk; j++) {
-		k = n <= 2048 ? j + 1
-			      : 1 + (uint32_t)((uint64_t)j * (n - 1) / nk);
+		uint32_t k =
+			n <= EVERY_SHIFT
+				? j + 1
+				: 1 + (uint32_t)((uint64_t)j * (n - 1) / nk);
 		memset(L->cnt, 0, L->nlinks * sizeof(*L->cnt));
 		for (i = 0; i < n; i++) {
 			uint32_t d = i + k < n ? i + k : i + k - n;
@@ -669,6 +691,19 @@ static uint32_t shift_max(struct load *L)
 		}
 	}
 	return most;
+}
+
+/*
+ * Whether counting the loads and two checks of the shifts take at most
+ * half the budget. Not on the 45,056-host tree: counting alone is 1 s
+ * there, and the pass cost 6 s of a 16 s route.
+ */
+static bool affordable(const struct load *L)
+{
+	uint64_t hops = 4, nk = L->nhosts <= EVERY_SHIFT ? L->nhosts : SHIFTS;
+
+	return ((uint64_t)L->nlids * L->nleaves + 2 * nk * L->nhosts) * hops <
+	       L->budget / 2;
 }
 
 /* The round's moves taken back, last first. */
@@ -692,9 +727,9 @@ static void search(struct load *L, uint32_t *on)
 	uint32_t before = shift_max(L);
 	bool more = true;
 
-	while (more && L->work < WORK_BUDGET) {
+	while (more && L->work < L->budget) {
 		L->nundo = 0;
-		while (L->nundo < L->round && L->work < WORK_BUDGET &&
+		while (L->nundo < L->round && L->work < L->budget &&
 		       (more = relieve(L, L->top[1], on)))
 			;
 		if (!L->nundo)
@@ -727,9 +762,11 @@ int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
 		free(on);
 		return -ENOMEM;
 	}
-	count_all(&L);
-	top_build(&L);
-	search(&L, on);
+	if (affordable(&L)) {
+		count_all(&L);
+		top_build(&L);
+		search(&L, on);
+	}
 	free(on);
 	load_free(&L);
 	t->stats.load_ms = ibfm_clock_ms() - t0;

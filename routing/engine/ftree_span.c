@@ -386,10 +386,6 @@ int ibfm_ftree_route_once(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		g.plain = t->dests[i].nlids == 1;
 	route_spans(&g, cut, ncut);
 	ibfm_ftree_lid_order(&g);
-	if (ibfm_ftree_balance_loads(t, lfts)) {
-		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
 	for (i = 0; i < t->ndests; i++)
 		t->stats.lids += t->dests[i].nlids;
 	ibfm_ftree_note_detours(t);

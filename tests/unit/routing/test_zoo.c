@@ -290,6 +290,37 @@ static void test_leaves_take_the_slot_position_on_three_levels(void **state)
 	assert_b200_load(8, 2, b, sizeof(b) / sizeof(*b));
 }
 
+/*
+ * B200-style, 4 units less 2% of the links: the positions put 1,984
+ * all-to-all flows on a link (OpenSM's dfsssp 1,664, nue 1,696). The
+ * balance by load (routing/engine/ftree_load.c) relieves it under
+ * both and keeps the shift (3), the rails' shift (3) and ring (1): no
+ * same-rail flow moves, and a round that made a shift worse is taken
+ * back.
+ */
+static void test_balance_by_load_keeps_the_rails(void **state)
+{
+	(void)state;
+	const struct zoo_fabric z = { "b200-3tier-links2",
+				      "b200-3tier",
+				      4,
+				      { .remove_links = 2, .seed = 42 } };
+	const struct bound b[] = { { IBFM_PATTERN_ALL2ALL, 1663 },
+				   { IBFM_PATTERN_SHIFT, 3 },
+				   { IBFM_PATTERN_RAIL_SHIFT, 3 },
+				   { IBFM_PATTERN_RAIL_RING, 1 } };
+	struct zrouted r;
+	size_t i;
+
+	zroute(&r, &z);
+	for (i = 0; i < sizeof(b) / sizeof(*b); i++)
+		if (zload(&r, b[i].p, NULL) > b[i].most)
+			fail_msg(
+				"pattern %d: %.0f flows on a link, %.0f at most",
+				b[i].p, zload(&r, b[i].p, NULL), b[i].most);
+	zdone(&r);
+}
+
 /* The same for 4 random jobs' rings. */
 static void zjobs_bound(const struct zrouted *r, const struct zoo_fabric *z)
 {
@@ -357,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_core_links_down_take_turns_by_class),
 		cmocka_unit_test(
 			test_leaves_take_the_slot_position_on_three_levels),
+		cmocka_unit_test(test_balance_by_load_keeps_the_rails),
 	};
 
 	return cmocka_run_group_tests_name("zoo", tests, NULL, NULL);
