@@ -342,19 +342,22 @@ static void count_all(struct load *L)
 	L->blk_lid0 = UINT32_MAX;
 }
 
+/* Tournament node 'i' set to the more loaded of its two below. */
+static void top_play(struct load *L, uint32_t i)
+{
+	uint32_t a = L->top[2 * i], b = L->top[2 * i + 1];
+
+	L->top[i] =
+		b != IBFM_NONE && (a == IBFM_NONE || L->w[b] > L->w[a]) ? b : a;
+}
+
 /* The tournament's path from link 'k' to the top replayed. */
 static void top_update(struct load *L, uint32_t k)
 {
-	uint32_t i = (L->ntop + k) / 2;
+	uint32_t i;
 
-	for (; i; i /= 2) {
-		uint32_t a = L->top[2 * i], b = L->top[2 * i + 1];
-
-		L->top[i] =
-			b != IBFM_NONE && (a == IBFM_NONE || L->w[b] > L->w[a])
-				? b
-				: a;
-	}
+	for (i = (L->ntop + k) / 2; i; i /= 2)
+		top_play(L, i);
 }
 
 static void top_build(struct load *L)
@@ -363,14 +366,8 @@ static void top_build(struct load *L)
 
 	for (i = 0; i < L->ntop; i++)
 		L->top[L->ntop + i] = i < L->nlinks ? i : IBFM_NONE;
-	for (i = L->ntop; i-- > 1;) {
-		uint32_t a = L->top[2 * i], b = L->top[2 * i + 1];
-
-		L->top[i] =
-			b != IBFM_NONE && (a == IBFM_NONE || L->w[b] > L->w[a])
-				? b
-				: a;
-	}
+	for (i = L->ntop; i-- > 1;)
+		top_play(L, i);
 }
 
 /* Link 'k''s load changed by 'f' flows. */
