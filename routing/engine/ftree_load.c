@@ -293,8 +293,11 @@ static uint32_t walk(struct load *L, uint32_t s, uint32_t x, uint32_t lid,
 
 	L->work++;
 	while (s != x) {
-		uint32_t k = L->link[(size_t)s * (IBFM_MAX_PORTS + 1) +
-				     *entry(L, s, lid)];
+		uint8_t e = *entry(L, s, lid);
+		uint32_t k =
+			e > IBFM_MAX_PORTS
+				? IBFM_NONE
+				: L->link[(size_t)s * (IBFM_MAX_PORTS + 1) + e];
 
 		if (k == IBFM_NONE || n == MAX_HOPS || (down && k < L->nup))
 			return IBFM_NONE;
@@ -408,7 +411,7 @@ static bool trace_flows(struct load *L, uint32_t x, uint32_t lid, uint32_t rail)
 		L->rail[s] =
 			L->flows[s] && t->nrails > 1 && t->sw[s].rail == rail;
 		L->next[s] =
-			s == x || e == IBFM_LFT_NONE
+			s == x || e > IBFM_MAX_PORTS
 				? IBFM_NONE
 				: L->link[(size_t)s * (IBFM_MAX_PORTS + 1) + e];
 		if (s != x && L->next[s] != IBFM_NONE &&
@@ -431,7 +434,9 @@ static bool trace_flows(struct load *L, uint32_t x, uint32_t lid, uint32_t rail)
 		if (!L->flows[s] || s == x ||
 		    (k != IBFM_NONE && !is_down(L, s)))
 			continue;
-		if (k == IBFM_NONE)
+		/* Down to a switch above the target only: else a detour. */
+		if (k == IBFM_NONE ||
+		    (head_of(L, k) != x && !below(t, head_of(L, k), x)))
 			return false;
 		L->flows[head_of(L, k)] += L->flows[s];
 		L->rail[head_of(L, k)] |= L->rail[s];
@@ -484,7 +489,8 @@ static uint32_t way_of(const struct load *L, uint32_t s, uint32_t x,
 {
 	uint32_t n = 0;
 
-	while (s != x && n < MAX_HOPS && L->next[s] != IBFM_NONE) {
+	/* One short of MAX_HOPS: way_over puts a link before them. */
+	while (s != x && n < MAX_HOPS - 1 && L->next[s] != IBFM_NONE) {
 		out[n++] = L->next[s];
 		s = head_of(L, L->next[s]);
 	}
@@ -540,7 +546,8 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 	uint64_t f = L->flows[s];
 
 	no = way_of(L, s, x, op);
-	if (no == IBFM_NONE || !has_link(op, no, l))
+	/* Moves since the trace may have left it nothing to move. */
+	if (!f || no == IBFM_NONE || !has_link(op, no, l))
 		return;
 	if (is_down(L, s)) {
 		uint32_t n;
