@@ -41,7 +41,7 @@
 /* Hosts up to which the check tries every shift; past them, SHIFTS. */
 #define EVERY_SHIFT 1024
 /* Shifts the check samples above EVERY_SHIFT hosts. */
-#define SHIFTS 128
+#define SHIFTS 512
 
 /* The most hops a route may take: longer is a forwarding loop. */
 #define MAX_HOPS 32
