@@ -74,11 +74,8 @@ struct load {
 	uint32_t *link;	  /* per (switch, port): its link, IBFM_NONE */
 	uint32_t *tail;	  /* per link: the switch it leaves */
 	uint64_t *w;	  /* per link: the all-to-all flows on it */
-	uint32_t *hosts;  /* per switch: its CA destinations */
-	uint32_t *leaves; /* the switches with hosts */
+	uint32_t *leaves; /* the switches with CAs */
 	uint32_t nleaves;
-	uint32_t *lids; /* CA base LIDs, one LID each: may move */
-	uint32_t nlids;
 	uint32_t *by_leaf; /* the CA LIDs, by their leaf: those of leaf s */
 	uint32_t *leaf0;   /* at by_leaf[leaf0[s] .. leaf0[s + 1]) */
 	uint32_t *flows;   /* per switch: one target's flows through it */
@@ -90,7 +87,7 @@ struct load {
 			    * the most loaded, leaves at ntop + link */
 	uint32_t ntop;
 	uint32_t *cursor;  /* per link: where the search for LIDs on it
-			    * starts (in lids[]) */
+			    * starts (in hlid[]) */
 	uint64_t work;	   /* the pass's steps: tables read, links walked */
 	uint64_t budget;   /* how many it may take */
 	struct undo *undo; /* the round's moves, to take back */
@@ -118,6 +115,12 @@ static inline uint8_t *entry(const struct load *L, uint32_t s, uint32_t lid)
 	if (L->blk_lid0 != UINT32_MAX && lid - L->blk_lid0 < 64)
 		return L->blk + (size_t)s * 64 + (lid - L->blk_lid0);
 	return L->lfts->ports + (size_t)s * L->lfts->stride + lid;
+}
+
+/* Switch 's''s CAs: the sources of its flows. */
+static inline uint32_t hosts(const struct load *L, uint32_t s)
+{
+	return L->leaf0[s + 1] - L->leaf0[s];
 }
 
 static inline bool below(const struct ibfm_ftree *t, uint32_t s, uint32_t x)
@@ -162,9 +165,7 @@ static void load_free(struct load *L)
 	free(L->link);
 	free(L->tail);
 	free(L->w);
-	free(L->hosts);
 	free(L->leaves);
-	free(L->lids);
 	free(L->by_leaf);
 	free(L->leaf0);
 	free(L->flows);
@@ -202,7 +203,7 @@ static void number_links(struct load *L)
 	}
 }
 
-/* The sources (leaves with CAs) and the LIDs that may move. */
+/* The CAs in host order, and by leaf; the leaves with some. */
 static void find_ends(struct load *L)
 {
 	const struct ibfm_ftree *t = L->t;
@@ -212,14 +213,12 @@ static void find_ends(struct load *L)
 		if (t->dests[i].to_leaf && t->dests[i].out) {
 			L->hlid[L->nhosts] = t->dests[i].lid;
 			L->hleaf[L->nhosts++] = t->dests[i].target;
-			L->hosts[t->dests[i].target]++;
-			if (t->dests[i].nlids == 1)
-				L->lids[L->nlids++] = t->dests[i].lid;
+			L->leaf0[t->dests[i].target + 1]++;
 		}
 	for (s = 0; s < t->nsw; s++) {
-		L->leaf0[s + 1] = L->leaf0[s] + L->hosts[s];
-		if (L->hosts[s])
+		if (L->leaf0[s + 1])
 			L->leaves[L->nleaves++] = s;
+		L->leaf0[s + 1] += L->leaf0[s];
 	}
 	for (i = 0; i < t->ndests; i++)
 		if (t->dests[i].to_leaf && t->dests[i].out) {
@@ -246,9 +245,7 @@ static int load_init(struct load *L, struct ibfm_ftree *t,
 	L->link = malloc(np * sizeof(*L->link));
 	L->tail = malloc(((size_t)L->nlinks + 1) * sizeof(*L->tail));
 	L->w = calloc((size_t)L->nlinks + 1, sizeof(*L->w));
-	L->hosts = calloc(t->nsw, sizeof(*L->hosts));
 	L->leaves = malloc(t->nsw * sizeof(*L->leaves));
-	L->lids = malloc(((size_t)t->ndests + 1) * sizeof(*L->lids));
 	L->flows = calloc(t->nsw, sizeof(*L->flows));
 	L->through = calloc(t->nsw, 1);
 	L->rail = calloc(t->nsw, 1);
@@ -268,9 +265,9 @@ static int load_init(struct load *L, struct ibfm_ftree *t,
 	L->cursor = calloc((size_t)L->nlinks + 1, sizeof(*L->cursor));
 	L->leaf0 = calloc((size_t)t->nsw + 1, sizeof(*L->leaf0));
 	if (!L->next || !L->top || !L->cursor || !L->by_leaf || !L->leaf0 ||
-	    !L->link || !L->tail || !L->w || !L->hosts || !L->leaves ||
-	    !L->lids || !L->flows || !L->through || !L->rail || !L->undo ||
-	    !L->hlid || !L->hleaf || !L->cnt || !L->blk) {
+	    !L->link || !L->tail || !L->w || !L->leaves || !L->flows ||
+	    !L->through || !L->rail || !L->undo || !L->hlid || !L->hleaf ||
+	    !L->cnt || !L->blk) {
 		load_free(L);
 		return -ENOMEM;
 	}
@@ -338,7 +335,7 @@ static void count_all(struct load *L)
 					    ? IBFM_NONE
 					    : walk(L, s, d->target, i, path);
 				for (k = 0; n != IBFM_NONE && k < n; k++)
-					L->w[path[k]] += L->hosts[s];
+					L->w[path[k]] += hosts(L, s);
 			}
 		}
 	}
@@ -407,7 +404,7 @@ static bool trace_flows(struct load *L, uint32_t x, uint32_t lid, uint32_t rail)
 	for (s = 0; s < t->nsw; s++) {
 		uint8_t e = *entry(L, s, lid);
 
-		L->flows[s] = s == x ? 0 : L->hosts[s];
+		L->flows[s] = s == x ? 0 : hosts(L, s);
 		L->rail[s] =
 			L->flows[s] && t->nrails > 1 && t->sw[s].rail == rail;
 		L->next[s] =
@@ -578,8 +575,8 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 		if (nn == IBFM_NONE || peak >= limit)
 			continue;
 		clash = clashes(L, s, x, port_of(L, k));
-		L->work += L->hosts[x];
-		if ((clash + 1) * ways <= L->hosts[x] + ways - 1 &&
+		L->work += hosts(L, x);
+		if ((clash + 1) * ways <= hosts(L, x) + ways - 1 &&
 		    (clash < m->clash || (clash == m->clash && peak < m->peak)))
 			*m = (struct move){
 				.clash = clash, .peak = peak, .s = s, .k = k
@@ -655,10 +652,12 @@ static bool relieve(struct load *L, uint32_t l, uint32_t *on)
 	uint32_t u = L->tail[l], n, i = L->cursor[l];
 	uint8_t q = port_of(L, l);
 
-	for (n = 0; n < L->nlids; n++, i = i + 1 == L->nlids ? 0 : i + 1) {
+	for (n = 0; n < L->nhosts; n++, i = i + 1 == L->nhosts ? 0 : i + 1) {
 		L->work++;
-		if (*entry(L, u, L->lids[i]) != q ||
-		    !relieve_lid(L, l, L->lids[i], on))
+		/* A CA of 2^LMC LIDs is counted, not moved. */
+		if (L->t->dests[L->t->lid_dest[L->hlid[i]]].nlids != 1 ||
+		    *entry(L, u, L->hlid[i]) != q ||
+		    !relieve_lid(L, l, L->hlid[i], on))
 			continue;
 		L->cursor[l] = i;
 		return true;
@@ -706,7 +705,7 @@ static bool affordable(const struct load *L)
 {
 	uint64_t hops = 4, nk = L->nhosts <= EVERY_SHIFT ? L->nhosts : SHIFTS;
 
-	return ((uint64_t)L->nlids * L->nleaves + 2 * nk * L->nhosts) * hops <
+	return ((uint64_t)L->nhosts * L->nleaves + 2 * nk * L->nhosts) * hops <
 	       L->budget / 2;
 }
 
