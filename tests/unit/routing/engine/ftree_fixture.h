@@ -172,7 +172,9 @@ static inline void assert_clean(const struct routed *r)
 	assert_int_equal(ibfm_ftree_stats(r->t)->no_updown_sw, 0);
 }
 
-static inline double pattern_max(const struct routed *r, enum ibfm_pattern pat)
+/* A pattern's most flows on a link, and (if 'lower') its lower bound. */
+static inline double pattern_bound(const struct routed *r,
+				   enum ibfm_pattern pat, double *lower)
 {
 	struct ibfm_pattern_opts o = { 0 };
 	struct ibfm_load_result lr;
@@ -180,7 +182,14 @@ static inline double pattern_max(const struct routed *r, enum ibfm_pattern pat)
 	assert_int_equal(
 		ibfm_verify_pattern(r->f, &r->lfts, pat, &o, &lr, NULL), 0);
 	assert_int_equal(lr.unrouted, 0);
+	if (lower)
+		*lower = lr.lower_bound;
 	return lr.max_load;
+}
+
+static inline double pattern_max(const struct routed *r, enum ibfm_pattern pat)
+{
+	return pattern_bound(r, pat, NULL);
 }
 
 #endif /* IBFM_TEST_FTREE_FIXTURE_H */

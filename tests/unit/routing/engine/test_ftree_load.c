@@ -10,20 +10,6 @@
 
 #include "ftree_fixture.h"
 
-static double all2all(const struct routed *r, double *lower)
-{
-	struct ibfm_pattern_opts o = { 0 };
-	struct ibfm_load_result lr;
-
-	assert_int_equal(ibfm_verify_pattern(r->f, &r->lfts,
-					     IBFM_PATTERN_ALL2ALL, &o, &lr,
-					     NULL),
-			 0);
-	assert_int_equal(lr.unrouted, 0);
-	*lower = lr.lower_bound;
-	return lr.max_load;
-}
-
 /*
  * A radix-16 tree less 10% of its links: the positions put 2,928
  * all-to-all flows on a core's link down (a spine that lost 3 of its 8
@@ -42,7 +28,7 @@ static void test_degraded_tree_reaches_the_bound(void **state)
 
 	(void)state;
 	route_gen(&r, &p, 0);
-	most = all2all(&r, &lower);
+	most = pattern_bound(&r, IBFM_PATTERN_ALL2ALL, &lower);
 	if (most > lower)
 		fail_msg("all-to-all %.0f, lower bound %.0f", most, lower);
 	assert_true(ibfm_ftree_stats(r.t)->load_entries > 0);
