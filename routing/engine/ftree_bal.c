@@ -45,15 +45,13 @@
  */
 uint32_t ibfm_ftree_mark_balance(struct ibfm_ftree *t)
 {
-	uint32_t most[256] = { 0 }, s, n = 0;
+	uint32_t most[256], s, n = 0;
 
 	t->two_level = true;
-	for (s = 0; s < t->nsw; s++) {
-		if (t->sw[s].nup > most[t->sw[s].rank])
-			most[t->sw[s].rank] = t->sw[s].nup;
+	most_links(t, most, NULL);
+	for (s = 0; s < t->nsw; s++)
 		if (t->sw[s].rank != IBFM_RANK_NONE && t->sw[s].rank > 2)
 			t->two_level = false;
-	}
 	for (s = 0; s < t->nsw; s++) {
 		struct sw *w = &t->sw[s];
 

@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "routing/base/bits.h"
 #include "routing/engine/detour.h"
@@ -304,6 +305,28 @@ pick_up(const struct ibfm_ftree *t, uint32_t s, uint32_t x, uint32_t from,
 		return h >= w->nup ? h - w->nup : h;
 	}
 	return pick_up_valid(t, s, x, from, skip, false);
+}
+
+/*
+ * The most links up ('up') and down ('dn', unless NULL) that a switch
+ * of each rank has: what a switch short of them lost.
+ */
+static inline void most_links(const struct ibfm_ftree *t, uint32_t up[256],
+			      uint32_t *dn)
+{
+	uint32_t s;
+
+	memset(up, 0, 256 * sizeof(*up));
+	if (dn)
+		memset(dn, 0, 256 * sizeof(*dn));
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+
+		up[w->rank] = w->nup > up[w->rank] ? w->nup : up[w->rank];
+		if (dn)
+			dn[w->rank] = t->sd[s].ndn > dn[w->rank] ? t->sd[s].ndn
+								 : dn[w->rank];
+	}
 }
 
 /* Connected components of the switch graph, over every link; how many. */

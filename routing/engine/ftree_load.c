@@ -135,7 +135,7 @@ static inline bool below(const struct ibfm_ftree *t, uint32_t s, uint32_t x)
  */
 static bool degraded_above_two(const struct ibfm_ftree *t)
 {
-	uint32_t most_up[256] = { 0 }, most_dn[256] = { 0 }, s, h;
+	uint32_t most_up[256], most_dn[256], s, h;
 	bool short_of = false;
 
 	if (t->two_level || !t->nsw)
@@ -148,12 +148,8 @@ static bool degraded_above_two(const struct ibfm_ftree *t)
 		for (h = 0; h < w->nup; h++)
 			if (t->sw[t->hops[w->up0 + h].peer].rank <= w->rank)
 				return false;
-		most_up[w->rank] =
-			w->nup > most_up[w->rank] ? w->nup : most_up[w->rank];
-		most_dn[w->rank] = t->sd[s].ndn > most_dn[w->rank]
-					   ? t->sd[s].ndn
-					   : most_dn[w->rank];
 	}
+	most_links(t, most_up, most_dn);
 	for (s = 0; s < t->nsw; s++)
 		short_of |= t->sw[s].nup < most_up[t->sw[s].rank] ||
 			    t->sd[s].ndn < most_dn[t->sw[s].rank];

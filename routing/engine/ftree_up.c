@@ -696,11 +696,9 @@ void ibfm_ftree_route_switch(const struct span *g, uint32_t s, unsigned thread)
  */
 bool ibfm_ftree_needs_weighing(const struct ibfm_ftree *t)
 {
-	uint32_t most[256] = { 0 }, s;
+	uint32_t most[256], s;
 
-	for (s = 0; s < t->nsw; s++)
-		if (t->sw[s].nup > most[t->sw[s].rank])
-			most[t->sw[s].rank] = t->sw[s].nup;
+	most_links(t, most, NULL);
 	for (s = 0; s < t->nsw; s++)
 		if (t->sw[s].nup && 4 * t->sw[s].nup < 3 * most[t->sw[s].rank])
 			return true;
