@@ -113,3 +113,45 @@ uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
 	load[best]++;
 	return best;
 }
+
+/*
+ * On two levels, the compute hosts past the last whole round of their
+ * leaf's up-links (d->rest), and each leaf's place among the leaves.
+ * A leaf of 18 hosts under 17 spines (a radix-36 tree less a spine)
+ * sent its 18th host down the spine of its first from every leaf: that
+ * link down carried two destinations' flows, 1,260 all-to-all where
+ * 668 would do. Each source leaf now sends such a host down another
+ * spine, by its place (route_up; pick_by_slot on uneven runs), so that
+ * its flows spread over all of the leaf's links (684). The price is a
+ * shift's: 18 hosts in a row no longer take all 17 up-links in turn,
+ * and some shifts put 3 flows on a link where 2 would do. Moving every
+ * destination instead (each leaf starting its positions at its place)
+ * kept the shift at 2 but sent a destination down another spine from
+ * each source, and permutations met on the links down (bisection
+ * bandwidth 0.63 to 0.50). A leaf with fewer hosts than up-links, or
+ * a multiple of them, has none: full trees keep their tables.
+ */
+void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
+{
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < t->nsw; i++)
+		if (t->sw[t->by_guid[i]].rank == 1)
+			t->sw[t->by_guid[i]].lrank = (uint16_t)n++;
+	t->rest = false;
+	for (i = 0; i < t->ndests; i = j) {
+		struct dest *d = t->dests + i;
+		uint32_t nup = t->sw[d->target].nup, whole;
+
+		for (j = i + 1; j < t->ndests && d->compute &&
+				t->dests[j].compute && t->dests[j].slot;
+		     j++)
+			;
+		whole = nup && j - i > nup ? j - i - (j - i) % nup : j - i;
+		for (; d < t->dests + j; d++) {
+			d->rest =
+				t->two_level && d->to_leaf && d->slot >= whole;
+			t->rest = t->rest || d->rest;
+		}
+	}
+}

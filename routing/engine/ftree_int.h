@@ -92,7 +92,9 @@ struct sw {
 	bool uniform_leaves; /* every parent reaches the same leaves */
 	bool balance;	     /* a leaf that lost links of uneven runs:
 			      * balances by load (ftree_bal.c) */
-	uint8_t pad[3];	     /* 32 bytes: no switch across two lines */
+	uint8_t pad;
+	uint16_t lrank; /* a leaf's place among the leaves by GUID */
+			/* 32 bytes: no switch across two lines */
 };
 
 /* A switch's links down, and which of them lead to the current target. */
@@ -117,6 +119,8 @@ struct dest {
 	bool compute;  /* moves round-robin positions */
 	bool to_leaf;  /* the target is a leaf (a CA's LID) */
 	uint16_t slot; /* compute: its place among its leaf's, host order */
+	bool rest;     /* two levels: a compute host past its leaf's last
+			* whole round of up-links (ibfm_ftree_mark_rest) */
 };
 
 struct ibfm_ftree {
@@ -137,6 +141,7 @@ struct ibfm_ftree {
 			       * often as it has links to it, interleaved */
 	bool uneven;	   /* leaves' parallel runs differ in length */
 	bool two_level;	   /* no switch ranks above the spines */
+	bool rest;	   /* some destination's 'rest' is set */
 	/* Three levels: a spine's position (the spines of every pod that
 	 * share cores), 0 .. npos - 1, IBFM_NONE for switches of other
 	 * ranks (number_positions); each leaf's
@@ -507,6 +512,7 @@ bool ibfm_ftree_needs_weighing(const struct ibfm_ftree *t);
 
 /* ftree_bal.c: the leaves that balance by load marked; how many. */
 uint32_t ibfm_ftree_mark_balance(struct ibfm_ftree *t);
+void ibfm_ftree_mark_rest(struct ibfm_ftree *t);
 /* ftree_bal.c: a balancing leaf's parent for a compute destination. */
 uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
 			       uint32_t h);

@@ -349,6 +349,7 @@ static int set_up(struct ibfm_ftree *t, uint32_t *cut, uint32_t *phase_of,
 	t->ncomp = build_components(t);
 	t->weigh = ibfm_ftree_needs_weighing(t);
 	ibfm_ftree_mark_balance(t);
+	ibfm_ftree_mark_rest(t);
 	if (ibfm_ftree_choose_hubs(t))
 		return -ENOMEM;
 	t->stats.detours = 0;

@@ -71,8 +71,8 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 	if (!x->nup || d->target == s)
 		return IBFM_NONE;
 	k = d->slot;
-	if (k >= x->nup && x->nup < t->leaf_nup && t->two_level)
-		k += t->guid_rank[s];
+	if (d->rest)
+		k += w->lrank + (t->uneven ? 0 : x->lrank);
 	j = t->slots[x->up0 + k % x->nup];
 	if (t->sw[j].nup)
 		j = spine_at_slot(t, s, d);
@@ -288,7 +288,7 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 
 	/* Any parent serves when they all reach the same. */
 	h = from;
-	if (t->uneven && leaf_turn && d->to_leaf && w->rank == 1) {
+	if ((t->uneven || d->rest) && leaf_turn && d->to_leaf && w->rank == 1) {
 		uint32_t b = pick_by_slot(t, s, d);
 
 		if (b != IBFM_NONE)
@@ -622,7 +622,7 @@ void ibfm_ftree_route_switch(const struct span *g, uint32_t s, unsigned thread)
 
 	ibfm_ftree_gather_flags(g, s);
 	if (g->plain && (w->uniform || w->uniform_leaves || !w->nup) &&
-	    !(t->uneven && w->rank == 1) && !w->balance) {
+	    !((t->uneven || t->rest) && w->rank == 1) && !w->balance) {
 		route_switch_plain(g, s, thread);
 		return;
 	}
