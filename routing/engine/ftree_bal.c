@@ -120,11 +120,13 @@ uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
  * A leaf of 18 hosts under 17 spines (a radix-36 tree less a spine)
  * sent its 18th host down the spine of its first from every leaf: that
  * link down carried two destinations' flows, 1,260 all-to-all where
- * 668 would do. Each source leaf now sends such a host down another
- * spine, by its place (route_up; pick_by_slot on uneven runs), so that
- * its flows spread over all of the leaf's links (684). The price is a
- * shift's: 18 hosts in a row no longer take all 17 up-links in turn,
- * and some shifts put 3 flows on a link where 2 would do. Moving every
+ * 668 would do. Each source leaf now takes the spine of another of the
+ * leaf's slots for such a host (pick_by_slot), so that its flows
+ * spread over all of the leaf's links (684). The price is a shift's:
+ * 18 hosts in a row no longer take all 17 up-links in turn, and some
+ * shifts put 3 flows on a link where 2 would do (no choice of another
+ * spine for the 18th host alone avoids that: every one is the doubled
+ * link of some shift). Moving every
  * destination instead (each leaf starting its positions at its place)
  * kept the shift at 2 but sent a destination down another spine from
  * each source, and permutations met on the links down (bisection
