@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fat-tree engine's balance by load: its state, shared by
+ * ftree_load.c (the moves) and ftree_load_shift.c (the shifts a move
+ * must not make worse). Private to those two.
+ */
+#ifndef IBFM_ROUTING_ENGINE_FTREE_LOAD_INT_H
+#define IBFM_ROUTING_ENGINE_FTREE_LOAD_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "routing/engine/ftree_int.h"
+
+/* Hosts up to which the check tries every shift; past them, SHIFTS. */
+#define EVERY_SHIFT 4096
+/* Shifts the check samples above EVERY_SHIFT hosts. */
+#define SHIFTS 512
+
+/* The most hops a route may take: longer is a forwarding loop. */
+#define MAX_HOPS 32
+
+/*
+ * One pass's state. Links are numbered: parent links as in t->hops,
+ * then child links as in t->dhops.
+ */
+struct load {
+	struct ibfm_ftree *t;
+	struct ibfm_lfts *lfts;
+	uint32_t nup; /* parent links; child link k is nup + k */
+	uint32_t nlinks;
+	uint32_t *link;	  /* per (switch, port): its link, IBFM_NONE */
+	uint32_t *tail;	  /* per link: the switch it leaves */
+	uint64_t *w;	  /* per link: the all-to-all flows on it */
+	uint32_t *leaves; /* the switches with CAs */
+	uint32_t nleaves;
+	uint32_t *by_leaf; /* the CA LIDs, by their leaf: those of leaf s */
+	uint32_t *leaf0;   /* at by_leaf[leaf0[s] .. leaf0[s + 1]) */
+	uint32_t *flows;   /* per switch: one target's flows through it */
+	uint8_t *rail;	   /* per switch: same-rail flows (of the target's
+			    * rail) come through it, on a fabric of rails */
+	uint8_t *through;  /* per switch: its route takes the link relieved */
+	uint32_t *next;	   /* per switch: its link towards the target */
+	uint32_t *top;	   /* a tournament over the links' loads: top[1]
+			    * the most loaded, leaves at ntop + link */
+	uint32_t ntop;
+	uint32_t *cursor; /* per link: where the search for LIDs on it
+			    * starts (in hlid[]) */
+	uint64_t work;	  /* the pass's steps: tables read, links walked */
+	uint64_t budget;  /* how many it may take */
+	uint32_t *hlid;	  /* the CAs in host order: LID and leaf */
+	uint32_t *hleaf;
+	uint32_t nhosts;
+	/* The shifts checked (ftree_load_shift.c): nk of them, each with
+	 * its flows on every link at sc[shift * nlinks + link], none over
+	 * smax (what the positions gave, under 255); per LID its place in
+	 * hlid. */
+	uint8_t *sc;
+	uint32_t nk, smax;
+	uint32_t *hpos;
+	uint8_t *blk;	   /* 64 LIDs' columns, a row per switch (init) */
+	uint32_t blk_lid0; /* the block's first LID; UINT32_MAX: none */
+};
+
+static inline uint32_t head_of(const struct load *L, uint32_t k)
+{
+	return k < L->nup ? L->t->hops[k].peer : L->t->dhops[k - L->nup].peer;
+}
+
+static inline uint8_t port_of(const struct load *L, uint32_t k)
+{
+	return k < L->nup ? L->t->hops[k].port : L->t->dhops[k - L->nup].port;
+}
+
+static inline uint8_t *entry(const struct load *L, uint32_t s, uint32_t lid)
+{
+	if (L->blk_lid0 != UINT32_MAX && lid - L->blk_lid0 < 64)
+		return L->blk + (size_t)s * 64 + (lid - L->blk_lid0);
+	return L->lfts->ports + (size_t)s * L->lfts->stride + lid;
+}
+
+/* Switch 's''s CAs: the sources of its flows. */
+static inline uint32_t hosts(const struct load *L, uint32_t s)
+{
+	return L->leaf0[s + 1] - L->leaf0[s];
+}
+
+static inline bool below(const struct ibfm_ftree *t, uint32_t s, uint32_t x)
+{
+	return ibfm_bit(row_of(t, t->down, s), x);
+}
+
+/*
+ * The links from switch 's' to target 'x' by the tables, into 'out';
+ * how many. IBFM_NONE when the route does not reach 'x' or goes up
+ * after going down (a detour).
+ */
+static inline uint32_t walk(struct load *L, uint32_t s, uint32_t x,
+			    uint32_t lid, uint32_t *out)
+{
+	uint32_t n = 0;
+	bool down = false;
+
+	L->work++;
+	while (s != x) {
+		uint8_t e = *entry(L, s, lid);
+		uint32_t k =
+			e > IBFM_MAX_PORTS
+				? IBFM_NONE
+				: L->link[(size_t)s * (IBFM_MAX_PORTS + 1) + e];
+
+		if (k == IBFM_NONE || n == MAX_HOPS || (down && k < L->nup))
+			return IBFM_NONE;
+		down = k >= L->nup;
+		out[n++] = k;
+		L->work++;
+		s = head_of(L, k);
+	}
+	return n;
+}
+
+static inline bool has_link(const uint32_t *p, uint32_t n, uint32_t k)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] == k)
+			return true;
+	return false;
+}
+
+int ibfm_ftree_shifts_init(struct load *L);
+void ibfm_ftree_shifts_free(struct load *L);
+bool ibfm_ftree_shift_fits(struct load *L, uint32_t s, uint32_t lid,
+			   uint32_t k);
+void ibfm_ftree_shift_move(struct load *L, uint32_t s, uint32_t lid,
+			   uint32_t k);
+
+#endif
