@@ -458,6 +458,23 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 }
 
 /*
+ * Where the destination has 2^LMC LIDs, the base LID (whose flows are
+ * counted) moving onto port 'q' of switch 's': another of its LIDs that
+ * took 'q' there takes the base LID's old port, so the switch still
+ * spreads the destination's paths over as many ports. Any of a
+ * target's routes from a switch is up/down, so the swapped one is too.
+ */
+static void swap_paths(struct load *L, uint32_t s, uint32_t lid, uint8_t q)
+{
+	uint8_t o = *entry(L, s, lid), *e;
+	uint32_t k;
+
+	for (k = 1; k < L->t->dests[L->t->lid_dest[lid]].nlids; k++)
+		if (*(e = entry(L, s, lid + k)) == q)
+			*e = o;
+}
+
+/*
  * The move made for LID 'lid': the switch's flows off its old way,
  * onto the new, and the flows through the switches on both.
  */
@@ -479,6 +496,7 @@ static void make_move(struct load *L, const struct move *m, uint32_t x,
 	}
 	L->next[m->s] = m->k;
 	ibfm_ftree_shift_move(L, m->s, lid, m->k);
+	swap_paths(L, m->s, lid, port_of(L, m->k));
 	*entry(L, m->s, lid) = port_of(L, m->k);
 	L->t->stats.load_entries++;
 }
@@ -530,9 +548,7 @@ static bool relieve(struct load *L, uint32_t l, uint32_t *on)
 
 	for (n = 0; n < L->nhosts; n++, i = i + 1 == L->nhosts ? 0 : i + 1) {
 		L->work++;
-		/* A CA of 2^LMC LIDs is counted, not moved. */
-		if (L->t->dests[L->t->lid_dest[L->hlid[i]]].nlids != 1 ||
-		    *entry(L, u, L->hlid[i]) != q ||
+		if (*entry(L, u, L->hlid[i]) != q ||
 		    !relieve_lid(L, l, L->hlid[i], on))
 			continue;
 		L->cursor[l] = i;
