@@ -117,7 +117,7 @@ struct ibfm_ftree_stats {
 	unsigned detour_hops;	   /* longest detour before an up/down
 				    * route takes over */
 	uint64_t load_entries;	   /* entries the balance by load moved
-				    * (degraded trees above two levels) */
+				    * (degraded trees) */
 	double load_ms;		   /* and its time */
 	unsigned routes;	   /* full routes the last pass took: more
 				    * than 1 when pairs were left and other

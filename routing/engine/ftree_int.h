@@ -24,8 +24,8 @@
  *                   uneven runs: the up-port choice by load;
  *   ftree_down.c    its step 3: the balance down parallel links;
  *   ftree_lids.c    the tables put in LID order at the end;
- *   ftree_load.c    then, on degraded trees above two levels, the CA
- *                   routes balanced by the load already placed;
+ *   ftree_load.c    then, on degraded trees, the CA routes balanced by
+ *                   the load already placed;
  *   ftree_hubs.c    the hubs that detours (routing/engine/detour.h) lean on;
  *   ftree_update.c  the incremental update: repair of what the lost
  *                   links invalidated, detours planned again.

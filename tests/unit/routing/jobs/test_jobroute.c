@@ -145,8 +145,7 @@ static double slack(const struct ibfm_route *p, enum ibfm_pattern pat)
 /*
  * How many flows a pattern may put on a link with the jobs routed:
  * 'before' (the static tables') plus slack. Where the balance by load
- * lowered the static all-to-all (a degraded tree above two levels,
- * ftree_load.c), the jobs' colouring, which does not weigh loads, gives
+ * lowered the static all-to-all (a degraded tree, ftree_load.c), the jobs' colouring, which does not weigh loads, gives
  * part of that gain back (B200 less 2 switches: 736 balanced, 992 with
  * jobs, the positional route's 960 plus one leaf's flows): there, up to
  * twice the pattern's lower bound.
