@@ -44,6 +44,8 @@ struct load {
 	uint32_t *top;	   /* a tournament over the links' loads: top[1]
 			    * the most loaded, leaves at ntop + link */
 	uint32_t ntop;
+	uint32_t *out;	  /* links out of play: the most loaded, left
+			   * with no move (search) */
 	uint32_t *cursor; /* per link: where the search for LIDs on it
 			    * starts (in hlid[]) */
 	uint64_t work;	  /* the pass's steps: tables read, links walked */
