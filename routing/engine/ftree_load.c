@@ -473,12 +473,15 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
  */
 static void swap_paths(struct load *L, uint32_t s, uint32_t lid, uint8_t q)
 {
-	uint8_t o = *entry(L, s, lid), *e;
+	uint8_t o = *entry(L, s, lid);
 	uint32_t k;
 
-	for (k = 1; k < L->t->dests[L->t->lid_dest[lid]].nlids; k++)
-		if (*(e = entry(L, s, lid + k)) == q)
+	for (k = 1; k < L->t->dests[L->t->lid_dest[lid]].nlids; k++) {
+		uint8_t *e = entry(L, s, lid + k);
+
+		if (*e == q)
 			*e = o;
+	}
 }
 
 /*
@@ -583,13 +586,14 @@ static bool affordable(const struct load *L)
  */
 static uint64_t leaf_floor(const struct load *L)
 {
-	uint64_t most = 0, n = L->nhosts, h, f;
-	uint32_t i, nup;
+	uint64_t most = 0, n = L->nhosts;
+	uint32_t i;
 
 	for (i = 0; i < L->nleaves; i++) {
-		h = hosts(L, L->leaves[i]);
-		nup = L->t->sw[L->leaves[i]].nup;
-		f = nup ? (h * (n - h) + nup - 1) / nup : 0;
+		uint64_t h = hosts(L, L->leaves[i]);
+		uint32_t nup = L->t->sw[L->leaves[i]].nup;
+		uint64_t f = nup ? (h * (n - h) + nup - 1) / nup : 0;
+
 		most = f > most ? f : most;
 	}
 	return most;

@@ -135,14 +135,13 @@ static uint32_t moved_flow(struct load *L, uint32_t j, uint32_t s, uint32_t lid,
  */
 bool ibfm_ftree_shift_fits(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 {
-	uint32_t way[2 * MAX_HOPS + 1], no, nn, j, i;
+	uint32_t way[2 * MAX_HOPS + 1], no, j, i;
 
 	if (L->hpos[lid] == IBFM_NONE)
 		return true;
 	for (j = 0; j < L->nk; j++) {
 		const uint8_t *c = L->sc + (size_t)j * L->nlinks;
-
-		nn = moved_flow(L, j, s, lid, k, way, &no);
+		uint32_t nn = moved_flow(L, j, s, lid, k, way, &no);
 		for (i = 0; i < nn; i++)
 			if (c[way[no + i]] + 1U + sampled(L) > L->smax &&
 			    !has_link(way, no, way[no + i]))
@@ -154,14 +153,13 @@ bool ibfm_ftree_shift_fits(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 /* The move counted in every checked shift (before the entry changes). */
 void ibfm_ftree_shift_move(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 {
-	uint32_t way[2 * MAX_HOPS + 1], no, nn, j, i;
+	uint32_t way[2 * MAX_HOPS + 1], no, j, i;
 
 	if (L->hpos[lid] == IBFM_NONE)
 		return;
 	for (j = 0; j < L->nk; j++) {
 		uint8_t *c = L->sc + (size_t)j * L->nlinks;
-
-		nn = moved_flow(L, j, s, lid, k, way, &no);
+		uint32_t nn = moved_flow(L, j, s, lid, k, way, &no);
 		if (!nn)
 			continue;
 		for (i = 0; i < no; i++)
