@@ -114,6 +114,18 @@ uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
 	return best;
 }
 
+/* Whether switch 's' has a port with nothing at the other end. */
+static bool port_free(const struct ibfm_ftree *t, uint32_t s)
+{
+	const struct ibfm_node *n = &t->f->nodes[t->sw_node[s]];
+	uint32_t k;
+
+	for (k = 1; k <= n->nports; k++)
+		if (t->f->ports[n->port0 + k].peer == IBFM_NONE)
+			return true;
+	return false;
+}
+
 /*
  * On two levels, the compute hosts past the last whole round of their
  * leaf's up-links (d->rest), and each leaf's place among the leaves.
@@ -131,7 +143,9 @@ uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
  * kept the shift at 2 but sent a destination down another spine from
  * each source, and permutations met on the links down (bisection
  * bandwidth 0.63 to 0.50). A leaf with fewer hosts than up-links, or
- * a multiple of them, has none: full trees keep their tables.
+ * a multiple of them, has none, nor has one with every port cabled: a
+ * whole tree of 3:2 leaves keeps its tables (spreading there cost the
+ * shift 2 -> 3 and EBB 2% for 20% off the all-to-all).
  */
 void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
 {
@@ -149,7 +163,9 @@ void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
 				t->dests[j].compute && t->dests[j].slot;
 		     j++)
 			;
-		whole = nup && j - i > nup ? j - i - (j - i) % nup : j - i;
+		whole = nup && j - i > nup && port_free(t, d->target)
+				? j - i - (j - i) % nup
+				: j - i;
 		for (; d < t->dests + j; d++) {
 			d->rest =
 				t->two_level && d->to_leaf && d->slot >= whole;

@@ -468,19 +468,23 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
  * Where the destination has 2^LMC LIDs, the base LID (whose flows are
  * counted) moving onto port 'q' of switch 's': another of its LIDs that
  * took 'q' there takes the base LID's old port, so the switch still
- * spreads the destination's paths over as many ports. Any of a
- * target's routes from a switch is up/down, so the swapped one is too.
+ * spreads the destination's paths over as many ports; kept only where
+ * its route from 's' is then still up/down (walk).
  */
 static void swap_paths(struct load *L, uint32_t s, uint32_t lid, uint8_t q)
 {
+	const struct dest *d = &L->t->dests[L->t->lid_dest[lid]];
+	uint32_t path[MAX_HOPS], k;
 	uint8_t o = *entry(L, s, lid);
-	uint32_t k;
 
-	for (k = 1; k < L->t->dests[L->t->lid_dest[lid]].nlids; k++) {
+	for (k = 1; k < d->nlids; k++) {
 		uint8_t *e = entry(L, s, lid + k);
 
-		if (*e == q)
-			*e = o;
+		if (*e != q)
+			continue;
+		*e = o;
+		if (walk(L, s, d->target, lid + k, path) == IBFM_NONE)
+			*e = q;
 	}
 }
 
@@ -576,7 +580,8 @@ static bool affordable(const struct load *L)
 {
 	uint64_t nk = L->nhosts <= EVERY_SHIFT ? L->nhosts : SHIFTS;
 
-	return (uint64_t)L->nhosts * L->nleaves * 4 < L->budget / 2 &&
+	return L->nhosts > 1 &&
+	       (uint64_t)L->nhosts * L->nleaves * 4 < L->budget / 2 &&
 	       nk * L->nhosts <= (1U << 25) && nk * L->nlinks <= (128U << 20);
 }
 
@@ -637,6 +642,7 @@ static void search(struct load *L, uint32_t *on)
 
 int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
 {
+	int rc = 0;
 	struct load L;
 	double t0 = ibfm_clock_ms();
 	uint32_t *on;
@@ -650,7 +656,8 @@ int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
 		free(on);
 		return -ENOMEM;
 	}
-	if (affordable(&L) && !ibfm_ftree_shifts_init(&L)) {
+	/* -ERANGE (a shift puts 255 flows on a link): no balance. */
+	if (affordable(&L) && !(rc = ibfm_ftree_shifts_init(&L))) {
 		/* The shifts' count has its own bound (affordable). */
 		L.work = 0;
 		count_all(&L);
@@ -660,5 +667,5 @@ int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
 	free(on);
 	load_free(&L);
 	t->stats.load_ms = ibfm_clock_ms() - t0;
-	return 0;
+	return rc == -ENOMEM ? rc : 0;
 }

@@ -99,8 +99,9 @@ void ibfm_ftree_shifts_free(struct load *L)
 /*
  * For the move of switch 's''s entry for 'lid' onto link 'k': in shift
  * 'j', the flow to 'lid' if its route crosses 's', its links from 's'
- * on into 'op' (how many, *no) and the new ones into 'np' (returned);
- * 0 when the flow does not change.
+ * on into 'op' (how many, *no) and the new ones after them (returned);
+ * 0 when the flow does not change, IBFM_NONE when its new way is no
+ * route (the move is then refused: counts it could not follow).
  */
 static uint32_t moved_flow(struct load *L, uint32_t j, uint32_t s, uint32_t lid,
 			   uint32_t k, uint32_t *op, uint32_t *no)
@@ -122,7 +123,7 @@ static uint32_t moved_flow(struct load *L, uint32_t j, uint32_t s, uint32_t lid,
 	*no = np - h;
 	nn = head_of(L, k) == x ? 0 : walk(L, head_of(L, k), x, lid, op + *no);
 	if (nn == IBFM_NONE || *no + nn + 1 > MAX_HOPS)
-		return 0;
+		return IBFM_NONE;
 	/* The new way: link k, then the route of the switch it leads to. */
 	memmove(op + *no + 1, op + *no, nn * sizeof(*op));
 	op[*no] = k;
@@ -142,6 +143,9 @@ bool ibfm_ftree_shift_fits(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 	for (j = 0; j < L->nk; j++) {
 		const uint8_t *c = L->sc + (size_t)j * L->nlinks;
 		uint32_t nn = moved_flow(L, j, s, lid, k, way, &no);
+
+		if (nn == IBFM_NONE)
+			return false;
 		for (i = 0; i < nn; i++)
 			if (c[way[no + i]] + 1U + sampled(L) > L->smax &&
 			    !has_link(way, no, way[no + i]))
@@ -160,7 +164,8 @@ void ibfm_ftree_shift_move(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 	for (j = 0; j < L->nk; j++) {
 		uint8_t *c = L->sc + (size_t)j * L->nlinks;
 		uint32_t nn = moved_flow(L, j, s, lid, k, way, &no);
-		if (!nn)
+
+		if (!nn || nn == IBFM_NONE)
 			continue;
 		for (i = 0; i < no; i++)
 			c[way[i]]--;

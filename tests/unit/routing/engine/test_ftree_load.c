@@ -111,6 +111,23 @@ static void test_two_level_tree_reaches_the_bound(void **state)
 	assert_near_bound(&p, 0, 1, 4);
 }
 
+/*
+ * A whole two-level tree of 3:2 leaves (12 hosts, 8 spines): its 4
+ * hosts past the last whole round of up-links are not spread by source
+ * leaf, as they are where a spine is gone (a leaf with every port
+ * cabled lost nothing): the shift stays 2, as d-mod-k gives it.
+ */
+static void test_whole_oversubscribed_tree_keeps_its_shift(void **state)
+{
+	struct ibfm_gen_params p = { .levels = 2, .radix = 20, .down = 12 };
+	struct routed r;
+
+	(void)state;
+	route_gen(&r, &p, 0);
+	assert_int_equal(shift_max(&r, NULL, 0), 2);
+	done(&r);
+}
+
 /* Whole trees, and one whose spines all lost one link, move nothing. */
 static void test_whole_trees_move_nothing(void **state)
 {
@@ -138,6 +155,8 @@ int main(void)
 		cmocka_unit_test(test_tied_links_each_relieved),
 		cmocka_unit_test(test_two_level_less_a_spine_spreads_the_rest),
 		cmocka_unit_test(test_two_level_tree_reaches_the_bound),
+		cmocka_unit_test(
+			test_whole_oversubscribed_tree_keeps_its_shift),
 		cmocka_unit_test(test_whole_trees_move_nothing),
 	};
 
