@@ -433,7 +433,7 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		t->stats.routes = k + 1;
 	}
 	/* Once, on the tables kept (ftree_load.c). */
-	if (!rc && ibfm_ftree_balance_loads(t, lfts))
+	if (!rc && ibfm_ftree_balance_loads(t, lfts, NULL))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
 	return rc;
 }

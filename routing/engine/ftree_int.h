@@ -517,8 +517,13 @@ void ibfm_ftree_mark_rest(struct ibfm_ftree *t);
 uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
 			       uint32_t h);
 
-/* ftree_load.c: a degraded tree's CA routes balanced by load. */
-int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts);
+/*
+ * ftree_load.c: a degraded tree's CA routes balanced by load; with
+ * 'movable', only the entries it marks (bit switch x stride + LID: what
+ * a repair changed) move.
+ */
+int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			     const uint64_t *movable);
 
 /* ftree_down.c: the span's entries down parallel links. */
 void ibfm_ftree_route_span_down(const struct span *g);

@@ -54,6 +54,15 @@
 #define BUDGET_MOST (1ULL << 28)
 
 /*
+ * After a repair (the fast path), the most routes counting the loads and
+ * the shifts may walk: 2^22, 20-50 ms here (a B200-style fabric of 1,024
+ * hosts: 18 ms median, 75 slowest, where the repair alone took 0.2 and
+ * 4); past it (2,048 hosts and up) the repair's own spread stands: at
+ * 2^23 every repair of 2,048 hosts took 85 ms, from 0.4.
+ */
+#define REPAIR_ROUTES (1U << 22)
+
+/*
  * Whether the pass applies: every switch ranked and its parents ranked
  * above it, and some switch short of the most links up or down of its
  * rank.
@@ -480,7 +489,7 @@ static void swap_paths(struct load *L, uint32_t s, uint32_t lid, uint8_t q)
 	for (k = 1; k < d->nlids; k++) {
 		uint8_t *e = entry(L, s, lid + k);
 
-		if (*e != q)
+		if (*e != q || !movable(L, s, lid + k))
 			continue;
 		*e = o;
 		if (walk(L, s, d->target, lid + k, path) == IBFM_NONE)
@@ -538,7 +547,8 @@ static bool relieve_lid(struct load *L, uint32_t l, uint32_t lid, uint32_t *on)
 		for (j = 0; j < non && m.clash == UINT32_MAX;
 		     j++, at = at + 1 == non ? 0 : at + 1) {
 			m = (struct move){ .clash = UINT32_MAX, .peak = limit };
-			try_switch(L, on[at], x, l, limit, &m);
+			if (movable(L, on[at], lid))
+				try_switch(L, on[at], x, l, limit, &m);
 			if (m.clash != UINT32_MAX &&
 			    !ibfm_ftree_shift_fits(L, m.s, lid, m.k))
 				m.clash = UINT32_MAX;
@@ -580,9 +590,12 @@ static bool affordable(const struct load *L)
 {
 	uint64_t nk = L->nhosts <= EVERY_SHIFT ? L->nhosts : SHIFTS;
 
+	uint64_t routes = (uint64_t)L->nhosts * (L->nleaves + nk);
+
 	return L->nhosts > 1 &&
 	       (uint64_t)L->nhosts * L->nleaves * 4 < L->budget / 2 &&
-	       nk * L->nhosts <= (1U << 25) && nk * L->nlinks <= (128U << 20);
+	       nk * L->nhosts <= (1U << 25) && nk * L->nlinks <= (128U << 20) &&
+	       (!L->movable || routes <= REPAIR_ROUTES);
 }
 
 /*
@@ -640,7 +653,8 @@ static void search(struct load *L, uint32_t *on)
 	}
 }
 
-int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
+int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
+			     const uint64_t *movable)
 {
 	int rc = 0;
 	struct load L;
@@ -656,6 +670,7 @@ int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
 		free(on);
 		return -ENOMEM;
 	}
+	L.movable = movable;
 	/* -ERANGE (a shift puts 255 flows on a link): no balance. */
 	if (affordable(&L) && !(rc = ibfm_ftree_shifts_init(&L))) {
 		/* The shifts' count has its own bound (affordable). */

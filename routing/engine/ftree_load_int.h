@@ -44,13 +44,14 @@ struct load {
 	uint32_t *top;	   /* a tournament over the links' loads: top[1]
 			    * the most loaded, leaves at ntop + link */
 	uint32_t ntop;
-	uint32_t *out;	  /* links out of play: the most loaded, left
+	const uint64_t *movable; /* NULL, or the entries that may move */
+	uint32_t *out;		 /* links out of play: the most loaded, left
 			   * with no move (search) */
-	uint32_t *cursor; /* per link: where the search for LIDs on it
+	uint32_t *cursor;	 /* per link: where the search for LIDs on it
 			    * starts (in hlid[]) */
-	uint64_t work;	  /* the pass's steps: tables read, links walked */
-	uint64_t budget;  /* how many it may take */
-	uint32_t *hlid;	  /* the CAs in host order: LID and leaf */
+	uint64_t work;	 /* the pass's steps: tables read, links walked */
+	uint64_t budget; /* how many it may take */
+	uint32_t *hlid;	 /* the CAs in host order: LID and leaf */
 	uint32_t *hleaf;
 	uint32_t nhosts;
 	/* The shifts checked (ftree_load_shift.c): nk of them, each with
@@ -79,6 +80,14 @@ static inline uint8_t *entry(const struct load *L, uint32_t s, uint32_t lid)
 	if (L->blk_lid0 != UINT32_MAX && lid - L->blk_lid0 < 64)
 		return L->blk + (size_t)s * 64 + (lid - L->blk_lid0);
 	return L->lfts->ports + (size_t)s * L->lfts->stride + lid;
+}
+
+/* Whether switch 's''s entry for 'lid' may move. */
+static inline bool movable(const struct load *L, uint32_t s, uint32_t lid)
+{
+	return !L->movable ||
+	       ibfm_bit(L->movable,
+			(uint32_t)((size_t)s * L->lfts->stride + lid));
 }
 
 /* Switch 's''s CAs: the sources of its flows. */

@@ -145,7 +145,9 @@ struct fixes {
 	size_t ndead, cap;
 	uint32_t *stamp; /* per switch: == gen when listed */
 	uint32_t *list, gen;
-	uint8_t *dirty; /* per (switch, LFT block) */
+	uint8_t *dirty;	 /* per (switch, LFT block) */
+	uint64_t *moved; /* per entry (switch x stride + LID): changed */
+	uint32_t stride;
 	uint64_t *left; /* targets whose detours left switches unrouted */
 	uint64_t *bare; /* targets seen with no switch pending: the links
 			 * stay as they are through an update, so they have
@@ -161,6 +163,7 @@ static void fixes_free(struct fixes *x)
 	free(x->stamp);
 	free(x->list);
 	free(x->dirty);
+	free(x->moved);
 	free(x->left);
 	free(x->bare);
 }
@@ -252,6 +255,7 @@ static void store(struct fixes *x, uint8_t *row, uint32_t s, uint32_t lid,
 	row[lid] = e;
 	delta->entries++;
 	x->dirty[(size_t)s * x->nblocks + lid / IBFM_LFT_BLOCK] = 1;
+	ibfm_bit_set(x->moved, s * x->stride + lid);
 }
 
 /* Repairs the entries of switch 's' for all LIDs of 'd'. */
@@ -567,7 +571,8 @@ static int replan_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		      struct ibfm_ftree_delta *delta, struct ibfm_err *err)
 {
-	struct fixes x = { .nblocks = lfts->stride / IBFM_LFT_BLOCK };
+	struct fixes x = { .nblocks = lfts->stride / IBFM_LFT_BLOCK,
+			   .stride = lfts->stride };
 	struct snapshot old = { 0 };
 	struct ibfm_lfts before = { 0 };
 	const uint64_t was[2] = { t->stats.no_updown, t->stats.no_updown_sw };
@@ -588,7 +593,8 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	x.dirty = ibfm_bigmem_alloc((size_t)t->nsw * x.nblocks + 1);
 	x.left = calloc(t->words + 1, 8);
 	x.bare = calloc(t->words + 1, 8);
-	if (!x.stamp || !x.list || !x.dirty || !x.left || !x.bare ||
+	x.moved = calloc(((size_t)t->nsw * lfts->stride + 63) / 64 + 1, 8);
+	if (!x.stamp || !x.list || !x.dirty || !x.left || !x.bare || !x.moved ||
 	    snapshot_take(t, &old))
 		goto out;
 	memset(x.dirty, 0, (size_t)t->nsw * x.nblocks + 1);
@@ -654,6 +660,10 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	else
 		rc = left ? replan_detours(t, lfts, &x, delta, err) : 0;
 	ibfm_ftree_note_detours(t);
+	/* The entries moved, balanced by load among themselves (the
+	 * rule of a full route's last step): only blocks already dirty. */
+	if (!rc && !before.ports)
+		rc = ibfm_ftree_balance_loads(t, lfts, x.moved);
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
 		delta->blocks += x.dirty[b];
 out:

@@ -23,13 +23,16 @@ static bool lid_on_leaf(const struct ibfm_fabric *f, uint32_t lid,
 
 /*
  * A spine drained: the repair moves the entries that went up to it,
- * spread over the parents left by LID and by switch: all-to-all 1,760
- * and 1,024 on a SuperPOD of 4 units less 3% of its links and of 2 less
- * 5%, 1,168 on a full 3-level radix-16 tree (its bound: 1,023 x 8 / 7).
- * It sent them all to the next parent: 3,616, 2,624 (shift 6 and 7);
- * by LID alone, each LID's to the same parent from every switch (its
- * flows then came down one spine): 2,016, 1,056, 1,976. A full route
- * of the fabric without that spine gives 1,984, 960, 2,032.
+ * spread over the parents left by LID and by switch, then balances
+ * those entries by load (ftree_load.c, only them): all-to-all 1,312,
+ * 832 and 1,728 on a SuperPOD of 4 units less 3% of its links, of 2
+ * less 5% and a B200-style fabric of 4 units less 2% (1,440, 960 and
+ * 2,112 spread alone), 1,168 on a full 3-level radix-16 tree (its
+ * bound: 1,023 x 8 / 7). Sent all to the next parent: 3,616, 2,624
+ * (shift 6 and 7); by LID alone, each LID's to the same parent from
+ * every switch (its flows then came down one spine): 2,016, 1,056,
+ * 1,976. A full route of the fabric without that spine gives 1,248,
+ * 640, 1,312 and 1,176.
  */
 static void test_repair_spreads_what_it_moves(void **state)
 {
@@ -40,8 +43,9 @@ static void test_repair_spreads_what_it_moves(void **state)
 		uint64_t seed;
 		const char *spine;
 	} cases[] = {
-		{ "superpod-h100", 4, 3, 1800, 5, 42, "spine-03" },
-		{ "superpod-h100", 2, 5, 1040, 5, 3, "spine-03" },
+		{ "superpod-h100", 4, 3, 1350, 6, 42, "spine-03" },
+		{ "superpod-h100", 2, 5, 900, 5, 3, "spine-03" },
+		{ "b200-3tier", 4, 2, 1800, 6, 42, "spine-03" },
 		{ NULL, 0, 0, 1200, 2, 0, "spine-003" },
 	};
 	struct ibfm_ftree_delta delta;
