@@ -524,6 +524,11 @@ uint32_t ibfm_ftree_balance_up(struct ibfm_ftree *t, uint32_t s, uint64_t m,
  */
 int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			     const uint64_t *movable);
+/*
+ * Whether a repair's entries are balanced after it (ftree_update.c):
+ * counting the loads and the shifts takes at most REPAIR_ROUTES routes.
+ */
+bool ibfm_ftree_balances_repairs(const struct ibfm_ftree *t);
 
 /* ftree_down.c: the span's entries down parallel links. */
 void ibfm_ftree_route_span_down(const struct span *g);

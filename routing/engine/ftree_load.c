@@ -582,20 +582,35 @@ static bool relieve(struct load *L, uint32_t l, uint32_t *on)
 }
 
 /*
- * Whether counting the loads takes at most half the budget, and the
- * shifts' flows at most 2^25 routes and 128 MB (every shift of 4,096
+ * Whether counting the loads takes at most half the budget, the
+ * shifts checked at most 2^25 routes and 128 MB (every shift of 4,096
  * hosts). Not on the 45,056-host tree: counting alone is 1 s there.
  */
 static bool affordable(const struct load *L)
 {
-	uint64_t nk = L->nhosts <= EVERY_SHIFT ? L->nhosts : SHIFTS;
-
-	uint64_t routes = (uint64_t)L->nhosts * (L->nleaves + nk);
+	uint64_t nk = shifts_checked(L->nhosts);
 
 	return L->nhosts > 1 &&
 	       (uint64_t)L->nhosts * L->nleaves * 4 < L->budget / 2 &&
-	       nk * L->nhosts <= (1U << 25) && nk * L->nlinks <= (128U << 20) &&
-	       (!L->movable || routes <= REPAIR_ROUTES);
+	       nk * L->nhosts <= (1U << 25) && nk * L->nlinks <= (128U << 20);
+}
+
+bool ibfm_ftree_balances_repairs(const struct ibfm_ftree *t)
+{
+	uint64_t hosts = 0, leaves = 0;
+	uint32_t i;
+
+	/* As find_ends counts them (a leaf of I/O nodes too: at most
+	 * more leaves than there are). */
+	for (i = 0; i < t->ndests; i++)
+		if (t->dests[i].to_leaf && t->dests[i].out) {
+			hosts++;
+			leaves += !i ||
+				  t->dests[i - 1].target != t->dests[i].target;
+		}
+	return hosts > 1 &&
+	       hosts * (leaves + shifts_checked((uint32_t)hosts)) <=
+		       REPAIR_ROUTES;
 }
 
 /*

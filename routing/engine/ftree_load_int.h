@@ -17,6 +17,12 @@
 /* Shifts the check samples above EVERY_SHIFT hosts. */
 #define SHIFTS 512
 
+/* The shifts checked among 'nhosts' hosts. */
+static inline uint32_t shifts_checked(uint32_t nhosts)
+{
+	return nhosts <= EVERY_SHIFT ? nhosts - 1 : SHIFTS;
+}
+
 /* The most hops a route may take: longer is a forwarding loop. */
 #define MAX_HOPS 32
 

@@ -76,7 +76,7 @@ int ibfm_ftree_shifts_init(struct load *L)
 	const struct ibfm_ftree *t = L->t;
 	uint32_t i;
 
-	L->nk = L->nhosts <= EVERY_SHIFT ? L->nhosts - 1 : SHIFTS;
+	L->nk = shifts_checked(L->nhosts);
 	L->sc = calloc((size_t)L->nk * L->nlinks + 1, sizeof(*L->sc));
 	L->hpos = malloc(((size_t)t->top_lid + 1) * sizeof(*L->hpos));
 	if (!L->sc || !L->hpos)

@@ -146,7 +146,8 @@ struct fixes {
 	uint32_t *stamp; /* per switch: == gen when listed */
 	uint32_t *list, gen;
 	uint8_t *dirty;	 /* per (switch, LFT block) */
-	uint64_t *moved; /* per entry (switch x stride + LID): changed */
+	uint64_t *moved; /* per entry (switch x stride + LID): changed;
+			  * NULL where no balance follows the repair */
 	uint32_t stride;
 	uint64_t *left; /* targets whose detours left switches unrouted */
 	uint64_t *bare; /* targets seen with no switch pending: the links
@@ -255,7 +256,8 @@ static void store(struct fixes *x, uint8_t *row, uint32_t s, uint32_t lid,
 	row[lid] = e;
 	delta->entries++;
 	x->dirty[(size_t)s * x->nblocks + lid / IBFM_LFT_BLOCK] = 1;
-	ibfm_bit_set(x->moved, s * x->stride + lid);
+	if (x->moved)
+		ibfm_bit_set(x->moved, s * x->stride + lid);
 }
 
 /* Repairs the entries of switch 's' for all LIDs of 'd'. */
@@ -593,8 +595,11 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	x.dirty = ibfm_bigmem_alloc((size_t)t->nsw * x.nblocks + 1);
 	x.left = calloc(t->words + 1, 8);
 	x.bare = calloc(t->words + 1, 8);
-	x.moved = calloc(((size_t)t->nsw * lfts->stride + 63) / 64 + 1, 8);
-	if (!x.stamp || !x.list || !x.dirty || !x.left || !x.bare || !x.moved ||
+	if (ibfm_ftree_balances_repairs(t) &&
+	    !(x.moved =
+		      calloc(((size_t)t->nsw * lfts->stride + 63) / 64 + 1, 8)))
+		goto out;
+	if (!x.stamp || !x.list || !x.dirty || !x.left || !x.bare ||
 	    snapshot_take(t, &old))
 		goto out;
 	memset(x.dirty, 0, (size_t)t->nsw * x.nblocks + 1);
@@ -662,7 +667,7 @@ int ibfm_ftree_update(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	ibfm_ftree_note_detours(t);
 	/* The entries moved, balanced by load among themselves (the
 	 * rule of a full route's last step): only blocks already dirty. */
-	if (!rc && !before.ports)
+	if (!rc && !before.ports && x.moved)
 		rc = ibfm_ftree_balance_loads(t, lfts, x.moved);
 	for (b = 0; b < (size_t)t->nsw * x.nblocks; b++)
 		delta->blocks += x.dirty[b];
