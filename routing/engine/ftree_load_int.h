@@ -8,6 +8,7 @@
 #define IBFM_ROUTING_ENGINE_FTREE_LOAD_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "routing/engine/ftree_int.h"
@@ -152,5 +153,15 @@ bool ibfm_ftree_shift_fits(struct load *L, uint32_t s, uint32_t lid,
 			   uint32_t k);
 void ibfm_ftree_shift_move(struct load *L, uint32_t s, uint32_t lid,
 			   uint32_t k);
+/* The first (shift j, link l) carrying smax flows, from the place '*at'
+ * in sc on (left there); false: none does. */
+bool ibfm_ftree_shift_worst(const struct load *L, size_t *at, uint32_t *j,
+			    uint32_t *l);
+/* Shift j's flows over link l, by their destinations' places in hlid
+ * (at most 'most', into 'dst'): how many. */
+uint32_t ibfm_ftree_shift_flows(struct load *L, uint32_t j, uint32_t l,
+				uint32_t *dst, uint32_t most);
+/* The leaf of shift j's flow to the host at place d. */
+uint32_t ibfm_ftree_shift_source(const struct load *L, uint32_t j, uint32_t d);
 
 #endif

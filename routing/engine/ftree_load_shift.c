@@ -106,10 +106,8 @@ void ibfm_ftree_shifts_free(struct load *L)
 static uint32_t moved_flow(struct load *L, uint32_t j, uint32_t s, uint32_t lid,
 			   uint32_t k, uint32_t *op, uint32_t *no)
 {
-	uint32_t path[MAX_HOPS], d = L->hpos[lid], n = L->nhosts, i, h, np, nn;
-	uint32_t sh = shift_at(L, j) % n;
-	uint32_t src = L->hleaf[d >= sh ? d - sh : d + n - sh];
-	uint32_t x = L->hleaf[d];
+	uint32_t path[MAX_HOPS], d = L->hpos[lid], i, h, np, nn;
+	uint32_t src = ibfm_ftree_shift_source(L, j, d), x = L->hleaf[d];
 
 	if (src == x)
 		return 0;
@@ -172,4 +170,43 @@ void ibfm_ftree_shift_move(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 		for (i = 0; i < nn; i++)
 			c[way[no + i]]++;
 	}
+}
+
+bool ibfm_ftree_shift_worst(const struct load *L, size_t *at, uint32_t *j,
+			    uint32_t *l)
+{
+	size_t n = (size_t)L->nk * L->nlinks;
+
+	for (; *at < n; ++*at)
+		if (L->sc[*at] >= L->smax) {
+			*j = (uint32_t)(*at / L->nlinks);
+			*l = (uint32_t)(*at % L->nlinks);
+			return true;
+		}
+	return false;
+}
+
+uint32_t ibfm_ftree_shift_flows(struct load *L, uint32_t j, uint32_t l,
+				uint32_t *dst, uint32_t most)
+{
+	uint32_t path[MAX_HOPS], n = L->nhosts, k = shift_at(L, j), i, np,
+				 m = 0;
+
+	for (i = 0; i < n && m < most; i++) {
+		uint32_t d = i + k < n ? i + k : i + k - n;
+
+		if (L->hleaf[i] == L->hleaf[d])
+			continue;
+		np = walk(L, L->hleaf[i], L->hleaf[d], L->hlid[d], path);
+		if (np != IBFM_NONE && has_link(path, np, l))
+			dst[m++] = d;
+	}
+	return m;
+}
+
+uint32_t ibfm_ftree_shift_source(const struct load *L, uint32_t j, uint32_t d)
+{
+	uint32_t n = L->nhosts, sh = shift_at(L, j) % n;
+
+	return L->hleaf[d >= sh ? d - sh : d + n - sh];
 }
