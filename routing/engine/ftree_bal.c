@@ -134,11 +134,13 @@ static bool port_free(const struct ibfm_ftree *t, uint32_t s)
  * link down carried two destinations' flows, 1,260 all-to-all where
  * 668 would do. Each source leaf now takes the spine of another of the
  * leaf's slots for such a host (pick_by_slot), so that its flows
- * spread over all of the leaf's links (684). The price is a shift's:
- * 18 hosts in a row no longer take all 17 up-links in turn, and some
- * shifts put 3 flows on a link where 2 would do (no choice of another
- * spine for the 18th host alone avoids that: every one is the doubled
- * link of some shift). Moving every
+ * spread over all of the leaf's links (684). The shift stays 2 where
+ * every other host of such a tree takes the spine and link its slot
+ * names (pick_by_slot), not the switch's running position, and the
+ * rest hosts take slots by their place among all leaves' rest hosts in
+ * host order (rest0): hosts in a row then take every link once and the
+ * rest ones consecutive slots. By the target leaf's place instead, two
+ * leaves' rest hosts in a row met on a link (shift 3). Moving every
  * destination instead (each leaf starting its positions at its place)
  * kept the shift at 2 but sent a destination down another spine from
  * each source, and permutations met on the links down (bisection
@@ -149,7 +151,7 @@ static bool port_free(const struct ibfm_ftree *t, uint32_t s)
  */
 void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
 {
-	uint32_t i, j, n = 0;
+	uint32_t i, j, n = 0, rests = 0;
 
 	for (i = 0; i < t->nsw; i++)
 		if (t->sw[t->by_guid[i]].rank == 1)
@@ -166,10 +168,13 @@ void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
 		whole = nup && j - i > nup && port_free(t, d->target)
 				? j - i - (j - i) % nup
 				: j - i;
+		if (whole < j - i)
+			t->sw[d->target].rest0 = (uint16_t)(rests % nup);
 		for (; d < t->dests + j; d++) {
 			d->rest =
 				t->two_level && d->to_leaf && d->slot >= whole;
 			t->rest = t->rest || d->rest;
+			rests += d->rest;
 		}
 	}
 }

@@ -42,7 +42,10 @@ static uint32_t down_class(struct ibfm_ftree *t, uint32_t grp, uint32_t f,
  * by class (down_class), each its own round robin: one turn for all
  * let the few flows that degraded leaves send across a core push the
  * destinations every leaf sends out of step, onto one link (a B200-style
- * core's links to a spine: 7 flows where 5 would do). Destinations no
+ * core's links to a spine: 7 flows where 5 would do). Rest hosts
+ * (mark_rest, ftree_bal.c) take the link of their slot: by turns, two
+ * of them came down one link with another host (a shift's 3 flows on a
+ * SuperPOD of 2 units less a spine). Destinations no
  * compute traffic crosses spread by LID; LMC paths take the next links.
  */
 static void route_down(const struct span *g, const struct dest *d, uint32_t j,
@@ -74,9 +77,10 @@ static void route_down(const struct span *g, const struct dest *d, uint32_t j,
 			memset(at, dh->port, d->nlids);
 			continue;
 		}
-		base = f ? t->drr[(size_t)sd->dgrp * DRR_CLASSES +
-				  down_class(t, sd->dgrp, f, main)]++
-			 : d->lid;
+		base = d->rest ? d->slot
+		       : f     ? t->drr[(size_t)sd->dgrp * DRR_CLASSES +
+					down_class(t, sd->dgrp, f, main)]++
+			       : d->lid;
 		for (k = 0; k < d->nlids; k++)
 			at[k] = dh[(base + k) % sd->dcnt].port;
 	}

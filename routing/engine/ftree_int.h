@@ -94,6 +94,8 @@ struct sw {
 			      * balances by load (ftree_bal.c) */
 	uint8_t pad;
 	uint16_t lrank; /* a leaf's place among the leaves by GUID */
+	uint16_t rest0; /* its first rest host's place among all leaves'
+			 * in host order, modulo nup (mark_rest) */
 			/* 32 bytes: no switch across two lines */
 };
 

@@ -9,8 +9,9 @@
  * children set). Where a parent does not reach the target (a hole), what
  * it displaces is spread over every valid port; on a degraded tree,
  * parents with few ways on are weighed out (strong_parents); on uneven
- * leaves, a leaf takes the spine a slot of the destination's leaf names
- * (pick_by_slot). The common case (route_switch_plain) goes run by run
+ * leaves, and on two levels where a leaf has hosts past its last whole
+ * round of up-links (t->rest), a leaf takes the spine a slot of the
+ * destination's leaf names (pick_by_slot). The common case (route_switch_plain) goes run by run
  * with the same decisions. Cost: O(1) per entry on a full tree.
  */
 #include "routing/engine/ftree.h"
@@ -63,11 +64,31 @@ static uint32_t spine_at_slot(const struct ibfm_ftree *t, uint32_t s,
  * each source leaf takes another slot for them (by its place among the
  * leaves), so that their flows spread over all of the leaf's links.
  * Where every leaf has as many links (a spine lost), each source leaf
- * has such hosts of every leaf: the target leaf's place is added, or
- * all of them went up one link. (On uneven runs, adding it lowered the
+ * has such hosts of every leaf: the target's first rest host's place
+ * (rest0) is added, or all of them went up one link; there every host
+ * takes its slot's spine and link, so that a shift stays 2 (mark_rest,
+ * ftree_bal.c). (On uneven runs, adding the target's place lowered the
  * all-to-all on SuperPODs less 1-5% of links, 2,848 to 2,592, but
  * raised a shift or the rails' shift on 3 of 11.)
  */
+/*
+ * Which of its links to the spine slot 'i' of leaf 'x' names: the
+ * spine's earlier slots on x (slots list a spine once a link). Each
+ * slot then names one link of a source leaf cabled as x is, and hosts
+ * in a row take every link once: in turn, a shift's flows met on one
+ * of two parallel links where the other carried none.
+ */
+static uint32_t nth_link(const struct ibfm_ftree *t, const struct sw *x,
+			 uint32_t i)
+{
+	const uint32_t *sl = t->slots + x->up0;
+	uint32_t m, n = 0;
+
+	for (m = 0; m < i; m++)
+		n += sl[m] == sl[i];
+	return n;
+}
+
 static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 			     const struct dest *d)
 {
@@ -79,7 +100,7 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 		return IBFM_NONE;
 	k = d->slot;
 	if (d->rest)
-		k += w->lrank + (t->uneven ? 0 : x->lrank);
+		k += w->lrank + (t->uneven ? 0 : x->rest0);
 	j = t->slots[x->up0 + k % x->nup];
 	if (t->sw[j].nup)
 		j = spine_at_slot(t, s, d);
@@ -90,6 +111,8 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 	lo = find_run(u, w->nup, j, &n);
 	if (!n)
 		return IBFM_NONE;
+	if (t->rest && !t->uneven)
+		return u[lo + nth_link(t, x, k % x->nup) % n].at;
 	return u[lo + t->up_rr[w->up0 + lo]++ % n].at;
 }
 
@@ -295,7 +318,7 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 
 	/* Any parent serves when they all reach the same. */
 	h = from;
-	if ((t->uneven || d->rest) && leaf_turn && d->to_leaf && w->rank == 1) {
+	if ((t->uneven || t->rest) && leaf_turn && d->to_leaf && w->rank == 1) {
 		uint32_t b = pick_by_slot(t, s, d);
 
 		if (b != IBFM_NONE)
