@@ -77,10 +77,10 @@ static void route_down(const struct span *g, const struct dest *d, uint32_t j,
 			memset(at, dh->port, d->nlids);
 			continue;
 		}
-		base = d->rest ? d->slot
-		       : f     ? t->drr[(size_t)sd->dgrp * DRR_CLASSES +
-					down_class(t, sd->dgrp, f, main)]++
-			       : d->lid;
+		base = d->rest && !t->uneven ? d->slot
+		       : f ? t->drr[(size_t)sd->dgrp * DRR_CLASSES +
+				    down_class(t, sd->dgrp, f, main)]++
+			   : d->lid;
 		for (k = 0; k < d->nlids; k++)
 			at[k] = dh[(base + k) % sd->dcnt].port;
 	}
