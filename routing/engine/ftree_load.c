@@ -679,12 +679,12 @@ static void search(struct load *L, uint32_t *on)
  */
 static bool shed_shift(struct load *L, uint32_t j, uint32_t l, uint64_t most)
 {
-	uint32_t dst[8], path[MAX_HOPS], nd, i, a, np;
+	uint32_t dst[8], path[MAX_HOPS], nd, i, a;
 
 	nd = ibfm_ftree_shift_flows(L, j, l, dst, 8);
 	for (i = 0; i < nd; i++) {
 		uint32_t lid = L->hlid[dst[i]], x = L->hleaf[dst[i]];
-		uint32_t src = ibfm_ftree_shift_source(L, j, dst[i]);
+		uint32_t src = ibfm_ftree_shift_source(L, j, dst[i]), np;
 
 		if (!trace_flows(L, x, lid,
 				 L->t->dests[L->t->lid_dest[lid]].rail) ||
@@ -694,11 +694,12 @@ static bool shed_shift(struct load *L, uint32_t j, uint32_t l, uint64_t most)
 			uint32_t s = L->tail[path[a]];
 			struct move m = { .clash = UINT32_MAX,
 					  .peak = most + 1 };
-			bool fits;
 
 			if (!L->rail[s] && movable(L, s, lid))
 				try_switch(L, s, x, l, most + 1, &m);
 			if (m.clash != UINT32_MAX) {
+				bool fits;
+
 				L->smax--;
 				fits = ibfm_ftree_shift_fits(L, m.s, lid, m.k);
 				L->smax++;
