@@ -149,6 +149,29 @@ static bool port_free(const struct ibfm_ftree *t, uint32_t s)
  * whole tree of 3:2 leaves keeps its tables (spreading there cost the
  * shift 2 -> 3 and EBB 2% for 20% off the all-to-all).
  */
+/* Whether every leaf has the same parents, as many links to each. */
+static bool same_parents(const struct ibfm_ftree *t)
+{
+	const struct sw *first = NULL;
+	uint32_t s, h;
+
+	for (s = 0; s < t->nsw; s++) {
+		const struct sw *w = &t->sw[s];
+
+		if (w->rank != 1 || !w->nup)
+			continue;
+		if (!first)
+			first = w;
+		if (w->nup != first->nup)
+			return false;
+		for (h = 0; h < w->nup; h++)
+			if (t->uhops[w->up0 + h].peer !=
+			    t->uhops[first->up0 + h].peer)
+				return false;
+	}
+	return true;
+}
+
 void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
 {
 	uint32_t i, j, n = 0, rests = 0;
@@ -177,4 +200,5 @@ void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
 			rests += d->rest;
 		}
 	}
+	t->rest_slots = t->rest && !t->uneven && same_parents(t);
 }

@@ -42,10 +42,12 @@ static uint32_t down_class(struct ibfm_ftree *t, uint32_t grp, uint32_t f,
  * by class (down_class), each its own round robin: one turn for all
  * let the few flows that degraded leaves send across a core push the
  * destinations every leaf sends out of step, onto one link (a B200-style
- * core's links to a spine: 7 flows where 5 would do). Rest hosts
- * (mark_rest, ftree_bal.c) take the link of their slot: by turns, two
- * of them came down one link with another host (a shift's 3 flows on a
- * SuperPOD of 2 units less a spine). Destinations no
+ * core's links to a spine: 7 flows where 5 would do). Where every
+ * leaf has the same parents (rest_slots), rest hosts (mark_rest,
+ * ftree_bal.c) take the link of the run their slot's number names
+ * (modulo the run): by turns, two of them came down one link with
+ * another host (a shift's 3 flows on a SuperPOD of 2 units less a
+ * spine). Destinations no
  * compute traffic crosses spread by LID; LMC paths take the next links.
  */
 static void route_down(const struct span *g, const struct dest *d, uint32_t j,
@@ -77,7 +79,7 @@ static void route_down(const struct span *g, const struct dest *d, uint32_t j,
 			memset(at, dh->port, d->nlids);
 			continue;
 		}
-		base = d->rest && !t->uneven ? d->slot
+		base = d->rest && t->rest_slots ? d->slot
 		       : f ? t->drr[(size_t)sd->dgrp * DRR_CLASSES +
 				    down_class(t, sd->dgrp, f, main)]++
 			   : d->lid;

@@ -144,6 +144,9 @@ struct ibfm_ftree {
 	bool uneven;	   /* leaves' parallel runs differ in length */
 	bool two_level;	   /* no switch ranks above the spines */
 	bool rest;	   /* some destination's 'rest' is set */
+	bool rest_slots;   /* and every leaf has the same parents, as many
+			    * links to each: every host takes its slot's
+			    * spine and link (ibfm_ftree_mark_rest) */
 	/* Three levels: a spine's position (the spines of every pod that
 	 * share cores), 0 .. npos - 1, IBFM_NONE for switches of other
 	 * ranks (number_positions); each leaf's

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "routing/base/clock.h"
+#include "routing/base/grow.h"
 #include "routing/engine/ftree_load_int.h"
 
 /*
@@ -93,156 +94,11 @@ static bool degraded(const struct ibfm_ftree *t)
 	return short_of;
 }
 
-static void load_free(struct load *L)
-{
-	free(L->link);
-	free(L->tail);
-	free(L->w);
-	free(L->leaves);
-	free(L->by_leaf);
-	free(L->leaf0);
-	free(L->flows);
-	free(L->through);
-	free(L->rail);
-	free(L->hlid);
-	free(L->hleaf);
-	free(L->blk);
-	free(L->next);
-	free(L->top);
-	free(L->cursor);
-	free(L->out);
-	ibfm_ftree_shifts_free(L);
-}
-
-/* Each switch's ports' links, both ways. */
-static void number_links(struct load *L)
-{
-	const struct ibfm_ftree *t = L->t;
-	uint32_t s, k;
-
-	for (s = 0; s < t->nsw; s++) {
-		uint32_t *row = L->link + (size_t)s * (IBFM_MAX_PORTS + 1);
-		const struct sw *w = &t->sw[s];
-		const struct swdown *sd = &t->sd[s];
-
-		for (k = w->up0; k < w->up0 + w->nup; k++) {
-			row[t->hops[k].port] = k;
-			L->tail[k] = s;
-		}
-		for (k = sd->dn0; k < sd->dn0 + sd->ndn; k++) {
-			row[t->dhops[k].port] = L->nup + k;
-			L->tail[L->nup + k] = s;
-		}
-	}
-}
-
-/* The CAs in host order, and by leaf; the leaves with some. */
-static void find_ends(struct load *L)
-{
-	const struct ibfm_ftree *t = L->t;
-	uint32_t i, s;
-
-	for (i = 0; i < t->ndests; i++)
-		if (t->dests[i].to_leaf && t->dests[i].out) {
-			L->hlid[L->nhosts] = t->dests[i].lid;
-			L->hleaf[L->nhosts++] = t->dests[i].target;
-			L->leaf0[t->dests[i].target + 1]++;
-		}
-	for (s = 0; s < t->nsw; s++) {
-		if (L->leaf0[s + 1])
-			L->leaves[L->nleaves++] = s;
-		L->leaf0[s + 1] += L->leaf0[s];
-	}
-	for (i = 0; i < t->ndests; i++)
-		if (t->dests[i].to_leaf && t->dests[i].out) {
-			s = t->dests[i].target;
-			L->by_leaf[L->leaf0[s] + L->flows[s]++] =
-				t->dests[i].lid;
-		}
-	memset(L->flows, 0, t->nsw * sizeof(*L->flows));
-}
-
-static int load_init(struct load *L, struct ibfm_ftree *t,
-		     struct ibfm_lfts *lfts)
-{
-	const struct sw *last = &t->sw[t->nsw - 1];
-	const struct swdown *lastd = &t->sd[t->nsw - 1];
-	size_t np = (size_t)t->nsw * (IBFM_MAX_PORTS + 1);
-
-	memset(L, 0, sizeof(*L));
-	L->t = t;
-	L->lfts = lfts;
-	L->blk_lid0 = UINT32_MAX;
-	L->nup = last->up0 + last->nup;
-	L->nlinks = L->nup + lastd->dn0 + lastd->ndn;
-	L->link = malloc(np * sizeof(*L->link));
-	L->tail = malloc(((size_t)L->nlinks + 1) * sizeof(*L->tail));
-	L->w = calloc((size_t)L->nlinks + 1, sizeof(*L->w));
-	L->leaves = malloc(t->nsw * sizeof(*L->leaves));
-	L->flows = calloc(t->nsw, sizeof(*L->flows));
-	L->through = calloc(t->nsw, 1);
-	L->rail = calloc(t->nsw, 1);
-	L->budget = BUDGET_FLOOR + (uint64_t)BUDGET_PER * t->nsw * t->ndests;
-	L->budget = L->budget < BUDGET_MOST ? L->budget : BUDGET_MOST;
-	L->hlid = malloc(((size_t)t->ndests + 1) * sizeof(*L->hlid));
-	L->hleaf = malloc(((size_t)t->ndests + 1) * sizeof(*L->hleaf));
-	L->blk = malloc((size_t)t->nsw * 64);
-	L->by_leaf = malloc(((size_t)t->ndests + 1) * sizeof(*L->by_leaf));
-	L->next = malloc(t->nsw * sizeof(*L->next));
-	for (L->ntop = 1; L->ntop < L->nlinks; L->ntop *= 2)
-		;
-	L->top = malloc(2 * (size_t)L->ntop * sizeof(*L->top));
-	L->cursor = calloc((size_t)L->nlinks + 1, sizeof(*L->cursor));
-	L->out = malloc(((size_t)L->nlinks + 1) * sizeof(*L->out));
-	L->leaf0 = calloc((size_t)t->nsw + 1, sizeof(*L->leaf0));
-	if (!L->next || !L->top || !L->cursor || !L->out || !L->by_leaf ||
-	    !L->leaf0 || !L->link || !L->tail || !L->w || !L->leaves ||
-	    !L->flows || !L->through || !L->rail || !L->hlid || !L->hleaf ||
-	    !L->blk) {
-		load_free(L);
-		return -ENOMEM;
-	}
-	memset(L->link, 0xff, np * sizeof(*L->link));
-	number_links(L);
-	find_ends(L);
-	return 0;
-}
-
-/* Every CA's flows to every other CA counted on the links. */
-static void count_all(struct load *L)
-{
-	const struct ibfm_ftree *t = L->t;
-	uint32_t path[MAX_HOPS], i, j, n, lid0;
-
-	memset(L->w, 0, ((size_t)L->nlinks + 1) * sizeof(*L->w));
-	for (lid0 = 0; lid0 <= t->top_lid; lid0 += 64) {
-		for (i = 0; i < t->nsw; i++)
-			memcpy(L->blk + (size_t)i * 64,
-			       L->lfts->ports + (size_t)i * L->lfts->stride +
-				       lid0,
-			       64);
-		L->blk_lid0 = lid0;
-		for (i = lid0; i < lid0 + 64 && i <= t->top_lid; i++) {
-			const struct dest *d;
-
-			if (t->lid_dest[i] == IBFM_NONE)
-				continue;
-			d = &t->dests[t->lid_dest[i]];
-			if (!d->to_leaf || !d->out || d->lid != i)
-				continue;
-			for (j = 0; j < L->nleaves; j++) {
-				uint32_t s = L->leaves[j], k;
-
-				n = s == d->target
-					    ? IBFM_NONE
-					    : walk(L, s, d->target, i, path);
-				for (k = 0; n != IBFM_NONE && k < n; k++)
-					L->w[path[k]] += hosts(L, s);
-			}
-		}
-	}
-	L->blk_lid0 = UINT32_MAX;
-}
+/* An entry as it was before the shifts' relief changed it. */
+struct load_undo {
+	uint32_t s, lid;
+	uint8_t port;
+};
 
 /* Tournament node 'i' set to the more loaded of its two below. */
 static void top_play(struct load *L, uint32_t i)
@@ -284,6 +140,9 @@ struct move {
 	uint32_t clash; /* LIDs of the target's leaf the link already takes */
 	uint64_t peak;	/* the most a link of the new way then carries */
 	uint32_t s, k;
+	/* a shift's flow to this LID shed (shed_shift): any way the shifts
+	 * checked allow, the least peak; 0: a move of the all-to-all's */
+	uint32_t shed;
 };
 
 /* Whether switch 's' is routed down towards the target (an ancestor). */
@@ -466,6 +325,16 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 				peak = L->w[np[i]] + f;
 		if (nn == IBFM_NONE || peak >= limit)
 			continue;
+		if (m->shed) {
+			if (peak < m->peak &&
+			    ibfm_ftree_shift_fits(L, s, m->shed, k)) {
+				m->clash = 0;
+				m->peak = peak;
+				m->s = s;
+				m->k = k;
+			}
+			continue;
+		}
 		clash = clashes(L, s, x, port_of(L, k));
 		L->work += hosts(L, x);
 		if ((clash + 1) * ways <= hosts(L, x) + ways - 1 &&
@@ -474,6 +343,28 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 				.clash = clash, .peak = peak, .s = s, .k = k
 			};
 	}
+}
+
+/*
+ * Switch 's''s entry for 'lid' set to 'port', the old one kept while
+ * the shifts' relief logs (relieve_shifts); past memory, no longer
+ * kept (the moves then stay: none makes a figure worse).
+ */
+static void set_entry(struct load *L, uint32_t s, uint32_t lid, uint8_t port)
+{
+	uint8_t *e = entry(L, s, lid);
+
+	if (L->logging && *e != port) {
+		if (ibfm_grow((void **)&L->undo, &L->undo_cap, L->nundo + 1,
+			      sizeof(*L->undo))) {
+			L->logging = false;
+		} else {
+			L->undo[L->nundo++] = (struct load_undo){ .s = s,
+								  .lid = lid,
+								  .port = *e };
+		}
+	}
+	*e = port;
 }
 
 /*
@@ -494,9 +385,9 @@ static void swap_paths(struct load *L, uint32_t s, uint32_t lid, uint8_t q)
 
 		if (*e != q || !movable(L, s, lid + k))
 			continue;
-		*e = o;
+		set_entry(L, s, lid + k, o);
 		if (walk(L, s, d->target, lid + k, path) == IBFM_NONE)
-			*e = q;
+			set_entry(L, s, lid + k, q);
 	}
 }
 
@@ -523,8 +414,9 @@ static void make_move(struct load *L, const struct move *m, uint32_t x,
 	L->next[m->s] = m->k;
 	ibfm_ftree_shift_move(L, m->s, lid, m->k);
 	swap_paths(L, m->s, lid, port_of(L, m->k));
-	*entry(L, m->s, lid) = port_of(L, m->k);
+	set_entry(L, m->s, lid, port_of(L, m->k));
 	L->t->stats.load_entries++;
+	L->undo_moves += L->logging;
 }
 
 /*
@@ -693,20 +585,17 @@ static bool shed_shift(struct load *L, uint32_t j, uint32_t l, uint64_t most)
 		for (a = 0; a < np; a++) {
 			uint32_t s = L->tail[path[a]];
 			struct move m = { .clash = UINT32_MAX,
-					  .peak = most + 1 };
+					  .peak = most + 1,
+					  .shed = lid };
 
-			if (!L->rail[s] && movable(L, s, lid))
-				try_switch(L, s, x, l, most + 1, &m);
-			if (m.clash != UINT32_MAX) {
-				bool fits;
-
+			if (!L->rail[s] && movable(L, s, lid)) {
 				L->smax--;
-				fits = ibfm_ftree_shift_fits(L, m.s, lid, m.k);
+				try_switch(L, s, x, l, most + 1, &m);
 				L->smax++;
-				if (fits) {
-					make_move(L, &m, x, lid);
-					return true;
-				}
+			}
+			if (m.clash != UINT32_MAX) {
+				make_move(L, &m, x, lid);
+				return true;
 			}
 			if (path[a] == l)
 				break;
@@ -732,16 +621,32 @@ static void relieve_shifts(struct load *L)
 		return;
 	for (k = 0; k < L->nlinks; k++)
 		most = L->w[k] > most ? L->w[k] : most;
-	/* A move only takes flows off a (shift, link) at smax, and puts
-	 * none on one there: the scan goes on from where it stopped. */
+	/* Its own quarter of the budget, whatever the search took. */
+	L->budget = L->work + L->budget / 4;
+	/* A move puts no flow on a (shift, link) at smax, and takes one
+	 * off the one it sheds: the scan goes on from where it stopped. */
+	L->logging = true;
 	while (L->work < L->budget && L->smax > 1) {
 		if (!ibfm_ftree_shift_worst(L, &at, &j, &l)) {
 			L->smax--;
 			at = 0;
+			L->nundo = 0;
+			L->undo_moves = 0;
 		} else if (!shed_shift(L, j, l, most)) {
 			break;
 		}
 	}
+	/* The moves towards a most not reached: back (churn for nothing;
+	 * the loads and counts are not used after). */
+	if (L->logging) {
+		for (; L->nundo > 0; L->nundo--) {
+			const struct load_undo *u = &L->undo[L->nundo - 1];
+
+			*entry(L, u->s, u->lid) = u->port;
+		}
+		L->t->stats.load_entries -= L->undo_moves;
+	}
+	L->logging = false;
 }
 
 int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
@@ -757,22 +662,24 @@ int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	if (!degraded(t))
 		return 0;
 	on = malloc(t->nsw * sizeof(*on));
-	if (!on || load_init(&L, t, lfts)) {
+	if (!on || ibfm_ftree_load_init(&L, t, lfts)) {
 		free(on);
 		return -ENOMEM;
 	}
+	L.budget = BUDGET_FLOOR + (uint64_t)BUDGET_PER * t->nsw * t->ndests;
+	L.budget = L.budget < BUDGET_MOST ? L.budget : BUDGET_MOST;
 	L.movable = movable;
 	/* -ERANGE (a shift puts 255 flows on a link): no balance. */
 	if (affordable(&L) && !(rc = ibfm_ftree_shifts_init(&L))) {
 		/* The shifts' count has its own bound (affordable). */
 		L.work = 0;
-		count_all(&L);
+		ibfm_ftree_load_count(&L);
 		top_build(&L);
 		search(&L, on);
 		relieve_shifts(&L);
 	}
 	free(on);
-	load_free(&L);
+	ibfm_ftree_load_free(&L);
 	t->stats.load_ms = ibfm_clock_ms() - t0;
 	return rc == -ENOMEM ? rc : 0;
 }

@@ -70,6 +70,13 @@ struct load {
 	uint32_t *hpos;
 	uint8_t *blk;	   /* 64 LIDs' columns, a row per switch (init) */
 	uint32_t blk_lid0; /* the block's first LID; UINT32_MAX: none */
+	/* The entries the shifts' relief changed since their most was last
+	 * lowered, as they were (relieve_shifts puts them back when it
+	 * cannot lower it again); NULL: not kept. */
+	struct load_undo *undo;
+	size_t nundo, undo_cap;
+	uint64_t undo_moves; /* the moves among them */
+	bool logging;
 };
 
 static inline uint32_t head_of(const struct load *L, uint32_t k)
@@ -147,6 +154,14 @@ static inline bool has_link(const uint32_t *p, uint32_t n, uint32_t k)
 	return false;
 }
 
+/* The state of a pass over 'lfts' (ftree_load_init.c); 0 or -ENOMEM
+ * (nothing then to free). */
+int ibfm_ftree_load_init(struct load *L, struct ibfm_ftree *t,
+			 struct ibfm_lfts *lfts);
+/* Every CA's flows to every other CA counted on the links (w). */
+void ibfm_ftree_load_count(struct load *L);
+void ibfm_ftree_load_free(struct load *L);
+
 int ibfm_ftree_shifts_init(struct load *L);
 void ibfm_ftree_shifts_free(struct load *L);
 bool ibfm_ftree_shift_fits(struct load *L, uint32_t s, uint32_t lid,
@@ -155,7 +170,7 @@ void ibfm_ftree_shift_move(struct load *L, uint32_t s, uint32_t lid,
 			   uint32_t k);
 /* The first (shift j, link l) carrying smax flows, from the place '*at'
  * in sc on (left there); false: none does. */
-bool ibfm_ftree_shift_worst(const struct load *L, size_t *at, uint32_t *j,
+bool ibfm_ftree_shift_worst(struct load *L, size_t *at, uint32_t *j,
 			    uint32_t *l);
 /* Shift j's flows over link l, by their destinations' places in hlid
  * (at most 'most', into 'dst'): how many. */

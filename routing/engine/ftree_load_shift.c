@@ -172,18 +172,22 @@ void ibfm_ftree_shift_move(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 	}
 }
 
-bool ibfm_ftree_shift_worst(const struct load *L, size_t *at, uint32_t *j,
+bool ibfm_ftree_shift_worst(struct load *L, size_t *at, uint32_t *j,
 			    uint32_t *l)
 {
-	size_t n = (size_t)L->nk * L->nlinks;
+	size_t n = (size_t)L->nk * L->nlinks, from = *at;
+	bool found = false;
 
-	for (; *at < n; ++*at)
-		if (L->sc[*at] >= L->smax) {
-			*j = (uint32_t)(*at / L->nlinks);
-			*l = (uint32_t)(*at % L->nlinks);
-			return true;
-		}
-	return false;
+	for (; *at < n && !found; ++*at)
+		found = L->sc[*at] >= L->smax;
+	if (found) {
+		--*at;
+		*j = (uint32_t)(*at / L->nlinks);
+		*l = (uint32_t)(*at % L->nlinks);
+	}
+	/* A step a cache line of counts. */
+	L->work += (*at - from) / 64;
+	return found;
 }
 
 uint32_t ibfm_ftree_shift_flows(struct load *L, uint32_t j, uint32_t l,

@@ -11,8 +11,9 @@
  * parents with few ways on are weighed out (strong_parents); on uneven
  * leaves, and on two levels where a leaf has hosts past its last whole
  * round of up-links (t->rest), a leaf takes the spine a slot of the
- * destination's leaf names (pick_by_slot). The common case (route_switch_plain) goes run by run
- * with the same decisions. Cost: O(1) per entry on a full tree.
+ * destination's leaf names (pick_by_slot). The common case
+ * (route_switch_plain) goes run by run with the same decisions. Cost:
+ * O(1) per entry on a full tree.
  */
 #include "routing/engine/ftree.h"
 
@@ -48,30 +49,6 @@ static uint32_t spine_at_slot(const struct ibfm_ftree *t, uint32_t s,
 }
 
 /*
- * The parent index of leaf 's' for compute destination 'd' on a fabric
- * of uneven runs (build_slots), or for a host past its leaf's last
- * whole round of up-links (d->rest, ibfm_ftree_mark_rest), or
- * IBFM_NONE to choose as usual. Where a
- * leaf lost links, d-mod-k over each leaf's own up-ports sent one
- * destination up different spines from different leaves, onto links
- * down that others took too, and gave the leaf that lost them as many
- * destinations down each spine as before: every leaf now takes the
- * spine (on three levels, the spine at the position: its cores lead to
- * that one) that a slot of the destination's leaf names. A leaf that
- * lost links has fewer slots than hosts: the hosts past them share a
- * slot with the first ones, and every leaf sending them down the same
- * spine put two destinations' flows on one link down; on two levels,
- * each source leaf takes another slot for them (by its place among the
- * leaves), so that their flows spread over all of the leaf's links.
- * Where every leaf has as many links (a spine lost), each source leaf
- * has such hosts of every leaf: the target's first rest host's place
- * (rest0) is added, or all of them went up one link; there every host
- * takes its slot's spine and link, so that a shift stays 2 (mark_rest,
- * ftree_bal.c). (On uneven runs, adding the target's place lowered the
- * all-to-all on SuperPODs less 1-5% of links, 2,848 to 2,592, but
- * raised a shift or the rails' shift on 3 of 11.)
- */
-/*
  * Which of its links to the spine slot 'i' of leaf 'x' names: the
  * spine's earlier slots on x (slots list a spine once a link). Each
  * slot then names one link of a source leaf cabled as x is, and hosts
@@ -89,6 +66,32 @@ static uint32_t nth_link(const struct ibfm_ftree *t, const struct sw *x,
 	return n;
 }
 
+/*
+ * The parent index of leaf 's' for compute destination 'd' on a fabric
+ * of uneven runs (build_slots), or for a host past its leaf's last
+ * whole round of up-links (d->rest, ibfm_ftree_mark_rest), or
+ * IBFM_NONE to choose as usual. Where a
+ * leaf lost links, d-mod-k over each leaf's own up-ports sent one
+ * destination up different spines from different leaves, onto links
+ * down that others took too, and gave the leaf that lost them as many
+ * destinations down each spine as before: every leaf now takes the
+ * spine (on three levels, the spine at the position: its cores lead to
+ * that one) that a slot of the destination's leaf names. A leaf that
+ * lost links has fewer slots than hosts: the hosts past them share a
+ * slot with the first ones, and every leaf sending them down the same
+ * spine put two destinations' flows on one link down; on two levels,
+ * each source leaf takes another slot for them (by its place among the
+ * leaves), so that their flows spread over all of the leaf's links.
+ * Where every leaf has as many links (a spine lost), each source leaf
+ * has such hosts of every leaf: the target leaf's place is added, or
+ * all of them went up one link; where every leaf has the same parents
+ * (rest_slots), the target's first rest host's place among all rest
+ * hosts (rest0) instead, and every host takes its slot's spine and
+ * link, so that a shift stays 2 (mark_rest, ftree_bal.c). (On uneven
+ * runs, adding the target's place lowered the
+ * all-to-all on SuperPODs less 1-5% of links, 2,848 to 2,592, but
+ * raised a shift or the rails' shift on 3 of 11.)
+ */
 static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 			     const struct dest *d)
 {
@@ -100,7 +103,9 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 		return IBFM_NONE;
 	k = d->slot;
 	if (d->rest)
-		k += w->lrank + (t->uneven ? 0 : x->rest0);
+		k += w->lrank + (t->uneven	 ? 0
+				 : t->rest_slots ? x->rest0
+						 : x->lrank);
 	j = t->slots[x->up0 + k % x->nup];
 	if (t->sw[j].nup)
 		j = spine_at_slot(t, s, d);
@@ -111,7 +116,7 @@ static uint32_t pick_by_slot(struct ibfm_ftree *t, uint32_t s,
 	lo = find_run(u, w->nup, j, &n);
 	if (!n)
 		return IBFM_NONE;
-	if (t->rest && !t->uneven)
+	if (t->rest_slots)
 		return u[lo + nth_link(t, x, k % x->nup) % n].at;
 	return u[lo + t->up_rr[w->up0 + lo]++ % n].at;
 }
@@ -318,7 +323,8 @@ static void route_up(const struct span *g, uint32_t s, const struct dest *d,
 
 	/* Any parent serves when they all reach the same. */
 	h = from;
-	if ((t->uneven || t->rest) && leaf_turn && d->to_leaf && w->rank == 1) {
+	if ((t->uneven || d->rest || t->rest_slots) && leaf_turn &&
+	    d->to_leaf && w->rank == 1) {
 		uint32_t b = pick_by_slot(t, s, d);
 
 		if (b != IBFM_NONE)
