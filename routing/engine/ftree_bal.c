@@ -126,29 +126,6 @@ static bool port_free(const struct ibfm_ftree *t, uint32_t s)
 	return false;
 }
 
-/*
- * On two levels, the compute hosts past the last whole round of their
- * leaf's up-links (d->rest), and each leaf's place among the leaves.
- * A leaf of 18 hosts under 17 spines (a radix-36 tree less a spine)
- * sent its 18th host down the spine of its first from every leaf: that
- * link down carried two destinations' flows, 1,260 all-to-all where
- * 668 would do. Each source leaf now takes the spine of another of the
- * leaf's slots for such a host (pick_by_slot), so that its flows
- * spread over all of the leaf's links (684). The shift stays 2 where
- * every other host of such a tree takes the spine and link its slot
- * names (pick_by_slot), not the switch's running position, and the
- * rest hosts take slots by their place among all leaves' rest hosts in
- * host order (rest0): hosts in a row then take every link once and the
- * rest ones consecutive slots. By the target leaf's place instead, two
- * leaves' rest hosts in a row met on a link (shift 3). Moving every
- * destination instead (each leaf starting its positions at its place)
- * kept the shift at 2 but sent a destination down another spine from
- * each source, and permutations met on the links down (bisection
- * bandwidth 0.63 to 0.50). A leaf with fewer hosts than up-links, or
- * a multiple of them, has none, nor has one with every port cabled: a
- * whole tree of 3:2 leaves keeps its tables (spreading there cost the
- * shift 2 -> 3 and EBB 2% for 20% off the all-to-all).
- */
 /* Whether every leaf has the same parents, as many links to each. */
 static bool same_parents(const struct ibfm_ftree *t)
 {
@@ -172,6 +149,29 @@ static bool same_parents(const struct ibfm_ftree *t)
 	return true;
 }
 
+/*
+ * On two levels, the compute hosts past the last whole round of their
+ * leaf's up-links (d->rest), and each leaf's place among the leaves.
+ * A leaf of 18 hosts under 17 spines (a radix-36 tree less a spine)
+ * sent its 18th host down the spine of its first from every leaf: that
+ * link down carried two destinations' flows, 1,260 all-to-all where
+ * 668 would do. Each source leaf now takes the spine of another of the
+ * leaf's slots for such a host (pick_by_slot), so that its flows
+ * spread over all of the leaf's links (684). The shift stays 2 where
+ * every other host of such a tree takes the spine and link its slot
+ * names (pick_by_slot), not the switch's running position, and the
+ * rest hosts take slots by their place among all leaves' rest hosts in
+ * host order (rest0): hosts in a row then take every link once and the
+ * rest ones consecutive slots. By the target leaf's place instead, two
+ * leaves' rest hosts in a row met on a link (shift 3). Moving every
+ * destination instead (each leaf starting its positions at its place)
+ * kept the shift at 2 but sent a destination down another spine from
+ * each source, and permutations met on the links down (bisection
+ * bandwidth 0.63 to 0.50). A leaf with fewer hosts than up-links, or
+ * a multiple of them, has none, nor has one with every port cabled: a
+ * whole tree of 3:2 leaves keeps its tables (spreading there cost the
+ * shift 2 -> 3 and EBB 2% for 20% off the all-to-all).
+ */
 void ibfm_ftree_mark_rest(struct ibfm_ftree *t)
 {
 	uint32_t i, j, n = 0, rests = 0;

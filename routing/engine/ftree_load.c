@@ -617,7 +617,7 @@ static void relieve_shifts(struct load *L)
 	uint32_t j, l, k;
 	size_t at = 0;
 
-	if (L->nhosts > EVERY_SHIFT)
+	if (shifts_sampled(L))
 		return;
 	for (k = 0; k < L->nlinks; k++)
 		most = L->w[k] > most ? L->w[k] : most;

@@ -144,6 +144,12 @@ static inline uint32_t walk(struct load *L, uint32_t s, uint32_t x,
 	return n;
 }
 
+/* Whether the shifts checked are a sample (their most then unknown). */
+static inline bool shifts_sampled(const struct load *L)
+{
+	return L->nhosts > EVERY_SHIFT;
+}
+
 static inline bool has_link(const uint32_t *p, uint32_t n, uint32_t k)
 {
 	uint32_t i;

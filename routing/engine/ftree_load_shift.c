@@ -26,19 +26,30 @@
 
 #include "routing/engine/ftree_load_int.h"
 
-/* Whether the shifts checked are a sample. */
-static inline bool sampled(const struct load *L)
-{
-	return L->nhosts > EVERY_SHIFT;
-}
-
 /* The j-th shift checked. */
 static uint32_t shift_at(const struct load *L, uint32_t j)
 {
 	uint32_t n = L->nhosts;
 
-	return n <= EVERY_SHIFT ? j + 1
-				: 1 + (uint32_t)((uint64_t)j * (n - 1) / L->nk);
+	return !shifts_sampled(L)
+		       ? j + 1
+		       : 1 + (uint32_t)((uint64_t)j * (n - 1) / L->nk);
+}
+
+/*
+ * Shift k's flow from the host at place i: its destination's place in
+ * '*d' and its links into 'path'; how many, IBFM_NONE where it stays on
+ * its leaf or is no up/down route (not counted).
+ */
+static uint32_t shift_path(struct load *L, uint32_t k, uint32_t i, uint32_t *d,
+			   uint32_t *path)
+{
+	uint32_t n = L->nhosts;
+
+	*d = i + k < n ? i + k : i + k - n;
+	if (L->hleaf[i] == L->hleaf[*d])
+		return IBFM_NONE;
+	return walk(L, L->hleaf[i], L->hleaf[*d], L->hlid[*d], path);
 }
 
 /*
@@ -47,19 +58,14 @@ static uint32_t shift_at(const struct load *L, uint32_t j)
  */
 static int fill(struct load *L)
 {
-	uint32_t path[MAX_HOPS], n = L->nhosts, j, i, h, np;
+	uint32_t path[MAX_HOPS], j, i, h, np, d;
 
 	for (j = 0; j < L->nk; j++) {
 		uint8_t *c = L->sc + (size_t)j * L->nlinks;
 		uint32_t k = shift_at(L, j);
 
-		for (i = 0; i < n; i++) {
-			uint32_t d = i + k < n ? i + k : i + k - n;
-
-			if (L->hleaf[i] == L->hleaf[d])
-				continue;
-			np = walk(L, L->hleaf[i], L->hleaf[d], L->hlid[d],
-				  path);
+		for (i = 0; i < L->nhosts; i++) {
+			np = shift_path(L, k, i, &d, path);
 			for (h = 0; np != IBFM_NONE && h < np; h++) {
 				if (c[path[h]] == UINT8_MAX - 1)
 					return -ERANGE;
@@ -145,7 +151,7 @@ bool ibfm_ftree_shift_fits(struct load *L, uint32_t s, uint32_t lid, uint32_t k)
 		if (nn == IBFM_NONE)
 			return false;
 		for (i = 0; i < nn; i++)
-			if (c[way[no + i]] + 1U + sampled(L) > L->smax &&
+			if (c[way[no + i]] + 1U + shifts_sampled(L) > L->smax &&
 			    !has_link(way, no, way[no + i]))
 				return false;
 	}
@@ -193,15 +199,11 @@ bool ibfm_ftree_shift_worst(struct load *L, size_t *at, uint32_t *j,
 uint32_t ibfm_ftree_shift_flows(struct load *L, uint32_t j, uint32_t l,
 				uint32_t *dst, uint32_t most)
 {
-	uint32_t path[MAX_HOPS], n = L->nhosts, k = shift_at(L, j), i, np,
-				 m = 0;
+	uint32_t path[MAX_HOPS], k = shift_at(L, j), i, d, m = 0;
 
-	for (i = 0; i < n && m < most; i++) {
-		uint32_t d = i + k < n ? i + k : i + k - n;
+	for (i = 0; i < L->nhosts && m < most; i++) {
+		uint32_t np = shift_path(L, k, i, &d, path);
 
-		if (L->hleaf[i] == L->hleaf[d])
-			continue;
-		np = walk(L, L->hleaf[i], L->hleaf[d], L->hlid[d], path);
 		if (np != IBFM_NONE && has_link(path, np, l))
 			dst[m++] = d;
 	}
