@@ -250,6 +250,8 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->upload = calloc(links + 1, sizeof(*t->upload));
 	t->slots = calloc(links + 1, sizeof(*t->slots));
 	t->spos = calloc(t->nsw + 1, sizeof(*t->spos));
+	t->pcore = calloc(t->nsw + 1, sizeof(*t->pcore));
+	t->pcore0 = calloc(t->nsw + 2, sizeof(*t->pcore0));
 	t->hop_runlen = calloc(links + 1, 1);
 	t->dhops = calloc(links + 1, sizeof(*t->dhops));
 	t->drr = calloc((links + 1) * DRR_CLASSES, sizeof(*t->drr));
@@ -280,12 +282,12 @@ int ibfm_ftree_create(const struct ibfm_fabric *f,
 	t->io = calloc(f->nports + 1, sizeof(*t->io));
 	if (!t->sw || !t->sd || !t->hops || !t->hop_run || !t->hop_runlen ||
 	    !t->uhops || !t->up_rr || !t->upload || !t->slots || !t->spos ||
-	    !t->dhops || !t->drr || !t->dmost || !t->anc || !t->order ||
-	    !t->node_sw || !t->port_dir || !t->down || !t->updown ||
-	    !t->queue || !t->comp || !t->mode || !t->pend || !t->sw_node ||
-	    !t->by_guid || !t->guid_rank || !t->hub_next || !t->hub_port ||
-	    !t->dests || !t->rank || !t->io || !t->leaves || !t->ranked ||
-	    !t->ancbits) {
+	    !t->pcore || !t->pcore0 || !t->dhops || !t->drr || !t->dmost ||
+	    !t->anc || !t->order || !t->node_sw || !t->port_dir || !t->down ||
+	    !t->updown || !t->queue || !t->comp || !t->mode || !t->pend ||
+	    !t->sw_node || !t->by_guid || !t->guid_rank || !t->hub_next ||
+	    !t->hub_port || !t->dests || !t->rank || !t->io || !t->leaves ||
+	    !t->ranked || !t->ancbits) {
 		ibfm_ftree_destroy(t);
 		return ibfm_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -358,6 +360,8 @@ void ibfm_ftree_destroy(struct ibfm_ftree *t)
 	free(t->upload);
 	free(t->slots);
 	free(t->spos);
+	free(t->pcore);
+	free(t->pcore0);
 	free(t->at_pos);
 	free(t->dhops);
 	free(t->drr);

@@ -140,6 +140,25 @@ static bool list_at_positions(struct ibfm_ftree *t)
 }
 
 /*
+ * Each position's cores, in switch order (core_at_slot): the switches of
+ * rank 3 whose set (spos[], a root then) has a position in 'num'.
+ */
+static void list_cores(struct ibfm_ftree *t, const uint32_t *num)
+{
+	uint32_t *at = t->pcore0, s, q;
+
+	memset(at, 0, ((size_t)t->npos + 2) * sizeof(*at));
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].rank == 3 && (q = num[t->spos[s]]) != IBFM_NONE)
+			at[q + 2]++;
+	for (q = 0; q < t->npos; q++)
+		at[q + 2] += at[q + 1];
+	for (s = 0; s < t->nsw; s++)
+		if (t->sw[s].rank == 3 && (q = num[t->spos[s]]) != IBFM_NONE)
+			t->pcore[at[q + 1]++] = s;
+}
+
+/*
  * Spine positions (pick_by_slot on three levels): each switch of rank 2
  * joined with its parents, the spines of one set of cores are one
  * position, numbered in switch order. Off where the spines have no
@@ -184,6 +203,7 @@ static void number_positions(struct ibfm_ftree *t)
 	for (s = 0; s < t->nsw; s++)
 		if (t->sw[s].rank == 2 && num[p[s]] == IBFM_NONE)
 			num[p[s]] = t->npos++;
+	list_cores(t, num);
 	for (s = 0; s < t->nsw; s++)
 		p[s] = t->sw[s].rank == 2 ? num[p[s]] : IBFM_NONE;
 	free(num);

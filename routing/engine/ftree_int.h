@@ -155,6 +155,9 @@ struct ibfm_ftree {
 	uint32_t *spos;
 	uint32_t *at_pos;
 	uint32_t npos;
+	/* and each position's cores (its spines' parents), in switch
+	 * order: pcore[pcore0[p] .. pcore0[p + 1]) */
+	uint32_t *pcore, *pcore0;
 	uint32_t leaf_nup;    /* the most up-links of a leaf */
 	uint64_t short_rails; /* bit r: a leaf of rail r has fewer */
 	bool weigh;	      /* some switch lost a quarter of its up-links:

@@ -28,14 +28,18 @@
  * flows a link to 1,184 (bound 1,095). Then, where every shift is
  * counted, the shifts' most is lowered by the same moves while each
  * (shift, link) at it can shed a flow (relieve_shifts): two levels less
- * 20% went from 6 to 5, as dfsssp. Whole trees, and trees whose
+ * 20% went from 6 to 5, as dfsssp. Last, random traffic
+ * (ftree_load_spread.c): each switch's flows move onto the way with the
+ * fewest other flows, with no link past the all-to-all's most nor a
+ * shift past its. Whole trees, and trees whose
  * switches all lost as many links (a spine gone on two levels), keep
  * their tables.
  * Cost: counting, O(leaves x hops) per CA destination; per move, the
  * switches over the link times their parents, and the shifts checked
- * times hops per candidate; all within a budget of steps (BUDGET_*),
- * and skipped where counting alone would take half of it or the
- * shifts' counts too much (affordable).
+ * times hops per candidate; within a budget of steps (BUDGET_*: the
+ * search, then a quarter more each for the shifts' relief and for
+ * random traffic), and skipped where counting alone would take half of
+ * it or the shifts' counts too much (affordable).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -145,18 +149,13 @@ struct move {
 	uint32_t shed;
 };
 
-/* Whether switch 's' is routed down towards the target (an ancestor). */
-static inline bool is_down(const struct load *L, uint32_t s)
-{
-	return L->next[s] != IBFM_NONE && L->next[s] >= L->nup;
-}
-
 /*
  * Target 'x''s flows through each switch (per its links in next[]).
  * False when a switch that carries some goes against up/down: its
  * route is a detour.
  */
-static bool trace_flows(struct load *L, uint32_t x, uint32_t lid, uint32_t rail)
+bool ibfm_ftree_load_trace(struct load *L, uint32_t x, uint32_t lid,
+			   uint32_t rail)
 {
 	const struct ibfm_ftree *t = L->t;
 	uint32_t i, s, k;
@@ -231,38 +230,6 @@ static uint32_t trace_through(struct load *L, uint32_t l, uint32_t *on)
 	return non;
 }
 
-/* The links from switch 's' to the target by next[], into 'out'. */
-static uint32_t way_of(const struct load *L, uint32_t s, uint32_t x,
-		       uint32_t *out)
-{
-	uint32_t n = 0;
-
-	/* One short of MAX_HOPS: way_over puts a link before them. */
-	while (s != x && n < MAX_HOPS - 1 && L->next[s] != IBFM_NONE) {
-		out[n++] = L->next[s];
-		s = head_of(L, L->next[s]);
-	}
-	return s == x ? n : IBFM_NONE;
-}
-
-/*
- * The way over link 'k' (then the route of the switch it leads to)
- * into 'np': how many links; IBFM_NONE when it takes link 'l' or is no
- * up/down route.
- */
-static uint32_t way_over(const struct load *L, uint32_t k, uint32_t x,
-			 uint32_t l, uint32_t *np)
-{
-	uint32_t n;
-
-	np[0] = k;
-	n = way_of(L, head_of(L, k), x, np + 1);
-	if (n == IBFM_NONE || n + 1 > MAX_HOPS - 1 || k == l ||
-	    has_link(np + 1, n, l) || (k >= L->nup && n && np[1] < L->nup))
-		return IBFM_NONE;
-	return n + 1;
-}
-
 /*
  * How many of leaf 'x''s CA LIDs switch 's' sends out of 'port': a
  * shift sends a leaf's hosts to the hosts of one leaf, and positions
@@ -289,41 +256,24 @@ static uint32_t clashes(const struct load *L, uint32_t s, uint32_t x,
 static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 		       uint64_t limit, struct move *m)
 {
-	const struct ibfm_ftree *t = L->t;
-	uint32_t op[MAX_HOPS], np[MAX_HOPS], no, nn, k, i, lo, hi, clash, ways;
+	uint32_t op[MAX_HOPS], np[MAX_HOPS], no, nn, k, lo, hi, clash, ways;
 	uint64_t f = L->flows[s];
 
 	no = way_of(L, s, x, op);
 	/* Moves since the trace may have left it nothing to move. */
 	if (!f || no == IBFM_NONE || !has_link(op, no, l))
 		return;
-	if (is_down(L, s)) {
-		uint32_t n;
-
-		lo = L->nup + t->sd[s].dn0 +
-		     find_run(t->dhops + t->sd[s].dn0, t->sd[s].ndn,
-			      head_of(L, op[0]), &n);
-		hi = lo + n;
-	} else {
-		lo = t->sw[s].up0;
-		hi = lo + t->sw[s].nup;
-	}
+	ways_around(L, s, op[0], &lo, &hi);
 	for (k = lo, ways = 0; k < hi; k++)
-		ways += k >= L->nup ||
-			ibfm_bit(row_of(t, t->updown, x), head_of(L, k));
+		ways += way_allowed(L, x, k);
 	for (k = lo; k < hi; k++) {
-		uint64_t peak = 0;
+		uint64_t peak;
 
-		if (k == op[0] ||
-		    (k < L->nup &&
-		     !ibfm_bit(row_of(t, t->updown, x), head_of(L, k))))
+		if (k == op[0] || !way_allowed(L, x, k))
 			continue;
-		nn = way_over(L, k, x, l, np);
+		peak = way_peak(L, k, x, l, op, no, f, np, &nn);
 		L->work += MAX_HOPS / 4;
-		for (i = 0; nn != IBFM_NONE && i < nn; i++)
-			if (!has_link(op, no, np[i]) && L->w[np[i]] + f > peak)
-				peak = L->w[np[i]] + f;
-		if (nn == IBFM_NONE || peak >= limit)
+		if (peak >= limit)
 			continue;
 		if (m->shed) {
 			if (peak < m->peak &&
@@ -392,17 +342,18 @@ static void swap_paths(struct load *L, uint32_t s, uint32_t lid, uint8_t q)
 }
 
 /*
- * The move made for LID 'lid': the switch's flows off its old way,
- * onto the new, and the flows through the switches on both.
+ * Switch 's''s flows to 'lid' (target 'x') off its way, onto link 'k'
+ * and on: the loads, the flows through the switches on both ways and
+ * the shifts' counts, not the tables.
  */
-static void make_move(struct load *L, const struct move *m, uint32_t x,
-		      uint32_t lid)
+static void account_move(struct load *L, uint32_t s, uint32_t k, uint32_t x,
+			 uint32_t lid)
 {
 	uint32_t op[MAX_HOPS], np[MAX_HOPS], no, nn, i;
-	int64_t f = L->flows[m->s];
+	int64_t f = L->flows[s];
 
-	no = way_of(L, m->s, x, op);
-	nn = way_over(L, m->k, x, IBFM_NONE, np);
+	no = way_of(L, s, x, op);
+	nn = way_over(L, k, x, IBFM_NONE, np);
 	for (i = 0; i < no; i++) {
 		add_load(L, op[i], -f);
 		L->flows[head_of(L, op[i])] -= (uint32_t)f;
@@ -411,12 +362,36 @@ static void make_move(struct load *L, const struct move *m, uint32_t x,
 		add_load(L, np[i], f);
 		L->flows[head_of(L, np[i])] += (uint32_t)f;
 	}
-	L->next[m->s] = m->k;
-	ibfm_ftree_shift_move(L, m->s, lid, m->k);
-	swap_paths(L, m->s, lid, port_of(L, m->k));
-	set_entry(L, m->s, lid, port_of(L, m->k));
+	L->next[s] = k;
+	ibfm_ftree_shift_move(L, s, lid, k);
+}
+
+void ibfm_ftree_load_move(struct load *L, uint32_t s, uint32_t k, uint32_t x,
+			  uint32_t lid)
+{
+	account_move(L, s, k, x, lid);
+	swap_paths(L, s, lid, port_of(L, k));
+	set_entry(L, s, lid, port_of(L, k));
 	L->t->stats.load_entries++;
 	L->undo_moves += L->logging;
+}
+
+/*
+ * Logged entry 'u' set back, with the loads and the shifts' counts: its
+ * LID's flows traced on the tables as the move left them (the later
+ * moves taken back first). Only a destination's base LID is counted.
+ */
+static void take_back(struct load *L, const struct load_undo *u)
+{
+	const struct ibfm_ftree *t = L->t;
+	const struct dest *d = &t->dests[t->lid_dest[u->lid]];
+	uint32_t k = L->link[(size_t)u->s * (IBFM_MAX_PORTS + 1) + u->port];
+
+	if (d->lid == u->lid && k != IBFM_NONE &&
+	    ibfm_ftree_load_trace(L, d->target, u->lid, d->rail) &&
+	    L->flows[u->s] && L->next[u->s] != IBFM_NONE)
+		account_move(L, u->s, k, d->target, u->lid);
+	*entry(L, u->s, u->lid) = u->port;
 }
 
 /*
@@ -430,7 +405,8 @@ static bool relieve_lid(struct load *L, uint32_t l, uint32_t lid, uint32_t *on)
 	uint64_t limit = L->w[l];
 	bool moved = false;
 
-	if (!trace_flows(L, x, lid, L->t->dests[L->t->lid_dest[lid]].rail))
+	if (!ibfm_ftree_load_trace(L, x, lid,
+				   L->t->dests[L->t->lid_dest[lid]].rail))
 		return false;
 	non = trace_through(L, l, on);
 	while ((L->top[1] == l || L->w[L->top[1]] == L->w[l]) &&
@@ -450,7 +426,7 @@ static bool relieve_lid(struct load *L, uint32_t l, uint32_t lid, uint32_t *on)
 		}
 		if (m.clash == UINT32_MAX)
 			break;
-		make_move(L, &m, x, lid);
+		ibfm_ftree_load_move(L, m.s, m.k, x, lid);
 		moved = true;
 	}
 	return moved;
@@ -578,8 +554,8 @@ static bool shed_shift(struct load *L, uint32_t j, uint32_t l, uint64_t most)
 		uint32_t lid = L->hlid[dst[i]], x = L->hleaf[dst[i]];
 		uint32_t src = ibfm_ftree_shift_source(L, j, dst[i]), np;
 
-		if (!trace_flows(L, x, lid,
-				 L->t->dests[L->t->lid_dest[lid]].rail) ||
+		if (!ibfm_ftree_load_trace(
+			    L, x, lid, L->t->dests[L->t->lid_dest[lid]].rail) ||
 		    (np = way_of(L, src, x, path)) == IBFM_NONE)
 			continue;
 		for (a = 0; a < np; a++) {
@@ -594,7 +570,7 @@ static bool shed_shift(struct load *L, uint32_t j, uint32_t l, uint64_t most)
 				L->smax++;
 			}
 			if (m.clash != UINT32_MAX) {
-				make_move(L, &m, x, lid);
+				ibfm_ftree_load_move(L, m.s, m.k, x, lid);
 				return true;
 			}
 			if (path[a] == l)
@@ -621,8 +597,6 @@ static void relieve_shifts(struct load *L)
 		return;
 	for (k = 0; k < L->nlinks; k++)
 		most = L->w[k] > most ? L->w[k] : most;
-	/* Its own quarter of the budget, whatever the search took. */
-	L->budget = L->work + L->budget / 4;
 	/* A move puts no flow on a (shift, link) at smax, and takes one
 	 * off the one it sheds: the scan goes on from where it stopped. */
 	L->logging = true;
@@ -636,14 +610,10 @@ static void relieve_shifts(struct load *L)
 			break;
 		}
 	}
-	/* The moves towards a most not reached: back (churn for nothing;
-	 * the loads and counts are not used after). */
+	/* The moves towards a most not reached: back (churn for nothing). */
 	if (L->logging) {
-		for (; L->nundo > 0; L->nundo--) {
-			const struct load_undo *u = &L->undo[L->nundo - 1];
-
-			*entry(L, u->s, u->lid) = u->port;
-		}
+		for (; L->nundo > 0; L->nundo--)
+			take_back(L, &L->undo[L->nundo - 1]);
 		L->t->stats.load_entries -= L->undo_moves;
 	}
 	L->logging = false;
@@ -671,12 +641,18 @@ int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	L.movable = movable;
 	/* -ERANGE (a shift puts 255 flows on a link): no balance. */
 	if (affordable(&L) && !(rc = ibfm_ftree_shifts_init(&L))) {
+		uint64_t budget = L.budget;
+
 		/* The shifts' count has its own bound (affordable). */
 		L.work = 0;
 		ibfm_ftree_load_count(&L);
 		top_build(&L);
 		search(&L, on);
+		/* Each its own quarter, whatever the search took. */
+		L.budget = L.work + budget / 4;
 		relieve_shifts(&L);
+		L.budget = L.work + budget / 4;
+		ibfm_ftree_load_spread(&L, on);
 	}
 	free(on);
 	ibfm_ftree_load_free(&L);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The fat-tree engine's balance by load: its state, shared by
- * ftree_load.c (the moves) and ftree_load_shift.c (the shifts a move
- * must not make worse). Private to those two.
+ * ftree_load.c (the moves), ftree_load_shift.c (the shifts a move must
+ * not make worse), ftree_load_spread.c (random traffic) and
+ * ftree_load_init.c. Private to those.
  */
 #ifndef IBFM_ROUTING_ENGINE_FTREE_LOAD_INT_H
 #define IBFM_ROUTING_ENGINE_FTREE_LOAD_INT_H
@@ -160,6 +161,95 @@ static inline bool has_link(const uint32_t *p, uint32_t n, uint32_t k)
 	return false;
 }
 
+/* Whether switch 's' is routed down towards the target (an ancestor). */
+static inline bool is_down(const struct load *L, uint32_t s)
+{
+	return L->next[s] != IBFM_NONE && L->next[s] >= L->nup;
+}
+
+/* The links from switch 's' to the target by next[], into 'out'. */
+static inline uint32_t way_of(const struct load *L, uint32_t s, uint32_t x,
+			      uint32_t *out)
+{
+	uint32_t n = 0;
+
+	/* One short of MAX_HOPS: way_over puts a link before them. */
+	while (s != x && n < MAX_HOPS - 1 && L->next[s] != IBFM_NONE) {
+		out[n++] = L->next[s];
+		s = head_of(L, L->next[s]);
+	}
+	return s == x ? n : IBFM_NONE;
+}
+
+/*
+ * The way over link 'k' (then the route of the switch it leads to)
+ * into 'np': how many links; IBFM_NONE when it takes link 'l' or is no
+ * up/down route.
+ */
+static inline uint32_t way_over(const struct load *L, uint32_t k, uint32_t x,
+				uint32_t l, uint32_t *np)
+{
+	uint32_t n;
+
+	np[0] = k;
+	n = way_of(L, head_of(L, k), x, np + 1);
+	if (n == IBFM_NONE || n + 1 > MAX_HOPS - 1 || k == l ||
+	    has_link(np + 1, n, l) || (k >= L->nup && n && np[1] < L->nup))
+		return IBFM_NONE;
+	return n + 1;
+}
+
+/*
+ * The way over link 'k' into 'np' (how many links in '*nn', IBFM_NONE
+ * when it is no up/down route or takes link 'l'), and the most flows a
+ * link of it then carries with 'f' more, among those the way 'op' (of
+ * 'no') does not take; UINT64_MAX when there is no way.
+ */
+static inline uint64_t way_peak(const struct load *L, uint32_t k, uint32_t x,
+				uint32_t l, const uint32_t *op, uint32_t no,
+				uint64_t f, uint32_t *np, uint32_t *nn)
+{
+	uint64_t peak = 0;
+	uint32_t i;
+
+	*nn = way_over(L, k, x, l, np);
+	if (*nn == IBFM_NONE)
+		return UINT64_MAX;
+	for (i = 0; i < *nn; i++)
+		if (!has_link(op, no, np[i]) && L->w[np[i]] + f > peak)
+			peak = L->w[np[i]] + f;
+	return peak;
+}
+
+/*
+ * The links switch 's' may take instead of its first one 'k0', as
+ * [*lo, *hi): an ancestor of the target its parallel links to the same
+ * child, any other switch its parents (way_allowed says which reach).
+ */
+static inline void ways_around(const struct load *L, uint32_t s, uint32_t k0,
+			       uint32_t *lo, uint32_t *hi)
+{
+	const struct ibfm_ftree *t = L->t;
+	uint32_t n;
+
+	if (is_down(L, s)) {
+		*lo = L->nup + t->sd[s].dn0 +
+		      find_run(t->dhops + t->sd[s].dn0, t->sd[s].ndn,
+			       head_of(L, k0), &n);
+		*hi = *lo + n;
+	} else {
+		*lo = t->sw[s].up0;
+		*hi = *lo + t->sw[s].nup;
+	}
+}
+
+/* Whether link 'k' of ways_around leads on to target 'x' up/down. */
+static inline bool way_allowed(const struct load *L, uint32_t x, uint32_t k)
+{
+	return k >= L->nup ||
+	       ibfm_bit(row_of(L->t, L->t->updown, x), head_of(L, k));
+}
+
 /* The state of a pass over 'lfts' (ftree_load_init.c); 0 or -ENOMEM
  * (nothing then to free). */
 int ibfm_ftree_load_init(struct load *L, struct ibfm_ftree *t,
@@ -167,6 +257,17 @@ int ibfm_ftree_load_init(struct load *L, struct ibfm_ftree *t,
 /* Every CA's flows to every other CA counted on the links (w). */
 void ibfm_ftree_load_count(struct load *L);
 void ibfm_ftree_load_free(struct load *L);
+/*
+ * Target 'x''s flows (to 'lid', of 'rail') through each switch, by its
+ * link in next[]; false where a switch that carries some takes a detour.
+ */
+bool ibfm_ftree_load_trace(struct load *L, uint32_t x, uint32_t lid,
+			   uint32_t rail);
+/* Switch 's''s flows to 'lid' (target 'x') moved onto link 'k'. */
+void ibfm_ftree_load_move(struct load *L, uint32_t s, uint32_t k, uint32_t x,
+			  uint32_t lid);
+/* The random traffic's pass (ftree_load_spread.c). */
+void ibfm_ftree_load_spread(struct load *L, uint32_t *on);
 
 int ibfm_ftree_shifts_init(struct load *L);
 void ibfm_ftree_shifts_free(struct load *L);

@@ -192,4 +192,18 @@ static inline double pattern_max(const struct routed *r, enum ibfm_pattern pat)
 	return pattern_bound(r, pat, NULL);
 }
 
+/* The effective bisection bandwidth over 'count' bisections, seed 1. */
+static inline double ebb(const struct routed *r, uint32_t count)
+{
+	struct ibfm_pattern_opts o = { .seed = 1, .count = count };
+	struct ibfm_load_result lr;
+
+	assert_int_equal(ibfm_verify_pattern(r->f, &r->lfts,
+					     IBFM_PATTERN_BISECTION, &o, &lr,
+					     NULL),
+			 0);
+	assert_int_equal(lr.unrouted, 0);
+	return lr.ebb;
+}
+
 #endif /* IBFM_TEST_FTREE_FIXTURE_H */
