@@ -271,7 +271,7 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 
 		if (k == op[0] || !way_allowed(L, x, k))
 			continue;
-		peak = way_peak(L, k, x, l, op, no, f, np, &nn);
+		peak = way_peak(L, k, x, l, op, no, f, false, np, &nn);
 		L->work += MAX_HOPS / 4;
 		if (peak >= limit)
 			continue;

@@ -20,6 +20,7 @@ void ibfm_ftree_load_free(struct load *L)
 	free(L->link);
 	free(L->tail);
 	free(L->w);
+	free(L->bg);
 	free(L->leaves);
 	free(L->by_leaf);
 	free(L->leaf0);
@@ -100,6 +101,7 @@ int ibfm_ftree_load_init(struct load *L, struct ibfm_ftree *t,
 	L->link = malloc(np * sizeof(*L->link));
 	L->tail = malloc(((size_t)L->nlinks + 1) * sizeof(*L->tail));
 	L->w = calloc((size_t)L->nlinks + 1, sizeof(*L->w));
+	L->bg = calloc((size_t)L->nlinks + 1, sizeof(*L->bg));
 	L->leaves = malloc(t->nsw * sizeof(*L->leaves));
 	L->flows = calloc(t->nsw, sizeof(*L->flows));
 	L->through = calloc(t->nsw, 1);
@@ -116,9 +118,9 @@ int ibfm_ftree_load_init(struct load *L, struct ibfm_ftree *t,
 	L->out = malloc(((size_t)L->nlinks + 1) * sizeof(*L->out));
 	L->leaf0 = calloc((size_t)t->nsw + 1, sizeof(*L->leaf0));
 	if (!L->next || !L->top || !L->cursor || !L->out || !L->by_leaf ||
-	    !L->leaf0 || !L->link || !L->tail || !L->w || !L->leaves ||
-	    !L->flows || !L->through || !L->rail || !L->hlid || !L->hleaf ||
-	    !L->blk) {
+	    !L->leaf0 || !L->link || !L->tail || !L->w || !L->bg ||
+	    !L->leaves || !L->flows || !L->through || !L->rail || !L->hlid ||
+	    !L->hleaf || !L->blk) {
 		ibfm_ftree_load_free(L);
 		return -ENOMEM;
 	}
@@ -128,6 +130,28 @@ int ibfm_ftree_load_init(struct load *L, struct ibfm_ftree *t,
 	return 0;
 }
 
+/*
+ * Leaf 's''s flows to 'lid' (target 'x') counted on the links of its
+ * detour (bg), by the tables, as far as they go on links of the pass.
+ */
+static void count_detour(struct load *L, uint32_t s, uint32_t x, uint32_t lid)
+{
+	uint32_t f = hosts(L, s), n;
+
+	for (n = 0; s != x && n < MAX_HOPS; n++) {
+		uint8_t e = *entry(L, s, lid);
+		uint32_t k =
+			e > IBFM_MAX_PORTS
+				? IBFM_NONE
+				: L->link[(size_t)s * (IBFM_MAX_PORTS + 1) + e];
+
+		if (k == IBFM_NONE)
+			return;
+		L->bg[k] += f;
+		s = head_of(L, k);
+	}
+}
+
 /* Every CA's flows to every other CA counted on the links. */
 void ibfm_ftree_load_count(struct load *L)
 {
@@ -135,6 +159,7 @@ void ibfm_ftree_load_count(struct load *L)
 	uint32_t path[MAX_HOPS], i, j, n, lid0;
 
 	memset(L->w, 0, ((size_t)L->nlinks + 1) * sizeof(*L->w));
+	memset(L->bg, 0, ((size_t)L->nlinks + 1) * sizeof(*L->bg));
 	for (lid0 = 0; lid0 <= t->top_lid; lid0 += 64) {
 		for (i = 0; i < t->nsw; i++)
 			memcpy(L->blk + (size_t)i * 64,
@@ -158,6 +183,8 @@ void ibfm_ftree_load_count(struct load *L)
 					    : walk(L, s, d->target, i, path);
 				for (k = 0; n != IBFM_NONE && k < n; k++)
 					L->w[path[k]] += hosts(L, s);
+				if (n == IBFM_NONE && s != d->target)
+					count_detour(L, s, d->target, i);
 			}
 		}
 	}

@@ -40,6 +40,8 @@ struct load {
 	uint32_t *link;	  /* per (switch, port): its link, IBFM_NONE */
 	uint32_t *tail;	  /* per link: the switch it leaves */
 	uint64_t *w;	  /* per link: the all-to-all flows on it */
+	uint64_t *bg;	  /* and those of detours, not in w (moves do not
+			   * follow them) */
 	uint32_t *leaves; /* the switches with CAs */
 	uint32_t nleaves;
 	uint32_t *by_leaf; /* the CA LIDs, by their leaf: those of leaf s */
@@ -202,12 +204,14 @@ static inline uint32_t way_over(const struct load *L, uint32_t k, uint32_t x,
 /*
  * The way over link 'k' into 'np' (how many links in '*nn', IBFM_NONE
  * when it is no up/down route or takes link 'l'), and the most flows a
- * link of it then carries with 'f' more, among those the way 'op' (of
- * 'no') does not take; UINT64_MAX when there is no way.
+ * link of it then carries with 'f' more (and the detours' with
+ * 'detours'), among those the way 'op' (of 'no') does not take;
+ * UINT64_MAX when there is no way.
  */
 static inline uint64_t way_peak(const struct load *L, uint32_t k, uint32_t x,
 				uint32_t l, const uint32_t *op, uint32_t no,
-				uint64_t f, uint32_t *np, uint32_t *nn)
+				uint64_t f, bool detours, uint32_t *np,
+				uint32_t *nn)
 {
 	uint64_t peak = 0;
 	uint32_t i;
@@ -215,9 +219,12 @@ static inline uint64_t way_peak(const struct load *L, uint32_t k, uint32_t x,
 	*nn = way_over(L, k, x, l, np);
 	if (*nn == IBFM_NONE)
 		return UINT64_MAX;
-	for (i = 0; i < *nn; i++)
-		if (!has_link(op, no, np[i]) && L->w[np[i]] + f > peak)
-			peak = L->w[np[i]] + f;
+	for (i = 0; i < *nn; i++) {
+		uint64_t w = L->w[np[i]] + f + (detours ? L->bg[np[i]] : 0);
+
+		if (!has_link(op, no, np[i]) && w > peak)
+			peak = w;
+	}
 	return peak;
 }
 

@@ -69,7 +69,8 @@ static bool spread_switch(struct load *L, uint32_t s, uint32_t x, uint32_t lid,
 		if (k == op[0] || !way_allowed(L, x, k))
 			continue;
 		L->work += MAX_HOPS / 2;
-		if (way_peak(L, k, x, IBFM_NONE, op, no, f, np, &nn) > most)
+		if (way_peak(L, k, x, IBFM_NONE, op, no, f, true, np, &nn) >
+		    most)
 			continue;
 		/* Against its own way's links less those both take. */
 		c = others_on(L, np, nn, op, no, false) + mine -
@@ -131,8 +132,9 @@ void ibfm_ftree_load_spread(struct load *L, uint32_t *on)
 	uint64_t most = 0;
 	uint32_t k, pass;
 
+	/* Detours' flows too: the all-to-all crosses them as well. */
 	for (k = 0; k < L->nlinks; k++)
-		most = L->w[k] > most ? L->w[k] : most;
+		most = L->w[k] + L->bg[k] > most ? L->w[k] + L->bg[k] : most;
 	for (pass = 0; pass < PASSES && L->work < L->budget; pass++)
 		if (!spread_once(L, on, most))
 			break;
