@@ -439,5 +439,11 @@ int ibfm_ftree_route(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 	/* Once, on the tables kept (ftree_load.c). */
 	if (!rc && ibfm_ftree_balance_loads(t, lfts, NULL))
 		rc = ibfm_err_set(err, -ENOMEM, "out of memory");
+	/* The graph search saw the tables before those moves, and one
+	 * closed a credit loop with its entries (a radix-24 tree less 20%):
+	 * it searches again on the tables balanced. */
+	if (!rc && t->stats.load_entries && t->stats.cdg_filled &&
+	    ibfm_ftree_search_clear(t, lfts))
+		rc = ibfm_ftree_complete(t, lfts, NULL, err);
 	return rc;
 }

@@ -484,6 +484,11 @@ static inline size_t ibfm_ftree_mask_words(const struct ibfm_lfts *l)
 	return ((size_t)l->nsw * l->stride + 63) / 64;
 }
 
+/*
+ * The graph search's entries (t->cdg_mask) taken out of 'lfts', so that
+ * the tables are the turn rules' alone again; false without its record.
+ */
+bool ibfm_ftree_search_clear(struct ibfm_ftree *t, struct ibfm_lfts *lfts);
 /* ftree_route.c: the dependency graph search for what is left. */
 int ibfm_ftree_complete(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			uint8_t *dirty, struct ibfm_err *err);

@@ -210,6 +210,27 @@ uint32_t ibfm_ftree_visit_target(struct ibfm_ftree *t, uint32_t x)
 			: 0;
 }
 
+bool ibfm_ftree_search_clear(struct ibfm_ftree *t, struct ibfm_lfts *lfts)
+{
+	size_t w, words = ibfm_ftree_mask_words(lfts);
+
+	if (!t->cdg_mask || t->cdg_words != words)
+		return false;
+	/* The search's entries are counted again when it fills them. */
+	t->stats.detours -= t->stats.detours < t->stats.cdg_filled
+				    ? t->stats.detours
+				    : t->stats.cdg_filled;
+	for (w = 0; w < words; w++) {
+		uint64_t m = t->cdg_mask[w];
+
+		for (; m; m &= m - 1)
+			lfts->ports[w * 64 + (unsigned)__builtin_ctzll(m)] =
+				IBFM_LFT_NONE;
+	}
+	memset(t->cdg_mask, 0, words * 8);
+	return true;
+}
+
 /*
  * Pairs the turn rules left unrouted get whatever route closes no credit
  * loop in the tables as they are (routing/engine/cdg.h): heavily degraded

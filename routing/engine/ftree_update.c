@@ -500,24 +500,10 @@ static uint64_t retry_detours(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 static bool search_undone(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 			  struct ibfm_lfts *before)
 {
-	size_t w, words = ibfm_ftree_mask_words(lfts);
-
-	if (!t->cdg_mask || t->cdg_words != words ||
+	if (!t->cdg_mask || t->cdg_words != ibfm_ftree_mask_words(lfts) ||
 	    ibfm_lfts_copy(before, t->f, lfts, NULL))
 		return false;
-	/* The search's entries are counted again when it fills them. */
-	t->stats.detours -= t->stats.detours < t->stats.cdg_filled
-				    ? t->stats.detours
-				    : t->stats.cdg_filled;
-	for (w = 0; w < words; w++) {
-		uint64_t m = t->cdg_mask[w];
-
-		for (; m; m &= m - 1)
-			lfts->ports[w * 64 + (unsigned)__builtin_ctzll(m)] =
-				IBFM_LFT_NONE;
-	}
-	memset(t->cdg_mask, 0, words * 8);
-	return true;
+	return ibfm_ftree_search_clear(t, lfts);
 }
 
 /*

@@ -261,6 +261,34 @@ static void test_random_bisections_meet_less(void **state)
 	assert_bisections(&b200, 0.575, 704, 3);
 }
 
+/*
+ * A radix-24 tree less 20% of its links: the dependency graph search
+ * completes what the turn rules leave, then the balance by load moves
+ * up/down entries, and one of those moves closed a credit loop with the
+ * search's entries (spine-242, switch sources). The search now runs
+ * again on the tables balanced: no credit loop, and what is left
+ * unrouted leads to switch LIDs only.
+ */
+static void test_balance_after_the_search_closes_no_loop(void **state)
+{
+	const struct ibfm_verify_opts sw = { .switch_sources = true };
+	struct ibfm_gen_params p = {
+		.levels = 3, .radix = 24, .remove_links = 20, .seed = 2
+	};
+	struct ibfm_loop_result cr;
+	struct routed r;
+
+	(void)state;
+	route_gen(&r, &p, 0);
+	assert_true(ibfm_ftree_stats(r.t)->load_entries > 0);
+	assert_true(ibfm_ftree_stats(r.t)->cdg_filled > 0);
+	assert_int_equal(ibfm_ftree_stats(r.t)->no_updown, 0);
+	assert_int_equal(ibfm_verify_credit_loops(r.f, &r.lfts, &sw, &cr, NULL),
+			 0);
+	assert_int_equal(cr.loops, 0);
+	done(&r);
+}
+
 /* Whole trees, and one whose spines all lost one link, move nothing. */
 static void test_whole_trees_move_nothing(void **state)
 {
@@ -295,6 +323,7 @@ int main(void)
 			test_whole_oversubscribed_tree_keeps_its_shift),
 		cmocka_unit_test(test_whole_trees_move_nothing),
 		cmocka_unit_test(test_random_bisections_meet_less),
+		cmocka_unit_test(test_balance_after_the_search_closes_no_loop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
