@@ -231,6 +231,46 @@ static uint32_t trace_through(struct load *L, uint32_t l, uint32_t *on)
 }
 
 /*
+ * The way over link 'k' (then the route of the switch it leads to)
+ * into 'np': how many links; IBFM_NONE when it takes link 'l' or is no
+ * up/down route.
+ */
+static uint32_t way_over(const struct load *L, uint32_t k, uint32_t x,
+			 uint32_t l, uint32_t *np)
+{
+	uint32_t n;
+
+	np[0] = k;
+	n = way_of(L, head_of(L, k), x, np + 1);
+	if (!way_on_ok(L, n, k >= L->nup, np + 1) || k == l ||
+	    has_link(np + 1, n, l))
+		return IBFM_NONE;
+	return n + 1;
+}
+
+/*
+ * The way over link 'k' into 'np' (how many links in '*nn', IBFM_NONE
+ * when it is no up/down route or takes link 'l'), and the most flows a
+ * link of it then carries with 'f' more, among those the way 'op' (of
+ * 'no') does not take; UINT64_MAX when there is no way.
+ */
+static uint64_t way_peak(const struct load *L, uint32_t k, uint32_t x,
+			 uint32_t l, const uint32_t *op, uint32_t no,
+			 uint64_t f, uint32_t *np, uint32_t *nn)
+{
+	uint64_t peak = 0;
+	uint32_t i;
+
+	*nn = way_over(L, k, x, l, np);
+	if (*nn == IBFM_NONE)
+		return UINT64_MAX;
+	for (i = 0; i < *nn; i++)
+		if (!has_link(op, no, np[i]) && L->w[np[i]] + f > peak)
+			peak = L->w[np[i]] + f;
+	return peak;
+}
+
+/*
  * How many of leaf 'x''s CA LIDs switch 's' sends out of 'port': a
  * shift sends a leaf's hosts to the hosts of one leaf, and positions
  * send them up different links; a move onto a link that already takes
@@ -271,7 +311,7 @@ static void try_switch(struct load *L, uint32_t s, uint32_t x, uint32_t l,
 
 		if (k == op[0] || !way_allowed(L, x, k))
 			continue;
-		peak = way_peak(L, k, x, l, op, no, f, false, np, &nn);
+		peak = way_peak(L, k, x, l, op, no, f, np, &nn);
 		L->work += MAX_HOPS / 4;
 		if (peak >= limit)
 			continue;
@@ -377,6 +417,16 @@ void ibfm_ftree_load_move(struct load *L, uint32_t s, uint32_t k, uint32_t x,
 }
 
 /*
+ * Whether the pass for random traffic runs after the shifts' relief:
+ * on full routes only (after a repair it doubled the slowest, a spine
+ * drained on a B200-style fabric of 4 units less 2%: 25 -> 49 ms).
+ */
+static bool spreads(const struct load *L)
+{
+	return !L->movable;
+}
+
+/*
  * Logged entry 'u' set back, with the loads and the shifts' counts: its
  * LID's flows traced on the tables as the move left them (the later
  * moves taken back first). Only a destination's base LID is counted.
@@ -387,9 +437,8 @@ static void take_back(struct load *L, const struct load_undo *u)
 	const struct dest *d = &t->dests[t->lid_dest[u->lid]];
 	uint32_t k = L->link[(size_t)u->s * (IBFM_MAX_PORTS + 1) + u->port];
 
-	/* After a repair nothing reads them again (no pass for random
-	 * traffic there). */
-	if (!L->movable && d->lid == u->lid && k != IBFM_NONE &&
+	/* Where no pass for random traffic follows, nothing reads them. */
+	if (spreads(L) && d->lid == u->lid && k != IBFM_NONE &&
 	    ibfm_ftree_load_trace(L, d->target, u->lid, d->rail) &&
 	    L->flows[u->s] && L->next[u->s] != IBFM_NONE)
 		account_move(L, u->s, k, d->target, u->lid);
@@ -653,10 +702,8 @@ int ibfm_ftree_balance_loads(struct ibfm_ftree *t, struct ibfm_lfts *lfts,
 		/* Each its own quarter, whatever the search took. */
 		L.budget = L.work + budget / 4;
 		relieve_shifts(&L);
-		/* Full routes only: it doubled the slowest repair (a spine
-		 * drained, B200-style 4 units less 2%: 25 -> 49 ms). */
 		L.budget = L.work + budget / 4;
-		if (!movable)
+		if (spreads(&L))
 			ibfm_ftree_load_spread(&L, on);
 	}
 	free(on);

@@ -184,48 +184,15 @@ static inline uint32_t way_of(const struct load *L, uint32_t s, uint32_t x,
 }
 
 /*
- * The way over link 'k' (then the route of the switch it leads to)
- * into 'np': how many links; IBFM_NONE when it takes link 'l' or is no
- * up/down route.
+ * Whether the 'n' links 'p' from a switch on to the target (way_of) can
+ * follow a link into that switch ('down': a link down): room for that
+ * link before them, and no way up after one down.
  */
-static inline uint32_t way_over(const struct load *L, uint32_t k, uint32_t x,
-				uint32_t l, uint32_t *np)
+static inline bool way_on_ok(const struct load *L, uint32_t n, bool down,
+			     const uint32_t *p)
 {
-	uint32_t n;
-
-	np[0] = k;
-	n = way_of(L, head_of(L, k), x, np + 1);
-	if (n == IBFM_NONE || n + 1 > MAX_HOPS - 1 || k == l ||
-	    has_link(np + 1, n, l) || (k >= L->nup && n && np[1] < L->nup))
-		return IBFM_NONE;
-	return n + 1;
-}
-
-/*
- * The way over link 'k' into 'np' (how many links in '*nn', IBFM_NONE
- * when it is no up/down route or takes link 'l'), and the most flows a
- * link of it then carries with 'f' more (and the detours' with
- * 'detours'), among those the way 'op' (of 'no') does not take;
- * UINT64_MAX when there is no way.
- */
-static inline uint64_t way_peak(const struct load *L, uint32_t k, uint32_t x,
-				uint32_t l, const uint32_t *op, uint32_t no,
-				uint64_t f, bool detours, uint32_t *np,
-				uint32_t *nn)
-{
-	uint64_t peak = 0;
-	uint32_t i;
-
-	*nn = way_over(L, k, x, l, np);
-	if (*nn == IBFM_NONE)
-		return UINT64_MAX;
-	for (i = 0; i < *nn; i++) {
-		uint64_t w = L->w[np[i]] + f + (detours ? L->bg[np[i]] : 0);
-
-		if (!has_link(op, no, np[i]) && w > peak)
-			peak = w;
-	}
-	return peak;
+	return n != IBFM_NONE && n + 1 <= MAX_HOPS - 1 &&
+	       !(down && n && p[0] < L->nup);
 }
 
 /*

@@ -54,9 +54,7 @@ static struct onward onward_of(const struct load *L, uint32_t h, bool down,
 	uint32_t p[MAX_HOPS], n, i;
 
 	n = way_of(L, h, x, p);
-	/* As way_over: room for k before it, and no way up after down. */
-	if (n == IBFM_NONE || n + 1 > MAX_HOPS - 1 ||
-	    (down && n && p[0] < L->nup))
+	if (!way_on_ok(L, n, down, p))
 		return o;
 	o.ok = true;
 	for (i = 0; i < n; i++) {
